@@ -1,0 +1,17 @@
+"""Settings: explicit arguments win, then environment variables, then defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from tutorialbook.memory.store import default_store_path
+
+
+@dataclass
+class Settings:
+    store: str = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_STORE") or default_store_path())
+    embedder: str = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_EMBEDDER", "default"))
+    embedder_api_base: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_EMBEDDER_API_BASE"))
+    whisper_model: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_WHISPER_MODEL"))
+    agent: str = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_AGENT", "local"))

@@ -1,0 +1,14 @@
+"""The one error type users see: it names the bad field and why, so an agent can fix its call."""
+
+
+class TutorialbookError(ValueError):
+    """Bad input or an impossible request. ``field`` names the argument at fault."""
+
+    def __init__(self, field: str, reason: str):
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+class NotFound(TutorialbookError):
+    """An id (book, node, skill, tutorial, lesson) that the store does not hold."""

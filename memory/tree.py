@@ -1,0 +1,84 @@
+"""A book's TOC tree in memory, rebuilt only when the nodes or skills tables change.
+
+Browsing is the hot path of an agent's navigation, so the tree and the per-node skill
+counts are cached per (nodes version, skills version, lessons version).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from tutorialbook.memory.store import Store, quote
+
+
+@dataclass
+class Tree:
+    book: str
+    root_id: str
+    nodes: dict[str, dict]
+    children: dict[str, list[str]]
+    skill_counts: Counter = field(default_factory=Counter)
+    lesson_counts: Counter = field(default_factory=Counter)
+
+    def path(self, node_id: str) -> list[str]:
+        """Ids from the root down to ``node_id`` inclusive."""
+        out = []
+        current = node_id
+        while current and current in self.nodes:
+            out.append(current)
+            current = self.nodes[current]["parent_id"]
+        return out[::-1]
+
+    def titles(self, node_id: str) -> list[str]:
+        return [self.nodes[n]["title"] for n in self.path(node_id)]
+
+    def subtree(self, node_id: str) -> list[str]:
+        out, stack = [], [node_id]
+        while stack:
+            current = stack.pop()
+            out.append(current)
+            stack.extend(self.children.get(current, []))
+        return out
+
+    def subtree_skills(self, node_id: str) -> int:
+        return sum(self.skill_counts[n] for n in self.subtree(node_id))
+
+
+class TreeCache:
+    def __init__(self, store: Store):
+        self._store = store
+        self._cache: dict[str, tuple[tuple[int, int, int], Tree]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, book: str) -> Tree | None:
+        key = (self._store.version("nodes"), self._store.version("skills"), self._store.version("lessons"))
+        with self._lock:
+            hit = self._cache.get(book)
+        if hit and hit[0] == key:
+            return hit[1]
+        tree = self._load(book)
+        if tree is not None:
+            with self._lock:
+                self._cache[book] = (key, tree)
+        return tree
+
+    def _load(self, book: str) -> Tree | None:
+        where = f"book = {quote(book)}"
+        rows = self._store.rows(
+            "nodes", where, ["id", "parent_id", "position", "title", "summary", "kind", "evidence", "version"]
+        )
+        if not rows:
+            return None
+        nodes = {r["id"]: r for r in rows}
+        children: dict[str, list[str]] = defaultdict(list)
+        root_id = ""
+        for r in sorted(rows, key=lambda r: (r["position"], r["title"])):
+            if r["parent_id"]:
+                children[r["parent_id"]].append(r["id"])
+            elif r["kind"] == "book":
+                root_id = r["id"]
+        skills = Counter(r["node_id"] for r in self._store.rows("skills", where, ["node_id"]))
+        lessons = Counter(r["node_id"] for r in self._store.rows("lessons", where, ["node_id"]))
+        return Tree(book, root_id, nodes, dict(children), skills, lessons)

@@ -1,0 +1,5 @@
+import sys
+
+from tutorialbook.server.cli import main
+
+sys.exit(main())

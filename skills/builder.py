@@ -1,0 +1,342 @@
+"""Consolidate: a transcript becomes TOC nodes and skills, merged into a book.
+
+An *outline* (chapter → sections, each with its segments and skill drafts) is read off the
+transcript — from headings, or from topic shifts where there are none — then matched
+against the book's tree: a chapter or section on the same topic merges into the existing
+node, and a skill taught again gains a source instead of being duplicated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tutorialbook.memory.store import Store, in_list, quote
+from tutorialbook.memory.tree import Tree
+from tutorialbook.skills import extract
+from tutorialbook.skills.extract import SkillDraft
+from tutorialbook.skills.transcript import Transcript
+
+CHAPTER_MATCH = 0.68
+SECTION_MATCH = 0.72
+SKILL_MATCH = 0.90
+MAX_NODE_EVIDENCE = 6
+
+
+@dataclass
+class OutlineNode:
+    """A node of one tutorial's own outline, before it is merged into the book."""
+
+    title: str
+    kind: str
+    segments: list[int] = field(default_factory=list)
+    drafts: list[SkillDraft] = field(default_factory=list)
+    children: list["OutlineNode"] = field(default_factory=list)
+    title_is_extractive: bool = False
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass
+class TutorialContext:
+    """What the builder needs to know of the tutorial being consolidated."""
+
+    id: str
+    title: str
+    link: str  # file URI of the source
+    transcript: Transcript
+    vectors: np.ndarray  # one per segment
+
+
+@dataclass
+class Plan:
+    """Rows to write, and what changed, for one tutorial."""
+
+    nodes: list[dict] = field(default_factory=list)
+    skills: list[dict] = field(default_factory=list)
+    nodes_added: int = 0
+    nodes_updated: int = 0
+    skills_added: int = 0
+    skills_updated: int = 0
+
+
+def outline(tutorial: TutorialContext) -> OutlineNode:
+    """The default outline: headings when the source has them, else topic shifts."""
+    transcript = tutorial.transcript
+    n = len(transcript.segments)
+    headings = sorted(transcript.headings)
+    chapter = OutlineNode(tutorial.title, "chapter")
+    if headings:
+        top_level = min(level for _, level, _ in headings)
+        tops = [h for h in headings if h[1] == top_level]
+        if len(tops) == 1 and tops[0][0] == 0:
+            chapter.title = tops[0][2]
+            headings = [h for h in headings if h is not tops[0]]
+        stack: list[tuple[int, OutlineNode]] = [(0, chapter)]
+        bounds = [h[0] for h in headings] + [n]
+        chapter.segments = list(range(0, bounds[0]))
+        for (start, level, title), end in zip(headings, bounds[1:]):
+            while len(stack) > 1 and stack[-1][0] >= level:
+                stack.pop()
+            node = OutlineNode(title, "section" if len(stack) == 1 else "subsection", list(range(start, end)))
+            stack[-1][1].children.append(node)
+            stack.append((level, node))
+    else:
+        cuts = [0] + extract.topic_boundaries(tutorial.vectors) + [n]
+        if len(cuts) == 2:
+            chapter.segments = list(range(n))
+        for a, b in zip(cuts, cuts[1:]) if len(cuts) > 2 else []:
+            texts = [transcript.segments[i].text for i in range(a, b)]
+            chapter.children.append(
+                OutlineNode(extract.extractive_title(texts), "section", list(range(a, b)), title_is_extractive=True)
+            )
+    for node in chapter.walk():
+        for i in node.segments:
+            node.drafts.extend(extract.skill_drafts(transcript.segments[i].text, i, node.title))
+    return chapter
+
+
+class Builder:
+    """Merges one tutorial's outline into a book."""
+
+    def __init__(self, store: Store, embed, book: str, tree: Tree, author: str = "ingest"):
+        self.store = store
+        self.embed = embed
+        self.book = book
+        self.tree = tree
+        self.author = author
+        self.plan = Plan()
+        self._now = time.time()
+        self._pending_skills: list[tuple[dict, np.ndarray]] = []
+
+    def build(self, tutorial: TutorialContext, chapter: OutlineNode) -> Plan:
+        self._merge(tutorial, chapter, self.tree.root_id, CHAPTER_MATCH)
+        self._refresh_node_texts()
+        return self.plan
+
+    # -- nodes -----------------------------------------------------------------
+    def _merge(self, tutorial: TutorialContext, local: OutlineNode, parent_id: str, threshold: float) -> None:
+        vector = self._content_vector(tutorial, local)
+        node = self._match_node(local, parent_id, vector, threshold)
+        evidence = self._node_evidence(tutorial, local)
+        if node is None:
+            node = self._new_node(tutorial, local, parent_id, vector, evidence)
+        else:
+            self._extend_node(node, evidence)
+        for draft in local.drafts:
+            self._add_skill(tutorial, draft, node["id"])
+        for child in local.children:
+            self._merge(tutorial, child, node["id"], SECTION_MATCH)
+
+    def _content_vector(self, tutorial: TutorialContext, local: OutlineNode) -> np.ndarray:
+        """What a node is about: the centroid of its segments (its title when it has none)."""
+        segments = [i for n in local.walk() for i in n.segments]
+        if not segments:
+            return self.embed([local.title])[0]
+        return _unit(tutorial.vectors[segments].mean(axis=0))
+
+    def _match_node(self, local: OutlineNode, parent_id: str, vector: np.ndarray, threshold: float) -> dict | None:
+        siblings = [self._node(i) for i in self.tree.children.get(parent_id, [])]
+        best, best_score = None, threshold
+        for sibling in siblings:
+            if _norm(sibling["title"]) == _norm(local.title):
+                return sibling
+            score = float(np.dot(sibling["_content"], vector)) if sibling.get("_content") is not None else 0.0
+            if score >= best_score:
+                best, best_score = sibling, score
+        return best
+
+    def _node(self, node_id: str) -> dict:
+        for row in self.plan.nodes:
+            if row["id"] == node_id:
+                return row
+        row = self.store.get("nodes", node_id)
+        row["_content"] = self._stored_content(row)
+        row["_status"] = "updated"
+        self.plan.nodes.append(row)
+        return row
+
+    def _stored_content(self, node: dict) -> np.ndarray | None:
+        """The centroid of the transcript spans a stored node's evidence points at."""
+        spans = [
+            f"(tutorial_id = {quote(e['tutorial_id'])} AND start >= {e['start'] - 0.01} AND "
+            f"end <= {e['end'] + 0.01})"
+            for e in json.loads(node["evidence"] or "[]")
+        ]
+        if not spans:
+            return None
+        rows = self.store.rows("segments", " OR ".join(spans), ["vector"])
+        if not rows:
+            return None
+        return _unit(np.array([r["vector"] for r in rows], dtype=np.float32).mean(axis=0))
+
+    def _new_node(self, tutorial, local, parent_id, vector, evidence) -> dict:
+        siblings = self.tree.children.setdefault(parent_id, [])
+        row = {
+            "id": "n_" + uuid.uuid4().hex[:12],
+            "book": self.book,
+            "parent_id": parent_id,
+            "position": len(siblings),
+            "title": local.title,
+            "summary": self._summary(tutorial, local),
+            "kind": local.kind,
+            "evidence": json.dumps(evidence),
+            "origin": tutorial.id,
+            "version": 1,
+            "updated_at": self._now,
+            "_content": vector,
+            "_status": "added",
+        }
+        siblings.append(row["id"])
+        self.plan.nodes.append(row)
+        self.plan.nodes_added += 1
+        return row
+
+    def _extend_node(self, node: dict, evidence: list[dict]) -> None:
+        existing = json.loads(node["evidence"] or "[]")
+        if any(e["tutorial_id"] == evidence[0]["tutorial_id"] for e in existing) if evidence else True:
+            return
+        node["evidence"] = json.dumps((existing + evidence)[:MAX_NODE_EVIDENCE])
+        if node["_status"] == "updated" and not node.get("_counted"):
+            node["version"] += 1
+            node["_counted"] = True
+            self.plan.nodes_updated += 1
+
+    def _summary(self, tutorial: TutorialContext, local: OutlineNode) -> str:
+        if local.segments and local.children:  # an introduction says what the chapter is
+            return extract.one_line(tutorial.transcript.segments[local.segments[0]].text)
+        segments = [i for n in local.walk() for i in n.segments]
+        if not segments:
+            return ""
+        best = segments[extract.central_index(tutorial.vectors[segments])]
+        return extract.one_line(tutorial.transcript.segments[best].text)
+
+    def _node_evidence(self, tutorial: TutorialContext, local: OutlineNode) -> list[dict]:
+        segments = [i for n in local.walk() for i in n.segments]
+        if not segments:
+            return []
+        first, last = tutorial.transcript.segments[segments[0]], tutorial.transcript.segments[segments[-1]]
+        best = tutorial.transcript.segments[segments[extract.central_index(tutorial.vectors[segments])]]
+        return [evidence(tutorial, first.start, last.end, extract.one_line(best.text, 240))]
+
+    # -- skills ----------------------------------------------------------------
+    def _add_skill(self, tutorial: TutorialContext, draft: SkillDraft, node_id: str) -> None:
+        text = skill_text(draft.name, draft.when_to_use, draft.steps)
+        vector = self.embed([draft.name + ". " + " ".join(draft.steps)])[0]
+        spans = [tutorial.transcript.segments[i] for i in draft.segment_indexes]
+        proof = evidence(tutorial, spans[0].start, spans[-1].end, draft.quote)
+        match = self._match_skill(draft, vector)
+        if match is not None:
+            known = json.loads(match["evidence"] or "[]")
+            if any(e["tutorial_id"] == tutorial.id for e in known):
+                return
+            known.append(proof)
+            match["evidence"] = json.dumps(known)
+            match["sources"] = len({e["tutorial_id"] for e in known})
+            match["updated_at"] = self._now
+            if match["_status"] == "updated" and not match.get("_counted"):
+                match["version"] += 1
+                match["_counted"] = True
+                self.plan.skills_updated += 1
+            return
+        row = {
+            "id": "s_" + uuid.uuid4().hex[:12],
+            "book": self.book,
+            "node_id": node_id,
+            "name": draft.name,
+            "when_to_use": draft.when_to_use,
+            "steps": json.dumps(draft.steps),
+            "evidence": json.dumps([proof]),
+            "sources": 1,
+            "helpful": 0,
+            "harmful": 0,
+            "version": 1,
+            "author": self.author,
+            "origin": tutorial.id,
+            "text": text,
+            "created_at": self._now,
+            "updated_at": self._now,
+            "vector": vector.tolist(),
+            "_status": "added",
+        }
+        self.plan.skills.append(row)
+        self._pending_skills.append((row, vector))
+        self.plan.skills_added += 1
+
+    def _match_skill(self, draft: SkillDraft, vector: np.ndarray) -> dict | None:
+        key = _norm(draft.name)
+        for row, other in self._pending_skills:
+            if _norm(row["name"]) == key or float(np.dot(other, vector)) >= SKILL_MATCH:
+                return row
+        hits = (
+            self.store.table("skills").search(vector.tolist()).metric("cosine")
+            .where(f"book = {quote(self.book)}", prefilter=True).limit(1).to_list()
+        )
+        if hits and (1 - hits[0]["_distance"] >= SKILL_MATCH or _norm(hits[0]["name"]) == key):
+            row = {k: v for k, v in hits[0].items() if not k.startswith("_")}
+            row["_status"] = "updated"
+            self.plan.skills.append(row)
+            self._pending_skills.append((row, np.array(row["vector"], dtype=np.float32)))
+            return row
+        return None
+
+    # -- search text -----------------------------------------------------------
+    def _refresh_node_texts(self) -> None:
+        """A node's searchable text and vector cover its title, summary and skill names."""
+        ids = [n["id"] for n in self.plan.nodes]
+        names: dict[str, list[str]] = {i: [] for i in ids}
+        for row in self.store.rows("skills", in_list("node_id", ids), ["node_id", "name"]) if ids else []:
+            names[row["node_id"]].append(row["name"])
+        for row in self.plan.skills:
+            if row["_status"] == "added":
+                names.setdefault(row["node_id"], []).append(row["name"])
+        texts = []
+        for node in self.plan.nodes:
+            node["text"] = node_text(node["title"], node["summary"], names.get(node["id"], []))
+            texts.append(node["text"])
+        vectors = self.embed(texts) if texts else []
+        for node, vector in zip(self.plan.nodes, vectors):
+            node["vector"] = vector.tolist()
+
+
+def evidence(tutorial: TutorialContext, start: float, end: float, quote_text: str) -> dict:
+    timed = tutorial.transcript.timed
+    link = f"{tutorial.link}#t={int(start)}" if timed and tutorial.link else tutorial.link
+    return {
+        "tutorial_id": tutorial.id,
+        "tutorial_title": tutorial.title,
+        "start": round(float(start), 2),
+        "end": round(float(end), 2),
+        "quote": quote_text.strip(),
+        "timed": timed,
+        "link": link,
+    }
+
+
+def skill_text(name: str, when: str, steps: list[str]) -> str:
+    return f"{name}. {when}. " + " ".join(steps)
+
+
+def node_text(title: str, summary: str, skill_names: list[str]) -> str:
+    return f"{title}. {summary} " + "; ".join(skill_names[:30])
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return (vector / (np.linalg.norm(vector) + 1e-9)).astype(np.float32)
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def clean_row(row: dict) -> dict:
+    """Drop the builder's private keys before a row is written."""
+    return {k: v for k, v in row.items() if not k.startswith("_")}

@@ -1,0 +1,210 @@
+"""Extractive consolidation without an LLM: sentences, instructive sentences become skill
+drafts, titles and one-line summaries are picked from the text itself."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s+")
+
+STOPWORDS = frozenset(
+    """a an the and or but if then else when while of to in on at by for with from into onto
+    over under about as is are was were be been being it its this that these those there here
+    you your we our they their he she his her i me my us them so do does did done not no yes
+    can could should would will shall may might must have has had just also very really than
+    too more most some any all each every what which who whom how why where up down out off
+    again once only own same such both few other let lets let's now first next finally step
+    going get got make made thing things way like well one two three okay ok right""".split()
+)
+
+#: Verbs that commonly open an instruction ("Fold the whites", "Run git add").
+IMPERATIVE_VERBS = frozenset(
+    """add adjust apply ask avoid bake beat begin blend boil bring build buy call castle change
+    configure crack cool develop discard dissolve drag dust feed fry grate grease hide knead
+    lift line load log pin preheat proof push recapture refresh restart review rotate score
+    shake sharpen sift skip soak sprinkle stage stretch swap tap trim tuck uncover unplug
+    verify warm weigh wrap
+    check choose chop clean clear click close combine commit compare connect consider control
+    cook copy count cover create cut decide define delete develop dice do drain draw drop
+    enable ensure enter exchange expect fill find finish fix focus fold follow force get give
+    go grab heat hold install keep knead lay leave let limit look lower make mark measure
+    meet melt mix move note open pay pick place plan play pour prefer prepare press prevent
+    protect pull push put read reduce remember remove repeat replace rest return rinse roll
+    run save season select separate serve set shape simmer slice split spread start stir
+    stop store strain stretch take taste test think tighten trade try turn type undo use
+    wait wash watch whisk work write""".split()
+)
+
+_OPENERS = re.compile(
+    r"^(?:(?:first|then|next|now|finally|so|and|also|after that|afterwards|to start|"
+    r"once (?:that'?s|it'?s|they'?re) [a-z ]+?|step \d+)[,:]?\s+)+",
+    re.I,
+)
+_ADVICE = re.compile(
+    r"\b(?:always|never|don'?t|do not|make sure|be sure|remember|the key (?:idea|point|thing|rule|is)|"
+    r"the trick|the secret|it'?s (?:important|essential|crucial|best)|you (?:should|must|need to|have to|want to)|"
+    r"avoid|the rule|rule of thumb|tip:|note that|important:|best practice|the main idea|aim to|try to)\b",
+    re.I,
+)
+_LEADING_CLAUSE = re.compile(r"^(?:if|when|whenever|once|before|after|as soon as|while)\b[^,]{3,80},\s*", re.I)
+_CONDITION = re.compile(
+    r"\b((?:when|whenever|if|before|after|once|until|unless)\b[^,;.]{3,80})", re.I
+)
+
+
+@dataclass
+class SkillDraft:
+    """A skill read off the text: one instruction, or one numbered procedure."""
+
+    name: str
+    when_to_use: str
+    steps: list[str]
+    quote: str
+    segment_indexes: list[int] = field(default_factory=list)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a paragraph; list items each count as one."""
+    out: list[str] = []
+    for line in _join_wrapped_lines(text):
+        for sentence in _SENTENCE_END.split(_LIST_ITEM.sub("", line)):
+            sentence = sentence.strip()
+            if sentence:
+                out.append(sentence)
+    return out
+
+
+def _join_wrapped_lines(text: str) -> list[str]:
+    lines: list[str] = []
+    for raw in text.splitlines():
+        if _LIST_ITEM.match(raw) or not lines:
+            lines.append(raw.strip())
+        else:
+            lines[-1] += " " + raw.strip()
+    return [line for line in lines if line]
+
+
+def is_instructive(sentence: str) -> bool:
+    """Imperatives (also after an "if …," clause), always/never, "remember", "the key
+    idea", "you should"…"""
+    bare = _strip_markup(_LIST_ITEM.sub("", sentence))
+    if len(bare.split()) < 3 or bare.endswith("?"):
+        return False
+    if _ADVICE.search(bare):
+        return True
+    main = _LEADING_CLAUSE.sub("", _OPENERS.sub("", bare))
+    words = re.findall(r"[a-z']+", _OPENERS.sub("", main).lower())
+    return bool(words) and words[0] in IMPERATIVE_VERBS
+
+
+def skill_drafts(paragraph: str, segment_index: int, context: str) -> list[SkillDraft]:
+    """Skills of one segment: a numbered list is one procedure; other instructive
+    sentences are one skill each. ``context`` (the section title) fills "when to use"."""
+    lines = _join_wrapped_lines(paragraph)
+    numbered = [line for line in lines if _NUMBERED.match(line)]
+    drafts: list[SkillDraft] = []
+    if len(numbered) >= 2:
+        steps = [_strip_markup(_LIST_ITEM.sub("", line)) for line in numbered]
+        intro = [line for line in lines if not _LIST_ITEM.match(line)]
+        name = _name_from(intro[0]) if intro else f"How to {context[:1].lower()}{context[1:]}".strip()
+        drafts.append(
+            SkillDraft(name, _when(" ".join(intro), context), steps, paragraph.strip(), [segment_index])
+        )
+        lines = [line for line in lines if not _NUMBERED.match(line) and line not in intro[:1]]
+    for line in lines:
+        for sentence in split_sentences(line):
+            if is_instructive(sentence):
+                clean = _strip_markup(_LIST_ITEM.sub("", sentence))
+                drafts.append(
+                    SkillDraft(_name_from(clean), _when(clean, context), [clean], sentence, [segment_index])
+                )
+    return drafts
+
+
+def _name_from(sentence: str) -> str:
+    name = _OPENERS.sub("", _strip_markup(sentence)).strip().rstrip(".:;!")
+    name = re.sub(
+        r"^(?:remember|note|tip|important|the (?:key|main) (?:idea|point|thing|rule)(?: here)? is)"
+        r"[:,]?\s+(?:that\s+|to\s+)?", "", name, flags=re.I,
+    )
+    name = name[:1].upper() + name[1:]
+    return name if len(name) <= 90 else name[:87].rsplit(" ", 1)[0] + "…"
+
+
+def _when(sentence: str, context: str) -> str:
+    condition = _CONDITION.search(sentence)
+    if condition:
+        return condition.group(1).strip()
+    return f"While working on: {context}" if context else ""
+
+
+def _strip_markup(text: str) -> str:
+    return re.sub(r"[*_`]+", "", text).strip()
+
+
+def keywords(texts: list[str], n: int = 4) -> list[str]:
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for text in texts:
+        for word in re.findall(r"[A-Za-z][A-Za-z'-]{2,}", text):
+            low = word.lower()
+            if low not in STOPWORDS:
+                counts[low] += 1
+                first.setdefault(low, len(first))
+    top = [w for w, _ in counts.most_common(n)]
+    return sorted(top, key=first.__getitem__)
+
+
+def central_index(vectors: np.ndarray) -> int:
+    """The row most similar to all the others: the best one-line summary of a span."""
+    if len(vectors) <= 2:
+        return 0
+    centroid = vectors.mean(axis=0)
+    return int(np.argmax(vectors @ centroid))
+
+
+def one_line(text: str, limit: int = 160) -> str:
+    sentences = [" ".join(_strip_markup(_LIST_ITEM.sub("", s)).split()) for s in split_sentences(text)]
+    sentences = [s for s in sentences if s] or [""]
+    first = next((s for s in sentences if not s.endswith(":")), sentences[0])
+    return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def extractive_title(texts: list[str]) -> str:
+    words = keywords(texts, 3)
+    if not words:
+        return "Untitled"
+    title = ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1]
+    return title[:1].upper() + title[1:]
+
+
+def topic_boundaries(vectors: np.ndarray, window: int = 3, min_size: int = 4) -> list[int]:
+    """Indexes where a new topic starts: deep drops in similarity between the windows
+    before and after each gap (TextTiling over sentence embeddings)."""
+    n = len(vectors)
+    if n < 2 * min_size:
+        return []
+    sims = []
+    for gap in range(1, n):
+        left = vectors[max(0, gap - window) : gap].mean(axis=0)
+        right = vectors[gap : gap + window].mean(axis=0)
+        sims.append(float(left @ right / (np.linalg.norm(left) * np.linalg.norm(right) + 1e-9)))
+    sims_arr = np.array(sims)
+    depth = np.zeros_like(sims_arr)
+    for i, value in enumerate(sims_arr):
+        depth[i] = (sims_arr[: i + 1].max() - value) + (sims_arr[i:].max() - value)
+    threshold = depth.mean() + depth.std() / 2
+    chosen: list[int] = []
+    for i in np.argsort(-depth):
+        gap = int(i) + 1
+        if depth[i] < threshold or depth[i] <= 0.05:
+            break
+        if all(abs(gap - c) >= min_size for c in chosen) and min_size <= gap <= n - min_size:
+            chosen.append(gap)
+    return sorted(chosen)

@@ -1,0 +1,192 @@
+"""Acquire: turn a source file into a Transcript (text, Markdown and subtitles here; media
+through transcription). A folder is expanded into its supported files in name order."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from tutorialbook.errors import TutorialbookError
+from tutorialbook.skills.transcript import Segment, Transcript
+
+TEXT_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
+SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
+MAX_TEXT_BYTES = 20 * 1024 * 1024
+
+
+def media_extensions() -> frozenset[str]:
+    from tutorialbook.skills.transcribe import MEDIA_EXTENSIONS
+
+    return MEDIA_EXTENSIONS
+
+
+def supported_extensions() -> frozenset[str]:
+    return TEXT_EXTENSIONS | SUBTITLE_EXTENSIONS | media_extensions()
+
+
+def expand(source: str) -> list[Path]:
+    """The files a source names: itself, or a folder's supported files in name order."""
+    if not source or not source.strip():
+        raise TutorialbookError("source", "is empty; give a file or folder path")
+    if re.match(r"^[a-z][a-z0-9+.-]*://", source) and not source.startswith("file://"):
+        raise TutorialbookError(
+            "source", f"{source!r} is a URL; URLs are not supported offline, download it and pass the file"
+        )
+    path = Path(source.removeprefix("file://")).expanduser()
+    if not path.exists():
+        raise TutorialbookError("source", f"{path} does not exist")
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in supported_extensions())
+        if not files:
+            raise TutorialbookError(
+                "source", f"folder {path} holds no supported files ({', '.join(sorted(supported_extensions()))})"
+            )
+        return files
+    if path.suffix.lower() not in supported_extensions():
+        raise TutorialbookError(
+            "source",
+            f"unsupported file type {path.suffix or '(none)'!r} for {path.name}; "
+            f"supported: {', '.join(sorted(supported_extensions()))}",
+        )
+    return [path]
+
+
+def content_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_source(path: Path, **media_options) -> Transcript:
+    """Read any supported file; media options (model, initial_prompt, progress, cancel) go
+    to transcription."""
+    suffix = path.suffix.lower()
+    if suffix in media_extensions():
+        from tutorialbook.skills.transcribe import transcribe
+
+        return transcribe(path, **media_options)
+    text = _read_text(path)
+    if suffix in SUBTITLE_EXTENSIONS:
+        return parse_subtitles(text, path.name)
+    return parse_markdown(text) if suffix in (".md", ".markdown") else parse_plain(text)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TutorialbookError("source", f"cannot read {path}: {exc.strerror}") from exc
+    if not data.strip():
+        raise TutorialbookError("source", f"{path.name} is empty")
+    if len(data) > MAX_TEXT_BYTES:
+        raise TutorialbookError("source", f"{path.name} is over {MAX_TEXT_BYTES // 2**20} MiB")
+    if b"\x00" in data:
+        raise TutorialbookError("source", f"{path.name} is binary, not text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TutorialbookError("source", f"{path.name} is not UTF-8 text (byte {exc.start})") from exc
+    printable = sum(ch.isprintable() or ch.isspace() for ch in text)
+    if printable < 0.95 * len(text):
+        raise TutorialbookError("source", f"{path.name} does not look like text")
+    return text
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def parse_markdown(text: str) -> Transcript:
+    """Headings give structure; each paragraph (or list block) is one segment at its
+    character offsets."""
+    segments: list[Segment] = []
+    headings: list[tuple[int, int, str]] = []
+    block: list[str] = []
+    block_start = 0
+    offset = 0
+    in_fence = False
+
+    def flush(end: int) -> None:
+        body = "\n".join(block).strip()
+        if body:
+            segments.append(Segment(float(block_start), float(end), body))
+        block.clear()
+
+    for line in text.splitlines(keepends=True):
+        stripped = line.rstrip("\n")
+        if _FENCE.match(stripped):
+            in_fence = not in_fence
+        heading = None if in_fence else _HEADING.match(stripped)
+        if heading:
+            flush(offset)
+            headings.append((len(segments), len(heading.group(1)), _clean_inline(heading.group(2))))
+        elif not stripped.strip() and not in_fence:
+            flush(offset)
+        else:
+            if not block:
+                block_start = offset
+            block.append(stripped)
+        offset += len(line)
+    flush(offset)
+    if not segments:
+        raise TutorialbookError("source", "holds headings but no paragraphs to learn from")
+    return Transcript(segments, duration=float(len(text)), timed=False, headings=headings)
+
+
+def parse_plain(text: str) -> Transcript:
+    transcript = parse_markdown(text)
+    transcript.headings = []
+    return transcript
+
+
+_CUE_TIME = re.compile(
+    r"(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})\s*-->\s*(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})"
+)
+_TAG = re.compile(r"<[^>]+>|\{\\[^}]*\}")
+
+
+def _seconds(h: str | None, m: str, s: str, ms: str) -> float:
+    return int(h or 0) * 3600 + int(m) * 60 + int(s) + int(ms.ljust(3, "0")) / 1000
+
+
+def parse_subtitles(text: str, name: str = "subtitles") -> Transcript:
+    """SRT or WebVTT cues, regrouped into sentences that keep the cues' times."""
+    cues: list[Segment] = []
+    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
+        lines = block.strip().splitlines()
+        for i, line in enumerate(lines):
+            match = _CUE_TIME.search(line)
+            if match:
+                start = _seconds(*match.groups()[:4])
+                end = _seconds(*match.groups()[4:])
+                body = _TAG.sub("", " ".join(lines[i + 1 :])).strip()
+                if body:
+                    cues.append(Segment(start, max(end, start), body))
+                break
+    if not cues:
+        raise TutorialbookError("source", f"{name} has no subtitle cues (expected 'HH:MM:SS,mmm --> HH:MM:SS,mmm')")
+    return Transcript(sentences_from_cues(cues), duration=max(c.end for c in cues), timed=True)
+
+
+def sentences_from_cues(cues: list[Segment]) -> list[Segment]:
+    """Join cue fragments until a sentence ends, so a segment is one whole thought."""
+    out: list[Segment] = []
+    parts: list[str] = []
+    start = 0.0
+    for cue in cues:
+        if not parts:
+            start = cue.start
+        parts.append(cue.text)
+        if re.search(r"[.!?…][\"')\]]*$", cue.text) or len(parts) >= 6:
+            out.append(Segment(start, cue.end, " ".join(parts)))
+            parts = []
+    if parts:
+        out.append(Segment(start, cues[-1].end, " ".join(parts)))
+    return out
+
+
+def _clean_inline(text: str) -> str:
+    return re.sub(r"[*_`]+", "", text).strip()

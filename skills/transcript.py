@@ -1,0 +1,26 @@
+"""Timestamped text: what every source (video, subtitles, text, PGN) becomes before consolidation."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One span of a tutorial: seconds from the start of the media, or character offsets for text."""
+
+    start: float
+    end: float
+    text: str
+
+
+@dataclass
+class Transcript:
+    """A source turned into ordered segments, with what produced it."""
+
+    segments: list[Segment]
+    duration: float
+    language: str = "en"
+    timed: bool = True  # False for text sources: start/end are character offsets
+    models: dict[str, str] = field(default_factory=dict)
+    headings: list[tuple[int, int, str]] = field(default_factory=list)
+    """(segment index, level, title) for sources with explicit structure (Markdown)."""
+    warnings: list[str] = field(default_factory=list)

@@ -1,0 +1,22 @@
+"""browse_toc: walk a book's table of contents."""
+
+from typing import Annotated
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from tutorialbook.models import NodeView
+from tutorialbook.tools._run import library_of, run
+
+
+async def browse_toc(
+    book: Annotated[str, Field(description="book name, e.g. 'chess' (see the books resource)")],
+    node_id: Annotated[str, Field(description="node to open; empty for the book's root")] = "",
+    depth: Annotated[int, Field(description="levels of children to include (1-5)")] = 1,
+    ctx: Context = None,
+) -> NodeView:
+    """Open one node of a book's Table of Contents: its title, summary, evidence quotes
+    with timestamps, its children (id, title, one-line summary, counts) and the skills
+    and lessons attached to it. Start at the root (empty node_id), read the children's
+    summaries, and open the most relevant child; retrieve_skill then finds the skills."""
+    return await run(library_of(ctx).browse, book, node_id, depth)

@@ -1,0 +1,37 @@
+"""ingest_tutorial: watch or read a tutorial and consolidate it into a book."""
+
+from typing import Annotated, Literal
+
+import anyio
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from tutorialbook.models import IngestReport
+from tutorialbook.tools._run import library_of, run
+
+
+async def ingest_tutorial(
+    source: Annotated[str, Field(description="path of a video/audio file, .srt/.vtt subtitles, "
+                                             ".md/.txt text, or a folder of these")],
+    book: Annotated[str, Field(description="book to add it to (created if new)")] = "default",
+    title: Annotated[str, Field(description="tutorial title; defaults to the file name")] = "",
+    domain: Annotated[Literal["auto", "general"], Field(description="domain pack to use")] = "auto",
+    ctx: Context = None,
+) -> IngestReport:
+    """Turn a tutorial into knowledge: transcribe or read it, build or extend the book's
+    TOC (chapters, sections) and skills with evidence spans, and commit it. Re-ingesting
+    the same content is a no-op. Reports progress; returns what was added or updated."""
+
+    def progress(done: float, total: float, message: str) -> None:
+        anyio.from_thread.run(ctx.report_progress, done, total, message)
+
+    return await run(library_of(ctx).ingest, source, book, title or None, domain, progress, _cancelled)
+
+
+def _cancelled() -> bool:
+    """True once the MCP call was cancelled (checked by the ingest between steps)."""
+    try:
+        anyio.from_thread.check_cancelled()
+    except anyio.get_cancelled_exc_class():
+        return True
+    return False

@@ -1,0 +1,27 @@
+"""retrieve_skill: the skills (and recorded lessons) for a task."""
+
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from tutorialbook.models import RetrieveResult
+from tutorialbook.tools._run import library_of, run
+
+
+async def retrieve_skill(
+    query: Annotated[str, Field(description="the task or question, in plain words")],
+    book: Annotated[str, Field(description="book to search")],
+    k: Annotated[int, Field(description="how many skills to return (1-50)")] = 5,
+    mode: Annotated[
+        Literal["toc", "hybrid", "keyword", "vector"],
+        Field(description="toc: descend the TOC tree and return the route; hybrid: BM25 + vectors "
+                          "fused with RRF; keyword: BM25 only; vector: embeddings only"),
+    ] = "hybrid",
+    ctx: Context = None,
+) -> RetrieveResult:
+    """Find the skills a book teaches for a task. Each skill has its steps, when to use
+    it, its place in the TOC, the evidence (tutorial, start-end seconds, quote, link),
+    lessons other agents attached, and helpful/harmful counts. Lessons matching the query
+    come back too. After acting on a skill, call record_lesson with what happened."""
+    return await run(library_of(ctx).retrieve, query, book, k, mode)
