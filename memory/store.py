@@ -7,14 +7,17 @@ commit race is retried.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import random
+import threading
 import time
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import lancedb
 from lancedb.index import FTS, BTree
@@ -49,6 +52,8 @@ class Store:
 
     def __init__(self, uri: str, storage_options: dict[str, str] | None = None):
         self.uri = uri
+        self._local: Path | None = None
+        self._thread_lock = threading.Lock()  # flock is per process, not per thread
         if "://" not in uri:
             path = Path(uri).expanduser()
             try:
@@ -59,6 +64,7 @@ class Store:
             except OSError as exc:
                 raise TutorialbookError("store", f"{path} is not writable ({exc.strerror})") from exc
             uri = str(path)
+            self._local = path
         self._db = lancedb.connect(
             uri, read_consistency_interval=timedelta(0), storage_options=storage_options
         )
@@ -135,17 +141,32 @@ class Store:
             rows = [_complete(name, r) for r in rows]
             self._retry(name, lambda t: t.add(rows))
 
+    @contextmanager
+    def lock(self, name: str) -> Iterator[None]:
+        """Mutual exclusion across processes for a check-then-write on a local store.
+
+        LanceDB detects conflicting *changes* to rows, but two concurrent inserts of one
+        new id both succeed; writes that must not duplicate an id hold this lock. Object
+        stores have no such lock: there the race stays possible (see README)."""
+        if self._local is None:
+            yield
+            return
+        lock_dir = self._local / ".locks"
+        lock_dir.mkdir(exist_ok=True)
+        with open(lock_dir / name, "a+") as handle, self._thread_lock:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
     def insert_if_absent(self, name: str, rows: list[dict]) -> int:
-        """Insert rows whose id is new, as one commit; returns how many were inserted."""
-        rows = [_complete(name, r) for r in rows]
-        result = {}
-        self._retry(
-            name,
-            lambda t: result.update(
-                r=t.merge_insert("id").when_not_matched_insert_all().execute(rows)
-            ),
-        )
-        return result["r"].num_inserted_rows
+        """Insert the rows whose id is new; returns how many were inserted."""
+        with self.lock(name):
+            present = {r["id"] for r in self.rows(name, in_list("id", [r["id"] for r in rows]), ["id"])}
+            fresh = [r for r in rows if r["id"] not in present]
+            self.insert(name, fresh)
+        return len(fresh)
 
     def update(self, name: str, where: str, values: dict[str, Any]) -> None:
         self._retry(name, lambda t: t.update(where=where, values=values))

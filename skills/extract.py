@@ -53,6 +53,7 @@ _ADVICE = re.compile(
     re.I,
 )
 _LEADING_CLAUSE = re.compile(r"^(?:if|when|whenever|once|before|after|as soon as|while)\b[^,]{3,80},\s*", re.I)
+_LATER_CLAUSE = re.compile(r"(?:,\s*(?:so|then|and then)|;|:)\s+", re.I)
 _CONDITION = re.compile(
     r"\b((?:when|whenever|if|before|after|once|until|unless)\b[^,;.]{3,80})", re.I
 )
@@ -99,8 +100,12 @@ def is_instructive(sentence: str) -> bool:
     if _ADVICE.search(bare):
         return True
     main = _LEADING_CLAUSE.sub("", _OPENERS.sub("", bare))
-    words = re.findall(r"[a-z']+", _OPENERS.sub("", main).lower())
-    return bool(words) and words[0] in IMPERATIVE_VERBS
+    clauses = [main] + _LATER_CLAUSE.split(main)[1:]
+    for clause in clauses:
+        words = re.findall(r"[a-z']+", _OPENERS.sub("", clause).lower())
+        if words and words[0] in IMPERATIVE_VERBS:
+            return True
+    return False
 
 
 def skill_drafts(paragraph: str, segment_index: int, context: str) -> list[SkillDraft]:

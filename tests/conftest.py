@@ -1,0 +1,27 @@
+"""Shared fixtures: a library on a fresh on-disk store, and the shipped examples."""
+
+from pathlib import Path
+
+import pytest
+
+from tutorialbook.library import Library
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+@pytest.fixture
+def library(store_path: Path) -> Library:
+    return Library(store=str(store_path))
+
+
+@pytest.fixture
+def baking(library: Library) -> Library:
+    """A library whose 'baking' book holds both shipped sourdough tutorials."""
+    library.ingest(str(EXAMPLES), book="baking")
+    return library

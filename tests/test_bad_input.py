@@ -1,0 +1,100 @@
+"""Bad input gets a clear error naming the field, and nothing is written."""
+
+import pytest
+
+from conftest import EXAMPLES
+from tutorialbook.errors import NotFound, TutorialbookError
+from tutorialbook.library import Library
+from tutorialbook.models import SkillFeedback
+
+TABLES = ("books", "tutorials", "segments", "nodes", "skills", "lessons")
+
+
+def snapshot(library):
+    return {t: library.store.count(t) for t in TABLES}
+
+
+def expect(field, words, fn, *args, **kwargs):
+    with pytest.raises(TutorialbookError) as info:
+        fn(*args, **kwargs)
+    assert info.value.field == field
+    for word in words:
+        assert word in info.value.reason, info.value.reason
+    return info.value
+
+
+@pytest.mark.parametrize(
+    "name, content, words",
+    [
+        ("empty.md", b"", ["empty"]),
+        ("blank.txt", b"  \n\n  \n", ["empty"]),
+        ("garbage.md", bytes(range(256)) * 40, ["binary"]),
+        ("latin1.md", "caf\xe9 cr\xe8me".encode("latin-1"), ["UTF-8"]),
+        ("notes.docx", b"PK\x03\x04 not really", ["unsupported file type '.docx'"]),
+        ("headings-only.md", b"# Title\n\n## Section\n", ["no paragraphs"]),
+        ("nocues.srt", b"1\nhello there\n", ["no subtitle cues"]),
+    ],
+)
+def test_bad_sources(library, tmp_path, name, content, words):
+    library.ensure_book("b")
+    before = snapshot(library)
+    path = tmp_path / name
+    path.write_bytes(content)
+    expect("source", words, library.ingest, str(path), book="b")
+    assert snapshot(library) == before
+
+
+def test_missing_source_and_empty_folder_and_url(library, tmp_path):
+    expect("source", ["does not exist"], library.ingest, str(tmp_path / "missing.md"))
+    (tmp_path / "empty").mkdir()
+    expect("source", ["no supported files"], library.ingest, str(tmp_path / "empty"))
+    expect("source", ["URL", "offline"], library.ingest, "https://example.com/video.mp4")
+    expect("source", ["empty"], library.ingest, "  ")
+    assert snapshot(library) == {t: 0 for t in TABLES}
+
+
+def test_unreadable_source(library, tmp_path):
+    folder = tmp_path / "dir.md"
+    folder.mkdir()  # a folder named like a file: no supported files inside
+    expect("source", ["no supported files"], library.ingest, str(folder))
+
+
+def test_bad_book_names_and_ids(baking):
+    expect("book", ["not a valid book name"], baking.ingest, str(EXAMPLES), book="Bad Name!")
+    expect("book", ["no book named 'nosuch'", "baking"], baking.browse, "nosuch")
+    expect("node_id", ["no node 'n_missing'"], baking.browse, "baking", "n_missing")
+    expect("depth", ["between 1 and 5"], baking.browse, "baking", "", 9)
+    with pytest.raises(NotFound):
+        baking.skill("s_missing")
+    expect("tutorial_id", ["no tutorial"], baking.transcript_markdown, "t_missing")
+
+
+def test_bad_retrieve_arguments(baking):
+    expect("query", ["empty"], baking.retrieve, "   ", "baking")
+    expect("k", ["between 1 and 50, got 0"], baking.retrieve, "starter", "baking", 0)
+    expect("k", ["got 51"], baking.retrieve, "starter", "baking", 51)
+    expect("mode", ["'psychic' is not one of"], baking.retrieve, "starter", "baking", 5, "psychic")
+
+
+def test_bad_lessons_write_nothing(baking):
+    before = snapshot(baking)
+    expect("lesson", ["empty"], baking.record_lesson, "  ", "baking")
+    expect("lesson", ["limit is 4000"], baking.record_lesson, "x" * 4001, "baking")
+    expect("outcome", ["not one of"], baking.record_lesson, "ok", "baking", outcome="great")
+    expect("skill_id", ["no skill 's_nope'"], baking.record_lesson, "ok", "baking", skill_id="s_nope")
+    expect("node_id", ["no node 'n_nope'"], baking.record_lesson, "ok", "baking", node_id="n_nope")
+    expect("feedback", ["no skill 's_nope'"], baking.record_lesson, "ok", "baking",
+           feedback=[SkillFeedback(skill_id="s_nope", verdict="helpful")])
+    expect("book", ["no book named"], baking.record_lesson, "ok", "nosuch")
+    assert snapshot(baking) == before
+
+
+def test_store_path_not_writable(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    expect("store", ["not writable"], Library, store=str(blocker / "store"))
+
+
+def test_bad_domain_and_title_for_folder(library):
+    expect("domain", ["'cooking' is not one of"], library.ingest, str(EXAMPLES), domain="cooking")
+    expect("title", ["one file"], library.ingest, str(EXAMPLES), title="Both")

@@ -1,0 +1,122 @@
+"""Text and subtitle ingest: structure, evidence, idempotence and merging."""
+
+import json
+
+import pytest
+
+from conftest import EXAMPLES
+from tutorialbook.skills.sources import parse_markdown, parse_subtitles
+
+
+def children(library, book, node_id=""):
+    return {c.title: c for c in library.browse(book, node_id).children}
+
+
+def test_markdown_headings_become_the_toc(library):
+    report = library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking")
+    t = report.tutorials[0]
+    assert t.status == "added" and t.segments == 5 and t.nodes_added == 4
+    chapters = children(library, "baking")
+    assert list(chapters) == ["Sourdough bread basics"]
+    sections = children(library, "baking", chapters["Sourdough bread basics"].id)
+    assert list(sections) == ["Feeding the starter", "Mixing and bulk fermentation", "Shaping and baking"]
+    feeding = library.browse("baking", sections["Feeding the starter"].id)
+    names = [s.name for s in feeding.skills]
+    assert "Feed the starter with equal weights of flour and water every day at the same time" in names
+    assert feeding.node.summary.startswith("A starter is a culture of wild yeast")
+
+
+def test_numbered_steps_become_one_procedure(library):
+    library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking")
+    found = library.retrieve("how to mix the dough", "baking", k=3)
+    procedure = next(s for s in found.skills if len(s.steps) == 3)
+    assert procedure.steps[0].startswith("Dissolve one hundred grams of active starter")
+    assert procedure.steps[2] == "Rest the dough for thirty minutes, then add ten grams of salt."
+
+
+def test_evidence_points_at_the_source_span(library):
+    text = (EXAMPLES / "sourdough-basics.md").read_text()
+    library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking")
+    skill = library.retrieve("score the loaf with a razor", "baking", k=1).skills[0]
+    evidence = skill.evidence[0]
+    assert not evidence.timed and evidence.tutorial_title == "Sourdough basics"
+    assert evidence.quote in text[int(evidence.start): int(evidence.end)]
+    assert evidence.link.startswith("file://") and evidence.link.endswith("sourdough-basics.md")
+
+
+def test_subtitle_times_become_evidence_times(library):
+    library.ingest(str(EXAMPLES / "sourdough-troubleshooting.srt"), book="baking")
+    skill = library.retrieve("pale crust oven not hot", "baking", k=1).skills[0]
+    e = skill.evidence[0]
+    assert e.timed and (e.start, e.end) == (27.8, 33.0)
+    assert e.link.endswith("sourdough-troubleshooting.srt#t=27")
+
+
+def test_subtitle_cues_are_joined_into_sentences():
+    transcript = parse_subtitles((EXAMPLES / "sourdough-troubleshooting.srt").read_text())
+    tunnels = next(s for s in transcript.segments if s.text.startswith("If the crumb"))
+    assert tunnels.text.endswith("proof it a little longer.") and (tunnels.start, tunnels.end) == (15.0, 21.3)
+    vtt = "WEBVTT\n\n00:01.000 --> 00:03.500\n<v Ann>Always rinse the rice.</v>\n"
+    assert parse_subtitles(vtt).segments[0].text == "Always rinse the rice."
+
+
+def test_reingest_is_a_no_op(library):
+    first = library.ingest(str(EXAMPLES), book="baking")
+    versions = {t: library.store.version(t) for t in ("nodes", "skills", "segments", "tutorials")}
+    again = library.ingest(str(EXAMPLES), book="baking")
+    assert [t.status for t in again.tutorials] == ["unchanged", "unchanged"]
+    assert [t.tutorial_id for t in again.tutorials] == [t.tutorial_id for t in first.tutorials]
+    assert {t: library.store.version(t) for t in versions} == versions
+
+
+def test_second_tutorial_on_the_topic_merges_and_counts_sources(baking):
+    chapters = children(baking, "baking")
+    assert list(chapters) == ["Sourdough bread basics"], "the troubleshooting video merged into the chapter"
+    ready = baking.retrieve("when is a starter ready", "baking", k=5).skills
+    taught_twice = [s for s in ready if s.name.startswith("A starter is ready when it doubles")]
+    assert len(taught_twice) == 1 and taught_twice[0].sources == 2
+    assert {e.tutorial_title for e in taught_twice[0].evidence} == {"Sourdough basics", "Sourdough troubleshooting"}
+    all_names = [r["name"] for r in baking.store.rows("skills")]
+    assert len(all_names) == len(set(all_names)), "no duplicate skills"
+
+
+def test_unrelated_tutorial_gets_its_own_chapter(baking, tmp_path):
+    git = tmp_path / "git-branching.md"
+    git.write_text("# Git branching\n\nCreate a branch for every feature with git switch -c. "
+                   "Never force-push a shared branch.\n")
+    baking.ingest(str(git), book="baking")
+    assert list(children(baking, "baking")) == ["Sourdough bread basics", "Git branching"]
+
+
+def test_topic_shifts_split_text_without_headings(library, tmp_path):
+    pasta = [
+        "Pile the flour on the board and make a well in the middle.",
+        "Crack three eggs into the well and beat them with a fork.",
+        "Knead the pasta dough for ten minutes until it is smooth.",
+        "Wrap the dough in plastic and let it rest for half an hour.",
+        "Roll the pasta sheets thin enough to see your hand through them.",
+    ]
+    bikes = [
+        "Shift the bicycle chain onto the smallest rear cog before removing the wheel.",
+        "Open the brake quick release so the tyre passes the brake pads.",
+        "Lever the tyre off the rim with two plastic tyre levers.",
+        "Pump the new inner tube a little so it holds its shape.",
+        "Check the tyre pressure printed on the sidewall before you ride.",
+    ]
+    path = tmp_path / "weekend-skills.txt"
+    path.write_text("\n\n".join(pasta + bikes))
+    library.ingest(str(path), book="misc")
+    chapter = children(library, "misc")["Weekend skills"]
+    sections = library.browse("misc", chapter.id).children
+    assert len(sections) == 2
+    first_section_skills = {s.name for s in library.browse("misc", sections[0].id).skills}
+    assert any("eggs" in n for n in first_section_skills) and not any("tyre" in n for n in first_section_skills)
+
+
+def test_markdown_offsets_are_exact():
+    text = "# T\n\nFirst paragraph here.\n\n## S\n\nSecond one.\nStill second.\n"
+    transcript = parse_markdown(text)
+    assert [text[int(s.start): int(s.end)].strip() for s in transcript.segments] == [
+        "First paragraph here.", "Second one.\nStill second."
+    ]
+    assert transcript.headings == [(0, 1, "T"), (1, 2, "S")]

@@ -1,0 +1,75 @@
+"""Lessons: attachment, merge only when identical, similar ones surfaced, feedback."""
+
+import threading
+
+from tutorialbook.library import Library
+from tutorialbook.models import SkillFeedback
+
+
+def a_skill(library, query):
+    return library.retrieve(query, "baking", k=1).skills[0]
+
+
+def test_lesson_on_a_skill_comes_back_with_it(baking):
+    skill = a_skill(baking, "score the loaf with a razor")
+    result = baking.record_lesson("A curved blade gives a bigger ear.", "baking", "success", skill_id=skill.id)
+    assert result.attached_to == f"skill:{skill.id}" and not result.merged
+    assert result.feedback[0].helpful == skill.helpful + 1
+    again = a_skill(baking, "score the loaf with a razor")
+    assert [l.text for l in again.lessons] == ["A curved blade gives a bigger ear."]
+    assert again.helpful == skill.helpful + 1
+
+
+def test_lesson_without_target_goes_to_best_node_or_root(baking):
+    about_starter = baking.record_lesson("My starter doubled faster after I fed it rye flour.", "baking")
+    node_id = about_starter.attached_to.split(":", 1)[1]
+    assert about_starter.attached_to.startswith("node:")
+    assert baking.browse("baking", node_id).node.title == "Feeding the starter"
+    off_topic = baking.record_lesson("The quarterly tax form is due in April.", "baking")
+    assert off_topic.attached_to.startswith("root:")
+
+
+def test_identical_lesson_is_merged_and_counted(baking):
+    first = baking.record_lesson("Cold dough is easier to score.", "baking", "note")
+    second = baking.record_lesson("  cold dough is EASIER to score!  ", "baking", "note")
+    assert second.merged and second.lesson_id == first.lesson_id and second.merged_count == 2
+    assert baking.store.count("lessons") == 1
+
+
+def test_similar_lesson_is_stored_and_the_similar_ones_returned(baking):
+    first = baking.record_lesson("Proof the loaf in the fridge overnight for better flavour.", "baking")
+    second = baking.record_lesson("Proofing the loaf overnight in the fridge gives better flavour.", "baking")
+    assert not second.merged and second.lesson_id != first.lesson_id
+    assert [l.id for l in second.similar] == [first.lesson_id]
+    assert baking.store.count("lessons") == 2
+
+
+def test_feedback_counts_helpful_and_harmful(baking):
+    a = a_skill(baking, "score the loaf with a razor")
+    b = a_skill(baking, "preheat the dutch oven")
+    result = baking.record_lesson(
+        "Scoring deep worked; the preheat time was too short for my oven.", "baking", "partial",
+        feedback=[SkillFeedback(skill_id=a.id, verdict="helpful"), SkillFeedback(skill_id=b.id, verdict="harmful")],
+    )
+    counts = {f.skill_id: (f.helpful, f.harmful) for f in result.feedback}
+    assert counts == {a.id: (a.helpful + 1, a.harmful), b.id: (b.helpful, b.harmful + 1)}
+
+
+def test_concurrent_identical_lessons_make_one_row(baking, store_path):
+    libraries = [Library(store=str(store_path)) for _ in range(4)]
+    errors = []
+
+    def write(lib):
+        try:
+            lib.record_lesson("Wet hands stop the dough sticking.", "baking")
+        except Exception as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(lib,)) for lib in libraries]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    rows = baking.store.rows("lessons")
+    assert len(rows) == 1 and rows[0]["merged_count"] == 4
