@@ -55,15 +55,17 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray, k: int
     node_hits = search(store, "nodes", tree.book, query, vector, "hybrid", 50)
     own = {h.row["id"]: h.score for h in node_hits}
     by_node: dict[str, float] = defaultdict(float)
-    for rank, hit in enumerate(skill_hits):
-        by_node[hit.row["node_id"]] += hit.score
+    for hit in skill_hits:
+        by_node[hit.row["node_id"]] = max(by_node[hit.row["node_id"]], hit.score)
     subtree_score: dict[str, float] = {}
 
     def score(node_id: str) -> float:
+        """A branch is as good as its best match: its own text plus its best skill, or the
+        best of its children — a big chapter does not win by size alone."""
         if node_id not in subtree_score:
-            subtree_score[node_id] = own.get(node_id, 0.0) + by_node.get(node_id, 0.0) + sum(
-                score(c) for c in tree.children.get(node_id, [])
-            )
+            here = own.get(node_id, 0.0) + by_node.get(node_id, 0.0)
+            below = [score(c) for c in tree.children.get(node_id, [])]
+            subtree_score[node_id] = max([here, *below])
         return subtree_score[node_id]
 
     route: list[RouteStep] = []
@@ -115,5 +117,5 @@ def _reason(own: float, skills: float, total: float) -> str:
     if skills > 0:
         parts.append("skills here match")
     if total > own + skills:
-        parts.append("skills below match")
+        parts.append("a branch below matches")
     return ", ".join(parts)

@@ -1,0 +1,46 @@
+"""Retrieval modes, the TOC route, and lessons beside skills."""
+
+import pytest
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "vector", "toc"])
+def test_every_mode_finds_the_taught_skill(baking, mode):
+    found = baking.retrieve("how do I shape the dough into a tight ball", "baking", k=3, mode=mode)
+    assert found.mode == mode
+    assert found.skills[0].name.startswith("Shape the dough into a tight ball")
+    assert found.skills[0].path == ["baking", "Sourdough bread basics", "Shaping and baking"]
+    scores = [s.score for s in found.skills]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_toc_mode_returns_the_route_it_took(baking, tmp_path):
+    git = tmp_path / "git.md"
+    git.write_text("# Git branching\n\n## Branches\n\nCreate a branch for every feature with git switch.\n\n"
+                   "## Sharing\n\nNever force-push a shared branch.\n")
+    baking.ingest(str(git), book="baking")
+    found = baking.retrieve("should I force push my branch", "baking", k=2, mode="toc")
+    chosen = [(r.depth, r.title) for r in found.route if r.chosen]
+    assert (1, "Git branching") in chosen and (2, "Sharing") in chosen
+    assert (1, "Sourdough bread basics") not in chosen[:1]
+    assert found.skills[0].name == "Never force-push a shared branch"
+    assert all(r.reason for r in found.route if r.chosen)
+
+
+def test_keyword_mode_is_literal(baking):
+    found = baking.retrieve("razor", "baking", k=5, mode="keyword")
+    assert all("razor" in " ".join(s.steps).lower() for s in found.skills)
+    assert len(found.skills) == 1
+
+
+def test_matching_lessons_come_back_beside_skills(baking):
+    baking.record_lesson("Rye flour makes a sluggish starter lively again.", "baking", "success")
+    found = baking.retrieve("my starter is sluggish", "baking", k=3)
+    assert found.lessons[0].text == "Rye flour makes a sluggish starter lively again."
+
+
+def test_browse_depth_and_counts(baking):
+    root = baking.browse("baking", depth=2)
+    chapter = root.children[0]
+    assert chapter.subtree_skills == sum(s.skills for s in chapter.subnodes) + chapter.skills
+    assert root.node.subtree_skills == baking.store.count("skills")
+    assert [p.title for p in baking.browse("baking", chapter.subnodes[0].id).path] == ["baking", "Sourdough bread basics"]
