@@ -50,6 +50,15 @@ class Library:
         self.store = Store(self.settings.store)
         self._trees = TreeCache(self.store)
         self._embedder = None
+        self._recover_abandoned()
+
+    def _recover_abandoned(self) -> None:
+        """Undo tutorials whose ingesting process died mid-commit, so no partial tutorial
+        survives a crash."""
+        for row in self.store.rows("tutorials", "status = 'committing'"):
+            host, _, pid = row["owner"].partition(":")
+            if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
+                self._recover(row)
 
     @property
     def agent(self) -> str:
