@@ -17,7 +17,7 @@ import numpy as np
 from tutorialbook.config import Settings
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory import lessons as lesson_store
-from tutorialbook.memory.embedder import get_embedder
+from tutorialbook.memory.embedder import DIM, get_embedder
 from tutorialbook.memory.search import MODES, search, toc_descent
 from tutorialbook.memory.store import Store, dumps, in_list, quote
 from tutorialbook.memory.tree import Tree, TreeCache
@@ -47,9 +47,9 @@ class Library:
         for key, value in overrides.items():
             if value is not None:
                 setattr(self.settings, key, value)
-        self.store = Store(self.settings.store)
-        self._trees = TreeCache(self.store)
         self._embedder = None
+        self.store = Store(self.settings.store, dim=self._embedder_dim())
+        self._trees = TreeCache(self.store)
         self._recover_abandoned()
 
     def _recover_abandoned(self) -> None:
@@ -60,14 +60,22 @@ class Library:
             if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
                 self._recover(row)
 
+    def _embedder_dim(self) -> int:
+        if self.settings.embedder in ("default", ""):
+            return DIM  # known without loading the model
+        return self._get_embedder().dim
+
+    def _get_embedder(self):
+        if self._embedder is None:
+            self._embedder = get_embedder(self.settings.embedder, self.settings.embedder_api_base)
+        return self._embedder
+
     @property
     def agent(self) -> str:
         return self.settings.agent
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        if self._embedder is None:
-            self._embedder = get_embedder(self.settings.embedder, self.settings.embedder_api_base)
-        return self._embedder.embed(texts)
+        return self._get_embedder().embed(texts)
 
     # -- books -----------------------------------------------------------------
     def books(self) -> list[BookInfo]:

@@ -6,14 +6,11 @@ fields (evidence, steps) are JSON text so every row stays one flat record.
 
 import pyarrow as pa
 
-from tutorialbook.memory.embedder import DIM
-
-
 def _schema(*fields: tuple[str, pa.DataType], vector: bool = False) -> pa.Schema:
     columns = [pa.field("id", pa.string(), nullable=False), pa.field("book", pa.string())]
     columns += [pa.field(name, kind) for name, kind in fields]
     if vector:
-        columns.append(pa.field("vector", pa.list_(pa.float32(), DIM)))
+        columns.append(pa.field("vector", pa.list_(pa.float32())))  # sized per store: see with_dim
     return pa.schema(columns)
 
 
@@ -52,3 +49,11 @@ SCHEMAS: dict[str, pa.Schema] = {
 
 #: Tables searched by text get a native BM25 index on this column.
 FTS_TABLES = ("segments", "nodes", "skills", "lessons")
+
+
+def with_dim(schema: pa.Schema, dim: int) -> pa.Schema:
+    """The schema with its vector column fixed to the embedder's dimension."""
+    if "vector" not in schema.names:
+        return schema
+    index = schema.get_field_index("vector")
+    return schema.set(index, pa.field("vector", pa.list_(pa.float32(), dim)))

@@ -23,7 +23,7 @@ import lancedb
 from lancedb.index import FTS, BTree
 
 from tutorialbook.errors import TutorialbookError
-from tutorialbook.memory.schemas import FTS_TABLES, SCHEMAS
+from tutorialbook.memory.schemas import FTS_TABLES, SCHEMAS, with_dim
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +50,9 @@ def default_store_path() -> str:
 class Store:
     """One LanceDB database holding every book; tables are created on first use."""
 
-    def __init__(self, uri: str, storage_options: dict[str, str] | None = None):
+    def __init__(self, uri: str, storage_options: dict[str, str] | None = None, dim: int = 384):
         self.uri = uri
+        self.dim = dim
         self._local: Path | None = None
         self._thread_lock = threading.Lock()  # flock is per process, not per thread
         if "://" not in uri:
@@ -76,7 +77,7 @@ class Store:
         return self._tables[name]
 
     def _open_or_create(self, name: str):
-        schema = SCHEMAS[name]
+        schema = with_dim(SCHEMAS[name], self.dim)
         for attempt in range(WRITE_ATTEMPTS):
             try:
                 table = self._db.create_table(name, schema=schema, exist_ok=True)
