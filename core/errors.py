@@ -12,3 +12,7 @@ class TutorialbookError(ValueError):
 
 class NotFound(TutorialbookError):
     """An id (book, node, skill, tutorial, lesson) that the store does not hold."""
+
+
+class Cancelled(Exception):
+    """The caller cancelled a long operation; nothing of it was committed."""

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from tutorialbook.config import Settings
-from tutorialbook.errors import NotFound, TutorialbookError
+from tutorialbook.errors import Cancelled, NotFound, TutorialbookError
 from tutorialbook.memory import lessons as lesson_store
 from tutorialbook.memory.embedder import DIM, get_embedder
 from tutorialbook.memory.search import MODES, search, toc_descent
@@ -33,10 +33,6 @@ BOOK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MAX_K = 50
 MAX_DEPTH = 5
 DOMAINS = ("auto", "general")
-
-
-class Cancelled(Exception):
-    """The caller cancelled a long operation; nothing of it was committed."""
 
 
 class Library:
@@ -144,7 +140,11 @@ class Library:
                 raise Cancelled(f"ingest of {path.name} cancelled; nothing was written")
 
         progress(0, 4, "reading")
-        transcript = read_source(path)
+
+        def heard(done: float, total: float) -> None:
+            progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
+
+        transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel)
         timings["acquire"] = _lap(clock)
         check_cancel()
         progress(1, 4, "embedding")

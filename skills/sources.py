@@ -7,7 +7,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from tutorialbook.errors import TutorialbookError
+from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.skills.transcript import Segment, Transcript
 
 TEXT_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
@@ -62,12 +62,15 @@ def content_hash(path: Path) -> str:
 
 def read_source(path: Path, **media_options) -> Transcript:
     """Read any supported file; media options (model, initial_prompt, progress, cancel) go
-    to transcription."""
+    to transcription. A cancelled transcription raises ``Cancelled``."""
     suffix = path.suffix.lower()
     if suffix in media_extensions():
-        from tutorialbook.skills.transcribe import transcribe
+        from tutorialbook.skills.transcribe import TranscriptionCancelled, transcribe
 
-        return transcribe(path, **media_options)
+        try:
+            return transcribe(path, **media_options)
+        except TranscriptionCancelled as exc:
+            raise Cancelled(str(exc)) from exc
     text = _read_text(path)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, path.name)

