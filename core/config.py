@@ -14,4 +14,5 @@ class Settings:
     embedder: str = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_EMBEDDER", "default"))
     embedder_api_base: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_EMBEDDER_API_BASE"))
     whisper_model: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_WHISPER_MODEL"))
+    engine_path: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_ENGINE"))
     agent: str = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_AGENT", "local"))

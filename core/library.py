@@ -16,23 +16,26 @@ import numpy as np
 
 from tutorialbook.config import Settings
 from tutorialbook.errors import Cancelled, NotFound, TutorialbookError
+from tutorialbook.memory import history as hist
 from tutorialbook.memory import lessons as lesson_store
 from tutorialbook.memory.embedder import DIM, get_embedder
 from tutorialbook.memory.search import MODES, search, toc_descent
 from tutorialbook.memory.store import Store, dumps, in_list, quote
 from tutorialbook.memory.tree import Tree, TreeCache
 from tutorialbook.models import (
-    BookInfo, Evidence, FeedbackCount, IngestReport, LessonResult, LessonView, NodeBrief, NodeView,
-    RetrieveResult, SkillBrief, SkillFeedback, SkillView, TutorialInfo, TutorialReport,
+    BookInfo, EngineLine, EngineView, Evidence, ExamReport, OpeningName, PositionReport, PositionStatus, FeedbackCount, IngestReport, LessonResult, LessonView, NodeBrief, NodeView,
+    RefineReport, RetrieveResult, SkillBrief, SkillFeedback, SkillView, TutorialInfo, TutorialReport,
 )
 from tutorialbook.skills import builder as build
+from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise
 from tutorialbook.skills.sources import content_hash, expand, read_source
 
 Progress = Callable[[float, float, str], None]
 BOOK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MAX_K = 50
 MAX_DEPTH = 5
-DOMAINS = ("auto", "general")
+#: tables whose rows belong to one tutorial and go when it is undone
+TUTORIAL_TABLES = ("segments", "questions", "positions")
 
 
 class Library:
@@ -44,6 +47,7 @@ class Library:
             if value is not None:
                 setattr(self.settings, key, value)
         self._embedder = None
+        self._chess_engine = None
         self.store = Store(self.settings.store, dim=self._embedder_dim())
         self._trees = TreeCache(self.store)
         self._recover_abandoned()
@@ -99,16 +103,29 @@ class Library:
         _check_book_name(book)
         tree = self._trees.get(book)
         if tree is None:
-            known = ", ".join(b["id"] for b in self.store.rows("books", columns=["id"])) or "none yet"
-            raise NotFound("book", f"no book named {book!r} (known books: {known})")
+            raise self.missing_book(book)
         return tree
+
+    def has_book(self, book: str) -> bool:
+        return self.store.count("books", f"id = {quote(book)}") > 0
+
+    def missing_book(self, book: str, visible: Callable[[str], bool] | None = None) -> NotFound:
+        """The error for a book that does not exist. ``visible`` filters the books it lists, so
+        for a caller a book it may not see reads exactly like one that does not exist."""
+        names = sorted(b["id"] for b in self.store.rows("books", columns=["id"]))
+        known = ", ".join(n for n in names if visible is None or visible(n)) or "none yet"
+        return NotFound("book", f"no book named {book!r} (known books: {known})")
 
     # -- ingest ----------------------------------------------------------------
     def ingest(self, source: str, book: str = "default", title: str | None = None, domain: str = "auto",
-               progress: Progress | None = None, cancel: Callable[[], bool] | None = None) -> IngestReport:
-        """Read, consolidate and commit every tutorial a source names."""
+               progress: Progress | None = None, cancel: Callable[[], bool] | None = None,
+               refine_rounds: int = 1, agent: str | None = None) -> IngestReport:
+        """Read, consolidate and commit every tutorial a source names, then refine the memory
+        with questions harvested from each (``refine_rounds`` repair rounds; 0 skips it).
+        ``agent`` (who asked; default settings.agent) goes into the book's history."""
         if domain not in DOMAINS:
             raise TutorialbookError("domain", f"{domain!r} is not one of {', '.join(DOMAINS)}")
+        _check_rounds(refine_rounds, "refine_rounds", minimum=0)
         _check_book_name(book)
         files = expand(source)
         if title and len(files) > 1:
@@ -118,20 +135,23 @@ class Library:
             def file_progress(done: float, total: float, message: str, n=n) -> None:
                 if progress:
                     progress(n + (done / total if total else 0), len(files), f"{path.name}: {message}")
-            reports.append(self._ingest_file(path, book, title or _title_from(path), file_progress, cancel))
+            reports.append(self._ingest_file(path, book, title or _title_from(path), domain, file_progress, cancel,
+                                             refine_rounds, agent=agent))
         return IngestReport(book=book, tutorials=reports)
 
-    def _ingest_file(self, path: Path, book: str, title: str, progress: Progress,
-                     cancel: Callable[[], bool] | None) -> TutorialReport:
+    def _ingest_file(self, path: Path, book: str, title: str, domain: str, progress: Progress,
+                     cancel: Callable[[], bool] | None, refine_rounds: int = 1,
+                     agent: str | None = None) -> TutorialReport:
         timings: dict[str, float] = {}
         clock = time.perf_counter()
         digest = content_hash(path)
         tutorial_id = "t_" + hashlib.sha256(f"{book}\n{digest}".encode()).hexdigest()[:16]
         existing = self.store.get("tutorials", tutorial_id)
         if existing and existing["status"] == "ready":
-            return TutorialReport(tutorial_id=tutorial_id, title=existing["title"], source=str(path),
-                                  status="unchanged", domain=existing["domain"], duration=existing["duration"],
-                                  segments=self.store.count("segments", f"tutorial_id = {quote(tutorial_id)}"))
+            return self._exam_fields(TutorialReport(
+                tutorial_id=tutorial_id, title=existing["title"], source=str(path), status="unchanged",
+                domain=existing["domain"], duration=existing["duration"],
+                segments=self.store.count("segments", f"tutorial_id = {quote(tutorial_id)}")))
         if existing:
             self._recover(existing)
 
@@ -144,7 +164,14 @@ class Library:
         def heard(done: float, total: float) -> None:
             progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
 
-        transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel)
+        pack = get_pack(domain) if domain != "auto" else recognise(f"{title} {path.name}")
+        transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel,
+                                 initial_prompt=pack.initial_prompt if pack else None)
+        if pack is None:  # auto, and the name did not tell: the transcript decides
+            pack = recognise(" ".join(s.text for s in transcript.segments)) or DomainPack()
+            if pack.initial_prompt and transcript.timed:
+                transcript = read_source(path, model=self.settings.whisper_model, progress=heard,
+                                         cancel=cancel, initial_prompt=pack.initial_prompt)
         timings["acquire"] = _lap(clock)
         check_cancel()
         progress(1, 4, "embedding")
@@ -156,25 +183,110 @@ class Library:
         clock = time.perf_counter()
         tree = self.ensure_book(book)
         context = build.TutorialContext(tutorial_id, title, path.resolve().as_uri(), transcript, vectors)
-        plan = build.Builder(self.store, self.embed, book, tree).build(context, build.outline(context))
+        plan = build.Builder(self.store, self.embed, book, tree).build(context, pack.outline(context))
+        extra = pack.extra_rows(context, plan)
         timings["consolidate"] = _lap(clock)
         check_cancel()
         progress(3, 4, "committing")
         clock = time.perf_counter()
         report = TutorialReport(
-            tutorial_id=tutorial_id, title=title, source=str(path), status="added", domain="general",
+            tutorial_id=tutorial_id, title=title, source=str(path), status="added", domain=pack.name,
             duration=transcript.duration, segments=len(transcript.segments),
             nodes_added=plan.nodes_added, nodes_updated=plan.nodes_updated,
             skills_added=plan.skills_added, skills_updated=plan.skills_updated,
             warnings=transcript.warnings,
         )
-        self._commit(book, tutorial_id, title, path, digest, transcript, vectors, plan, report)
+        self._commit(book, tutorial_id, title, path, digest, transcript, vectors, plan, extra, report, agent)
         timings["commit"] = _lap(clock)
+        if refine_rounds:
+            clock = time.perf_counter()
+            self._refine_new(book, tutorial_id, pack, refine_rounds, report, progress, cancel)
+            timings["refine"] = _lap(clock)
         report.stage_seconds = timings
         progress(4, 4, "done")
         return report
 
-    def _commit(self, book, tutorial_id, title, path, digest, transcript, vectors, plan, report) -> None:
+    def _refine_new(self, book: str, tutorial_id: str, pack, rounds: int, report: TutorialReport,
+                    progress: Progress, cancel) -> None:
+        """Refine the memory with the just-committed tutorial's questions (after the commit:
+        a cancel or crash here leaves a complete tutorial, just less refined)."""
+        from tutorialbook.skills.refine import Refiner
+
+        tutorial = self.store.get("tutorials", tutorial_id)
+        summary, _ = Refiner(self, book).refine_tutorial(
+            tutorial, rounds, pack, cancel, lambda message: progress(3.5, 4, f"refining: {message}"))
+        report.questions_harvested = summary.questions
+        report.pass_rate_before, report.pass_rate_after = summary.pass_rate_before, summary.pass_rate_after
+        report.repairs = summary.skills_added + summary.skills_extended + summary.skills_moved
+        self.store.update("tutorials", f"id = {quote(tutorial_id)}", {"report": report.model_dump_json()})
+
+    def _exam_fields(self, report: TutorialReport) -> TutorialReport:
+        """A tutorial ingested before: its stored questions' pass rates."""
+        rows = self.store.rows("questions", f"tutorial_id = {quote(report.tutorial_id)}",
+                               ["passed_before", "passed_after"])
+        if rows:
+            report.questions_harvested = len(rows)
+            report.pass_rate_before = round(sum(bool(r["passed_before"]) for r in rows) / len(rows), 4)
+            report.pass_rate_after = round(sum(bool(r["passed_after"]) for r in rows) / len(rows), 4)
+        return report
+
+    # -- refinement ------------------------------------------------------------------
+    def refine(self, book: str, rounds: int = 1, progress: Progress | None = None,
+               cancel: Callable[[], bool] | None = None) -> RefineReport:
+        """Examine a book with questions harvested from each of its tutorials (stored ones
+        are asked again) and repair every failure; ``rounds`` repair rounds at most."""
+        from tutorialbook.skills.refine import Refiner
+
+        _check_rounds(rounds, "rounds", minimum=1)
+        self.tree(book)
+        tutorials = sorted(self.store.rows("tutorials", f"book = {quote(book)} AND status = 'ready'"),
+                           key=lambda r: r["created_at"])
+        refiner = Refiner(self, book)
+        summaries, failures = [], []
+        for n, tutorial in enumerate(tutorials):
+            if cancel and cancel():
+                break
+
+            def say(message: str, n=n, title=tutorial["title"]) -> None:
+                if progress:
+                    progress(n, len(tutorials), f"{title}: {message}")
+
+            summary, results = refiner.refine_tutorial(tutorial, rounds, _pack_of(tutorial), cancel, say)
+            summaries.append(summary)
+            failures += [r for r in results if not r.passed]
+        if progress:
+            progress(len(tutorials), len(tutorials), "done")
+        total = sum(s.questions for s in summaries)
+
+        def overall(field: str) -> float | None:
+            weighted = [(getattr(s, field), s.questions) for s in summaries if getattr(s, field) is not None]
+            return round(sum(r * n for r, n in weighted) / total, 4) if total else None
+
+        return RefineReport(book=book, questions=total, pass_rate_before=overall("pass_rate_before"),
+                            pass_rate_after=overall("pass_rate_after"), tutorials=summaries, failures=failures)
+
+    def exam(self, book: str, progress: Progress | None = None) -> ExamReport:
+        """Ask a book's stored questions again, from the memory alone; nothing is written.
+        Regressions are questions that passed after refinement and fail now."""
+        from tutorialbook.skills.refine import Refiner, by_kind, pass_rate
+
+        self.tree(book)
+        rows = sorted(self.store.rows("questions", f"book = {quote(book)}"),
+                      key=lambda r: (r["tutorial_id"], r["created_at"], r["id"]))
+        if not rows:
+            return ExamReport(book=book, questions=0, passed=0, pass_rate=None,
+                              note="no stored questions: run `tutorialbook refine --book B` (or ingest with refinement)")
+        tutorials = {r["id"]: r for r in self.store.rows("tutorials", f"book = {quote(book)}")}
+        packs = {tid: _pack_of(t) for tid, t in tutorials.items()}
+        results = Refiner(self, book).exam(rows, packs)
+        return ExamReport(
+            book=book, questions=len(results), passed=sum(r.passed for r in results), pass_rate=pass_rate(results),
+            by_kind=by_kind(results), regressions=[r for r in results if r.passed_after and not r.passed],
+            failures=[r for r in results if not r.passed],
+        )
+
+    def _commit(self, book, tutorial_id, title, path, digest, transcript, vectors, plan, extra, report,
+                agent: str | None = None) -> None:
         """Write a tutorial in an order recovery can undo: the tutorial row says
         'committing' until every table is written, then 'ready'."""
         row = {
@@ -189,10 +301,17 @@ class Library:
              "start": s.start, "end": s.end, "text": s.text, "vector": vectors[i]}
             for i, s in enumerate(transcript.segments)
         ])
-        self.store.upsert("nodes", [build.clean_row(n) for n in plan.nodes])
-        self.store.upsert("skills", [build.clean_row(s) for s in plan.skills])
-        self.store.update("tutorials", f"id = {quote(tutorial_id)}",
-                          {"status": "ready", "report": report.model_dump_json()})
+        nodes = self.store.upsert("nodes", [build.clean_row(n) for n in plan.nodes])
+        before = hist.skills_before(self.store, [s["id"] for s in plan.skills if s.get("_status") == "updated"])
+        skills = self.store.upsert("skills", [build.clean_row(s) for s in plan.skills])
+        for table, rows in extra.items():
+            self.store.insert(table, rows)
+        done = self.store.update("tutorials", f"id = {quote(tutorial_id)}",
+                                 {"status": "ready", "report": report.model_dump_json()})
+        versions = {"tutorials": hist.version_of(done), "nodes": hist.version_of(nodes),
+                    "skills": hist.version_of(skills)}
+        added = [s["id"] for s in plan.skills if s.get("_status") == "added"]
+        hist.record(self.store, [hist.ingest_event(book, agent or self.agent, report, before, versions, added)])
 
     def _recover(self, tutorial: dict) -> None:
         """Undo a tutorial whose commit never finished (its process died)."""
@@ -200,7 +319,8 @@ class Library:
         if host == socket.gethostname() and pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid():
             raise TutorialbookError("source", f"{tutorial['title']!r} is being ingested by process {pid}; try again when it ends")
         tid = tutorial["id"]
-        self.store.delete("segments", f"tutorial_id = {quote(tid)}")
+        for table in TUTORIAL_TABLES:
+            self.store.delete(table, f"tutorial_id = {quote(tid)}")
         for table in ("skills", "nodes"):
             for row in self.store.rows(table, f"evidence LIKE {quote('%' + tid + '%')} OR origin = {quote(tid)}"):
                 kept = [e for e in json.loads(row["evidence"] or "[]") if e["tutorial_id"] != tid]
@@ -241,7 +361,32 @@ class Library:
             raise NotFound("skill_id", f"no skill {skill_id!r}")
         return self._skill_views([(row, None)], self.tree(row["book"]))[0]
 
-    def retrieve(self, query: str, book: str, k: int = 5, mode: str = "hybrid") -> RetrieveResult:
+    def skills(self, book: str) -> list[SkillView]:
+        """Every skill of a book, in TOC order (then by name)."""
+        tree = self.tree(book)
+        order: dict[str, int] = {}
+        stack = [tree.root_id]
+        while stack:  # pre-order: a node, then its children in TOC order
+            node_id = stack.pop()
+            order[node_id] = len(order)
+            stack.extend(reversed(tree.children.get(node_id, [])))
+        rows = sorted(self.store.rows("skills", f"book = {quote(book)}"),
+                      key=lambda r: (order.get(r["node_id"], len(order)), r["name"], r["id"]))
+        return self._skill_views([(r, None) for r in rows], tree)
+
+    def export_skills(self, book: str, directory: str, progress: Progress | None = None):
+        """Write a book's skills as Agent Skills folders (SKILL.md + references/evidence.md)."""
+        from tutorialbook.skills.agent_skills import export_skills
+
+        return export_skills(self, book, directory, progress)
+
+    def import_skills(self, book: str, directory: str, progress: Progress | None = None):
+        """Read Agent Skills folders into a book; importing the same folders again changes nothing."""
+        from tutorialbook.skills.agent_skills import import_skills
+
+        return import_skills(self, book, directory, progress)
+
+    def retrieve(self, query: str, book: str, k: int = 5, mode: str = "hybrid", fen: str = "") -> RetrieveResult:
         if not query or not query.strip():
             raise TutorialbookError("query", "is empty; describe the task you need skills for")
         if not 1 <= k <= MAX_K:
@@ -250,17 +395,36 @@ class Library:
             raise TutorialbookError("mode", f"{mode!r} is not one of {', '.join(MODES)}")
         tree = self.tree(book)
         vector = self.embed([query])[0]
-        route = []
-        if mode == "toc":
-            hits, route = toc_descent(self.store, tree, query, vector, k)
-        else:
-            hits = search(self.store, "skills", book, query, vector, mode, k)
+        hits, route = self.rank_skills(query, book, k, mode, vector)
+        if fen:
+            hits = self._position_first(fen, book, hits, k)
         lessons = [h for h in search(self.store, "lessons", book, query, vector, "hybrid", 3)]
         return RetrieveResult(
             query=query, book=book, mode=mode,
             skills=self._skill_views([(h.row, h.score) for h in hits], tree),
             lessons=[_lesson_view(h.row, h.score) for h in lessons], route=route,
         )
+
+    def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None):
+        """The skill ranking ``retrieve`` returns — (hits, TOC route) — without lessons or views;
+        refinement asks its questions through it."""
+        tree = self.tree(book)
+        vector = self.embed([query])[0] if vector is None else vector
+        if mode == "toc":
+            return toc_descent(self.store, tree, query, vector, k)
+        return search(self.store, "skills", book, query, vector, mode, k), []
+
+    def _position_first(self, fen: str, book: str, hits: list, k: int) -> list:
+        """With a chess position, the skills the tutorials tie to it (or to the nearest
+        earlier position) come first."""
+        from tutorialbook.memory.search import Hit
+        from tutorialbook.skills.chess import engine as chess_engine, positions
+
+        board = chess_engine.parse_position(fen, None)
+        ids = positions.skill_ids(positions.taught_at(self, board, book))
+        pinned = [Hit(r, 1.0) for r in self.store.rows("skills", in_list("id", ids))] if ids else []
+        pinned.sort(key=lambda h: ids.index(h.row["id"]))
+        return (pinned + [h for h in hits if h.row["id"] not in ids])[:k]
 
     def _skill_views(self, rows: list[tuple[dict, float | None]], tree: Tree) -> list[SkillView]:
         ids = [r["id"] for r, _ in rows]
@@ -281,46 +445,135 @@ class Library:
 
     # -- lessons -----------------------------------------------------------------
     def record_lesson(self, lesson: str, book: str, outcome: str = "note", skill_id: str = "", node_id: str = "",
-                      context: str = "", feedback: list[SkillFeedback] | None = None) -> LessonResult:
-        text = (lesson or "").strip()
-        if not text:
-            raise TutorialbookError("lesson", "is empty; say what worked or what did not")
-        if len(text) > lesson_store.MAX_LESSON_CHARS:
-            raise TutorialbookError("lesson", f"is {len(text)} characters; the limit is {lesson_store.MAX_LESSON_CHARS}")
-        if outcome not in lesson_store.OUTCOMES:
-            raise TutorialbookError("outcome", f"{outcome!r} is not one of {', '.join(lesson_store.OUTCOMES)}")
-        if len(context) > lesson_store.MAX_LESSON_CHARS:
-            raise TutorialbookError("context", f"is over {lesson_store.MAX_LESSON_CHARS} characters")
+                      context: str = "", feedback: list[SkillFeedback] | None = None,
+                      agent: str | None = None) -> LessonResult:
+        """Store (or count again) one lesson. ``agent`` is who learned it (over HTTP: the
+        caller's token); by default settings.agent."""
+        item = {"lesson": lesson, "outcome": outcome, "skill_id": skill_id, "node_id": node_id,
+                "context": context, "feedback": feedback}
+        return self._record_lessons([item], book, agent, single=True)[0]
+
+    def record_lessons(self, lessons: list[dict], book: str, agent: str | None = None) -> list[LessonResult]:
+        """Record many lessons of one book at once. Each item takes record_lesson's arguments
+        (``lesson``, ``outcome``, ``skill_id``, ``node_id``, ``context``, ``feedback``). All are
+        checked before anything is written; then the new lessons are one commit, merges one
+        update, feedback one update per skill, and their history one commit."""
+        if not isinstance(lessons, list) or not lessons:
+            raise TutorialbookError("lessons", "give a non-empty list of lessons")
+        return self._record_lessons(lessons, book, agent, single=False)
+
+    def _record_lessons(self, items: list, book: str, agent: str | None, single: bool) -> list[LessonResult]:
+        agent = agent or self.agent
         tree = self.tree(book)
-        feedback = feedback or []
-        for item in feedback:
-            self._skill_in_book(item.skill_id, book, "feedback")
-        vector = self.embed([text])[0]
+        plans = [self._lesson_plan(item, book, tree, "" if single else f"lessons[{n}].")
+                 for n, item in enumerate(items)]
+        vectors = self.embed([p["text"] for p in plans])
+        for plan, vector in zip(plans, vectors):
+            plan["vector"] = vector
+            if not plan["node_id"]:
+                plan["node_id"] = self._best_node(tree, plan["text"], vector)
+                plan["attached"] = ("root:" if plan["node_id"] == tree.root_id else "node:") + plan["node_id"]
+        now = time.time()
+        rows = []
+        for plan in plans:
+            target = f"skill:{plan['skill_id']}" if plan["skill_id"] else f"node:{plan['node_id']}"
+            row_id = lesson_store.lesson_id(book, target, plan["text"])
+            plan["similar"] = [
+                r for r in (
+                    self.store.table("lessons").search(plan["vector"].tolist()).distance_type("cosine")
+                    .where(f"book = {quote(book)} AND id != {quote(row_id)}", prefilter=True).limit(5).to_list()
+                )
+                if 1 - r["_distance"] >= lesson_store.SIMILAR
+            ]
+            rows.append({
+                "id": row_id, "book": book, "text": plan["text"], "outcome": plan["outcome"],
+                "context": plan["context"], "skill_id": plan["skill_id"], "node_id": plan["node_id"],
+                "agent": agent, "key": target, "merged_count": 1, "created_at": now, "updated_at": now,
+                "vector": plan["vector"].tolist(),
+            })
+        # new ids in one commit; an id already stored (or repeated in this batch) is counted
+        with self.store.lock("lessons"):
+            present = {r["id"] for r in self.store.rows("lessons", in_list("id", [r["id"] for r in rows]), ["id"])}
+            fresh: dict[str, dict] = {}
+            extra: dict[str, int] = {}
+            merged_flags = []
+            for row in rows:
+                if row["id"] in present or row["id"] in fresh:
+                    extra[row["id"]] = extra.get(row["id"], 0) + 1
+                    merged_flags.append(True)
+                else:
+                    fresh[row["id"]] = row
+                    merged_flags.append(False)
+            written = self.store.insert("lessons", list(fresh.values()))
+            by_count: dict[int, list[str]] = {}
+            for row_id, n in extra.items():
+                by_count.setdefault(n, []).append(row_id)
+            for n, ids in by_count.items():
+                written = self.store.update_sql("lessons", in_list("id", ids),
+                                                {"merged_count": f"merged_count + {n}", "updated_at": repr(now)})
+        stored = {r["id"]: r for r in self.store.rows("lessons", in_list("id", [r["id"] for r in rows]))}
+        # feedback: one update per skill for the whole batch
+        verdicts_of = []
+        totals: dict[str, dict[str, int]] = {}
+        for plan in plans:
+            verdicts = list(plan["verdicts"])
+            sid = plan["skill_id"]
+            if sid and plan["outcome"] in ("success", "failure") and sid not in {s for s, _ in verdicts}:
+                verdicts.append((sid, "helpful" if plan["outcome"] == "success" else "harmful"))
+            verdicts_of.append(verdicts)
+            for s, verdict in verdicts:
+                column = "helpful" if verdict == "helpful" else "harmful"
+                totals.setdefault(s, {}).setdefault(column, 0)
+                totals[s][column] += 1
+        for s, columns in totals.items():
+            self.store.update_sql("skills", f"id = {quote(s)}", {c: f"{c} + {n}" for c, n in columns.items()})
+        counts = {r["id"]: r for r in self.store.rows("skills", in_list("id", list(totals)))} if totals else {}
+        version = hist.version_of(written)
+        hist.record(self.store, [
+            hist.lesson_event(book, agent, stored.get(row["id"], row), merged, verdicts, version, time.time())
+            for row, merged, verdicts in zip(rows, merged_flags, verdicts_of)
+        ])
+        results = []
+        for plan, row, merged, verdicts in zip(plans, rows, merged_flags, verdicts_of):
+            now_row = stored.get(row["id"], row)
+            results.append(LessonResult(
+                lesson_id=row["id"], merged=merged, merged_count=now_row["merged_count"], attached_to=plan["attached"],
+                similar=[_lesson_view(r, 1 - r["_distance"]) for r in plan["similar"]],
+                feedback=[FeedbackCount(skill_id=c["id"], helpful=c["helpful"], harmful=c["harmful"])
+                          for c in (counts[s] for s in dict.fromkeys(s for s, _ in verdicts) if s in counts)],
+            ))
+        return results
+
+    def _lesson_plan(self, item, book: str, tree: Tree, prefix: str) -> dict:
+        """One lesson's checked arguments (errors name the field, prefixed in a batch)."""
+        get = item.get if isinstance(item, dict) else lambda k, d=None: getattr(item, k, d)
+        text = (get("lesson") or "").strip() if isinstance(get("lesson") or "", str) else ""
+        outcome, skill_id, node_id = get("outcome") or "note", get("skill_id") or "", get("node_id") or ""
+        context = get("context") or ""
+        if not text:
+            raise TutorialbookError(prefix + "lesson", "is empty; say what worked or what did not")
+        if len(text) > lesson_store.MAX_LESSON_CHARS:
+            raise TutorialbookError(prefix + "lesson", f"is {len(text)} characters; the limit is {lesson_store.MAX_LESSON_CHARS}")
+        if outcome not in lesson_store.OUTCOMES:
+            raise TutorialbookError(prefix + "outcome", f"{outcome!r} is not one of {', '.join(lesson_store.OUTCOMES)}")
+        if len(context) > lesson_store.MAX_LESSON_CHARS:
+            raise TutorialbookError(prefix + "context", f"is over {lesson_store.MAX_LESSON_CHARS} characters")
+        verdicts = []
+        for f in get("feedback") or []:
+            f = f if isinstance(f, SkillFeedback) else SkillFeedback.model_validate(f)
+            self._skill_in_book(f.skill_id, book, prefix + "feedback")
+            verdicts.append((f.skill_id, f.verdict))
         if skill_id:
-            node_id = self._skill_in_book(skill_id, book, "skill_id")["node_id"]
+            node_id = self._skill_in_book(skill_id, book, prefix + "skill_id")["node_id"]
             attached = f"skill:{skill_id}"
         elif node_id:
             if node_id not in tree.nodes:
-                raise NotFound("node_id", f"no node {node_id!r} in book {book!r}")
+                raise NotFound(prefix + "node_id", f"no node {node_id!r} in book {book!r}")
             attached = f"node:{node_id}"
         else:
-            node_id = self._best_node(tree, text, vector)
-            attached = f"root:{node_id}" if node_id == tree.root_id else f"node:{node_id}"
-        row, merged, similar = lesson_store.record(
-            self.store, book=book, text=text, outcome=outcome, context=context, skill_id=skill_id,
-            node_id=node_id, agent=self.agent, vector=vector,
-        )
-        verdicts = [(f.skill_id, f.verdict) for f in feedback]
-        if skill_id and outcome in ("success", "failure") and skill_id not in {s for s, _ in verdicts}:
-            verdicts.append((skill_id, "helpful" if outcome == "success" else "harmful"))
-        for sid, verdict in verdicts:
-            lesson_store.give_feedback(self.store, sid, verdict)
-        counts = [self.store.get("skills", sid) for sid in dict.fromkeys(s for s, _ in verdicts)]
-        return LessonResult(
-            lesson_id=row["id"], merged=merged, merged_count=row["merged_count"], attached_to=attached,
-            similar=[_lesson_view(r, 1 - r["_distance"]) for r in similar],
-            feedback=[FeedbackCount(skill_id=c["id"], helpful=c["helpful"], harmful=c["harmful"]) for c in counts],
-        )
+            attached = ""  # the best-matching node, once the text is embedded
+        return {"text": text, "outcome": outcome, "context": context, "skill_id": skill_id, "node_id": node_id,
+                "attached": attached, "verdicts": verdicts}
 
     def _skill_in_book(self, skill_id: str, book: str, field: str) -> dict:
         row = self.store.get("skills", skill_id)
@@ -331,6 +584,77 @@ class Library:
     def _best_node(self, tree: Tree, text: str, vector: np.ndarray) -> str:
         hits = search(self.store, "nodes", tree.book, text, vector, "vector", 1, "kind != 'book'")
         return hits[0].row["id"] if hits and hits[0].score >= 0.35 else tree.root_id
+
+    # -- chess -------------------------------------------------------------------
+    def evaluate_position(self, fen: str = "", moves: str = "", book: str = "", depth: int = 12,
+                          multipv: int = 1) -> PositionReport:
+        """Judge a chess position and ground it in the tutorials: rules, opening name, engine
+        (or a labelled heuristic) and, kept apart, what the lessons teach there."""
+        from tutorialbook.skills.chess import engine as chess_engine, openings
+        from tutorialbook.skills.chess import positions
+
+        if not 1 <= multipv <= 5:
+            raise TutorialbookError("multipv", f"must be between 1 and 5, got {multipv}")
+        if book:
+            self.tree(book)
+        board = chess_engine.parse_position(fen or None, moves or None)
+        status = chess_engine.describe(board)
+        opening = openings.classify(board)
+        analysis = self.engine().analyse(board, depth=depth, multipv=multipv)
+        taught = positions.taught_at(self, board, book)
+        related = positions.related_skills(self, taught, opening, book)
+        return PositionReport(
+            status=PositionStatus(**{k: getattr(status, k) for k in PositionStatus.model_fields}),
+            opening=OpeningName(eco=opening.eco, name=opening.name) if opening else None,
+            engine=EngineView(
+                source=analysis.source, engine=analysis.engine, depth=analysis.depth, cp=analysis.cp,
+                cp_to_move=analysis.cp_to_move, mate=analysis.mate, note=analysis.note,
+                lines=[EngineLine(san=l.san, cp=l.cp, mate=l.mate) for l in analysis.lines],
+            ),
+            taught=taught, related_skills=related,
+        )
+
+    def engine(self):
+        """One chess engine process per library, started on first use."""
+        if self._chess_engine is None:
+            from tutorialbook.skills.chess.engine import Engine
+
+            self._chess_engine = Engine(self.settings.engine_path)
+        return self._chess_engine
+
+    def close(self) -> None:
+        if self._chess_engine is not None:
+            self._chess_engine.close()
+            self._chess_engine = None
+
+    # -- history (memory/history.py) ----------------------------------------------
+    def history(self, book: str, limit: int | None = None, action: str | None = None,
+                target: str | None = None) -> list[hist.HistoryEvent]:
+        """Who wrote what in a book, when: its events, newest first."""
+        _check_book_name(book)
+        if not self.has_book(book) and not self.store.count(hist.EVENTS, f"book = {quote(book)}"):
+            raise self.missing_book(book)
+        if limit is not None and limit < 1:
+            raise TutorialbookError("limit", f"must be at least 1, got {limit}")
+        return hist.history(self.store, book, limit, action, target)
+
+    def restore(self, book: str, to: str | None = None, at: float | str | None = None,
+                agent: str | None = None) -> hist.RestoreReport:
+        """Put one book back as it was just after event ``to``, or at time ``at`` (epoch
+        seconds or ISO 8601); other books are untouched. A restore is a new version."""
+        _check_book_name(book)
+        moment = hist.resolve_time(self.store, book, to, at)
+        return hist.restore(self.store, book, moment, agent or self.agent)
+
+    def revert_lesson(self, lesson_id: str, agent: str | None = None) -> hist.RevertReport:
+        """Remove one lesson (and the helpful/harmful counts it gave); later writes stay."""
+        return hist.revert_lesson(self.store, lesson_id, agent or self.agent)
+
+    def revert_skill(self, skill_id: str, version: int | None = None,
+                     agent: str | None = None) -> hist.RevertReport:
+        """Put one skill's content back to an earlier version of that row (default: the one
+        before the current), as a new version; its feedback counts and other rows stay."""
+        return hist.revert_skill(self.store, skill_id, version, agent or self.agent)
 
     # -- documents (resources) ---------------------------------------------------
     def tutorials(self, book: str) -> list[TutorialInfo]:
@@ -401,6 +725,21 @@ def _lesson_view(row: dict, score: float | None = None) -> LessonView:
     return LessonView(id=row["id"], text=row["text"], outcome=row["outcome"], context=row["context"],
                       skill_id=row["skill_id"], node_id=row["node_id"], agent=row["agent"],
                       merged_count=row["merged_count"], score=None if score is None else round(float(score), 6))
+
+
+def _check_rounds(rounds, field: str, minimum: int) -> None:
+    from tutorialbook.skills.refine import MAX_ROUNDS
+
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not minimum <= rounds <= MAX_ROUNDS:
+        raise TutorialbookError(field, f"must be a whole number from {minimum} to {MAX_ROUNDS}, got {rounds!r}")
+
+
+def _pack_of(tutorial: dict):
+    """The domain pack a stored tutorial was ingested with (the general pack if unknown)."""
+    try:
+        return get_pack(tutorial["domain"])
+    except Exception:  # a pack that is gone or fails to load: general questions still apply
+        return DomainPack()
 
 
 def _check_book_name(book: str) -> None:

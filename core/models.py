@@ -139,6 +139,10 @@ class TutorialReport(BaseModel):
     nodes_updated: int = 0
     skills_added: int = 0
     skills_updated: int = 0
+    questions_harvested: int = Field(0, description="questions harvested from the tutorial to examine the memory")
+    pass_rate_before: float | None = Field(None, description="share of them the memory answered before refinement")
+    pass_rate_after: float | None = Field(None, description="share answered after refinement repaired the failures")
+    repairs: int = Field(0, description="skills added or extended by refinement")
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
 
@@ -168,3 +172,117 @@ class TutorialInfo(BaseModel):
     timed: bool
     status: str
     segments: int
+
+
+class QuestionResult(BaseModel):
+    """One harvested question, asked of the memory alone."""
+
+    id: str
+    tutorial_id: str
+    kind: str = Field(description="cloze, avoid, next_step, or a domain pack's kind")
+    question: str
+    answer: str = Field(description="the phrase a correct answer must contain")
+    evidence: Evidence = Field(description="the tutorial span that answers it")
+    passed: bool
+    modes: dict[str, bool] = Field(default_factory=dict, description="passed per retrieval mode")
+    skill_id: str = Field("", description="the skill that answered it, when one did")
+    passed_before: bool | None = None
+    passed_after: bool | None = None
+
+
+class TutorialRefinement(BaseModel):
+    tutorial_id: str
+    title: str
+    questions: int
+    pass_rate_before: float | None
+    pass_rate_after: float | None
+    rounds: int = Field(description="repair rounds run (stops early when the pass rate stops rising)")
+    skills_added: int = 0
+    skills_extended: int = 0
+    skills_moved: int = Field(0, description="skills moved to the TOC node the questions' descent reaches")
+
+
+class RefineReport(BaseModel):
+    book: str
+    questions: int
+    pass_rate_before: float | None
+    pass_rate_after: float | None
+    tutorials: list[TutorialRefinement]
+    failures: list[QuestionResult] = Field(default_factory=list, description="questions still failing")
+
+
+class ExamReport(BaseModel):
+    book: str
+    questions: int
+    passed: int
+    pass_rate: float | None
+    by_kind: dict[str, float] = Field(default_factory=dict, description="pass rate per question kind")
+    regressions: list[QuestionResult] = Field(
+        default_factory=list, description="questions that passed after refinement and fail now")
+    failures: list[QuestionResult] = Field(default_factory=list, description="every question failing now")
+    note: str = ""
+
+
+class TaughtMove(BaseModel):
+    """A move a tutorial discusses at a position: what the narrator said, and when."""
+
+    move_san: str
+    kind: Literal["move", "recommend", "avoid"] = Field(description="shown in a line, recommended, or warned against")
+    reason: str = ""
+    quote: str
+    evidence: Evidence
+    node_id: str = ""
+    skill_id: str = ""
+
+
+class OpeningName(BaseModel):
+    eco: str
+    name: str
+
+
+class EngineLine(BaseModel):
+    san: list[str]
+    cp: int | None = Field(description="centipawns from White's point of view; None when mate is found")
+    mate: int | None = Field(description="moves to mate, positive when White mates")
+
+
+class EngineView(BaseModel):
+    """Computed evaluation: kept apart from what the tutorials teach."""
+
+    source: Literal["engine", "heuristic"]
+    engine: str
+    depth: int
+    cp: int | None
+    cp_to_move: int | None
+    mate: int | None
+    lines: list[EngineLine]
+    note: str = ""
+
+
+class PositionStatus(BaseModel):
+    fen: str
+    turn: str
+    check: bool
+    checkmate: bool
+    stalemate: bool
+    insufficient_material: bool
+    legal_moves: int
+    points: dict[str, int]
+
+
+class Taught(BaseModel):
+    """What the tutorials say: at this position, else at the nearest earlier position of the line."""
+
+    at: Literal["this position", "earlier position", "nothing found"]
+    plies_back: int = Field(0, description="how many moves back the nearest taught position is")
+    fen: str = ""
+    moves: list[TaughtMove] = Field(default_factory=list)
+
+
+class PositionReport(BaseModel):
+    status: PositionStatus
+    opening: OpeningName | None
+    engine: EngineView
+    taught: Taught
+    related_skills: list[SkillBrief]
+    note: str = SOURCE_NOTE

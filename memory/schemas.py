@@ -41,9 +41,19 @@ SCHEMAS: dict[str, pa.Schema] = {
         ("agent", S), ("key", S), ("merged_count", I), ("created_at", F), ("updated_at", F),
         vector=True,
     ),
+    "positions": _schema(
+        ("tutorial_id", S), ("epd", S), ("move_san", S), ("move_uci", S), ("kind", S), ("line", I),
+        ("ply", I), ("start", F), ("end", F), ("quote", S), ("reason", S), ("node_id", S),
+        ("skill_id", S), ("eco", S), ("opening", S),
+    ),
     "questions": _schema(
         ("tutorial_id", S), ("question", S), ("answer", S), ("kind", S), ("evidence", S),
         ("passed_before", B), ("passed_after", B), ("created_at", F),
+    ),
+    # append-only: who wrote what, when (see memory/history.py); never restored or rewritten
+    "events": _schema(
+        ("at", F), ("agent", S), ("action", S), ("target", S), ("summary", S), ("versions", S),
+        ("detail", S),
     ),
 }
 

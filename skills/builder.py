@@ -66,6 +66,10 @@ class Plan:
     nodes_updated: int = 0
     skills_added: int = 0
     skills_updated: int = 0
+    node_for: dict[int, str] = field(default_factory=dict)
+    """id() of an outline node -> the book node it became or merged into."""
+    skill_for: dict[int, str] = field(default_factory=dict)
+    """id() of a skill draft -> the skill it became or merged into."""
 
 
 def outline(tutorial: TutorialContext) -> OutlineNode:
@@ -118,7 +122,9 @@ class Builder:
         self._pending_skills: list[tuple[dict, np.ndarray]] = []
 
     def build(self, tutorial: TutorialContext, chapter: OutlineNode) -> Plan:
-        self._merge(tutorial, chapter, self.tree.root_id, CHAPTER_MATCH)
+        """Merge an outline: one chapter, or (kind "root") several chapters at once."""
+        for local in chapter.children if chapter.kind == "root" else [chapter]:
+            self._merge(tutorial, local, self.tree.root_id, CHAPTER_MATCH)
         self._refresh_node_texts()
         return self.plan
 
@@ -131,6 +137,7 @@ class Builder:
             node = self._new_node(tutorial, local, parent_id, vector, evidence)
         else:
             self._extend_node(node, evidence)
+        self.plan.node_for[id(local)] = node["id"]
         for draft in local.drafts:
             self._add_skill(tutorial, draft, node["id"])
         for child in local.children:
@@ -235,6 +242,7 @@ class Builder:
         proof = evidence(tutorial, spans[0].start, spans[-1].end, draft.quote)
         match = self._match_skill(draft, vector)
         if match is not None:
+            self.plan.skill_for[id(draft)] = match["id"]
             known = json.loads(match["evidence"] or "[]")
             if any(e["tutorial_id"] == tutorial.id for e in known):
                 return
@@ -269,6 +277,7 @@ class Builder:
         }
         self.plan.skills.append(row)
         self._pending_skills.append((row, vector))
+        self.plan.skill_for[id(draft)] = row["id"]
         self.plan.skills_added += 1
 
     def _match_skill(self, draft: SkillDraft, vector: np.ndarray) -> dict | None:

@@ -21,7 +21,7 @@ async def test_ingest_browse_retrieve_over_stdio(tmp_path, mode):
         expected = "2026-07-28" if mode == "auto" else "2025-11-25"
         assert client.protocol_version == expected
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"ingest_tutorial", "browse_toc", "retrieve_skill", "record_lesson"}
+        assert set(tools) == {"ingest_tutorial", "browse_toc", "retrieve_skill", "record_lesson", "evaluate_position"}
         for tool in tools.values():
             assert tool.input_schema["properties"] and tool.output_schema["properties"]
         assert "source" in tools["ingest_tutorial"].input_schema["properties"]

@@ -6,7 +6,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from tutorialbook.models import NodeView
-from tutorialbook.tools._run import library_of, run
+from tutorialbook.tools._run import run, scope
 
 
 async def browse_toc(
@@ -19,4 +19,5 @@ async def browse_toc(
     with timestamps, its children (id, title, one-line summary, counts) and the skills
     and lessons attached to it. Start at the root (empty node_id), read the children's
     summaries, and open the most relevant child; retrieve_skill then finds the skills."""
-    return await run(library_of(ctx).browse, book, node_id, depth)
+    s = await scope(ctx, book, "read", "browse_toc")
+    return await run(s.library.browse, book, node_id, depth, scope=s)

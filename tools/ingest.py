@@ -7,7 +7,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from tutorialbook.models import IngestReport
-from tutorialbook.tools._run import library_of, run
+from tutorialbook.tools._run import run, scope
 
 
 async def ingest_tutorial(
@@ -15,7 +15,8 @@ async def ingest_tutorial(
                                              ".md/.txt text, or a folder of these")],
     book: Annotated[str, Field(description="book to add it to (created if new)")] = "default",
     title: Annotated[str, Field(description="tutorial title; defaults to the file name")] = "",
-    domain: Annotated[Literal["auto", "general"], Field(description="domain pack to use")] = "auto",
+    domain: Annotated[Literal["auto", "general", "chess"],
+                      Field(description="domain pack: auto picks it from the title, file name or transcript")] = "auto",
     ctx: Context = None,
 ) -> IngestReport:
     """Turn a tutorial into knowledge: transcribe or read it, build or extend the book's
@@ -25,7 +26,9 @@ async def ingest_tutorial(
     def progress(done: float, total: float, message: str) -> None:
         anyio.from_thread.run(ctx.report_progress, done, total, message)
 
-    return await run(library_of(ctx).ingest, source, book, title or None, domain, progress, _cancelled)
+    s = await scope(ctx, book, "write", "ingest_tutorial")
+    return await run(s.library.ingest, source, book, title or None, domain, progress, _cancelled,
+                     agent=s.agent, scope=s)
 
 
 def _cancelled() -> bool:

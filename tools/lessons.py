@@ -6,7 +6,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from tutorialbook.models import LessonResult, SkillFeedback
-from tutorialbook.tools._run import library_of, run
+from tutorialbook.tools._run import run, scope
 
 
 async def record_lesson(
@@ -28,6 +28,7 @@ async def record_lesson(
     with neither it attaches to the best-matching node (or the root). An identical lesson
     is counted again rather than duplicated; similar lessons are returned so you can
     check them."""
+    s = await scope(ctx, book, "write", "record_lesson")  # the lesson's agent is the caller's token
     return await run(
-        library_of(ctx).record_lesson, lesson, book, outcome, skill_id, node_id, context, feedback
+        s.library.record_lesson, lesson, book, outcome, skill_id, node_id, context, feedback, agent=s.agent, scope=s
     )

@@ -6,7 +6,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from tutorialbook.models import RetrieveResult
-from tutorialbook.tools._run import library_of, run
+from tutorialbook.tools._run import run, scope
 
 
 async def retrieve_skill(
@@ -18,10 +18,12 @@ async def retrieve_skill(
         Field(description="toc: descend the TOC tree and return the route; hybrid: BM25 + vectors "
                           "fused with RRF; keyword: BM25 only; vector: embeddings only"),
     ] = "hybrid",
+    fen: Annotated[str, Field(description="chess: a position (FEN); skills the tutorials tie to it come first")] = "",
     ctx: Context = None,
 ) -> RetrieveResult:
     """Find the skills a book teaches for a task. Each skill has its steps, when to use
     it, its place in the TOC, the evidence (tutorial, start-end seconds, quote, link),
     lessons other agents attached, and helpful/harmful counts. Lessons matching the query
     come back too. After acting on a skill, call record_lesson with what happened."""
-    return await run(library_of(ctx).retrieve, query, book, k, mode)
+    s = await scope(ctx, book, "read", "retrieve_skill")
+    return await run(s.library.retrieve, query, book, k, mode, fen, scope=s)

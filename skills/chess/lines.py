@@ -1,0 +1,347 @@
+"""Lines through a narrated lesson: every move placed in the position where it was said.
+
+A lesson is not one game. The narrator restarts ("we start with"), branches ("instead of Bb5"),
+goes back ("after 2. Nf3"), and advises ("the best move here is ..."). Moves are kept as a tree of
+lines from the initial position, so each mention lands on an exact position (EPD) with the second
+it was said, and the advice is kept apart from the moves that were merely played.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import chess
+
+from ..transcript import Segment
+from .moves import Mention, find_mentions
+
+__all__ = ["MoveEvent", "track_lines"]
+
+
+@dataclass(frozen=True)
+class MoveEvent:
+    """One move said in a lesson, in the line it belongs to."""
+
+    line: int
+    """Line id, from 1 in order of appearance; a line holds every move from the initial position."""
+    ply: int
+    """1 for White's first move, 2 for Black's reply, ..."""
+    san: str
+    uci: str
+    epd_before: str
+    epd_after: str
+    start: float
+    end: float
+    quote: str
+    """The sentence that said it."""
+    kind: str = "move"
+    """"move" (played or shown), "recommend" (advised) or "avoid" (warned against)."""
+    reason: str = ""
+    """For advice: why, in the narrator's words; the whole sentence when no reason is given."""
+    branch_of: int | None = None
+    """The line this line forked from; None for a line started from scratch."""
+    transposes_to: int | None = None
+    """An earlier line that reached the same position by another move order."""
+
+
+_RESTART = re.compile(
+    r"\b(?:(?:we|let's|lets|let\s+us|we'll|i'll)\s+(?:start|begin)|start(?:ing)?\s+(?:again|over|with)|"
+    r"from\s+the\s+(?:starting|initial)\s+position|from\s+the\s+(?:start|beginning)|from\s+scratch|"
+    r"back\s+to\s+the\s+(?:start|beginning|starting\s+position|initial\s+position)|the\s+game\s+(?:starts|begins))\b",
+    re.IGNORECASE,
+)
+_INSTEAD_OF = re.compile(r"\binstead\s+of\b", re.IGNORECASE)
+_ALTERNATIVE = re.compile(
+    r"\b(?:instead|alternatively|another\s+(?:option|idea|move|possibility|try)\s+is|"
+    r"(?:can|could|may|might)\s+also\s+(?:play|try|go\s+for)|also\s+possible\s+is)\b",
+    re.IGNORECASE,
+)
+_SUPPOSE = re.compile(r"\b(?:suppose|what\s+if|imagine)\b", re.IGNORECASE)
+_AFTER = re.compile(r"\bafter\b", re.IGNORECASE)
+_AFTER_GAP = re.compile(r"\s*(?:the\s+(?:position|moves?)\s+(?:after\s+)?)?(?:\d+\s*(?:\.\.\.|…|\.)\s*(?:\.\.\.|…)?\s*)?", re.IGNORECASE)
+_RUN_GAP = re.compile(r"\s*(?:\d+\s*(?:\.\.\.|…|\.)\s*(?:\.\.\.|…)?\s*)?")
+_RECOMMEND = re.compile(
+    r"\b(?:best|the\s+main\s+(?:move|line|idea)|you\s+should|should\s+play|i\s+recommend|recommended|"
+    r"strongest|the\s+key\s+move|the\s+(?:right|correct)\s+move|must\s+play|a\s+(?:good|strong)\s+move)\b",
+    re.IGNORECASE,
+)
+_AVOID = re.compile(
+    r"(?:\b(?:don't|do\s+not|never|avoid|careful\s+not\s+to)\b|\b(?:mistake|blunder|dubious|bad\s+move|is\s+bad)\b)",
+    re.IGNORECASE,
+)
+_REASON = re.compile(r"\b(?:because(?:\s+of)?|since|as|so\s+that|in\s+order\s+to|which|to)\b\s*", re.IGNORECASE)
+_CAUSE = re.compile(r"\b(?:because(?:\s+of)?|since)\b\s*", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s+[A-Z0-9\"'(]|\s*$)")
+_MOVE_NUMBER_DOT = re.compile(r"(?:^|\s)\d{1,3}$")
+_ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reach
+
+
+@dataclass
+class _Line:
+    id: int
+    moves: list[chess.Move]
+    branch_of: int | None
+
+
+@dataclass
+class _Said:
+    """A mention in its sentence: where it was said and what role the words give it."""
+
+    mention: Mention
+    role: str  # "move", "reference", "instead_of", "alternative", "suppose"
+    kind: str = "move"
+    reason: str = ""
+
+
+def _sentences(segments: list[Segment]) -> Iterable[tuple[str, list[tuple[int, int, Segment]], int]]:
+    """Sentences of the whole transcript (they cross segment boundaries), with segment offsets."""
+    doc, spans = "", []
+    for seg in segments:
+        if doc:
+            doc += " "
+        spans.append((len(doc), len(doc) + len(seg.text), seg))
+        doc += seg.text
+    start = 0
+    for m in _SENTENCE_END.finditer(doc):
+        if m.group().startswith(".") and _MOVE_NUMBER_DOT.search(doc[: m.start()]):
+            continue  # "1. e4": a move number, not a full stop
+        yield doc[start : m.end()], spans, start
+        start = m.end()
+    if doc[start:].strip():
+        yield doc[start:], spans, start
+
+
+class _Tracker:
+    def __init__(self) -> None:
+        self.lines: list[_Line] = []
+        self.line: _Line | None = None
+        self.ply = 0
+        self.fresh = True
+        self.last: tuple[_Line, int] | None = None  # the last move spoken about: its line and index
+        self.seen: dict[str, tuple[int, tuple[chess.Move, ...]]] = {}
+        self.events: list[MoveEvent] = []
+
+    # positions -----------------------------------------------------------------------------------
+
+    def path(self) -> list[chess.Move]:
+        return self.line.moves[: self.ply] if self.line else []
+
+    @staticmethod
+    def board(moves: list[chess.Move]) -> chess.Board:
+        b = chess.Board()
+        for move in moves:
+            b.push(move)
+        return b
+
+    def restart(self) -> None:
+        self.ply, self.fresh = 0, True
+
+    def go_to_number(self, mention: Mention) -> None:
+        """ "3. Bb5" names its ply: move there along the current line when it exists."""
+        if mention.move_number is None:
+            return
+        index = 2 * (mention.move_number - 1) + (1 if mention.black else 0)
+        if index != self.ply and index <= (len(self.line.moves) if self.line else 0):
+            self.ply = index
+            if index == 0:
+                self.fresh = True
+
+    def played_at(self, mention: Mention, strict: bool = True) -> int | None:
+        """Index in the current path where `mention` was played, searching back from the cursor."""
+        path = self.path()
+        for k in range(len(path) - 1, -1, -1):
+            if mention.resolve(self.board(path[:k]), strict) == path[k]:
+                return k
+        return None
+
+    # moves -----------------------------------------------------------------------------------
+
+    def follow(self, move: chess.Move) -> bool:
+        """Advance along a known continuation without a new event; False if the move is new here."""
+        path, p = self.path(), self.ply
+        for line in [self.line, *self.lines] if self.line else self.lines:
+            if len(line.moves) > p and line.moves[:p] == path and line.moves[p] == move:
+                self.line, self.ply, self.fresh = line, p + 1, False
+                self.last = (line, p)
+                return True
+        return False
+
+    def play(self, move: chess.Move, said: _Said, quote: str, seg: Segment) -> None:
+        """Play `move` at the cursor: follow a known line, extend the current one, or fork a new one."""
+        path, p = self.path(), self.ply
+        if not self.follow(move):
+            if self.line is not None and len(self.line.moves) == p and said.kind != "avoid":
+                self.line.moves.append(move)  # a warned-against move opens a side line instead
+            else:
+                parent = None if self.line is None or (self.fresh and p == 0) else self.line
+                while parent is not None and parent.branch_of is not None and self.lines[parent.branch_of - 1].moves[:p] == path:
+                    parent = self.lines[parent.branch_of - 1]  # fork from the oldest line that shares the path
+                self.line = _Line(len(self.lines) + 1, [*path, move], parent.id if parent else None)
+                self.lines.append(self.line)
+            self.ply, self.fresh, self.last = p + 1, False, (self.line, p)
+        self.emit(self.line, p, said, quote, seg)
+
+    def emit(self, line: _Line, index: int, said: _Said, quote: str, seg: Segment) -> None:
+        before = self.board(line.moves[:index])
+        move = line.moves[index]
+        san = before.san(move)
+        epd_before = before.epd()
+        before.push(move)
+        epd_after = before.epd()
+        path = tuple(line.moves[: index + 1])
+        first = self.seen.setdefault(epd_after, (line.id, path))
+        self.events.append(
+            MoveEvent(
+                line=line.id,
+                ply=index + 1,
+                san=san,
+                uci=move.uci(),
+                epd_before=epd_before,
+                epd_after=epd_after,
+                start=seg.start,
+                end=seg.end,
+                quote=quote,
+                kind=said.kind,
+                reason=said.reason,
+                branch_of=line.branch_of,
+                transposes_to=first[0] if first[1] != path else None,
+            )
+        )
+
+    def alternative(self, said: _Said, quote: str, seg: Segment) -> bool:
+        """A move offered in place of one just discussed: fork where it is legal and new."""
+        places: list[tuple[_Line, int]] = []
+        if said.role == "suppose" and self.line is not None:
+            places.append((self.line, self.ply))
+        if self.last is not None:
+            line, index = self.last
+            places += [(line, k) for k in range(index, max(index - _ALTERNATIVE_REACH, -1), -1)]
+        for line, k in places:
+            move = said.mention.resolve(self.board(line.moves[:k]))
+            if move is not None and (k >= len(line.moves) or line.moves[k] != move):
+                self.line, self.ply = line, k
+                self.play(move, said, quote, seg)
+                return True
+        return False
+
+    # sentences -------------------------------------------------------------------------------
+
+    def sentence(self, text: str, seg_at: Callable[[int], Segment]) -> None:
+        if _RESTART.search(text):
+            self.restart()
+        restore: tuple[_Line | None, int] | None = None  # a warned-against move is a side line
+        for said in _roles(text):
+            m = said.mention
+            seg = seg_at(m.end - 1)  # when the square was said: a move's words may start a segment earlier
+            if said.kind == "avoid" and restore is None:
+                restore = (self.line, self.ply)
+            if said.role == "instead_of":
+                k = self.played_at(m, strict=False)
+                if k is not None:
+                    self.ply, self.last = k, (self.line, k)
+                continue
+            self.go_to_number(m)
+            if said.role in ("alternative", "suppose") and self.alternative(said, text, seg):
+                continue
+            move = m.resolve(self.board(self.path()))
+            if said.role == "reference":
+                if move is not None and self.follow(move):
+                    if said.kind != "move":
+                        self.emit(self.line, self.ply - 1, said, text, seg)
+                    continue
+                k = self.played_at(m)
+                if k is not None:
+                    self.ply, self.last = k + 1, (self.line, k)
+                    if said.kind != "move":
+                        self.emit(self.line, k, said, text, seg)
+                    continue
+            if move is not None:
+                self.play(move, said, text, seg)
+                continue
+            k = self.played_at(m)  # said again, or advice about a move already played
+            if k is not None:
+                self.last = (self.line, k)
+                if said.kind != "move":
+                    self.emit(self.line, k, said, text, seg)
+            elif said.kind != "move":
+                self.alternative(said, text, seg)
+        if restore is not None:
+            self.line, self.ply = restore
+
+
+def _roles(text: str) -> list[_Said]:
+    """The mentions of a sentence with the role its words give each one."""
+    saids: list[_Said] = []
+    markers: list[tuple[int, str]] = []  # the first mention after (or around) each position takes the role
+    floor = 0
+    instead = _INSTEAD_OF.search(text)
+    if instead:
+        # The replaced move is often a bare square ("instead of e5"), which running narration
+        # reads as a place; here it is known to be a move.
+        clause_end = text.find(",", instead.end())
+        objects = find_mentions(text[instead.end() : clause_end if clause_end >= 0 else len(text)], strict=False)
+        if objects:
+            obj = objects[0]
+            obj.start, obj.end = obj.start + instead.end(), obj.end + instead.end()
+            saids.append(_Said(obj, "instead_of"))
+            floor = obj.end
+        markers.append((max(floor, instead.end()), "alternative"))
+    markers += [(m.start(), "alternative") for m in _ALTERNATIVE.finditer(text) if not (instead and m.start() == instead.start())]
+    markers += [(m.start(), "suppose") for m in _SUPPOSE.finditer(text)]
+    afters = [m.end() for m in _AFTER.finditer(text)]
+    previous_end, in_run = floor, False
+    for m in find_mentions(text):
+        if m.start < floor:
+            continue
+        role = next((r for pos, r in markers if previous_end <= pos < m.end), None)  # may sit in its prefix
+        in_run = any(previous_end <= a <= m.start and _AFTER_GAP.fullmatch(text[a : m.start]) for a in afters) or (
+            in_run and _RUN_GAP.fullmatch(text[previous_end : m.start]) is not None
+        )
+        saids.append(_Said(m, role or ("reference" if in_run else "move")))
+        previous_end = m.end
+    _advice(text, [s for s in saids if s.role != "instead_of"])
+    return saids
+
+
+def _advice(text: str, saids: list[_Said]) -> None:
+    """Mark the mention each recommendation or warning is about, with the narrator's reason."""
+    cues = sorted([(m.start(), m.end(), "recommend") for m in _RECOMMEND.finditer(text)] + [(m.start(), m.end(), "avoid") for m in _AVOID.finditer(text)])
+    for n, (start, end, kind) in enumerate(cues):
+        next_cue = cues[n + 1][0] if n + 1 < len(cues) else len(text)
+        target = next((s for s in saids if end <= s.mention.start < next_cue), None)
+        if target is None:
+            target = next((s for s in reversed(saids) if s.mention.end <= start), None)
+        if target is not None and target.kind == "move":
+            target.kind = kind
+            target.reason = _reason(text, target.mention, [s.mention for s in saids])
+
+
+def _reason(text: str, mention: Mention, mentions: list[Mention]) -> str:
+    """The words after "because", "to", "which" ... that follow the advised move, else the sentence."""
+    for m in _REASON.finditer(text, mention.end):
+        if any(o.start <= m.start() < o.end for o in mentions):
+            continue  # the "to" of "knight to f3"
+        reason = text[m.end() :].strip().rstrip(".!?").strip()
+        if reason:
+            return reason
+    cause = _CAUSE.search(text)
+    if cause and text[cause.end() :].strip():
+        return text[cause.end() :].split(",")[0].strip().rstrip(".!?")
+    return text.strip()
+
+
+def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
+    """Every move a narrated lesson mentions, in order, placed in its line of play."""
+    segments = list(segments)
+    tracker = _Tracker()
+    for text, spans, offset in _sentences(segments):
+
+        def seg_at(pos: int, spans=spans, offset=offset) -> Segment:
+            return next(seg for start, end, seg in reversed(spans) if start <= offset + pos)
+
+        stripped = text.lstrip()
+        shift = len(text) - len(stripped)
+        tracker.sentence(stripped.rstrip(), lambda pos, shift=shift, seg_at=seg_at: seg_at(pos + shift))
+    return tracker.events

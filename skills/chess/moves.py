@@ -1,0 +1,665 @@
+"""Spoken chess moves to legal moves.
+
+Narrators say one move many ways ("knight to f3", "Nf3", "the knight goes to f3") and speech
+recognition adds its own errors ("night to F3", "pawn to 84", "before" for b4). A grammar would
+break on these, so a phrase is reduced to the features it carries (piece, target square, source
+hints, capture, check, castling side, promotion) and, of the legal moves of the board, the one
+that explains those features best wins. Nothing plausible, or a tie, is a refusal: a wrong move
+would corrupt every position after it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import chess
+
+__all__ = ["Mention", "find_mentions", "find_moves", "parse_spoken_move"]
+
+# --- tokens -------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"(?P<castle>(?<![\w-])[Oo0]-[Oo0](?P<long>-[Oo0])?(?P<cchk>[+#])?(?![\w-]))"
+    # SAN, UCI and bare squares. A lower-case piece letter counts only where a file letter cannot
+    # be meant ("nf3"; "bc4" but not "bxc4", which is a pawn capture).
+    r"|(?P<san>(?<![A-Za-z0-9])(?P<piece>[KQRBN]|[nrqk](?=[a-h]?[1-8]?[x×:]?[a-hA-H][1-8])|b(?=[a-h][1-8]))?"
+    r"(?P<ff>[a-h])?(?P<fr>[1-8])?(?P<x>[x×:])?(?P<sq>[a-hA-H][1-8])(?:=?(?P<promo>[QRBNqrbn]))?"
+    r"(?P<chk>[+#])?(?![A-Za-z0-9]))"
+    r"|(?P<movenum>(?<![\w.])\d{1,3}(?:\.\.\.|…|\.))"
+    r"|(?P<dots>\.\.\.|…)"
+    r"|(?P<word>[A-Za-z]+(?:['’][A-Za-z]+)?)"
+    r"|(?P<number>\d+)"
+    r"|(?P<sym>[+#=,;:!?().])"
+)
+
+_PIECE_WORDS = {
+    chess.PAWN: "pawn pawns pon paun porn",
+    chess.KNIGHT: "knight knights night nights nite knite height heights",
+    chess.BISHOP: "bishop bishops bishup bishap",
+    chess.ROOK: "rook rooks rock rocks brook ruk",
+    chess.QUEEN: "queen queens",
+    chess.KING: "king kings",
+}
+_PIECES = {w: p for p, words in _PIECE_WORDS.items() for w in words.split()}
+_PIECE_LETTERS = {"p": chess.PAWN, "n": chess.KNIGHT, "b": chess.BISHOP, "r": chess.ROOK, "q": chess.QUEEN, "k": chess.KING}
+
+_WORD_KINDS = {
+    "capture": "takes take took taking captures capture captured capturing grabs grab x",
+    "recapture": "recaptures recapture recaptured recapturing retakes retake retook",
+    "check": "check checks czech cheque chek",
+    "mate": "checkmate checkmates mate mates",
+    "castle": "castles castle castled castling castel castels",
+    "promote": "promotes promote promoted promoting promotion becomes equals underpromotes underpromote",
+    "to": "to too into onto",
+    "on": "on at",
+    "from": "from",
+    "with": "with",
+    "verb": (
+        "play plays played playing go goes going went move moves moved moving jump jumps jumped "
+        "come comes came develop develops developed developing push pushes pushed pushing advance "
+        "advances advanced retreat retreats retreated put puts bring brings reply replies replied "
+        "answer answers answered respond responds responded continue continues continued"
+    ),
+    "filler": (
+        "the an his her its their my our your then now also simply just immediately again back "
+        "directly straight can could should would might may will must and so first finally next "
+        "here usually typically often normally probably we i you he she they it let lets us out"
+    ),
+    "side": "kingside queenside",
+}
+_KIND_OF = {w: k for k, words in _WORD_KINDS.items() for w in words.split()}
+_COLORS = {"white": chess.WHITE, "whites": chess.WHITE, "black": chess.BLACK, "blacks": chess.BLACK}
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+# A file letter said aloud is often written as a word that sounds like it ("see 5", "be 4").
+_HOMOPHONES = {"ay": 0, "be": 1, "bee": 1, "see": 2, "sea": 2, "cee": 2, "dee": 3, "ee": 4, "ef": 5, "eff": 5, "gee": 6, "aitch": 7, "age": 7}
+_TENS = {"twenty": 2, "eighty": 8}
+# Two-digit numbers that ASR writes for a spoken square: "e4" -> "84" ("ee-four" as eighty-four),
+# "to e4" -> "24" ("twen-tee four"), so the tens digit carries a guess at the file.
+_NUMBER_FILES = {8: {4: 0.8, 0: 0.6}, 2: {4: 0.6, **{f: 0.5 for f in (0, 1, 2, 3, 5, 6, 7)}}}
+# Files whose spoken letters rhyme (bee, see, dee, ee, gee): the likeliest ASR swaps.
+_RHYMING_FILES = (1, 2, 3, 4, 6)
+_RHYME_WEIGHT = 0.3
+
+# Words that make a bare square a place, not a move ("the d5 square", "attacks e5").
+_DESCRIPTORS = set(
+    "the on at of from attacks attack attacking attacked controls control controlling defends defend "
+    "defending protects protect protecting supports support supporting eyes eyeing targets target "
+    "targeting toward towards against over into around via through behind near weak strong key "
+    "pressure hits hitting pins pin pinning covers cover covering guards guard guarding occupies "
+    "occupy blockade blockades in".split()
+)
+_NOUNS = set("square squares pawn pawns file files diagonal diagonals outpost break breaks push idea plan hole weakness point complex rank lever".split())
+
+_ARTICLES = set("the a an this that his her its their my our your".split())
+_PREFIX_KINDS = {"piece", "file", "digit", "sq", "capture", "to", "on", "from", "verb", "filler", "color"}
+_CUE_KINDS = {"capture", "to", "verb"}
+_PREFIX_LIMIT = 8
+_MIN_SCORE = 3.0
+_EPS = 1e-9
+
+
+@dataclass
+class _Tok:
+    kind: str
+    start: int
+    end: int
+    text: str
+    value: object = None
+    weak: bool = False
+    written: dict | None = None
+    """For a move in notation (SAN, UCI, O-O): what the characters say."""
+
+
+def _raw_tokens(text: str) -> list[_Tok]:
+    """Split text into tokens and give each word its chess meaning, if it has one."""
+    toks: list[_Tok] = []
+    for m in _TOKEN.finditer(text):
+        kind, s, e, raw = m.lastgroup, m.start(), m.end(), m.group()
+        if m.group("castle"):
+            toks.append(_Tok("castle", s, e, raw, "Q" if m.group("long") else "K", written={"check": m.group("cchk")}))
+        elif m.group("san"):
+            piece = m.group("piece")
+            toks.append(
+                _Tok("sq", s, e, raw, chess.parse_square(m.group("sq").lower()), written={
+                    "piece": _PIECE_LETTERS[piece.lower()] if piece else None,
+                    "ff": chess.FILE_NAMES.index(m.group("ff")) if m.group("ff") else None,
+                    "fr": int(m.group("fr")) - 1 if m.group("fr") else None,
+                    "x": bool(m.group("x")),
+                    "promo": _PIECE_LETTERS[m.group("promo").lower()] if m.group("promo") else None,
+                    "check": m.group("chk"),
+                })
+            )
+        elif m.group("movenum"):
+            black = raw.endswith(("...", "…"))  # "3..." numbers Black's move
+            toks.append(_Tok("movenum", s, e, raw, (int(raw.rstrip(".…")), black)))
+        elif kind == "dots":
+            toks.append(_Tok("dots", s, e, raw))
+        elif kind == "number":
+            n = int(raw)
+            toks.append(_Tok("digit" if 1 <= n <= 8 and len(raw) == 1 else "num", s, e, raw, n))
+        elif kind == "sym":
+            toks.append(_Tok({"+": "check", "#": "mate", "=": "promote"}.get(raw, "punct"), s, e, raw))
+        else:
+            toks.append(_word_token(raw, s, e))
+    return toks
+
+
+def _word_token(raw: str, s: int, e: int) -> _Tok:
+    word = raw.lower().replace("’", "'")
+    base = word[:-2] if word.endswith("'s") else word
+    if base in _PIECES:
+        return _Tok("piece", s, e, word, _PIECES[base])
+    if base in _COLORS:
+        return _Tok("color", s, e, word, _COLORS[base])
+    if word in _NUMBER_WORDS:
+        return _Tok("digit", s, e, word, _NUMBER_WORDS[word])
+    if word in _TENS:
+        return _Tok("tens", s, e, word, _TENS[word])
+    if len(word) == 1 and word in chess.FILE_NAMES:
+        return _Tok("file", s, e, word, chess.FILE_NAMES.index(word), weak=word == "a")
+    if word in _HOMOPHONES:
+        return _Tok("homophone", s, e, word, _HOMOPHONES[word], weak=True)
+    if word in ("for", "fore"):
+        return _Tok("for", s, e, word)
+    if word == "before":
+        return _Tok("sq", s, e, word, chess.B4, weak=True)
+    if base in _KIND_OF:
+        kind = _KIND_OF[base]
+        return _Tok(kind, s, e, word, {"kingside": "K", "queenside": "Q"}.get(word))
+    return _Tok("word", s, e, word)
+
+
+def _tokens(text: str) -> list[_Tok]:
+    """Tokens after joining what speech splits ("e four" -> e4) and resolving words by context."""
+    toks = _raw_tokens(text)
+    out: list[_Tok] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        nkind = nxt.kind if nxt else None
+        if t.kind == "tens" and nkind == "digit":
+            out.append(_Tok("num", t.start, nxt.end, t.text + " " + nxt.text, t.value * 10 + nxt.value))
+            i += 2
+            continue
+        if t.kind in ("file", "homophone") and nkind in ("digit", "for"):
+            rank = 4 if nkind == "for" else nxt.value
+            out.append(_Tok("sq", t.start, nxt.end, t.text + " " + nxt.text, chess.square(t.value, rank - 1), weak=t.weak))
+            i += 2
+            continue
+        if t.kind == "capture" and nxt and nxt.text == "back":
+            out.append(_Tok("recapture", t.start, nxt.end, t.text + " back"))
+            i += 2
+            continue
+        if t.kind == "with" and nkind == "check":
+            out.append(_Tok("check", t.start, nxt.end, t.text + " check"))
+            i += 2
+            continue
+        if t.kind == "piece" and t.value in (chess.KING, chess.QUEEN) and nxt and nxt.text == "side":
+            out.append(_Tok("side", t.start, nxt.end, t.text + " side", "K" if t.value == chess.KING else "Q"))
+            i += 2
+            continue
+        if t.kind in ("tens", "homophone", "for"):
+            t = _Tok("word", t.start, t.end, t.text)
+        out.append(t)
+        i += 1
+    for i, t in enumerate(out):
+        nkind = out[i + 1].kind if i + 1 < len(out) else None
+        if t.kind == "word" and t.text == "point" and nkind in ("num", "digit", "to", "sq"):
+            t.kind, t.value = "piece", chess.PAWN  # "point 24": whisper's "pawn to e4"
+        elif t.kind == "file" and t.weak and not _names_a_file(out, i):
+            t.kind = "filler"  # the article "a"
+        elif t.kind == "movenum" and nkind not in ("sq", "castle", "dots"):
+            digits = t.text.rstrip(".…")
+            out[i] = _Tok("num", t.start, t.start + len(digits), digits, t.value[0])
+        elif t.kind == "digit" and t.value == 2 and nkind == "sq":
+            t.kind = "to"  # "pawn 2 e4" is mostly the spoken "to"; "rook 2 e2" a rank: value keeps it
+    return out
+
+
+def _names_a_file(toks: list[_Tok], i: int) -> bool:
+    """Whether "a" is the a-file: "a takes b5", "rook a d1", "rook a to d1", "the a pawn"."""
+    prev = toks[i - 1] if i else None
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if (nxt and nxt.kind in ("capture", "sq")) or (prev and prev.kind == "piece"):
+        return True
+    return bool(prev and prev.text == "the" and nxt and nxt.kind == "piece" and nxt.value == chess.PAWN)
+
+
+# --- mentions -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Mention:
+    """What one spoken move says, before it meets a board; `resolve` picks the legal move."""
+
+    start: int
+    end: int
+    text: str
+    """The words that said it (``text[start:end]`` of the parsed text)."""
+    piece: int | None = None
+    targets: dict[int, float] = field(default_factory=dict)
+    """Candidate target squares with how sure the words make us (1.0 = said plainly)."""
+    from_file: int | None = None
+    from_rank: int | None = None
+    from_square: int | None = None
+    maybe_rank: int | None = None
+    """A "2" before the square: usually the spoken "to", sometimes a rank ("rook 2 e2")."""
+    pawn_implied: bool = False
+    """A file hint with no piece ("e takes d5", "exd5") means a pawn, as in SAN."""
+    capture: bool = False
+    captured: int | None = None
+    check: bool = False
+    mate: bool = False
+    castle: str | None = None
+    """"K", "Q", or "?" when the side was not said."""
+    promotion: int | None = None
+    recapture: bool = False
+    side: chess.Color | None = None
+    move_number: int | None = None
+    black: bool | None = None
+    """From numbering: "3..." says Black's move, "3." White's; None when unnumbered."""
+    cue: bool = False
+    """A word that says a move is made (to, takes, plays, goes ...)."""
+    weak: bool = False
+    """The target came from an ASR guess ("before", "84", "see 5") rather than a plain square."""
+    bare: bool = False
+    """Only a square: no piece, no hint, no cue."""
+    location: bool = False
+    """Reads as a place rather than a move ("the knight on f3", "the d5 square")."""
+
+    def resolve(self, board: chess.Board, strict: bool = True) -> chess.Move | None:
+        """The legal move that best explains this mention, or None when none or several do.
+
+        ``strict`` follows SAN where speech is vague: a bare square is a pawn move, and sound-alike
+        squares ("c4" for "d4") are considered only when a piece and a move word were heard.
+        """
+        if self.side is not None and board.turn != self.side:
+            return None
+        targets = dict(self.targets)
+        if targets and (not strict or (self.piece is not None and self.cue)):
+            for sq, w in self.targets.items():
+                for f in _RHYMING_FILES if chess.square_file(sq) in _RHYMING_FILES else ():
+                    targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _RHYME_WEIGHT)
+        if self.recapture and not targets:
+            if not board.move_stack:
+                return None
+            targets = {board.peek().to_square: 1.0}  # from the board, not from speech: no sound-alikes
+        scored = sorted(
+            ((s, move) for move in board.legal_moves if (s := self._score(board, move, targets, strict)) is not None),
+            key=lambda sm: -sm[0],
+        )
+        if not scored or scored[0][0] < _MIN_SCORE:
+            return None
+        if len(scored) > 1 and scored[1][0] > scored[0][0] - _EPS:
+            return None
+        return scored[0][1]
+
+    def _score(self, board: chess.Board, move: chess.Move, targets: dict[int, float], strict: bool) -> float | None:
+        """How well `move` explains the mention; None rules it out."""
+        if self.castle:
+            if not board.is_castling(move):
+                return None
+            side = "K" if board.is_kingside_castling(move) else "Q"
+            if self.castle != "?" and side != self.castle:
+                return None
+            score = 8.0
+        else:
+            if targets:
+                weight = targets.get(move.to_square)
+                if weight is None:
+                    return None
+                score = 4.0 * weight
+            elif self.captured is None:
+                return None
+            else:
+                score = 0.0
+            piece = board.piece_type_at(move.from_square)
+            if self.piece is not None:
+                if piece != self.piece:
+                    return None
+                score += 2
+            elif self.pawn_implied or (strict and self.bare):
+                if piece != chess.PAWN:
+                    return None
+                score += 1
+            elif piece == chess.PAWN:
+                score += 1
+            for hint, actual in (
+                (self.from_file, chess.square_file(move.from_square)),
+                (self.from_rank, chess.square_rank(move.from_square)),
+                (self.from_square, move.from_square),
+            ):
+                if hint is not None:
+                    if hint != actual:
+                        return None
+                    score += 1
+            if self.maybe_rank is not None and chess.square_rank(move.from_square) == self.maybe_rank:
+                score += 0.5
+            is_capture = board.is_capture(move)
+            if self.capture or self.recapture:
+                if not is_capture:
+                    return None
+                score += 1
+            if self.captured is not None:
+                taken = chess.PAWN if board.is_en_passant(move) else board.piece_type_at(move.to_square)
+                if taken != self.captured:
+                    return None
+                score += 2
+            if move.promotion:
+                if self.promotion is not None and move.promotion != self.promotion:
+                    return None
+                score += 2 if self.promotion else (0.5 if move.promotion == chess.QUEEN else 0)
+            elif self.promotion is not None:
+                return None
+        if self.check or self.mate:
+            gives = board.gives_check(move)
+            score += 1 if gives else -1
+            if self.mate and gives:
+                board.push(move)
+                score += 1 if board.is_checkmate() else -0.5
+                board.pop()
+        return score
+
+
+def _skip(toks: list[_Tok], i: int, kinds: set[str]) -> int:
+    while i < len(toks) and toks[i].kind in kinds:
+        i += 1
+    return i
+
+
+def _is_source(toks: list[_Tok], i: int) -> bool:
+    """A square that says where a piece comes from: "from b8 to d7", "e4 takes d5", "knight b1 d2"."""
+    t = toks[i]
+    if t.written and (t.written["piece"] or t.written["ff"] is not None or t.written["x"]):
+        return False
+    j = _skip(toks, i + 1, {"to", "capture", "on", "verb", "filler"})
+    followed = j < len(toks) and toks[j].kind == "sq" and j - i <= 3
+    if followed and i > 0 and toks[i - 1].kind == "from":
+        return True
+    if followed and j > i + 1 and any(toks[k].kind in ("to", "capture", "verb") for k in range(i + 1, j)):
+        return True
+    return followed and j == i + 1 and i > 0 and toks[i - 1].kind == "piece"
+
+
+def _number_anchor(toks: list[_Tok], i: int, strict: bool) -> bool:
+    """A two-digit number that stands for a square: "pawn to 84", "point 24"."""
+    t = toks[i]
+    if t.kind != "num" or t.value // 10 not in _NUMBER_FILES or not 1 <= t.value % 10 <= 8:
+        return False
+    j = i - 1
+    while j >= 0 and toks[j].kind == "filler":
+        j -= 1
+    return (j >= 0 and toks[j].kind in ("piece", "to", "capture", "on")) or not strict
+
+
+def find_mentions(text: str, strict: bool = True) -> list[Mention]:
+    """Every move mention in `text`, in order, before any board is consulted.
+
+    ``strict`` (for running narration) drops what reads as a place or an ordinary word: "the d5
+    square", "the knight on f3", "before we start". Without it (for a phrase known to be a
+    move) every candidate is kept.
+    """
+    toks = _tokens(text)
+    mentions: list[Mention] = []
+    floor = 0  # tokens before this belong to an earlier mention
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        built: tuple[Mention, int] | None = None
+        if t.kind == "sq" and not _is_source(toks, i) and not (i and toks[i - 1].kind == "from"):
+            built = _target_mention(text, toks, i, floor)
+        elif _number_anchor(toks, i, strict):
+            built = _target_mention(text, toks, i, floor)
+        elif t.kind == "castle":
+            built = _castle_mention(text, toks, i, floor)
+        elif t.kind == "recapture":
+            built = _recapture_mention(text, toks, i, floor)
+        elif t.kind == "capture":
+            built = _captured_piece_mention(text, toks, i, floor)
+        if built is None:
+            i += 1
+            continue
+        mention, end = built
+        _number(toks, mention)
+        if not strict or _plausible(mention):
+            mentions.append(mention)
+        floor = end
+        i = end
+    return mentions
+
+
+def _prefix(toks: list[_Tok], i: int, floor: int) -> int:
+    """Index of the first token of the words that lead up to the anchor at `i`."""
+    j = i
+    while j > floor and i - j < _PREFIX_LIMIT and toks[j - 1].kind in _PREFIX_KINDS:
+        if toks[j - 1].kind == "sq" and not _is_source(toks, j - 1):
+            break
+        j -= 1
+    while j < i and toks[j].kind == "filler":
+        j += 1  # the quote starts at the first word that means something
+    return j
+
+
+def _number(toks: list[_Tok], mention: Mention) -> None:
+    """Attach a move number written just before the mention ("3. Bb5", "3... a6", "3. ... a6")."""
+    j = next((k for k, t in enumerate(toks) if t.start >= mention.start), len(toks)) - 1
+    black = False
+    if j >= 0 and toks[j].kind == "dots":
+        black, j = True, j - 1
+    if j >= 0 and toks[j].kind == "movenum":
+        mention.move_number = toks[j].value[0]
+        mention.black = black or toks[j].value[1]
+
+
+def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
+    """Read piece, source hints, capture and side from the words before the target."""
+    seen_capture = False
+    for t in toks:
+        if t.kind == "color":
+            mention.side = t.value
+        elif t.kind == "capture":
+            seen_capture = mention.capture = mention.cue = True
+        elif t.kind in _CUE_KINDS:
+            mention.cue = True
+            if t.kind == "to" and t.value == 2:
+                mention.maybe_rank = 1
+        elif t.kind == "piece":
+            if seen_capture:
+                mention.captured = t.value
+            else:
+                mention.piece = t.value
+        elif t.kind == "file":
+            mention.from_file = t.value
+        elif t.kind == "digit":
+            mention.from_rank = t.value - 1
+        elif t.kind == "sq":
+            mention.from_square = t.value
+    if any(t.kind == "on" for t in toks) and not mention.cue:
+        mention.location = True
+
+
+def _apply_suffix(mention: Mention, toks: list[_Tok], k: int) -> int:
+    """Consume check, promotion and "with the knight" after the target; return the next index."""
+    while k < len(toks):
+        j = _skip(toks, k, {"filler"})  # "... and promotes to a knight"
+        if j < len(toks) and toks[j].kind in ("check", "mate", "promote"):
+            k = j
+        t = toks[k]
+        if t.kind in ("check", "mate"):
+            mention.check |= t.kind == "check"
+            mention.mate |= t.kind == "mate"
+            k += 1
+        elif t.kind == "promote":
+            j = _skip(toks, k + 1, {"to", "filler"})
+            if j < len(toks) and toks[j].kind == "piece":
+                mention.promotion = toks[j].value
+                k = j + 1
+            else:
+                break
+        elif t.kind == "with":
+            j = _skip(toks, k + 1, {"filler"})
+            file = None
+            if j < len(toks) and toks[j].kind == "file":
+                file, j = toks[j].value, j + 1
+            if j < len(toks) and toks[j].kind == "piece":
+                mention.piece = mention.piece if mention.piece is not None else toks[j].value
+                if file is not None:
+                    mention.from_file = file
+                k = j + 1
+            else:
+                break
+        else:
+            break
+    return k
+
+
+def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int]:
+    t = toks[i]
+    j = _prefix(toks, i, floor)
+    m = Mention(toks[j].start, t.end, "")
+    _apply_prefix(m, toks[j:i])
+    if t.kind == "num":
+        tens, rank = divmod(t.value, 10)
+        m.targets = {chess.square(f, rank - 1): w for f, w in _NUMBER_FILES[tens].items()}
+        m.weak = True
+        if tens == 2:
+            m.cue = True  # the "twenty" is the spoken "to"
+    else:
+        m.targets = {t.value: 0.8 if t.weak else 1.0}
+        m.weak = t.weak
+        written = t.written
+        if written:
+            if written["piece"] is not None:
+                m.piece = written["piece"]
+                m.cue = True
+            if written["ff"] is not None and written["fr"] is not None:
+                m.from_square = chess.square(written["ff"], written["fr"])  # UCI, or "Qh4e1"
+            elif written["ff"] is not None:
+                m.from_file = written["ff"]
+            elif written["fr"] is not None:
+                m.from_rank = written["fr"]
+            if written["x"]:
+                m.capture = m.cue = True
+            m.promotion = written["promo"] or m.promotion
+            m.check = written["check"] == "+"
+            m.mate = written["check"] == "#"
+    if m.piece is None and (m.from_file is not None or m.from_rank is not None) and m.from_square is None:
+        m.pawn_implied = True
+    k = _apply_suffix(m, toks, i + 1)
+    m.end = toks[k - 1].end
+    m.text = text[m.start : m.end]
+    m.bare = m.piece is None and not m.cue and m.from_file is None and m.from_rank is None and m.from_square is None
+    before = toks[i - 1].text if i > 0 else ""
+    after = toks[k].text if k < len(toks) else ""
+    if (m.bare or not m.cue) and not (t.written and t.written["piece"]) and (after in _NOUNS or (m.bare and before in _DESCRIPTORS)):
+        m.location = True
+    return m, k
+
+
+def _castle_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int]:
+    t = toks[i]
+    j = i
+    while j > floor and i - j < 3 and (toks[j - 1].kind in ("filler", "color", "side", "verb") or toks[j - 1].text in ("short", "long")):
+        j -= 1
+    while j < i and toks[j].kind == "filler":
+        j += 1
+    m = Mention(toks[j].start, t.end, "", castle=t.value or "?")
+    for p in toks[j:i]:
+        if p.kind == "color":
+            m.side = p.value
+    sides = [p for p in toks[j:i] if p.kind == "side" or p.text in ("short", "long")]
+    k = i + 1
+    if t.written is not None:  # O-O written out
+        m.check = t.written["check"] == "+"
+        m.mate = t.written["check"] == "#"
+        m.cue = True
+    else:
+        s = _skip(toks, k, {"on", "filler"})
+        if s < len(toks) and (toks[s].kind == "side" or toks[s].text in ("short", "long")):
+            sides.append(toks[s])
+            k = s + 1
+        if sides:
+            m.castle = sides[-1].value or ("K" if sides[-1].text == "short" else "Q")
+        noun = i > 0 and toks[i - 1].text in _ARTICLES  # "the castle", "a castle"
+        m.cue = bool(sides) or (t.text in ("castles", "castle", "castle's") and not noun)
+    k = _apply_suffix(m, toks, k)
+    m.end = toks[k - 1].end
+    m.text = text[m.start : m.end]
+    return m, k
+
+
+def _recapture_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int]:
+    j = _prefix(toks, i, floor)
+    m = Mention(toks[j].start, toks[i].end, "", recapture=True)
+    _apply_prefix(m, toks[j:i])
+    m.cue = True
+    k = i + 1
+    s = _skip(toks, k, {"on", "filler"})
+    if s < len(toks) and toks[s].kind == "sq":
+        m.targets = {toks[s].value: 0.8 if toks[s].weak else 1.0}
+        k = s + 1
+    k = _apply_suffix(m, toks, k)
+    m.end = toks[k - 1].end
+    m.text = text[m.start : m.end]
+    return m, k
+
+
+def _captured_piece_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int] | None:
+    """ "bishop takes knight": a capture named by what it takes, with no square."""
+    p = _skip(toks, i + 1, {"filler"})
+    if p >= len(toks) or toks[p].kind != "piece":
+        return None
+    after = _skip(toks, p + 1, {"on", "filler", "to"})
+    if after < len(toks) and toks[after].kind == "sq":
+        return None  # "takes the knight on c6": the square is the anchor
+    j = _prefix(toks, i, floor)
+    m = Mention(toks[j].start, toks[p].end, "", capture=True, captured=toks[p].value, cue=True)
+    _apply_prefix(m, toks[j:i])
+    k = _apply_suffix(m, toks, p + 1)
+    m.end = toks[k - 1].end
+    m.text = text[m.start : m.end]
+    return m, k
+
+
+def _plausible(m: Mention) -> bool:
+    """In running narration, keep only mentions that read as a move being made."""
+    if m.location:
+        return False
+    if m.weak and not (m.cue or m.piece is not None):
+        return False
+    if m.captured is not None and not m.targets and m.piece is None:
+        return False
+    if m.castle and not m.cue:
+        return False
+    return True
+
+
+# --- public API ---------------------------------------------------------------------------------
+
+
+def parse_spoken_move(board: chess.Board, phrase: str) -> chess.Move | None:
+    """The legal move `phrase` names on `board`, or None when no move or more than one fits.
+
+    The phrase is taken to be a move, so ASR guesses and sound-alike squares count; use
+    `find_moves` for running narration.
+    """
+    found = {move for m in find_mentions(phrase, strict=False) if (move := m.resolve(board, strict=False))}
+    return found.pop() if len(found) == 1 else None
+
+
+def find_moves(board: chess.Board, text: str) -> list[tuple[chess.Move, tuple[int, int]]]:
+    """Every move mentioned in `text`, in order, each played on a copy of `board`.
+
+    Returns (move, (start, end)) with character offsets of the words that said it. Mentions that
+    are not legal where they occur are skipped, so ordinary words never become moves.
+    """
+    b = board.copy()
+    out = []
+    for mention in find_mentions(text):
+        move = mention.resolve(b)
+        if move is not None:
+            out.append((move, (mention.start, mention.end)))
+            b.push(move)
+    return out
