@@ -200,20 +200,20 @@ class Library:
         timings["commit"] = _lap(clock)
         if refine_rounds:
             clock = time.perf_counter()
-            self._refine_new(book, tutorial_id, pack, refine_rounds, report, progress, cancel)
+            self._refine_new(book, tutorial_id, pack, refine_rounds, report, progress, cancel, agent)
             timings["refine"] = _lap(clock)
         report.stage_seconds = timings
         progress(4, 4, "done")
         return report
 
     def _refine_new(self, book: str, tutorial_id: str, pack, rounds: int, report: TutorialReport,
-                    progress: Progress, cancel) -> None:
+                    progress: Progress, cancel, agent: str | None = None) -> None:
         """Refine the memory with the just-committed tutorial's questions (after the commit:
         a cancel or crash here leaves a complete tutorial, just less refined)."""
         from tutorialbook.skills.refine import Refiner
 
         tutorial = self.store.get("tutorials", tutorial_id)
-        summary, _ = Refiner(self, book).refine_tutorial(
+        summary, _ = Refiner(self, book, agent=agent).refine_tutorial(
             tutorial, rounds, pack, cancel, lambda message: progress(3.5, 4, f"refining: {message}"))
         report.questions_harvested = summary.questions
         report.pass_rate_before, report.pass_rate_after = summary.pass_rate_before, summary.pass_rate_after
@@ -232,7 +232,7 @@ class Library:
 
     # -- refinement ------------------------------------------------------------------
     def refine(self, book: str, rounds: int = 1, progress: Progress | None = None,
-               cancel: Callable[[], bool] | None = None) -> RefineReport:
+               cancel: Callable[[], bool] | None = None, agent: str | None = None) -> RefineReport:
         """Examine a book with questions harvested from each of its tutorials (stored ones
         are asked again) and repair every failure; ``rounds`` repair rounds at most."""
         from tutorialbook.skills.refine import Refiner
@@ -241,7 +241,7 @@ class Library:
         self.tree(book)
         tutorials = sorted(self.store.rows("tutorials", f"book = {quote(book)} AND status = 'ready'"),
                            key=lambda r: r["created_at"])
-        refiner = Refiner(self, book)
+        refiner = Refiner(self, book, agent=agent)
         summaries, failures = [], []
         for n, tutorial in enumerate(tutorials):
             if cancel and cancel():
@@ -475,16 +475,11 @@ class Library:
                 plan["attached"] = ("root:" if plan["node_id"] == tree.root_id else "node:") + plan["node_id"]
         now = time.time()
         rows = []
-        for plan in plans:
+        ids = [lesson_store.lesson_id(book, f"skill:{p['skill_id']}" if p["skill_id"] else f"node:{p['node_id']}",
+                                      p["text"]) for p in plans]
+        for plan, row_id, similar in zip(plans, ids, self._similar_lessons(book, ids, vectors)):
             target = f"skill:{plan['skill_id']}" if plan["skill_id"] else f"node:{plan['node_id']}"
-            row_id = lesson_store.lesson_id(book, target, plan["text"])
-            plan["similar"] = [
-                r for r in (
-                    self.store.table("lessons").search(plan["vector"].tolist()).distance_type("cosine")
-                    .where(f"book = {quote(book)} AND id != {quote(row_id)}", prefilter=True).limit(5).to_list()
-                )
-                if 1 - r["_distance"] >= lesson_store.SIMILAR
-            ]
+            plan["similar"] = similar
             rows.append({
                 "id": row_id, "book": book, "text": plan["text"], "outcome": plan["outcome"],
                 "context": plan["context"], "skill_id": plan["skill_id"], "node_id": plan["node_id"],
@@ -543,6 +538,21 @@ class Library:
                           for c in (counts[s] for s in dict.fromkeys(s for s, _ in verdicts) if s in counts)],
             ))
         return results
+
+    def _similar_lessons(self, book: str, ids: list[str], vectors: np.ndarray, k: int = 5) -> list[list[dict]]:
+        """Stored lessons similar to each new one (itself excluded): one vector query for a whole batch."""
+        table = self.store.table("lessons")
+        if len(ids) == 1:
+            hits = [table.search(vectors[0].tolist()).distance_type("cosine")
+                    .where(f"book = {quote(book)} AND id != {quote(ids[0])}", prefilter=True).limit(k).to_list()]
+        else:
+            hits = [[] for _ in ids]
+            for r in (table.search([v.tolist() for v in vectors]).distance_type("cosine")
+                      .where(f"book = {quote(book)}", prefilter=True).limit(k + 1).to_list()):
+                hits[r.pop("query_index")].append(r)
+            hits = [sorted((r for r in found if r["id"] != own), key=lambda r: r["_distance"])[:k]
+                    for found, own in zip(hits, ids)]
+        return [[r for r in found if 1 - r["_distance"] >= lesson_store.SIMILAR] for found in hits]
 
     def _lesson_plan(self, item, book: str, tree: Tree, prefix: str) -> dict:
         """One lesson's checked arguments (errors name the field, prefixed in a batch)."""

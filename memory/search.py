@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from lancedb.rerankers import RRFReranker
 
+from tutorialbook.memory import indexing
 from tutorialbook.memory.store import Store, in_list, quote
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RouteStep
@@ -37,12 +38,12 @@ def search(store: Store, table: str, book: str, query: str, vector: np.ndarray |
         rows = tbl.search(query, query_type="fts").where(scope, prefilter=True).limit(limit).to_list()
         return [Hit(r, float(r["_score"])) for r in rows]
     if mode == "vector":
-        rows = (tbl.search(vector.tolist(), query_type="vector").distance_type("cosine")
-                .where(scope, prefilter=True).limit(limit).to_list())
+        q = tbl.search(vector.tolist(), query_type="vector").distance_type("cosine")
+        rows = indexing.tune(q, store, table).where(scope, prefilter=True).limit(limit).to_list()
         return [Hit(r, 1.0 - float(r["_distance"])) for r in rows]
+    q = tbl.search(query_type="hybrid").vector(vector.tolist()).text(query).distance_type("cosine")
     rows = (
-        tbl.search(query_type="hybrid").vector(vector.tolist()).text(query)
-        .distance_type("cosine").where(scope, prefilter=True)
+        indexing.tune(q, store, table).where(scope, prefilter=True)
         .rerank(RRFReranker(K=RRF_K)).limit(limit).to_list()
     )
     return [Hit(r, float(r["_relevance_score"])) for r in rows]
@@ -102,7 +103,8 @@ def _fill(store: Store, tree: Tree, allowed: set[str], vector, seen: set[str], n
     """Skills of the chosen branches that the global search did not rank: order by cosine."""
     if not allowed:
         return []
-    rows = (store.table("skills").search(vector.tolist()).distance_type("cosine")
+    q = store.table("skills").search(vector.tolist()).distance_type("cosine")
+    rows = (indexing.tune(q, store, "skills")
             .where(f"book = {quote(tree.book)} AND {in_list('node_id', allowed)}", prefilter=True)
             .limit(n + len(seen)).to_list())
     return [Hit(r, (1.0 - float(r["_distance"])) / RRF_K) for r in rows if r["id"] not in seen][:n]

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import lancedb
-from lancedb.index import FTS, BTree
 
 from tutorialbook.errors import TutorialbookError
-from tutorialbook.memory.schemas import FTS_TABLES, SCHEMAS, with_dim
+from tutorialbook.memory import indexing
+from tutorialbook.memory.schemas import SCHEMAS, with_dim
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,8 @@ class Store:
             uri, read_consistency_interval=timedelta(0), storage_options=storage_options
         )
         self._tables: dict[str, Any] = {}
+        self.index_policy = indexing.Policy()  # when tables get (and refresh) their indexes
+        self.index_cache: dict[str, tuple[float, Any]] = {}  # per table: (when, query tuning)
 
     def table(self, name: str):
         if name not in self._tables:
@@ -91,17 +93,7 @@ class Store:
         return table
 
     def _ensure_indexes(self, name: str, table) -> None:
-        existing = {i.name for i in table.list_indices()}
-        wanted = []
-        if name in FTS_TABLES and "text_idx" not in existing:
-            wanted.append(("text", FTS()))
-        if "id_idx" not in existing:
-            wanted.append(("id", BTree()))
-        for column, config in wanted:
-            try:
-                table.create_index(column, config=config)
-            except Exception as exc:  # a concurrent process built it first
-                log.debug("index %s.%s not built here: %s", name, column, exc)
+        indexing.ensure_base_indexes(name, table)
 
     # -- reads -----------------------------------------------------------------
     def rows(self, name: str, where: str | None = None, columns: list[str] | None = None,
@@ -124,23 +116,50 @@ class Store:
     def version(self, name: str) -> int:
         return self.table(name).version
 
+    def versions(self, name: str) -> list[tuple[int, float]]:
+        """The table's retained versions as (version, commit time in epoch seconds), oldest first."""
+        out = [(v["version"], v["timestamp"].timestamp()) for v in self.table(name).list_versions()]
+        return sorted(out)
+
+    def rows_at(self, name: str, version: int, where: str | None = None) -> list[dict]:
+        """Rows as they were at a past version (time travel on a separate handle, so the
+        shared handle keeps following the latest version)."""
+        old = self._db.open_table(name)
+        old.checkout(version)
+        query = old.search()
+        if where:
+            query = query.where(where)
+        return query.limit(None).to_list()
+
+    def replace(self, name: str, where: str, rows: list[dict]) -> Any:
+        """Make the rows matching ``where`` exactly ``rows`` (insert, update, delete the
+        rest), as one commit."""
+        if not rows:
+            return self.delete(name, where)
+        rows = [_complete(name, r) for r in rows]
+        return self._retry(
+            name,
+            lambda t: t.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+            .when_not_matched_by_source_delete(where).execute(rows),
+        )
+
     # -- writes ----------------------------------------------------------------
-    def upsert(self, name: str, rows: list[dict]) -> None:
+    def upsert(self, name: str, rows: list[dict]) -> Any:
         """Insert or replace rows by id, as one commit."""
         if not rows:
-            return
+            return None
         rows = [_complete(name, r) for r in rows]
-        self._retry(
+        return self._retry(
             name,
             lambda t: t.merge_insert("id").when_matched_update_all()
             .when_not_matched_insert_all().execute(rows),
         )
 
-    def insert(self, name: str, rows: list[dict]) -> None:
+    def insert(self, name: str, rows: list[dict]) -> Any:
         """Append new rows (ids must be new), as one commit."""
         if rows:
             rows = [_complete(name, r) for r in rows]
-            self._retry(name, lambda t: t.add(rows))
+            return self._retry(name, lambda t: t.add(rows))
 
     @contextmanager
     def lock(self, name: str) -> Iterator[None]:
@@ -169,35 +188,39 @@ class Store:
             self.insert(name, fresh)
         return len(fresh)
 
-    def update(self, name: str, where: str, values: dict[str, Any]) -> None:
-        self._retry(name, lambda t: t.update(where=where, values=values))
+    def update(self, name: str, where: str, values: dict[str, Any]) -> Any:
+        """Set columns of the matching rows; the result tells ``rows_updated``."""
+        return self._retry(name, lambda t: t.update(where=where, values=values))
 
-    def update_sql(self, name: str, where: str, values_sql: dict[str, str]) -> None:
+    def update_sql(self, name: str, where: str, values_sql: dict[str, str]) -> Any:
         """Update with SQL expressions (``helpful + 1``), so a retry re-reads the row."""
-        self._retry(name, lambda t: t.update(where=where, values_sql=values_sql))
+        return self._retry(name, lambda t: t.update(where=where, values_sql=values_sql))
 
-    def delete(self, name: str, where: str) -> None:
-        self._retry(name, lambda t: t.delete(where))
+    def delete(self, name: str, where: str) -> Any:
+        return self._retry(name, lambda t: t.delete(where))
 
-    def _retry(self, name: str, write) -> None:
+    def _retry(self, name: str, write) -> Any:
+        """Run one write (one commit); a write that lost a commit race is tried again.
+        Returns LanceDB's result of the write (its ``version``, counts)."""
         table = self.table(name)
+        result = None
         for attempt in range(WRITE_ATTEMPTS):
             try:
-                write(table)
-                return
+                result = write(table)
+                break
             except (OSError, RuntimeError, ValueError) as exc:
                 if attempt == WRITE_ATTEMPTS - 1 or not _is_conflict(exc):
                     raise
                 log.info("write to %s conflicted (%s); retry %d", name, exc, attempt + 1)
                 _backoff(attempt)
+        indexing.after_write(self, name)  # fold new rows into indexes; a vector index when due
+        return result
 
     def optimize(self) -> None:
-        """Fold new rows into the indexes; cheap to call after a batch of writes."""
+        """Compact every table and fold new rows into its indexes (building a vector index
+        where a table has grown past the policy's threshold)."""
         for name in SCHEMAS:
-            try:
-                self.table(name).optimize()
-            except Exception as exc:  # concurrent optimizers: the loser just skips
-                log.debug("optimize %s skipped: %s", name, exc)
+            indexing.maintain(self, name, force=True)
 
 
 def _complete(name: str, row: dict) -> dict:
@@ -216,9 +239,18 @@ def _complete(name: str, row: dict) -> dict:
 _EMPTY = {"string": "", "int64": 0, "double": 0.0, "bool": None}
 
 
+#: What Lance says when a commit lost a race it could not rebase past (lance 13, as shipped in
+#: lancedb 0.40): "Retryable commit conflict for version N", "Commit conflict for version N",
+#: "... transaction was preempted by concurrent transaction ...", "Too many concurrent writers.
+#: Attempted 10 retries." (RuntimeError). Other errors (a checked-out version, bad data) are
+#: not retried.
+CONFLICT_MARKERS = ("commit conflict", "conflict for version", "preempted", "too many concurrent writers",
+                    "retryable", "version conflict")
+
+
 def _is_conflict(exc: Exception) -> bool:
     text = str(exc).lower()
-    return any(w in text for w in ("conflict", "commit", "retry", "concurrent", "version"))
+    return any(marker in text for marker in CONFLICT_MARKERS)
 
 
 def _backoff(attempt: int) -> None:

@@ -21,6 +21,7 @@ class Tree:
     children: dict[str, list[str]]
     skill_counts: Counter = field(default_factory=Counter)
     lesson_counts: Counter = field(default_factory=Counter)
+    _subtree_totals: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     def path(self, node_id: str) -> list[str]:
         """Ids from the root down to ``node_id`` inclusive."""
@@ -43,7 +44,17 @@ class Tree:
         return out
 
     def subtree_skills(self, node_id: str) -> int:
-        return sum(self.skill_counts[n] for n in self.subtree(node_id))
+        """Skills in a node's subtree; totals for the whole tree are summed once, on first use
+        (a browse of the root of a 100,000-skill book asks for every chapter's total)."""
+        if self._subtree_totals is None:
+            totals: dict[str, int] = {}
+            for node in reversed(self.subtree(self.root_id)) if self.root_id else []:
+                totals[node] = self.skill_counts[node] + sum(totals[c] for c in self.children.get(node, []))
+            self._subtree_totals = totals
+        total = self._subtree_totals.get(node_id)
+        if total is None:  # not under the root (or the tree was edited in place): walk it
+            return sum(self.skill_counts[n] for n in self.subtree(node_id))
+        return total
 
 
 class TreeCache:

@@ -27,13 +27,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("serve", help="run the MCP server on stdio")
+    p = sub.add_parser("serve", help="run the MCP server (stdio; --http for streamable HTTP)")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp")
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default loopback)")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--tokens", help="JSON file of bearer tokens and their rights (or $TUTORIALBOOK_TOKENS)")
+    p.add_argument("--allowed-host", action="append", default=[], dest="allowed_hosts",
+                   help="a Host header to accept besides loopback (DNS-rebinding protection); repeatable")
 
     p = sub.add_parser("ingest", help="ingest a tutorial file or folder")
     p.add_argument("source")
     p.add_argument("--book", default="default")
     p.add_argument("--title", default="")
     p.add_argument("--domain", default="auto")
+    p.add_argument("--refine-rounds", type=int, default=1, dest="refine_rounds",
+                   help="rounds of adversarial refinement after each tutorial (0 skips it; default 1)")
+
+    p = sub.add_parser("refine", help="examine a book with questions harvested from its tutorials; repair failures")
+    p.add_argument("--book", default="default")
+    p.add_argument("--rounds", type=int, default=1, help="repair rounds at most (stops when the pass rate stops rising)")
+
+    p = sub.add_parser("exam", help="re-ask a book's stored questions from memory alone (a regression check)")
+    p.add_argument("--book", default="default")
 
     sub.add_parser("books", help="list books")
 
@@ -55,6 +70,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skill", default="", dest="skill_id")
     p.add_argument("--node", default="", dest="node_id")
     p.add_argument("--context", default="")
+
+    p = sub.add_parser("export-skills", help="write a book's skills as Agent Skills folders (SKILL.md + references/)")
+    p.add_argument("directory", help="folder to write into, e.g. ~/.claude/skills or .claude/skills")
+    p.add_argument("--book", default="default")
+
+    p = sub.add_parser("import-skills", help="read Agent Skills folders into a book (again: no duplicates)")
+    p.add_argument("directory", help="a skill folder, or a folder of skill folders")
+    p.add_argument("--book", default="default")
+
+    sub.add_parser("doctor", help="check the store, embedder, whisper model, chess engine and LLM setting")
+
+    p = sub.add_parser("history", help="who wrote what in a book, when (newest first)")
+    p.add_argument("--book", default="default")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--action", help="only this action (ingest, lesson, revert-lesson, revert-skill, restore)")
+    p.add_argument("--target", help="only events about this row id")
+
+    p = sub.add_parser("restore", help="put a book back as it was after an event (or at a time); a new version")
+    p.add_argument("--book", default="default")
+    when = p.add_mutually_exclusive_group(required=True)
+    when.add_argument("--to", help="event id from `history`: the book as it was just after it")
+    when.add_argument("--at", help="a time: epoch seconds or ISO 8601 (UTC unless it says otherwise)")
+
+    p = sub.add_parser("revert-lesson", help="remove one lesson and the feedback it gave; later writes stay")
+    p.add_argument("lesson_id")
+
+    p = sub.add_parser("revert-skill", help="put one skill's content back to an earlier version of that row")
+    p.add_argument("skill_id")
+    p.add_argument("--version", type=int, default=None, help="version to go back to (default: the previous one)")
+
+    for name, command in sub.choices.items():  # --json after the command works too
+        if name != "serve":
+            command.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                                 help="print machine-readable JSON")
     return parser
 
 
@@ -67,10 +116,19 @@ def main(argv: list[str] | None = None) -> int:
         settings.store = args.store
     try:
         if args.command == "serve":
+            if args.http:
+                from tutorialbook.server.http import serve
+
+                serve(settings, args.host, args.port, args.tokens, args.allowed_hosts)
+                return 0
             from tutorialbook.server.app import create_server
 
             create_server(settings).run()
             return 0
+        if args.command == "doctor":
+            from tutorialbook.server.doctor import run_doctor
+
+            return run_doctor(settings, as_json=args.json)
         from tutorialbook.library import Library
 
         library = Library(settings)
@@ -96,7 +154,8 @@ def _emit(args, result: Any, human: str) -> int:
 
 def cmd_ingest(library, args) -> int:
     bar = ProgressBar(enabled=not args.json and sys.stderr.isatty())
-    report = library.ingest(args.source, args.book, args.title or None, args.domain, progress=bar.update)
+    report = library.ingest(args.source, args.book, args.title or None, args.domain, progress=bar.update,
+                            refine_rounds=args.refine_rounds)
     bar.close()
     lines = []
     for t in report.tutorials:
@@ -104,8 +163,47 @@ def cmd_ingest(library, args) -> int:
             f"{t.status:9} {t.title}  [{t.tutorial_id}]  {t.segments} segments, "
             f"nodes +{t.nodes_added}/~{t.nodes_updated}, skills +{t.skills_added}/~{t.skills_updated}"
         )
+        if t.questions_harvested:
+            lines.append(f"          exam: {t.questions_harvested} questions, pass rate {_pct(t.pass_rate_before)} "
+                         f"→ {_pct(t.pass_rate_after)}" + (f" ({t.repairs} repairs)" if t.status == "added" else ""))
         lines += [f"          warning: {w}" for w in t.warnings]
     return _emit(args, report, "\n".join(lines))
+
+
+def _pct(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{100 * rate:.1f}%"
+
+
+def cmd_refine(library, args) -> int:
+    bar = ProgressBar(enabled=not args.json and sys.stderr.isatty())
+    report = library.refine(args.book, args.rounds, progress=bar.update)
+    bar.close()
+    lines = [f"{'tutorial':40} {'questions':>9} {'before':>7} {'after':>7} {'rounds':>6} {'added':>5} "
+             f"{'extended':>8} {'moved':>5}"]
+    for t in report.tutorials:
+        lines.append(f"{t.title[:40]:40} {t.questions:>9} {_pct(t.pass_rate_before):>7} {_pct(t.pass_rate_after):>7} "
+                     f"{t.rounds:>6} {t.skills_added:>5} {t.skills_extended:>8} {t.skills_moved:>5}")
+    lines.append(f"{report.book}: {report.questions} questions, pass rate {_pct(report.pass_rate_before)} → "
+                 f"{_pct(report.pass_rate_after)}")
+    lines += [f"  still failing [{f.kind}] {f.question}  (expected: {f.answer})" for f in report.failures]
+    return _emit(args, report, "\n".join(lines))
+
+
+def cmd_exam(library, args) -> int:
+    """Exit status 1 when a question that passed after refinement fails now."""
+    report = library.exam(args.book)
+    if not report.questions:
+        _emit(args, report, f"{report.book}: {report.note}")
+        return 0
+    kinds = ", ".join(f"{k} {_pct(v)}" for k, v in report.by_kind.items())
+    lines = [f"{report.book}: {report.passed}/{report.questions} passed ({_pct(report.pass_rate)}; {kinds})"]
+    regressed = {r.id for r in report.regressions}
+    for f in report.failures:
+        mark = "REGRESSION" if f.id in regressed else "failing"
+        modes = ", ".join(m for m, ok in f.modes.items() if not ok)
+        lines.append(f"  {mark:10} [{f.kind}] {f.question}  (expected: {f.answer}; missed by {modes})")
+    _emit(args, report, "\n".join(lines))
+    return 1 if report.regressions else 0
 
 
 def cmd_books(library, args) -> int:
@@ -153,7 +251,62 @@ def cmd_lesson(library, args) -> int:
     return _emit(args, result, human)
 
 
-COMMANDS = {"ingest": cmd_ingest, "books": cmd_books, "toc": cmd_toc, "search": cmd_search, "lesson": cmd_lesson}
+def cmd_export_skills(library, args) -> int:
+    bar = ProgressBar(enabled=not args.json and sys.stderr.isatty())
+    report = library.export_skills(args.book, args.directory, progress=bar.update)
+    bar.close()
+    lines = [f"exported {len(report.skills)} skill(s) of {report.book!r} to {report.directory}"]
+    lines += [f"  {s.folder}" for s in report.skills]
+    return _emit(args, report, "\n".join(lines))
+
+
+def cmd_import_skills(library, args) -> int:
+    bar = ProgressBar(enabled=not args.json and sys.stderr.isatty())
+    report = library.import_skills(args.book, args.directory, progress=bar.update)
+    bar.close()
+    lines = [f"imported into {report.book!r}: {report.added} added, {report.updated} updated, "
+             f"{report.unchanged} unchanged, {report.skipped} skipped; {report.nodes_added} node(s) added"]
+    for s in report.skills:
+        where = f"  → {' › '.join(s.path)}" if s.path else ""
+        why = f"  ({s.reason})" if s.reason else ""
+        lines.append(f"  {s.status:9} {s.folder}{where}{why}")
+    return _emit(args, report, "\n".join(lines))
+
+
+def cmd_history(library, args) -> int:
+    events = library.history(args.book, args.limit, args.action, args.target)
+    lines = [f"{e.time}  {e.agent:12} {e.action:13} {e.target:22} {e.summary}"
+             + (f"  [{', '.join(f'{t} v{v}' for t, v in e.versions.items())}]" if e.versions else "")
+             + ("" if e.logged else "  (unlogged)") + f"  {e.id}"
+             for e in events]
+    return _emit(args, events, "\n".join(lines) or f"no history for {args.book!r} yet")
+
+
+def cmd_restore(library, args) -> int:
+    report = library.restore(args.book, to=args.to, at=args.at)
+    lines = [f"restored {report.book!r} to {report.time} (event {report.event_id})"]
+    for t in report.tables:
+        change = f"{t.rows_before} -> {t.rows_after} rows, now version {t.new_version}" if t.new_version else "unchanged"
+        lines.append(f"  {t.table:10} from version {t.from_version}: {change}")
+    return _emit(args, report, "\n".join(lines))
+
+
+def cmd_revert_lesson(library, args) -> int:
+    report = library.revert_lesson(args.lesson_id)
+    undone = "; ".join(f"{s} " + ", ".join(f"{c} -{n}" for c, n in cols.items()) for s, cols in report.feedback_undone.items())
+    return _emit(args, report, f"removed lesson {report.id} from {report.book!r}" + (f"; feedback taken back: {undone}" if undone else ""))
+
+
+def cmd_revert_skill(library, args) -> int:
+    report = library.revert_skill(args.skill_id, args.version)
+    return _emit(args, report, f"skill {report.id}: content of version {report.to_version} restored as version "
+                               f"{report.new_version} (was {report.from_version})")
+
+
+COMMANDS = {"history": cmd_history, "restore": cmd_restore, "revert-lesson": cmd_revert_lesson,
+            "revert-skill": cmd_revert_skill, "ingest": cmd_ingest, "books": cmd_books, "toc": cmd_toc, "search": cmd_search, "lesson": cmd_lesson,
+            "export-skills": cmd_export_skills, "import-skills": cmd_import_skills,
+            "refine": cmd_refine, "exam": cmd_exam}
 
 
 class ProgressBar:

@@ -27,6 +27,7 @@ SAMPLE_RATE = 16000
 """What Whisper listens to: 16 kHz mono float32."""
 
 _MP4_FAMILY = {".mp4", ".mov", ".m4a"}
+_MP4_FIRST_BOXES = {b"ftyp", b"styp", b"moov", b"mdat", b"free", b"skip", b"wide", b"pnot", b"uuid"}
 # Containers whose audio duration is only an estimate (no index): decoding less than declared is normal.
 _ESTIMATED_DURATION_FORMATS = {"mp3"}
 _SILENCE_PEAK = 2.0 / 32768.0  # digital silence: nothing louder than 2 LSB of 16-bit audio
@@ -135,8 +136,10 @@ def _declared_size_problem(p: Path) -> str | None:
                         box_size = int.from_bytes(header[8:16], "big")
                     elif box_size == 0:  # "to the end of the file"
                         return None
-                    if box_size < 8 or not kind.isascii():
+                    if box_size < 8 or not all(0x20 < b < 0x7F for b in kind):
                         return None  # not a box structure we understand: leave it to the demuxer
+                    if pos == 0 and kind not in _MP4_FIRST_BOXES:
+                        return None
                     if pos + box_size > size:
                         name = kind.decode("ascii", "replace")
                         return f"its '{name}' box needs {pos + box_size} bytes but the file has {size}"

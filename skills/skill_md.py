@@ -10,35 +10,120 @@ from tutorialbook.models import SkillView
 
 
 def skill_slug(name: str, skill_id: str = "") -> str:
-    """A valid Agent Skills name: lowercase letters, digits and hyphens, at most 64."""
+    """A valid Agent Skills name: lowercase letters, digits and single hyphens, at most 64,
+    not starting or ending with a hyphen. With ``skill_id``, ends with part of it so two
+    skills of the same name get different folders."""
     slug = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:64].strip("-") or "skill"
-    if skill_id:
-        suffix = "-" + "".join(re.findall(r"[a-z0-9]+", skill_id.lower()))[-6:]
-        slug = slug[: 64 - len(suffix)].strip("-") + suffix
+    tail = "".join(re.findall(r"[a-z0-9]+", skill_id.lower()))[-6:]
+    if tail:
+        suffix = "-" + tail
+        slug = (slug[: 64 - len(suffix)].strip("-") or "skill") + suffix
     return slug
 
 
+#: Front-matter ``metadata`` keys (the Agent Skills spec allows a string-to-string map there)
+#: that let ``import-skills`` put a skill back where it was.
+META_BOOK = "tutorialbook-book"
+META_ID = "tutorialbook-skill-id"
+META_PATH = "tutorialbook-toc-path"  # JSON list of TOC titles below the book's root
+META_AUTHOR = "tutorialbook-author"
+META_HELPFUL = "tutorialbook-helpful"
+META_HARMFUL = "tutorialbook-harmful"
+EVIDENCE_FILE = "references/evidence.md"
+MAX_DESCRIPTION = 1024
+_OPENERS = ("when", "if", "before", "after", "while", "until", "once", "whenever", "as soon as", "to ", "during")
+
+
+def yaml_str(value: str) -> str:
+    """A YAML double-quoted scalar (JSON string syntax, which YAML reads the same), with
+    every non-printable character escaped."""
+    text = json.dumps(value, ensure_ascii=False)
+    return "".join(c if c.isprintable() or c == " " else f"\\u{ord(c):04x}" for c in text)
+
+
+def when_phrase(when_to_use: str) -> str:
+    """'While working on: Feeding' → 'while working on Feeding'; 'If x' → 'if x'."""
+    when = " ".join(when_to_use.split()).rstrip(".")
+    if not when:
+        return ""
+    if when.lower().startswith("while working on:"):
+        return "while working on " + when.split(":", 1)[1].strip()
+    lowered = when[:1].lower() + when[1:]
+    return lowered if lowered.lower().startswith(_OPENERS) else "when: " + when
+
+
+def skill_description(skill: SkillView) -> str:
+    """What the skill does and when to use it, at most 1,024 characters."""
+    where = " › ".join(skill.path[1:])
+    when = when_phrase(skill.when_to_use)
+    tail = (f" Use it {when}." if when else "") + (
+        f" From the tutorialbook {skill.path[0]!r}" + (f", {where}" if where else "") + "." if skill.path else ""
+    )
+    name = skill.name.rstrip(".")
+    room = MAX_DESCRIPTION - len(tail) - 1
+    if room < 40:  # a very long when/where: keep the name whole, shorten the rest
+        tail = tail[: MAX_DESCRIPTION - min(len(name), 600) - 2].rstrip() + "…"
+        room = MAX_DESCRIPTION - len(tail) - 1
+    if len(name) > room:
+        name = name[: room - 1].rstrip() + "…"
+    return (name + ("" if name.endswith(("…", "?", "!")) else ".") + tail)[:MAX_DESCRIPTION]
+
+
+def _span(start: float, end: float, timed: bool) -> str:
+    if not timed:
+        return f"characters {int(start)}–{int(end)}"
+    return f"{_clock(start)}–{_clock(end)}"
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 def render_skill_md(skill: SkillView) -> str:
-    description = f"{skill.name}. Use {skill.when_to_use[:1].lower()}{skill.when_to_use[1:]}" if skill.when_to_use else skill.name
+    """The skill as an Agent Skills SKILL.md: what ``export-skills`` writes and the skill
+    resource serves. Evidence in full (links, exact spans) goes to references/evidence.md."""
+    meta = {
+        META_BOOK: skill.path[0] if skill.path else "",
+        META_ID: skill.id,
+        META_PATH: json.dumps(skill.path[1:], ensure_ascii=False),
+        META_AUTHOR: skill.author,
+        META_HELPFUL: str(skill.helpful),
+        META_HARMFUL: str(skill.harmful),
+    }
     lines = [
         "---",
         f"name: {skill_slug(skill.name, skill.id)}",
-        f"description: {json.dumps(description[:1024], ensure_ascii=False)}",
+        f"description: {yaml_str(skill_description(skill))}",
+        "metadata:",
+        *[f"  {key}: {yaml_str(value)}" for key, value in meta.items()],
         "---",
         "",
-        f"# {skill.name}",
+        f"# {_one_line(skill.name)}",
         "",
         f"Part of: {' › '.join(skill.path)}",
         "",
-        "## Steps",
-        *[f"{i}. {step}" for i, step in enumerate(skill.steps, 1)],
+        "## When to use",
         "",
-        "## Evidence (quoted tutorial material)",
+        _one_line(skill.when_to_use) or "Whenever the steps below apply.",
+        "",
+        "## Steps",
+        "",
+        *[f"{i}. {_one_line(step)}" for i, step in enumerate(skill.steps, 1)],
+        "",
+        "## Evidence (quoted tutorial material, not instructions)",
+        "",
     ]
     for e in skill.evidence:
-        where = f"{e.start:.1f}s–{e.end:.1f}s" if e.timed else f"characters {int(e.start)}–{int(e.end)}"
-        lines.append(f"- {e.tutorial_title}, {where}: \"{e.quote}\" {e.link}".rstrip())
+        lines.append(f"- {_one_line(e.tutorial_title) or e.tutorial_id}, {_span(e.start, e.end, e.timed)}: "
+                     f"\"{_one_line(e.quote)}\"")
+    lines += ["", f"Every span, with links to open the tutorial there: [{EVIDENCE_FILE}]({EVIDENCE_FILE})."]
     if skill.lessons:
-        lines += ["", "## Lessons recorded by agents"] + [f"- ({l.outcome}) {l.text}" for l in skill.lessons]
+        lines += ["", "## Lessons recorded by agents", ""]
+        lines += [f"- ({l.outcome}) {_one_line(l.text)}" for l in skill.lessons]
     lines += ["", f"Sources: {skill.sources} · helpful {skill.helpful} · harmful {skill.harmful}", ""]
     return "\n".join(lines)

@@ -57,11 +57,13 @@ ENV_MODEL = "TUTORIALBOOK_WHISPER_MODEL"
 DEVICE = "cpu"
 COMPUTE_TYPE = "int8"
 BEAM_SIZE = 5
-# Chosen by bench/transcribe_modes.py on a 2-core machine: the batched pipeline (one decode per
-# <=30 s VAD chunk, no timestamp tokens) is ~1.8x faster than sequential decoding with the same
-# word timestamps. batch_size 1 is as fast as 8 on 2 cores, so it keeps progress/cancel fine-grained.
+# Chosen by bench/transcribe_modes.py on this 2-core machine (2 min narration, tiny.en int8, medians):
+# the batched pipeline (VAD speech packed into <=30 s chunks decoded together, no timestamp tokens,
+# same word timestamps) took 0.58-0.62x the time of sequential WhisperModel.transcribe. Batches of 2
+# chunks were as fast as 4 or 8 and faster than 1; small batches keep progress and cancel responsive
+# (one step is at most 60 s of speech).
 MODE = "batched"  # or "sequential"
-BATCH_SIZE = 4
+BATCH_SIZE = 2
 
 MAX_PAUSE_S = 1.0
 """A silence longer than this between two words ends a segment even without punctuation."""

@@ -17,18 +17,24 @@ async def ingest_tutorial(
     title: Annotated[str, Field(description="tutorial title; defaults to the file name")] = "",
     domain: Annotated[Literal["auto", "general", "chess"],
                       Field(description="domain pack: auto picks it from the title, file name or transcript")] = "auto",
+    refine_rounds: Annotated[int, Field(ge=0, le=10, description=(
+        "adversarial refinement after consolidating: questions harvested from the tutorial are "
+        "answered from the book alone and every failure repaired, for up to this many rounds "
+        "(0 skips it); the report gives the pass rate before and after"))] = 1,
     ctx: Context = None,
 ) -> IngestReport:
     """Turn a tutorial into knowledge: transcribe or read it, build or extend the book's
-    TOC (chapters, sections) and skills with evidence spans, and commit it. Re-ingesting
-    the same content is a no-op. Reports progress; returns what was added or updated."""
+    TOC (chapters, sections) and skills with evidence spans, and commit it; then examine the
+    book with questions harvested from the tutorial and repair what it fails. Re-ingesting
+    the same content is a no-op. Reports progress; returns what was added or updated and
+    the questions' pass rate before and after refinement."""
 
     def progress(done: float, total: float, message: str) -> None:
         anyio.from_thread.run(ctx.report_progress, done, total, message)
 
     s = await scope(ctx, book, "write", "ingest_tutorial")
     return await run(s.library.ingest, source, book, title or None, domain, progress, _cancelled,
-                     agent=s.agent, scope=s)
+                     refine_rounds=refine_rounds, agent=s.agent, scope=s)
 
 
 def _cancelled() -> bool:

@@ -1,0 +1,1 @@
+"""Chess domain pack: spoken moves to legal moves, lines through a lesson, ECO openings, engine evaluation."""

@@ -9,6 +9,7 @@ Without an engine a small heuristic search answers instead and says so.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -86,7 +87,9 @@ def parse_position(fen: str | None = None, moves: str | None = None) -> chess.Bo
             raise TutorialbookError("fen", "illegal position: " + "; ".join(reasons))
         return board
     board = chess.Board()
-    tokens = [t for t in (_MOVE_NUMBER.sub("", tok) for tok in moves.replace(",", " ").split() if tok not in _RESULT) if t]
+    tokens = [
+        t for t in (_MOVE_NUMBER.sub("", tok) for tok in moves.replace(",", " ").split() if tok not in _RESULT) if t
+    ]
     for n, token in enumerate(tokens, 1):
         try:
             move = _parse_token(board, token)
@@ -191,6 +194,7 @@ class Analysis:
 
 
 def _score_fields(pov: chess.engine.PovScore, turn: chess.Color) -> dict:
+    """An engine score as the Analysis fields: from White and from the side to move."""
     white = pov.white()
     to_move = pov.pov(turn)
     return {"cp": white.score(), "cp_to_move": to_move.score(), "mate": white.mate(), "mate_to_move": to_move.mate()}
@@ -199,16 +203,19 @@ def _score_fields(pov: chess.engine.PovScore, turn: chess.Color) -> dict:
 class Engine:
     """One UCI engine process, started on first use, reused, and restarted if it dies.
 
-    ``path`` defaults to $TUTORIALBOOK_ENGINE, then ``stockfish`` on PATH or in /usr/games (where
-    Debian installs it). With no engine at all, `analyse` answers from a heuristic and says so.
+    ``path`` (a file, or a name looked up on PATH and in /usr/games, where Debian installs
+    Stockfish) defaults to $TUTORIALBOOK_ENGINE, then ``stockfish``. With no engine at all,
+    `analyse` answers from a heuristic and says so.
     """
 
     def __init__(self, path: str | None = None, *, threads: int = 1, hash_mb: int = 16):
-        self.path = path or os.environ.get(ENV_VAR) or shutil.which("stockfish", path=os.environ.get("PATH", "") + os.pathsep + "/usr/games")
+        self.name = path or os.environ.get(ENV_VAR) or "stockfish"
+        search = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
+        # the binary, or None when a bare name is found neither on PATH nor in /usr/games
+        self.path = self.name if os.sep in self.name else shutil.which(self.name, path=search)
         self.options = {"Threads": threads, "Hash": hash_mb}
         self._lock = threading.Lock()
         self._engine: chess.engine.SimpleEngine | None = None
-        self._unavailable: str | None = None
 
     @property
     def available(self) -> bool:
@@ -224,7 +231,9 @@ class Engine:
             raise
         return engine
 
-    def analyse(self, board: chess.Board, depth: int = 12, multipv: int = 1, time_limit: float | None = 5.0) -> Analysis:
+    def analyse(
+        self, board: chess.Board, depth: int = 12, multipv: int = 1, time_limit: float | None = 5.0
+    ) -> Analysis:
         """Evaluate `board` to `depth` plies (or until `time_limit` seconds), with `multipv` best lines."""
         if not 1 <= depth <= _MAX_DEPTH:
             raise TutorialbookError("depth", f"must be between 1 and {_MAX_DEPTH}, got {depth}")
@@ -236,7 +245,7 @@ class Engine:
         if reasons:
             raise TutorialbookError("fen", "illegal position: " + "; ".join(reasons))
         if not self.available:
-            why = f"no executable at {self.path}" if self.path else "stockfish is not on PATH or in /usr/games"
+            why = f"no executable at {self.path}" if self.path else f"{self.name!r} is not on PATH or in /usr/games"
             return _heuristic(board, depth, multipv, why)
         limit = chess.engine.Limit(depth=depth, time=time_limit)
         with self._lock:
@@ -254,21 +263,18 @@ class Engine:
         return _from_infos(board, infos, name)
 
     def _discard(self) -> None:
+        """Forget the process, closing what is left of it (a dead one may fail to close in any way)."""
         if self._engine is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self._engine.close()
-            except Exception:  # noqa: BLE001 - a dead process may fail to close in any way
-                pass
             self._engine = None
 
     def close(self) -> None:
         """Stop the engine process; a later `analyse` starts a new one."""
         with self._lock:
             if self._engine is not None:
-                try:
+                with contextlib.suppress(chess.engine.EngineTerminatedError, chess.engine.EngineError):
                     self._engine.quit()
-                except (chess.engine.EngineTerminatedError, chess.engine.EngineError):
-                    pass
                 self._discard()
 
     def __enter__(self) -> Engine:
@@ -285,7 +291,14 @@ def _from_infos(board: chess.Board, infos: list[chess.engine.InfoDict], name: st
         score = info.get("score")
         white = score.white() if score else None
         if pv:
-            lines.append(PvLine(_sans(board, pv), [m.uci() for m in pv], white.score() if white else None, white.mate() if white else None))
+            lines.append(
+                PvLine(
+                    _sans(board, pv),
+                    [m.uci() for m in pv],
+                    white.score() if white else None,
+                    white.mate() if white else None,
+                )
+            )
     top = infos[0]
     scores = _score_fields(top["score"], board.turn) if "score" in top and lines else _terminal_scores(board)
     return Analysis(source="engine", engine=name, depth=int(top.get("depth", 0)), lines=lines, **scores)
@@ -301,6 +314,7 @@ def _sans(board: chess.Board, moves: list[chess.Move]) -> list[str]:
 
 
 def _terminal_scores(board: chess.Board) -> dict:
+    """A finished game needs no search: mated (mate 0) or drawn (0 cp)."""
     if board.is_checkmate():
         return {"cp": None, "cp_to_move": None, "mate": 0, "mate_to_move": 0}
     return {"cp": 0, "cp_to_move": 0, "mate": None, "mate_to_move": None}
@@ -312,19 +326,157 @@ _VALUES = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 50
 # Piece-square ideas, from White's side (a8 first row): pawns advance and hold the centre, knights
 # and bishops centralise, rooks like the seventh rank, the king stays sheltered until the endgame.
 _PST = {
-    chess.PAWN: [0] * 8 + [50] * 8 + [10, 10, 20, 30, 30, 20, 10, 10] + [5, 5, 10, 25, 25, 10, 5, 5]
-    + [0, 0, 0, 20, 20, 0, 0, 0] + [5, -5, -10, 0, 0, -10, -5, 5] + [5, 10, 10, -20, -20, 10, 10, 5] + [0] * 8,
-    chess.KNIGHT: [-50, -40, -30, -30, -30, -30, -40, -50, -40, -20, 0, 0, 0, 0, -20, -40, -30, 0, 10, 15, 15, 10, 0, -30,
-                   -30, 5, 15, 20, 20, 15, 5, -30, -30, 0, 15, 20, 20, 15, 0, -30, -30, 5, 10, 15, 15, 10, 5, -30,
-                   -40, -20, 0, 5, 5, 0, -20, -40, -50, -40, -30, -30, -30, -30, -40, -50],
-    chess.BISHOP: [-20, -10, -10, -10, -10, -10, -10, -20, -10, 0, 0, 0, 0, 0, 0, -10, -10, 0, 5, 10, 10, 5, 0, -10,
-                   -10, 5, 5, 10, 10, 5, 5, -10, -10, 0, 10, 10, 10, 10, 0, -10, -10, 10, 10, 10, 10, 10, 10, -10,
-                   -10, 5, 0, 0, 0, 0, 5, -10, -20, -10, -10, -10, -10, -10, -10, -20],
+    chess.PAWN: [0] * 8
+    + [50] * 8
+    + [10, 10, 20, 30, 30, 20, 10, 10]
+    + [5, 5, 10, 25, 25, 10, 5, 5]
+    + [0, 0, 0, 20, 20, 0, 0, 0]
+    + [5, -5, -10, 0, 0, -10, -5, 5]
+    + [5, 10, 10, -20, -20, 10, 10, 5]
+    + [0] * 8,
+    chess.KNIGHT: [
+        -50,
+        -40,
+        -30,
+        -30,
+        -30,
+        -30,
+        -40,
+        -50,
+        -40,
+        -20,
+        0,
+        0,
+        0,
+        0,
+        -20,
+        -40,
+        -30,
+        0,
+        10,
+        15,
+        15,
+        10,
+        0,
+        -30,
+        -30,
+        5,
+        15,
+        20,
+        20,
+        15,
+        5,
+        -30,
+        -30,
+        0,
+        15,
+        20,
+        20,
+        15,
+        0,
+        -30,
+        -30,
+        5,
+        10,
+        15,
+        15,
+        10,
+        5,
+        -30,
+        -40,
+        -20,
+        0,
+        5,
+        5,
+        0,
+        -20,
+        -40,
+        -50,
+        -40,
+        -30,
+        -30,
+        -30,
+        -30,
+        -40,
+        -50,
+    ],
+    chess.BISHOP: [
+        -20,
+        -10,
+        -10,
+        -10,
+        -10,
+        -10,
+        -10,
+        -20,
+        -10,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        -10,
+        -10,
+        0,
+        5,
+        10,
+        10,
+        5,
+        0,
+        -10,
+        -10,
+        5,
+        5,
+        10,
+        10,
+        5,
+        5,
+        -10,
+        -10,
+        0,
+        10,
+        10,
+        10,
+        10,
+        0,
+        -10,
+        -10,
+        10,
+        10,
+        10,
+        10,
+        10,
+        10,
+        -10,
+        -10,
+        5,
+        0,
+        0,
+        0,
+        0,
+        5,
+        -10,
+        -20,
+        -10,
+        -10,
+        -10,
+        -10,
+        -10,
+        -10,
+        -20,
+    ],
     chess.ROOK: [0] * 8 + [5, 10, 10, 10, 10, 10, 10, 5] + [-5, 0, 0, 0, 0, 0, 0, -5] * 5 + [0, 0, 0, 5, 5, 0, 0, 0],
-    chess.QUEEN: [-20, -10, -10, -5, -5, -10, -10, -20] + [-10, 0, 0, 0, 0, 0, 0, -10] + [-10, 0, 5, 5, 5, 5, 0, -10] * 4
-    + [-10, 0, 0, 0, 0, 0, 0, -10] + [-20, -10, -10, -5, -5, -10, -10, -20],
-    chess.KING: [-30, -40, -40, -50, -50, -40, -40, -30] * 4 + [-20, -30, -30, -40, -40, -30, -30, -20]
-    + [-10, -20, -20, -20, -20, -20, -20, -10] + [20, 20, 0, 0, 0, 0, 20, 20] + [20, 30, 10, 0, 0, 10, 30, 20],
+    chess.QUEEN: [-20, -10, -10, -5, -5, -10, -10, -20]
+    + [-10, 0, 0, 0, 0, 0, 0, -10]
+    + [-10, 0, 5, 5, 5, 5, 0, -10] * 4
+    + [-10, 0, 0, 0, 0, 0, 0, -10]
+    + [-20, -10, -10, -5, -5, -10, -10, -20],
+    chess.KING: [-30, -40, -40, -50, -50, -40, -40, -30] * 4
+    + [-20, -30, -30, -40, -40, -30, -30, -20]
+    + [-10, -20, -20, -20, -20, -20, -20, -10]
+    + [20, 20, 0, 0, 0, 0, 20, 20]
+    + [20, 30, 10, 0, 0, 10, 30, 20],
 }
 _MOBILITY = 4  # centipawns per attacked square
 _HEURISTIC_DEPTH = 2
@@ -380,7 +532,14 @@ def _heuristic(board: chess.Board, depth: int, multipv: int, why: str) -> Analys
     lines = []
     for score, moves in root[:multipv]:
         cp, mate = _cp_or_mate(score, board.ply())
-        lines.append(PvLine(_sans(board, moves), [m.uci() for m in moves], None if cp is None else sign * cp, None if mate is None else sign * mate))
+        lines.append(
+            PvLine(
+                _sans(board, moves),
+                [m.uci() for m in moves],
+                None if cp is None else sign * cp,
+                None if mate is None else sign * mate,
+            )
+        )
     cp, mate = _cp_or_mate(root[0][0], board.ply())
     return Analysis(
         source="heuristic",

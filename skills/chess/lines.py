@@ -60,7 +60,9 @@ _ALTERNATIVE = re.compile(
 )
 _SUPPOSE = re.compile(r"\b(?:suppose|what\s+if|imagine)\b", re.IGNORECASE)
 _AFTER = re.compile(r"\bafter\b", re.IGNORECASE)
-_AFTER_GAP = re.compile(r"\s*(?:the\s+(?:position|moves?)\s+(?:after\s+)?)?(?:\d+\s*(?:\.\.\.|…|\.)\s*(?:\.\.\.|…)?\s*)?", re.IGNORECASE)
+_AFTER_GAP = re.compile(
+    r"\s*(?:the\s+(?:position|moves?)\s+(?:after\s+)?)?(?:\d+\s*(?:\.\.\.|…|\.)\s*(?:\.\.\.|…)?\s*)?", re.IGNORECASE
+)
 _RUN_GAP = re.compile(r"\s*(?:\d+\s*(?:\.\.\.|…|\.)\s*(?:\.\.\.|…)?\s*)?")
 _RECOMMEND = re.compile(
     r"\b(?:best|the\s+main\s+(?:move|line|idea)|you\s+should|should\s+play|i\s+recommend|recommended|"
@@ -71,7 +73,11 @@ _AVOID = re.compile(
     r"(?:\b(?:don't|do\s+not|never|avoid|careful\s+not\s+to)\b|\b(?:mistake|blunder|dubious|bad\s+move|is\s+bad)\b)",
     re.IGNORECASE,
 )
-_REASON = re.compile(r"\b(?:because(?:\s+of)?|since|as|so\s+that|in\s+order\s+to|which|to)\b\s*", re.IGNORECASE)
+_REASON = re.compile(
+    r"\b(?:because(?:\s+of)?|since|as(?=\s+(?:it|this|that|the|there|he|she|they|we|you)\b)|so\s+that|"
+    r"in\s+order\s+to|which|to)\b\s*",
+    re.IGNORECASE,
+)
 _CAUSE = re.compile(r"\b(?:because(?:\s+of)?|since)\b\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s+[A-Z0-9\"'(]|\s*$)")
 _MOVE_NUMBER_DOT = re.compile(r"(?:^|\s)\d{1,3}$")
@@ -114,11 +120,13 @@ def _sentences(segments: list[Segment]) -> Iterable[tuple[str, list[tuple[int, i
 
 
 class _Tracker:
+    """The tree of lines and a cursor in it (a line and how many of its moves are played)."""
+
     def __init__(self) -> None:
         self.lines: list[_Line] = []
         self.line: _Line | None = None
         self.ply = 0
-        self.fresh = True
+        self.fresh = True  # at the initial position after a restart: a new first move starts a new line
         self.last: tuple[_Line, int] | None = None  # the last move spoken about: its line and index
         self.seen: dict[str, tuple[int, tuple[chess.Move, ...]]] = {}
         self.events: list[MoveEvent] = []
@@ -130,12 +138,14 @@ class _Tracker:
 
     @staticmethod
     def board(moves: list[chess.Move]) -> chess.Board:
+        """The position after `moves`, with its move stack (a recapture needs the last move)."""
         b = chess.Board()
         for move in moves:
             b.push(move)
         return b
 
     def restart(self) -> None:
+        """Back to the initial position; the current line is still preferred if the moves follow it."""
         self.ply, self.fresh = 0, True
 
     def go_to_number(self, mention: Mention) -> None:
@@ -172,11 +182,16 @@ class _Tracker:
         """Play `move` at the cursor: follow a known line, extend the current one, or fork a new one."""
         path, p = self.path(), self.ply
         if not self.follow(move):
+            # a warned-against move never extends the line being taught: it opens a side line
             if self.line is not None and len(self.line.moves) == p and said.kind != "avoid":
-                self.line.moves.append(move)  # a warned-against move opens a side line instead
+                self.line.moves.append(move)
             else:
                 parent = None if self.line is None or (self.fresh and p == 0) else self.line
-                while parent is not None and parent.branch_of is not None and self.lines[parent.branch_of - 1].moves[:p] == path:
+                while (
+                    parent is not None
+                    and parent.branch_of is not None
+                    and self.lines[parent.branch_of - 1].moves[:p] == path
+                ):
                     parent = self.lines[parent.branch_of - 1]  # fork from the oldest line that shares the path
                 self.line = _Line(len(self.lines) + 1, [*path, move], parent.id if parent else None)
                 self.lines.append(self.line)
@@ -231,7 +246,7 @@ class _Tracker:
     def sentence(self, text: str, seg_at: Callable[[int], Segment]) -> None:
         if _RESTART.search(text):
             self.restart()
-        restore: tuple[_Line | None, int] | None = None  # a warned-against move is a side line
+        restore: tuple[_Line | None, int] | None = None  # after a warned-against line, back to the lesson
         for said in _roles(text):
             m = said.mention
             seg = seg_at(m.end - 1)  # when the square was said: a move's words may start a segment earlier
@@ -275,7 +290,7 @@ def _roles(text: str) -> list[_Said]:
     """The mentions of a sentence with the role its words give each one."""
     saids: list[_Said] = []
     markers: list[tuple[int, str]] = []  # the first mention after (or around) each position takes the role
-    floor = 0
+    replaced: Mention | None = None
     instead = _INSTEAD_OF.search(text)
     if instead:
         # The replaced move is often a bare square ("instead of e5"), which running narration
@@ -283,17 +298,21 @@ def _roles(text: str) -> list[_Said]:
         clause_end = text.find(",", instead.end())
         objects = find_mentions(text[instead.end() : clause_end if clause_end >= 0 else len(text)], strict=False)
         if objects:
-            obj = objects[0]
-            obj.start, obj.end = obj.start + instead.end(), obj.end + instead.end()
-            saids.append(_Said(obj, "instead_of"))
-            floor = obj.end
-        markers.append((max(floor, instead.end()), "alternative"))
-    markers += [(m.start(), "alternative") for m in _ALTERNATIVE.finditer(text) if not (instead and m.start() == instead.start())]
+            replaced = objects[0]
+            replaced.start, replaced.end = replaced.start + instead.end(), replaced.end + instead.end()
+            saids.append(_Said(replaced, "instead_of"))
+        markers.append((replaced.end if replaced else instead.end(), "alternative"))
+    markers += [
+        (m.start(), "alternative")
+        for m in _ALTERNATIVE.finditer(text)
+        if not (instead and m.start() == instead.start())
+    ]
     markers += [(m.start(), "suppose") for m in _SUPPOSE.finditer(text)]
     afters = [m.end() for m in _AFTER.finditer(text)]
-    previous_end, in_run = floor, False
+    previous_end, in_run = 0, False
     for m in find_mentions(text):
-        if m.start < floor:
+        if replaced and m.start < replaced.end and m.end > replaced.start:
+            previous_end = m.end
             continue
         role = next((r for pos, r in markers if previous_end <= pos < m.end), None)  # may sit in its prefix
         in_run = any(previous_end <= a <= m.start and _AFTER_GAP.fullmatch(text[a : m.start]) for a in afters) or (
@@ -301,13 +320,17 @@ def _roles(text: str) -> list[_Said]:
         )
         saids.append(_Said(m, role or ("reference" if in_run else "move")))
         previous_end = m.end
+    saids.sort(key=lambda s: s.mention.start)
     _advice(text, [s for s in saids if s.role != "instead_of"])
     return saids
 
 
 def _advice(text: str, saids: list[_Said]) -> None:
     """Mark the mention each recommendation or warning is about, with the narrator's reason."""
-    cues = sorted([(m.start(), m.end(), "recommend") for m in _RECOMMEND.finditer(text)] + [(m.start(), m.end(), "avoid") for m in _AVOID.finditer(text)])
+    cues = sorted(
+        [(m.start(), m.end(), "recommend") for m in _RECOMMEND.finditer(text)]
+        + [(m.start(), m.end(), "avoid") for m in _AVOID.finditer(text)]
+    )
     for n, (start, end, kind) in enumerate(cues):
         next_cue = cues[n + 1][0] if n + 1 < len(cues) else len(text)
         target = next((s for s in saids if end <= s.mention.start < next_cue), None)

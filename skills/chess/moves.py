@@ -42,7 +42,14 @@ _PIECE_WORDS = {
     chess.KING: "king kings",
 }
 _PIECES = {w: p for p, words in _PIECE_WORDS.items() for w in words.split()}
-_PIECE_LETTERS = {"p": chess.PAWN, "n": chess.KNIGHT, "b": chess.BISHOP, "r": chess.ROOK, "q": chess.QUEEN, "k": chess.KING}
+_PIECE_LETTERS = {
+    "p": chess.PAWN,
+    "n": chess.KNIGHT,
+    "b": chess.BISHOP,
+    "r": chess.ROOK,
+    "q": chess.QUEEN,
+    "k": chess.KING,
+}
 
 _WORD_KINDS = {
     "capture": "takes take took taking captures capture captured capturing grabs grab x",
@@ -72,7 +79,21 @@ _KIND_OF = {w: k for k, words in _WORD_KINDS.items() for w in words.split()}
 _COLORS = {"white": chess.WHITE, "whites": chess.WHITE, "black": chess.BLACK, "blacks": chess.BLACK}
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 # A file letter said aloud is often written as a word that sounds like it ("see 5", "be 4").
-_HOMOPHONES = {"ay": 0, "be": 1, "bee": 1, "see": 2, "sea": 2, "cee": 2, "dee": 3, "ee": 4, "ef": 5, "eff": 5, "gee": 6, "aitch": 7, "age": 7}
+_HOMOPHONES = {
+    "ay": 0,
+    "be": 1,
+    "bee": 1,
+    "see": 2,
+    "sea": 2,
+    "cee": 2,
+    "dee": 3,
+    "ee": 4,
+    "ef": 5,
+    "eff": 5,
+    "gee": 6,
+    "aitch": 7,
+    "age": 7,
+}
 _TENS = {"twenty": 2, "eighty": 8}
 # Two-digit numbers that ASR writes for a spoken square: "e4" -> "84" ("ee-four" as eighty-four),
 # "to e4" -> "24" ("twen-tee four"), so the tens digit carries a guess at the file.
@@ -89,7 +110,10 @@ _DESCRIPTORS = set(
     "pressure hits hitting pins pin pinning covers cover covering guards guard guarding occupies "
     "occupy blockade blockades in".split()
 )
-_NOUNS = set("square squares pawn pawns file files diagonal diagonals outpost break breaks push idea plan hole weakness point complex rank lever".split())
+_NOUNS = set(
+    "square squares pawn pawns file files diagonal diagonals outpost break breaks push idea plan hole "
+    "weakness point complex rank lever".split()
+)
 
 _ARTICLES = set("the a an this that his her its their my our your".split())
 _PREFIX_KINDS = {"piece", "file", "digit", "sq", "capture", "to", "on", "from", "verb", "filler", "color"}
@@ -121,14 +145,21 @@ def _raw_tokens(text: str) -> list[_Tok]:
         elif m.group("san"):
             piece = m.group("piece")
             toks.append(
-                _Tok("sq", s, e, raw, chess.parse_square(m.group("sq").lower()), written={
-                    "piece": _PIECE_LETTERS[piece.lower()] if piece else None,
-                    "ff": chess.FILE_NAMES.index(m.group("ff")) if m.group("ff") else None,
-                    "fr": int(m.group("fr")) - 1 if m.group("fr") else None,
-                    "x": bool(m.group("x")),
-                    "promo": _PIECE_LETTERS[m.group("promo").lower()] if m.group("promo") else None,
-                    "check": m.group("chk"),
-                })
+                _Tok(
+                    "sq",
+                    s,
+                    e,
+                    raw,
+                    chess.parse_square(m.group("sq").lower()),
+                    written={
+                        "piece": _PIECE_LETTERS[piece.lower()] if piece else None,
+                        "ff": chess.FILE_NAMES.index(m.group("ff")) if m.group("ff") else None,
+                        "fr": int(m.group("fr")) - 1 if m.group("fr") else None,
+                        "x": bool(m.group("x")),
+                        "promo": _PIECE_LETTERS[m.group("promo").lower()] if m.group("promo") else None,
+                        "check": m.group("chk"),
+                    },
+                )
             )
         elif m.group("movenum"):
             black = raw.endswith(("...", "…"))  # "3..." numbers Black's move
@@ -185,7 +216,9 @@ def _tokens(text: str) -> list[_Tok]:
             continue
         if t.kind in ("file", "homophone") and nkind in ("digit", "for"):
             rank = 4 if nkind == "for" else nxt.value
-            out.append(_Tok("sq", t.start, nxt.end, t.text + " " + nxt.text, chess.square(t.value, rank - 1), weak=t.weak))
+            out.append(
+                _Tok("sq", t.start, nxt.end, t.text + " " + nxt.text, chess.square(t.value, rank - 1), weak=t.weak)
+            )
             i += 2
             continue
         if t.kind == "capture" and nxt and nxt.text == "back":
@@ -408,9 +441,8 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
     while i < len(toks):
         t = toks[i]
         built: tuple[Mention, int] | None = None
-        if t.kind == "sq" and not _is_source(toks, i) and not (i and toks[i - 1].kind == "from"):
-            built = _target_mention(text, toks, i, floor)
-        elif _number_anchor(toks, i, strict):
+        target = t.kind == "sq" and not _is_source(toks, i) and not (i and toks[i - 1].kind == "from")
+        if target or _number_anchor(toks, i, strict):
             built = _target_mention(text, toks, i, floor)
         elif t.kind == "castle":
             built = _castle_mention(text, toks, i, floor)
@@ -553,7 +585,11 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     m.bare = m.piece is None and not m.cue and m.from_file is None and m.from_rank is None and m.from_square is None
     before = toks[i - 1].text if i > 0 else ""
     after = toks[k].text if k < len(toks) else ""
-    if (m.bare or not m.cue) and not (t.written and t.written["piece"]) and (after in _NOUNS or (m.bare and before in _DESCRIPTORS)):
+    if (
+        (m.bare or not m.cue)
+        and not (t.written and t.written["piece"])
+        and (after in _NOUNS or (m.bare and before in _DESCRIPTORS))
+    ):
         m.location = True
     return m, k
 
@@ -561,8 +597,13 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
 def _castle_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int]:
     t = toks[i]
     j = i
-    while j > floor and i - j < 3 and (toks[j - 1].kind in ("filler", "color", "side", "verb") or toks[j - 1].text in ("short", "long")):
+    while (
+        j > floor
+        and i - j < 3
+        and (toks[j - 1].kind in ("filler", "color", "side", "verb") or toks[j - 1].text in ("short", "long"))
+    ):
         j -= 1
+    subject = j < i  # "white castles", "we castle", "now castle"; not "always castle early"
     while j < i and toks[j].kind == "filler":
         j += 1
     m = Mention(toks[j].start, t.end, "", castle=t.value or "?")
@@ -583,7 +624,11 @@ def _castle_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
         if sides:
             m.castle = sides[-1].value or ("K" if sides[-1].text == "short" else "Q")
         noun = i > 0 and toks[i - 1].text in _ARTICLES  # "the castle", "a castle"
-        m.cue = bool(sides) or (t.text in ("castles", "castle", "castle's") and not noun)
+        m.cue = (
+            bool(sides)
+            or (t.text in ("castles", "castle's") and not noun)
+            or (t.text == "castle" and subject and not noun)
+        )
     k = _apply_suffix(m, toks, k)
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]

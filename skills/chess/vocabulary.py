@@ -11,8 +11,9 @@ __all__ = ["INITIAL_PROMPT", "looks_like_chess"]
 # `moves.find_moves` reads them, so what the model imitates is what the parser expects.
 INITIAL_PROMPT = (
     "Chess lesson. Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to b5, pawn to a6, "
-    "bishop takes c6, d takes c6, castles kingside. Then queen to d2, rook to e1 check, castles "
-    "queenside, en passant, checkmate. The Sicilian Defense, the Ruy Lopez, the Queen's Gambit, "
+    "bishop takes c6, d takes c6, castles kingside, pawn to f6, pawn to d4, e takes d4, knight takes d4, "
+    "pawn to c5, knight to b3, queen takes d1, rook takes d1. Check, checkmate, castles queenside, "
+    "en passant, promotes to a queen. The Sicilian Defense, the Ruy Lopez, the Queen's Gambit, "
     "the King's Indian, the French Defense and the Caro-Kann."
 )
 
@@ -21,7 +22,9 @@ _STRONG = re.compile(
     r"sicilian|ruy lopez|caro[- ]kann|najdorf|grandmaster|endgame|middlegame|kingside|queenside)\b",
     re.IGNORECASE,
 )
-_WEAK = re.compile(r"\b(?:kings?|queens?|check|castles?|castling|opening|defen[cs]e|attack|variation|moves?)\b", re.IGNORECASE)
+_WEAK = re.compile(
+    r"\b(?:kings?|queens?|check|castles?|castling|opening|defen[cs]e|attack|variation|moves?)\b", re.IGNORECASE
+)
 
 
 def looks_like_chess(text: str) -> bool:

@@ -1,0 +1,281 @@
+"""When the store indexes its tables, and how searches use those indexes.
+
+The policy, table by table:
+
+* **At creation** every table gets a BTree on ``id``; the text tables a native BM25 index on
+  ``text``; columns that hot paths filter on get scalar indexes (``node_id`` of skills and
+  lessons, which browsing reads; ``book``, which every search filters on).
+* **After writes** (:func:`after_write`, called by the store): rows written after an index was
+  built are still found — LanceDB scans them flat — but a flat full-text scan costs microseconds
+  a row, so once ``refresh_rows`` rows are unindexed the table is optimized, which folds them in.
+* **A vector index** is built once a table with a vector column holds ``vector_min_rows`` rows
+  (below that an exact scan is both fast and exact), and rebuilt when the table has grown enough
+  that its partitions are too coarse. It is IVF_SQ (8-bit scalar codes) with cosine distance,
+  about 1,000 rows a partition; the kind and number of partitions are recorded in the index name
+  (``vector_ivf_sq_p<partitions>``) so that query-time tuning and the growth check need no
+  other bookkeeping.
+* **At query time** (:func:`tune`): with a vector index, a search probes enough partitions and
+  re-ranks a candidate pool with the exact vectors (``refine_factor``), which keeps recall@10 close
+  to exhaustive search; ``maximum_nprobes(0)`` lets a narrow filter (a small book in a big
+  table) keep probing until it has its k rows. Without one, queries run unchanged (exact).
+
+Several processes may share a store: two of them may decide to optimize or index at once; the
+loser's error is logged and ignored, since the winner did the work.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+from lancedb.index import FTS, Bitmap, BTree, IvfFlat, IvfPq, IvfSq
+
+from tutorialbook.memory.schemas import FTS_TABLES, SCHEMAS
+
+log = logging.getLogger(__name__)
+
+#: Scalar indexes each table gets at creation, beyond ``id`` (BTree) and ``text`` (FTS).
+SCALAR_INDEXES: dict[str, dict[str, type]] = {
+    "nodes": {"book": Bitmap},
+    "skills": {"book": Bitmap, "node_id": BTree},
+    "lessons": {"book": Bitmap, "node_id": BTree, "skill_id": BTree},
+    "segments": {"book": Bitmap, "tutorial_id": BTree},
+    "positions": {"epd": BTree, "tutorial_id": BTree},
+}
+
+VECTOR_INDEX = re.compile(r"^vector_([a-z_]+)_p(\d+)$")
+TUNING_TTL = 2.0  # seconds a query-time tuning is reused without looking at the table
+VECTOR_KINDS = {"ivf_sq": IvfSq, "ivf_pq": IvfPq, "ivf_flat": IvfFlat}
+
+
+@dataclass
+class Policy:
+    """Thresholds of the index policy; a store holds one (tests use small ones)."""
+
+    #: a table with a vector column gets an ANN index at this many rows
+    vector_min_rows: int = 20_000
+    #: which index: "ivf_sq" (8-bit scalar codes), "ivf_pq" or "ivf_flat"
+    vector_kind: str = "ivf_sq"
+    #: IVF partitions: one per this many rows, at least ``min_partitions``
+    rows_per_partition: int = 1_000
+    min_partitions: int = 16
+    #: rebuild the vector index once the table would get this many times its partitions
+    regrow_factor: float = 4.0
+    #: optimize a table (fold new rows into its indexes) once this many rows are unindexed
+    refresh_rows: int = 500
+    #: query time: fraction of the IVF partitions probed (at least ``min_nprobes``)
+    probe_fraction: float = 0.08
+    min_nprobes: int = 8
+    #: query time: candidates re-ranked with exact vectors, as a multiple of k
+    refine_factor: int = 5
+
+    def partitions(self, rows: int) -> int:
+        return int(min(4096, max(self.min_partitions, round(rows / self.rows_per_partition))))
+
+    def nprobes(self, partitions: int) -> int:
+        return int(min(partitions, max(self.min_nprobes, math.ceil(self.probe_fraction * partitions))))
+
+
+@dataclass(frozen=True)
+class VectorIndex:
+    name: str
+    partitions: int
+
+
+def has_vector(name: str) -> bool:
+    return "vector" in SCHEMAS[name].names
+
+
+def vector_config(rows: int, policy: Policy):
+    """The vector index for a table of ``rows`` rows, and its name (which records the kind
+    and the number of partitions, for query-time tuning and the growth check)."""
+    partitions = policy.partitions(rows)
+    kind = VECTOR_KINDS[policy.vector_kind]
+    if kind is IvfPq:
+        # 48 sub-vectors of 8 dims, 8-bit codes; refine_factor re-ranks with exact vectors
+        config = IvfPq(distance_type="cosine", num_partitions=partitions, num_sub_vectors=48)
+    else:
+        config = kind(distance_type="cosine", num_partitions=partitions)
+    return config, f"vector_{policy.vector_kind}_p{partitions}"
+
+
+# -- creation ----------------------------------------------------------------------
+
+def ensure_base_indexes(name: str, table) -> None:
+    """The scalar and full-text indexes a table should have; builds the missing ones."""
+    existing = {i.name for i in table.list_indices()}
+    wanted = []
+    if name in FTS_TABLES and "text_idx" not in existing:
+        wanted.append(("text", FTS()))
+    if "id_idx" not in existing:
+        wanted.append(("id", BTree()))
+    for column, kind in SCALAR_INDEXES.get(name, {}).items():
+        if f"{column}_idx" not in existing:
+            wanted.append((column, kind()))
+    for column, config in wanted:
+        try:
+            table.create_index(column, config=config, replace=False)
+        except Exception as exc:  # a concurrent process built it first
+            log.debug("index %s.%s not built here: %s", name, column, exc)
+
+
+# -- after writes --------------------------------------------------------------------
+
+def after_write(store, name: str) -> list[str]:
+    """Called after each write to ``name``: keep its indexes fit for its size."""
+    store.index_cache.pop(name, None)
+    try:
+        return maintain(store, name)
+    except Exception as exc:  # index upkeep must never fail a write that committed
+        log.warning("index upkeep of %s skipped: %s", name, exc)
+        return []
+    finally:
+        store.index_cache.pop(name, None)
+
+
+def maintain(store, name: str, policy: Policy | None = None, force: bool = False) -> list[str]:
+    """Build, rebuild or refresh ``name``'s indexes as the policy says; returns what was done.
+
+    ``force`` optimizes even when few rows are unindexed (compaction, old-version pruning).
+    When another thread of this process is already indexing the table, this one does nothing."""
+    policy = policy or store.index_policy
+    lock = _lock(store, name)
+    if not lock.acquire(blocking=False):
+        return []
+    try:
+        return _maintain(store, name, policy, force)
+    finally:
+        lock.release()
+
+
+def _maintain(store, name: str, policy: Policy, force: bool) -> list[str]:
+    table = store.table(name)
+    indices = list(table.list_indices())
+    rows = table.count_rows()
+    done: list[str] = []
+    stale = max((i.num_unindexed_rows or 0 for i in indices), default=0)
+    if force or stale >= policy.refresh_rows:  # first, so a new vector index sees compacted data
+        try:
+            table.optimize()
+            done.append(f"optimized ({stale} unindexed rows)")
+        except Exception as exc:  # e.g. another process optimized first
+            log.info("optimize %s skipped: %s", name, exc)
+    if has_vector(name):
+        current, extra = _vector_indexes(indices)
+        for index in extra:  # left by a rebuild that stopped before dropping its predecessor
+            _drop(table, index.name)
+        due = current is None and rows >= policy.vector_min_rows
+        grown = current is not None and policy.partitions(rows) >= policy.regrow_factor * current.partitions
+        if due or grown:
+            done.append(_build(store, table, name, rows, policy))
+            if grown and current is not None and _vector_indexes(table.list_indices())[0] != current:
+                _drop(table, current.name)
+    return done
+
+
+def ensure_vector_index(store, name: str, min_rows: int | None = None) -> bool:
+    """Build ``name``'s vector index if it has none and holds at least ``min_rows`` rows
+    (the store policy's threshold by default). Returns whether the table now has one."""
+    policy = store.index_policy
+    min_rows = policy.vector_min_rows if min_rows is None else min_rows
+    table = store.table(name)
+    with _lock(store, name):
+        if _vector_indexes(table.list_indices())[0] is None:
+            rows = table.count_rows()
+            if rows < min_rows:
+                return False
+            _build(store, table, name, rows, policy)
+    store.index_cache.pop(name, None)
+    return _vector_indexes(table.list_indices())[0] is not None
+
+
+def _build(store, table, name: str, rows: int, policy: Policy) -> str:
+    config, index_name = vector_config(rows, policy)
+    start = time.perf_counter()
+    try:
+        table.create_index("vector", config=config, name=index_name, replace=True)
+    except Exception as exc:  # e.g. another process built the same index first
+        log.warning("vector index of %s not built: %s", name, exc)
+        return "vector index not built"
+    seconds = time.perf_counter() - start
+    log.info("built %s on %s (%d rows) in %.1f s", index_name, name, rows, seconds)
+    return f"built {index_name} ({rows} rows, {seconds:.1f} s)"
+
+
+# -- query time ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tuning:
+    nprobes: int
+    refine_factor: int
+
+
+def tuning(store, name: str) -> Tuning | None:
+    """How a vector search on ``name`` should use its index, or None when it has none.
+
+    Looked up at most every ``TUNING_TTL`` seconds, and again after this process writes the
+    table: no per-query round trip. A stale answer is harmless — tuning options are ignored by
+    an exact scan, and an index built meanwhile by another process is merely searched with
+    LanceDB's default options until the next look-up."""
+    now = time.monotonic()
+    hit = store.index_cache.get(name)
+    if hit is not None and now - hit[0] < TUNING_TTL:
+        return hit[1]
+    index = _vector_indexes(store.table(name).list_indices())[0]
+    result = None
+    if index is not None:
+        policy = store.index_policy
+        result = Tuning(nprobes=policy.nprobes(index.partitions), refine_factor=policy.refine_factor)
+    store.index_cache[name] = (now, result)
+    return result
+
+
+def tune(query, store, name: str):
+    """Apply the vector-index tuning of ``name`` to a vector or hybrid query builder."""
+    t = tuning(store, name)
+    if t is None:
+        return query
+    return query.minimum_nprobes(t.nprobes).maximum_nprobes(0).refine_factor(t.refine_factor)
+
+
+# -- helpers -------------------------------------------------------------------------
+
+def _vector_indexes(indices) -> tuple[VectorIndex | None, list[VectorIndex]]:
+    """The vector index searches should use (the finest, i.e. newest by our naming) and any others."""
+    found = []
+    for index in indices:
+        if list(index.columns) == ["vector"]:
+            match = VECTOR_INDEX.match(index.name)
+            partitions = int(match.group(2)) if match else 256  # built elsewhere: assume many
+            found.append(VectorIndex(index.name, partitions))
+    if not found:
+        return None, []
+    found.sort(key=lambda i: i.partitions, reverse=True)
+    return found[0], found[1:]
+
+
+def vector_index(store, name: str) -> VectorIndex | None:
+    """The vector index of table ``name``, or None."""
+    return _vector_indexes(store.table(name).list_indices())[0]
+
+
+def _drop(table, index_name: str) -> None:
+    try:
+        if index_name in {i.name for i in table.list_indices()}:
+            table.drop_index(index_name)
+    except Exception as exc:
+        log.debug("drop %s skipped: %s", index_name, exc)
+
+
+_locks: dict[tuple[str, str], threading.RLock] = {}
+_locks_guard = threading.Lock()
+
+
+def _lock(store, name: str) -> threading.RLock:
+    """One index job per table at a time in this process."""
+    with _locks_guard:
+        return _locks.setdefault((store.uri, name), threading.RLock())

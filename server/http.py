@@ -1,0 +1,76 @@
+"""Serving over streamable HTTP: one server process, many agents, one knowledge base.
+
+``tutorialbook serve --http [--host 127.0.0.1] [--port 8765] [--tokens FILE]``
+
+* Loopback by default. The SDK's DNS-rebinding protection (Host and Origin checks) is on for a
+  loopback host; for another interface name the Host values to accept with ``--allowed-host``.
+* With tokens (``--tokens FILE`` or ``TUTORIALBOOK_TOKENS``) every request needs
+  ``Authorization: Bearer TOKEN``; a missing or unknown token gets HTTP 401. The agent id and
+  the per-book rights come from the token (server/auth.py).
+* Without tokens the server only listens on loopback, and every caller may do everything
+  as TUTORIALBOOK_AGENT (like stdio).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+import sys
+
+from tutorialbook.config import Settings
+from tutorialbook.errors import TutorialbookError
+from tutorialbook.server.auth import TokenFile, tokens_path
+
+log = logging.getLogger(__name__)
+
+LOOPBACK_NAMES = ("localhost",)
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens: str | None = None,
+              allowed_hosts: list[str] | None = None):
+    """The Starlette app (and the MCP server) for ``host:port``; raises TutorialbookError for a
+    setup that would be unsafe or cannot work."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from tutorialbook.server.app import create_server
+
+    path = tokens_path(tokens)
+    token_file = TokenFile(path) if path else None
+    if token_file is None and not is_loopback(host):
+        raise TutorialbookError("host", f"{host} is not a loopback address: serving beyond this machine needs "
+                                        "--tokens FILE (or TUTORIALBOOK_TOKENS)")
+    if token_file is None:
+        print(f"tutorialbook: no tokens; every caller on this machine may read and write every book as "
+              f"agent {settings.agent!r}", file=sys.stderr)
+    url_host = f"[{host}]" if ":" in host else host
+    server = create_server(settings, tokens=token_file, url=f"http://{url_host}:{port}")
+    security = None  # the SDK turns DNS-rebinding protection on for a loopback host
+    if allowed_hosts:
+        names = list(allowed_hosts) + (["127.0.0.1:*", "localhost:*", "[::1]:*"] if is_loopback(host) else [])
+        patterns = [h if re.search(r":(\d+|\*)$", h) else f"{h}:*" for h in names]  # IPv6 in [brackets]
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=patterns,
+            allowed_origins=[f"{scheme}://{h}" for h in patterns for scheme in ("http", "https")],
+        )
+    app = server.streamable_http_app(host=host, transport_security=security)
+    return app, server, token_file
+
+
+def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens: str | None = None,
+          allowed_hosts: list[str] | None = None, access_log: bool = False) -> None:
+    import uvicorn
+
+    app, _, token_file = build_app(settings, host, port, tokens, allowed_hosts)
+    who = f"{len(token_file.table)} token(s) from {token_file.path}" if token_file else "no tokens"
+    print(f"tutorialbook: serving MCP on http://{host}:{port}/mcp ({who}; store {settings.store})", file=sys.stderr)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)

@@ -1,0 +1,729 @@
+"""Agent Skills folders: export a book's skills so Claude Code and other Agent Skills hosts
+load them directly, and import such folders back into a book.
+
+One folder per skill, named as its front-matter ``name``::
+
+    feed-the-starter-every-day-d9eafe/
+        SKILL.md                 front matter (name, description, metadata), when to use, steps
+        references/evidence.md   every evidence span: tutorial, timestamps, link, quote
+
+``SKILL.md`` is exactly what the ``tutorialbook://skills/{id}`` resource serves. Its
+``metadata`` records the skill's id, book and TOC path, so an import puts each skill back
+under a node with the same titles (creating the nodes it needs) and a second import of the
+same folders changes nothing. Hand-written skill folders import too: without a recorded
+path they land under an "Imported skills" chapter.
+
+YAML is read by a small parser of the front matter Agent Skills use (``key: value`` with
+plain, quoted or block scalars, one nested map such as ``metadata``, simple lists), so no
+YAML library is needed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from tutorialbook.errors import TutorialbookError
+from tutorialbook.memory.store import in_list, quote
+from tutorialbook.models import SOURCE_NOTE, Evidence, SkillView
+from tutorialbook.skills import skill_md
+from tutorialbook.skills.skill_md import EVIDENCE_FILE, render_skill_md, skill_slug
+
+if TYPE_CHECKING:
+    from tutorialbook.library import Library
+
+Progress = Callable[[float, float, str], None]
+
+NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+IMPORTED_CHAPTER = "Imported skills"
+MAX_COMPATIBILITY = 500
+
+
+class SkillFormatError(ValueError):
+    """A skill folder that does not follow the Agent Skills format."""
+
+
+# -- reports --------------------------------------------------------------------------------
+class ExportedSkill(BaseModel):
+    skill_id: str
+    name: str
+    folder: str = Field(description="folder name = the SKILL.md front-matter name")
+
+
+class ExportReport(BaseModel):
+    book: str
+    directory: str
+    skills: list[ExportedSkill]
+
+
+class ImportedSkill(BaseModel):
+    folder: str
+    status: Literal["added", "updated", "unchanged", "skipped"]
+    skill_id: str = ""
+    name: str = ""
+    node_id: str = ""
+    path: list[str] = Field(default_factory=list, description="TOC titles below the book's root")
+    reason: str = Field("", description="why a folder was skipped, or what an update changed")
+
+
+class ImportReport(BaseModel):
+    book: str
+    directory: str
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    nodes_added: int = 0
+    skills: list[ImportedSkill] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+# -- export ---------------------------------------------------------------------------------
+def export_skills(library: "Library", book: str, directory: str | Path,
+                  progress: Progress | None = None) -> ExportReport:
+    """Write every skill of ``book`` as an Agent Skills folder under ``directory``."""
+    root = Path(directory).expanduser()
+    if root.exists() and not root.is_dir():
+        raise TutorialbookError("directory", f"{root} is a file; give a folder to export into")
+    views = library.skills(book)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TutorialbookError("directory", f"{root} cannot be created ({exc.strerror})") from exc
+    exported = []
+    for n, view in enumerate(views):
+        folder = skill_slug(view.name, view.id)
+        write_skill_folder(view, root / folder)
+        exported.append(ExportedSkill(skill_id=view.id, name=view.name, folder=folder))
+        if progress:
+            progress(n + 1, len(views), folder)
+    return ExportReport(book=book, directory=str(root.resolve()), skills=exported)
+
+
+def write_skill_folder(view: SkillView, folder: Path) -> None:
+    (folder / "references").mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(render_skill_md(view), encoding="utf-8")
+    (folder / EVIDENCE_FILE).write_text(render_evidence_md(view), encoding="utf-8")
+
+
+def render_evidence_md(view: SkillView) -> str:
+    """references/evidence.md: each span a person can read and open, then the same spans as
+    JSON for ``import-skills``."""
+    lines = [f"# Evidence: {_one_line(view.name)}", "", SOURCE_NOTE, ""]
+    for n, e in enumerate(view.evidence, 1):
+        unit = "seconds" if e.timed else "characters"
+        lines += [
+            f"## {n}. {_one_line(e.tutorial_title) or e.tutorial_id}, {skill_md._span(e.start, e.end, e.timed)}",
+            "",
+            f"- tutorial id: `{e.tutorial_id}`",
+            f"- span: {e.start:g}–{e.end:g} {unit}",
+        ]
+        if e.link:
+            lines.append(f"- open: <{e.link}>")
+        lines += [""] + [f"> {line}" if line else ">" for line in e.quote.splitlines() or [""]] + [""]
+    if not view.evidence:
+        lines += ["No evidence was recorded for this skill.", ""]
+    data = json.dumps([e.model_dump() for e in view.evidence], ensure_ascii=False, indent=2)
+    fence = "`" * max(3, _longest_run(data, "`") + 1)
+    lines += ["## Machine-readable copy", "",
+              "`tutorialbook import-skills` reads this block; keep it in step with the entries above.",
+              "", fence + "json", data, fence, ""]
+    return "\n".join(lines)
+
+
+def parse_evidence_md(text: str) -> list[Evidence]:
+    blocks = re.findall(r"^(`{3,})json[ \t]*\n(.*?)\n\1[ \t]*$", text, re.M | re.S)
+    if not blocks:
+        raise SkillFormatError(f"{EVIDENCE_FILE} has no ```json block of evidence")
+    try:
+        items = json.loads(blocks[-1][1])
+        if not isinstance(items, list):
+            raise SkillFormatError(f"the JSON block of {EVIDENCE_FILE} is not a list")
+        return [Evidence(**item) for item in items]
+    except (json.JSONDecodeError, TypeError, ValidationError) as exc:
+        raise SkillFormatError(f"the JSON block of {EVIDENCE_FILE} is not valid evidence: {exc}") from exc
+
+
+# -- reading a skill folder -------------------------------------------------------------------
+@dataclass
+class ParsedSkill:
+    folder: Path
+    name: str  # the human name (the body's heading)
+    description: str
+    when_to_use: str
+    steps: list[str]
+    evidence: list[Evidence]
+    path: list[str]  # TOC titles below the book root; [] when not recorded
+    skill_id: str = ""  # as exported (metadata), if any
+    author: str = "import"
+    helpful: int = 0
+    harmful: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def validate_front_matter(meta: dict, folder_name: str | None = None) -> list[str]:
+    """The Agent Skills rules for SKILL.md front matter; an empty list means valid."""
+    errors = []
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        errors.append("'name' is required and must be a string")
+    else:
+        if len(name) > 64:
+            errors.append(f"'name' is {len(name)} characters; the limit is 64")
+        if not NAME_RULE.match(name):
+            errors.append(f"'name' {name!r} must be lowercase letters, digits and single hyphens, "
+                          "not starting or ending with a hyphen")
+        if folder_name is not None and folder_name != name:
+            errors.append(f"'name' {name!r} must equal the folder's name {folder_name!r}")
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        errors.append("'description' is required and must be a non-empty string")
+    elif len(description) > skill_md.MAX_DESCRIPTION:
+        errors.append(f"'description' is {len(description)} characters; the limit is {skill_md.MAX_DESCRIPTION}")
+    if "compatibility" in meta and (not isinstance(meta["compatibility"], str)
+                                    or len(meta["compatibility"]) > MAX_COMPATIBILITY):
+        errors.append(f"'compatibility' must be a string of at most {MAX_COMPATIBILITY} characters")
+    if "metadata" in meta and not (isinstance(meta["metadata"], dict)
+                                   and all(isinstance(v, str) for v in meta["metadata"].values())):
+        errors.append("'metadata' must map keys to string values")
+    unknown = sorted(set(meta) - SPEC_FIELDS)
+    if unknown:
+        errors.append(f"unknown front-matter fields {unknown}; allowed: {sorted(SPEC_FIELDS)}")
+    return errors
+
+
+def read_skill_folder(folder: Path) -> ParsedSkill:
+    """Parse and validate one skill folder; SkillFormatError says what is wrong."""
+    try:
+        text = (folder / "SKILL.md").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkillFormatError(f"SKILL.md cannot be read ({exc})") from exc
+    meta, body = parse_front_matter(text)
+    errors = validate_front_matter(meta, folder.name)
+    if errors:
+        raise SkillFormatError("; ".join(errors))
+    extra = meta.get("metadata") or {}
+    sections = _sections(body)
+    title = next((line[2:].strip() for line in body.splitlines() if line.startswith("# ")), "")
+    name = title or meta["name"].replace("-", " ")
+    when = " ".join(sections.get("when to use", "").split()) or meta["description"].strip()
+    steps = _list_items(sections["steps"]) if "steps" in sections else _list_items(body, numbered_only=True)
+    if not steps:
+        steps = [_first_paragraph(body) or meta["description"].strip()]
+    warnings = []
+    evidence: list[Evidence] = []
+    evidence_file = folder / EVIDENCE_FILE
+    if evidence_file.is_file():
+        evidence = parse_evidence_md(evidence_file.read_text(encoding="utf-8"))
+    path: list[str] = []
+    if skill_md.META_PATH in extra:
+        try:
+            path = json.loads(extra[skill_md.META_PATH])
+            if not isinstance(path, list) or not all(isinstance(t, str) and t.strip() for t in path):
+                raise ValueError
+        except ValueError:
+            warnings.append(f"metadata {skill_md.META_PATH} is not a JSON list of titles; "
+                            f"placed under {IMPORTED_CHAPTER!r}")
+            path = []
+    return ParsedSkill(
+        folder=folder, name=name, description=meta["description"], when_to_use=when, steps=steps,
+        evidence=evidence, path=[" ".join(t.split()) for t in path], skill_id=extra.get(skill_md.META_ID, ""),
+        author=extra.get(skill_md.META_AUTHOR) or "import", helpful=_count(extra.get(skill_md.META_HELPFUL)),
+        harmful=_count(extra.get(skill_md.META_HARMFUL)), warnings=warnings,
+    )
+
+
+def skill_folders(directory: Path) -> list[Path]:
+    """The skill folders a directory names: itself when it holds a SKILL.md, else its
+    sub-folders that do."""
+    if (directory / "SKILL.md").is_file():
+        return [directory]
+    return sorted(p for p in directory.iterdir() if p.is_dir() and (p / "SKILL.md").is_file())
+
+
+# -- import ---------------------------------------------------------------------------------
+def import_skills(library: "Library", book: str, directory: str | Path,
+                  progress: Progress | None = None) -> ImportReport:
+    """Read Agent Skills folders into ``book`` (created if new). Each skill goes under the
+    node its recorded TOC path names (nodes are created as needed); a skill already in the
+    book (same id, or same name under the same node) gains the evidence it lacked and any
+    edited steps, so importing twice changes nothing the second time."""
+    root = Path(directory).expanduser()
+    if not root.is_dir():
+        raise TutorialbookError("directory", f"{root} is not a folder of Agent Skills")
+    folders = skill_folders(root)
+    if not folders:
+        raise TutorialbookError("directory", f"{root} holds no SKILL.md, neither itself nor in a sub-folder")
+    report = ImportReport(book=book, directory=str(root.resolve()))
+    parsed: list[ParsedSkill] = []
+    for n, folder in enumerate(folders):
+        try:
+            skill = read_skill_folder(folder)
+        except SkillFormatError as exc:
+            report.skills.append(ImportedSkill(folder=folder.name, status="skipped", reason=str(exc)))
+            report.warnings.append(f"{folder.name}: skipped: {exc}")
+        else:
+            parsed.append(skill)
+            report.warnings += [f"{folder.name}: {w}" for w in skill.warnings]
+        if progress:
+            progress(n + 1, len(folders) + 1, f"read {folder.name}")
+    library.ensure_book(book)
+    with library.store.lock("skills-import"):  # two imports at once must not both add a node
+        _Importer(library, book, report).run(parsed)
+    report.skipped = sum(s.status == "skipped" for s in report.skills)
+    if progress:
+        progress(len(folders) + 1, len(folders) + 1, "committed")
+    return report
+
+
+class _Importer:
+    def __init__(self, library: "Library", book: str, report: ImportReport):
+        self.library = library
+        self.store = library.store
+        self.book = book
+        self.report = report
+        self.tree = library.tree(book)
+        self.children = {k: list(v) for k, v in self.tree.children.items()}
+        self.now = time.time()
+        self.new_nodes: dict[str, dict] = {}
+        self.touched_nodes: set[str] = set()
+        self.skills: dict[str, dict] = {}  # id -> row to write
+        self.by_node: dict[str, dict[str, str]] = {}  # node -> normalized name -> skill id
+
+    def run(self, parsed: list[ParsedSkill]) -> None:
+        for skill in parsed:
+            self.report.skills.append(self._place(skill))
+        changed = [row for row in self.skills.values() if row["_status"] != "unchanged"]
+        if changed:
+            vectors = self.library.embed([row["name"] + ". " + " ".join(json.loads(row["steps"])) for row in changed])
+            for row, vector in zip(changed, vectors):
+                row["vector"] = vector.tolist()
+        nodes = self._node_rows()
+        self.store.upsert("nodes", nodes)
+        self.store.upsert("skills", [_clean(r) for r in changed])
+        self.report.nodes_added = len(self.new_nodes)
+        for status in ("added", "updated", "unchanged"):
+            setattr(self.report, status, sum(s.status == status for s in self.report.skills))
+
+    # nodes
+    def _node_for(self, path: list[str]) -> str:
+        node_id = self.tree.root_id
+        for depth, title in enumerate(path, 1):
+            match = next((c for c in self.children.get(node_id, []) if _norm(self._title(c)) == _norm(title)), None)
+            if match is None:
+                match = "n_" + hashlib.sha256(f"{self.book}\n{json.dumps(path[:depth])}".encode()).hexdigest()[:12]
+                siblings = self.children.setdefault(node_id, [])
+                self.new_nodes[match] = {
+                    "id": match, "book": self.book, "parent_id": node_id, "position": len(siblings),
+                    "title": title, "summary": "", "kind": "chapter" if depth == 1 else "section",
+                    "evidence": "[]", "origin": "import", "version": 1, "updated_at": self.now,
+                }
+                siblings.append(match)
+            node_id = match
+        return node_id
+
+    def _title(self, node_id: str) -> str:
+        node = self.new_nodes.get(node_id) or self.tree.nodes[node_id]
+        return node["title"]
+
+    def _node_rows(self) -> list[dict]:
+        """New nodes, and nodes that gained skills, with their search text and vector."""
+        ids = sorted(self.touched_nodes | set(self.new_nodes))
+        if not ids:
+            return []
+        names: dict[str, list[str]] = {i: [] for i in ids}
+        for row in self.store.rows("skills", in_list("node_id", ids), ["node_id", "name"]):
+            names[row["node_id"]].append(row["name"])
+        for row in self.skills.values():
+            if row["_status"] == "added":
+                names.setdefault(row["node_id"], []).append(row["name"])
+        stored = {r["id"]: r for r in self.store.rows("nodes", in_list("id", [i for i in ids if i not in self.new_nodes]))}
+        rows = []
+        for node_id in ids:
+            row = self.new_nodes.get(node_id) or _clean(stored[node_id])
+            if node_id in self.new_nodes:
+                row["summary"] = _summary(names[node_id])
+            row["text"] = f"{row['title']}. {row['summary']} " + "; ".join(names[node_id][:30])
+            rows.append(row)
+        for row, vector in zip(rows, self.library.embed([r["text"] for r in rows])):
+            row["vector"] = vector.tolist()
+        return rows
+
+    # skills
+    def _place(self, skill: ParsedSkill) -> ImportedSkill:
+        path = skill.path or [IMPORTED_CHAPTER]
+        node_id = self._node_for(path)
+        row, by_id = self._existing(skill, node_id)
+        if row is None:
+            return self._add(skill, node_id, path)
+        known = json.loads(row["evidence"] or "[]")
+        keys = {_evidence_key(e) for e in known}
+        fresh = [e.model_dump() for e in skill.evidence if _evidence_key(e.model_dump()) not in keys]
+        changes = []
+        if fresh:
+            known += fresh
+            row["evidence"] = json.dumps(known)
+            row["sources"] = len({e["tutorial_id"] for e in known})
+            changes.append(f"{len(fresh)} evidence span(s) added")
+        steps = json.dumps(skill.steps)
+        if by_id and (json.loads(row["steps"] or "[]") != skill.steps or row["when_to_use"] != skill.when_to_use):
+            row["steps"], row["when_to_use"] = steps, skill.when_to_use
+            changes.append("steps or when-to-use edited")
+        status = "unchanged"
+        if changes:
+            status = "updated"
+            if row["_status"] == "unchanged":
+                row["_status"] = "updated"
+                row["version"] += 1
+            row["updated_at"] = self.now
+            row["text"] = _skill_text(row["name"], row["when_to_use"], json.loads(row["steps"]))
+        return ImportedSkill(folder=skill.folder.name, status=status, skill_id=row["id"], name=row["name"],
+                             node_id=row["node_id"], path=self.tree.titles(row["node_id"])[1:] or path,
+                             reason="; ".join(changes))
+
+    def _existing(self, skill: ParsedSkill, node_id: str) -> tuple[dict | None, bool]:
+        """The skill this folder already is in the book, and whether it matched by id."""
+        for candidate in (skill.skill_id, self._derived_id(skill)):
+            if not candidate:
+                continue
+            if candidate in self.skills:
+                return self.skills[candidate], True
+            row = self.store.get("skills", candidate)
+            if row is not None and row["book"] == self.book:
+                return self._hold(row), True
+        same_name = self.by_node.get(node_id, {}).get(_norm(skill.name))
+        if same_name:
+            return self.skills[same_name], False
+        if node_id not in self.new_nodes:
+            for row in self.store.rows("skills", f"node_id = {quote(node_id)}"):
+                if _norm(row["name"]) == _norm(skill.name):
+                    return self._hold(row), False
+        return None, False
+
+    def _hold(self, row: dict) -> dict:
+        row = _clean(row)
+        row["_status"] = "unchanged"
+        self.skills[row["id"]] = row
+        self.by_node.setdefault(row["node_id"], {})[_norm(row["name"])] = row["id"]
+        return row
+
+    def _derived_id(self, skill: ParsedSkill) -> str:
+        seed = skill.skill_id or skill.folder.name
+        return "s_" + hashlib.sha256(f"{self.book}\n{seed}".encode()).hexdigest()[:12]
+
+    def _add(self, skill: ParsedSkill, node_id: str, path: list[str]) -> ImportedSkill:
+        skill_id = skill.skill_id
+        if not skill_id or not re.match(r"^[A-Za-z0-9_.:-]{1,64}$", skill_id) or self.store.get("skills", skill_id):
+            skill_id = self._derived_id(skill)
+        evidence = [e.model_dump() for e in skill.evidence]
+        row = {
+            "id": skill_id, "book": self.book, "node_id": node_id, "name": skill.name,
+            "when_to_use": skill.when_to_use, "steps": json.dumps(skill.steps), "evidence": json.dumps(evidence),
+            "sources": len({e["tutorial_id"] for e in evidence}), "helpful": skill.helpful,
+            "harmful": skill.harmful, "version": 1, "author": skill.author, "origin": "import",
+            "text": _skill_text(skill.name, skill.when_to_use, skill.steps),
+            "created_at": self.now, "updated_at": self.now, "_status": "added",
+        }
+        self.skills[skill_id] = row
+        self.by_node.setdefault(node_id, {})[_norm(skill.name)] = skill_id
+        self.touched_nodes.add(node_id)
+        return ImportedSkill(folder=skill.folder.name, status="added", skill_id=skill_id, name=skill.name,
+                             node_id=node_id, path=path)
+
+
+# -- front matter: a small YAML reader ---------------------------------------------------------
+def parse_front_matter(text: str) -> tuple[dict, str]:
+    """The YAML front matter of a SKILL.md as a dict, and the Markdown body after it."""
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].rstrip() != "---":
+        raise SkillFormatError("SKILL.md must start with a '---' line opening its YAML front matter")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if end is None:
+        raise SkillFormatError("the YAML front matter is not closed by a '---' line")
+    data, i = _yaml_map(lines[1:end], 0, 0)
+    if i < end - 1:
+        raise SkillFormatError(f"front matter line {i + 2} is not understood: {lines[i + 1].strip()!r}")
+    return data, "\n".join(lines[end + 1:])
+
+
+_KEY = re.compile(r"""^(?P<key>"[^"]*"|'[^']*'|[^\s#'"\-?:,\[\]{}][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]+(?P<rest>.*))?$""")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _blank(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
+
+
+def _yaml_map(lines: list[str], i: int, indent: int) -> tuple[dict, int]:
+    out: dict = {}
+    while i < len(lines):
+        line = lines[i]
+        if _blank(line):
+            i += 1
+            continue
+        if "\t" in line[: _indent(line) + 1]:
+            raise SkillFormatError(f"front matter line {i + 2} is indented with a tab")
+        level = _indent(line)
+        if level < indent:
+            break
+        if level > indent:
+            raise SkillFormatError(f"front matter line {i + 2} is indented unexpectedly: {line.strip()!r}")
+        match = _KEY.match(line[level:].rstrip())
+        if not match:
+            raise SkillFormatError(f"front matter line {i + 2} is not 'key: value': {line.strip()!r}")
+        key = match.group("key")
+        if key[:1] in "'\"":
+            key = key[1:-1]
+        if key in out:
+            raise SkillFormatError(f"front matter key {key!r} appears twice")
+        rest = _strip_comment(match.group("rest") or "")
+        i += 1
+        if not rest:
+            j = i
+            while j < len(lines) and _blank(lines[j]):
+                j += 1
+            if j < len(lines) and _indent(lines[j]) > level and lines[j].lstrip().startswith("- "):
+                out[key], i = _yaml_list(lines, j, _indent(lines[j]))
+            elif j < len(lines) and _indent(lines[j]) > level:
+                out[key], i = _yaml_map(lines, j, _indent(lines[j]))
+            else:
+                out[key] = None
+        else:
+            out[key], i = _scalar(rest, lines, i, level)
+    return out, i
+
+
+def _yaml_list(lines: list[str], i: int, indent: int) -> tuple[list, int]:
+    items = []
+    while i < len(lines):
+        line = lines[i]
+        if _blank(line):
+            i += 1
+            continue
+        if _indent(line) != indent or not line.lstrip().startswith("- "):
+            break
+        value, i = _scalar(_strip_comment(line.lstrip()[2:].strip()), lines, i + 1, indent)
+        items.append(value)
+    return items, i
+
+
+def _scalar(rest: str, lines: list[str], i: int, level: int):
+    """A value starting on the key's line (``rest``), possibly continued on the lines
+    after it that are indented deeper than ``level``."""
+    if re.fullmatch(r"[|>][-+]?[1-9]?", rest):
+        return _block(rest, lines, i, level)
+    if rest[0] in "\"'":
+        quote_char, text = rest[0], rest[1:]
+        pieces = [text]
+        while not _closes(pieces[-1], quote_char):
+            if i >= len(lines):
+                raise SkillFormatError("a quoted value in the front matter is not closed")
+            pieces.append(lines[i].strip())
+            i += 1
+        raw = _fold_quoted(pieces, quote_char)
+        end = _closing_index(raw, quote_char)
+        trailing = raw[end + 1:].strip()
+        if trailing and not trailing.startswith("#"):
+            raise SkillFormatError(f"unexpected text after a quoted value: {trailing!r}")
+        body = raw[:end]
+        return (_unescape_double(body) if quote_char == '"' else body.replace("''", "'")), i
+    if rest[0] in "[{":
+        try:
+            return json.loads(rest), i
+        except json.JSONDecodeError:
+            if rest[0] == "[" and rest.endswith("]"):
+                return [p.strip().strip("'\"") for p in rest[1:-1].split(",") if p.strip()], i
+            raise SkillFormatError(f"flow collection {rest!r} is not supported in front matter") from None
+    if rest[0] in "&*!%@`":
+        raise SkillFormatError(f"YAML feature {rest[0]!r} is not supported in front matter")
+    parts = [rest]
+    while i < len(lines) and not _blank(lines[i]) and _indent(lines[i]) > level:
+        parts.append(_strip_comment(lines[i].strip()))
+        i += 1
+    return " ".join(parts), i
+
+
+def _block(header: str, lines: list[str], i: int, level: int) -> tuple[str, int]:
+    style, chomp = header[0], (header[1:2] if header[1:2] in "+-" else "")
+    body: list[str] = []
+    while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > level):
+        body.append(lines[i])
+        i += 1
+    content = [line for line in body if line.strip()]
+    cut = min((_indent(line) for line in content), default=0)
+    body = [line[cut:] if line.strip() else "" for line in body]
+    while body and not body[-1] and chomp != "+":
+        body.pop()
+    if style == "|":
+        text = "\n".join(body)
+    else:  # folded: lines of a paragraph join with spaces; n blank lines give n newlines
+        text, run, blanks = "", [], 0
+        for line in body + [""]:
+            if line:
+                if not run and text:
+                    text += "\n" * blanks
+                run.append(line)
+                blanks = 0
+                continue
+            if run:
+                text += ("\n" if any(r.startswith((" ", "\t")) for r in run) else " ").join(run)
+                run = []
+            blanks += 1
+    return (text if chomp == "-" or not text else text + "\n"), i
+
+
+def _closes(piece: str, quote_char: str) -> bool:
+    return _closing_index(piece, quote_char) >= 0
+
+
+def _closing_index(text: str, quote_char: str) -> int:
+    k = 0
+    while k < len(text):
+        c = text[k]
+        if quote_char == '"' and c == "\\":
+            k += 2
+            continue
+        if c == quote_char:
+            if quote_char == "'" and text[k + 1:k + 2] == "'":
+                k += 2
+                continue
+            return k
+        k += 1
+    return -1
+
+
+def _fold_quoted(pieces: list[str], quote_char: str) -> str:
+    """Join the lines of a multi-line quoted scalar: a line break is a space, an empty line a
+    newline, and in double quotes a trailing backslash joins with nothing."""
+    out = pieces[0]
+    for piece in pieces[1:]:
+        if quote_char == '"' and out.endswith("\\") and not out.endswith("\\\\"):
+            out = out[:-1] + piece
+        elif not piece:
+            out += "\n"
+        else:
+            out += ("" if out.endswith("\n") else " ") + piece
+    return out
+
+
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
+            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85",
+            "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+
+
+def _unescape_double(text: str) -> str:
+    out, k = [], 0
+    while k < len(text):
+        c = text[k]
+        if c != "\\":
+            out.append(c)
+            k += 1
+            continue
+        code = text[k + 1:k + 2]
+        if code in _ESCAPES:
+            out.append(_ESCAPES[code])
+            k += 2
+            continue
+        width = {"x": 2, "u": 4, "U": 8}.get(code)
+        digits = text[k + 2:k + 2 + width] if width else ""
+        if not width or not re.fullmatch(r"[0-9a-fA-F]+", digits) or len(digits) != width:
+            raise SkillFormatError(f"bad escape {text[k:k + 2]!r} in a double-quoted front-matter value")
+        out.append(chr(int(digits, 16)))
+        k += 2 + width
+    joined = "".join(out)
+    try:  # a JSON-style surrogate pair (\ud83d\ude00) becomes one character
+        return joined.encode("utf-16", "surrogatepass").decode("utf-16")
+    except UnicodeDecodeError:
+        return joined
+
+
+def _strip_comment(text: str) -> str:
+    if text[:1] in "\"'":
+        return text.strip()
+    return re.split(r"\s#", text, maxsplit=1)[0].strip()
+
+
+# -- Markdown body ----------------------------------------------------------------------------
+def _sections(body: str) -> dict[str, str]:
+    """``## Heading`` sections of the body, keyed by lower-case heading."""
+    out: dict[str, list[str]] = {}
+    current = None
+    for line in body.splitlines():
+        heading = re.match(r"^##\s+(.*?)\s*#*\s*$", line)
+        if heading:
+            current = heading.group(1).lower()
+            out[current] = []
+        elif current is not None:
+            out[current].append(line)
+    return {k: "\n".join(v) for k, v in out.items()}
+
+
+def _list_items(text: str, numbered_only: bool = False) -> list[str]:
+    pattern = r"^\s{0,3}\d+[.)]\s+(.*)$" if numbered_only else r"^\s{0,3}(?:\d+[.)]|[-*+])\s+(.*)$"
+    items: list[str] = []
+    for line in text.splitlines():
+        match = re.match(pattern, line)
+        if match:
+            items.append(match.group(1).strip())
+        elif items and line.startswith("   ") and line.strip():  # a wrapped item
+            items[-1] += " " + line.strip()
+    return [i for i in items if i]
+
+
+def _first_paragraph(body: str) -> str:
+    for block in re.split(r"\n\s*\n", body):
+        text = " ".join(line.strip() for line in block.splitlines() if not line.lstrip().startswith("#"))
+        if text.strip():
+            return text.strip()[:1000]
+    return ""
+
+
+# -- helpers --------------------------------------------------------------------------------------
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _count(value) -> int:
+    try:
+        return max(0, int(str(value)))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _longest_run(text: str, char: str) -> int:
+    return max((len(m) for m in re.findall(re.escape(char) + "+", text)), default=0)
+
+
+def _evidence_key(e: dict) -> tuple:
+    return (e["tutorial_id"], round(float(e["start"]), 2), round(float(e["end"]), 2), " ".join(e["quote"].split()))
+
+
+def _clean(row: dict) -> dict:
+    """A row without the store's private columns (``_distance``, ``_rowid``); the import's
+    own ``_status`` mark stays (the store writes only schema columns)."""
+    return {k: v for k, v in row.items() if not k.startswith("_") or k == "_status"}
+
+
+def _skill_text(name: str, when: str, steps: list[str]) -> str:
+    return f"{name}. {when}. " + " ".join(steps)
+
+
+def _summary(names: list[str]) -> str:
+    text = "Imported skills: " + "; ".join(names[:5])
+    return text if len(text) <= 240 else text[:239].rstrip() + "…"

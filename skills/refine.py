@@ -1,0 +1,488 @@
+"""Adversarial refinement: examine the memory with questions harvested from a tutorial, and
+repair what it fails.
+
+Stage 1 (:mod:`tutorialbook.skills.questions`) harvests questions grounded in a tutorial's
+spans. Stage 2 asks each question of the memory alone — through ``Library.retrieve`` in the
+modes agents use (``toc`` descent and ``hybrid``), never the transcript — and grades the top
+``k`` skills deterministically. A question passes when every mode answers it.
+
+Every failure becomes a repair:
+
+* the answer is in a skill that retrieval did not surface → that skill is *extended*: the
+  question's phrasing joins its "when to use" (so the way people ask finds it) and the
+  question's evidence joins its evidence;
+* no skill holds it → a skill is *added* at the node whose evidence covers the question's
+  span, carrying the evidence sentence (a numbered procedure comes back whole) — unless a
+  skill of the same name or meaning exists (``SKILL_MATCH``), which is extended instead:
+  the sentence becomes one of its steps.
+
+Repairs never duplicate a skill and never remove evidence. Rounds repeat until the pass
+rate stops rising or ``rounds`` are spent. The questions and their results are stored in
+the ``questions`` table (``passed_before`` / ``passed_after``) so ``exam`` can re-run them.
+
+The harvest and the judge are plain functions held by an :class:`Examiner`; an LLM examiner
+(generated questions, an LLM judge) replaces them without touching the repair loop.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from tutorialbook.memory import history as hist
+from tutorialbook.memory.search import search
+from tutorialbook.memory.store import in_list, quote
+from tutorialbook.models import Evidence, QuestionResult, TutorialRefinement
+from tutorialbook.skills import extract
+from tutorialbook.skills import questions as qs
+from tutorialbook.skills.builder import SKILL_MATCH, node_text, skill_text
+from tutorialbook.skills.questions import HarvestSource, Question, Verdict
+from tutorialbook.skills.transcript import Segment
+
+#: retrieval modes a question must be answered in, and how many skills an answer may use
+MODES = ("toc", "hybrid")
+TOP_K = 3
+MAX_ROUNDS = 10
+MAX_CUES = 4  # question phrasings kept in one skill's "when to use"
+AUTHOR = "refine"
+
+
+@dataclass
+class Examiner:
+    """Who writes the exam and who marks it. The defaults are deterministic; an LLM
+    examiner supplies its own functions with the same signatures."""
+
+    harvest: Callable[[HarvestSource, object], list[Question]] = field(
+        default=lambda source, pack: qs.harvest(source, qs.generators_for(getattr(pack, "name", "general"), pack)))
+    judge: Callable[[Question, list, object], Verdict] = field(default=lambda q, skills, pack: qs.grade(q, skills, pack))
+
+
+@dataclass
+class Answer:
+    passed: bool
+    modes: dict[str, bool]
+    skill_id: str = ""
+    route: list[str] = field(default_factory=list)  # the nodes a TOC descent ended in
+
+
+@dataclass
+class _Span:
+    start: float
+    end: float
+    node_id: str
+    depth: int
+    title: str
+
+
+class Refiner:
+    """Examines and repairs one book through a library."""
+
+    def __init__(self, library, book: str, examiner: Examiner | None = None, k: int = TOP_K,
+                 modes: tuple[str, ...] = MODES, agent: str | None = None):
+        self.library = library
+        self.agent = agent or library.agent
+        self.store = library.store
+        self.book = book
+        self.examiner = examiner or Examiner()
+        self.k = k
+        self.modes = modes
+        self._vectors: dict[str, np.ndarray] = {}  # question text -> embedding, asked again each round
+
+    # -- stage 1 -------------------------------------------------------------------
+    def source(self, tutorial: dict) -> tuple[HarvestSource, list[_Span]]:
+        """The tutorial as stored (its segments) and the spans of the nodes built from it."""
+        rows = sorted(self.store.rows("segments", f"tutorial_id = {quote(tutorial['id'])}",
+                                      ["idx", "start", "end", "text"]), key=lambda r: r["idx"])
+        segments = [Segment(r["start"], r["end"], r["text"]) for r in rows]
+        tree = self.library.tree(self.book)
+        spans = []
+        for node_id, node in tree.nodes.items():
+            for e in json.loads(node["evidence"] or "[]"):
+                if e["tutorial_id"] == tutorial["id"]:
+                    spans.append(_Span(e["start"], e["end"], node_id, len(tree.path(node_id)), node["title"]))
+        link = Path(tutorial["source"]).as_uri() if tutorial["source"].startswith("/") else ""
+        source = HarvestSource(tutorial["id"], tutorial["title"], segments, bool(tutorial["timed"]), link,
+                               [(s.start, s.end, s.title) for s in spans if s.depth > 1])
+        return source, spans
+
+    # -- stage 2: answer from memory alone -------------------------------------------
+    def ask(self, question: Question, pack=None, vector=None) -> Answer:
+        """Ask the memory alone, the way an agent's ``retrieve_skill`` does (the same ranking,
+        in every mode of ``self.modes``), and grade the top k."""
+        modes, skill_id, ended = {}, "", []
+        if vector is None:
+            vector = self.library.embed([question.question])[0]
+        for mode in self.modes:
+            hits, route = self.library.rank_skills(question.question, self.book, self.k, mode, vector)
+            verdict = self.examiner.judge(question, [h.row for h in hits], pack)
+            modes[mode] = verdict.passed
+            skill_id = skill_id or verdict.skill_id
+            chosen = [r for r in route if r.chosen]
+            deepest = max((r.depth for r in chosen), default=0)
+            ended += [r.node_id for r in chosen if r.depth == deepest]
+        return Answer(all(modes.values()), modes, skill_id, ended)
+
+    def examine(self, questions: list[Question], pack=None, cancel=None) -> dict[str, Answer]:
+        missing = [q.question for q in questions if q.question not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self.library.embed(missing)))
+        out = {}
+        for q in questions:
+            if cancel and cancel():
+                break
+            out[q.id] = self.ask(q, pack, self._vectors[q.question])
+        return out
+
+    # -- the loop --------------------------------------------------------------------
+    def refine_tutorial(self, tutorial: dict, rounds: int, pack=None, cancel=None,
+                        progress: Callable[[str], None] | None = None) -> tuple[TutorialRefinement, list[QuestionResult]]:
+        """Harvest (or reuse) a tutorial's questions, examine, repair, re-examine."""
+        source, spans = self.source(tutorial)
+        questions = self.examiner.harvest(source, pack)
+        say = progress or (lambda message: None)
+        say(f"examining the memory with {len(questions)} questions")
+        before = self.examine(questions, pack, cancel)
+        current = before
+        added = extended = moved = ran = 0
+        for _ in range(rounds):
+            failed = [q for q in questions if q.id in current and not current[q.id].passed]
+            if not failed or (cancel and cancel()):
+                break
+            ran += 1
+            say(f"round {ran}: repairing {len(failed)} failures")
+            a, e, m = self.repair(failed, current, source, spans)
+            added, extended, moved = added + a, extended + e, moved + m
+            if not (a or e or m):
+                break
+            after = self.examine(questions, pack, cancel)
+            if len(after) < len(questions):  # cancelled midway: keep what was measured
+                break
+            rising = _rate(after) > _rate(current)
+            current = after
+            if not rising:
+                break
+        self.save(questions, before, current)
+        results = [self._result(q, current.get(q.id), before.get(q.id), current.get(q.id)) for q in questions]
+        summary = TutorialRefinement(
+            tutorial_id=tutorial["id"], title=tutorial["title"], questions=len(questions),
+            pass_rate_before=_rate(before), pass_rate_after=_rate(current), rounds=ran,
+            skills_added=added, skills_extended=extended, skills_moved=moved,
+        )
+        return summary, results
+
+    def save(self, questions: list[Question], before: dict[str, Answer], after: dict[str, Answer]) -> None:
+        now = time.time()
+        rows = []
+        for q in questions:
+            row = q.to_row(self.book, now)
+            row["passed_before"] = before[q.id].passed if q.id in before else None
+            row["passed_after"] = after[q.id].passed if q.id in after else None
+            rows.append(row)
+        self.store.upsert("questions", rows)
+
+    def exam(self, rows: list[dict], packs: dict[str, object]) -> list[QuestionResult]:
+        """Re-run stored questions; nothing is written."""
+        questions = [Question.from_row(row) for row in rows]
+        by_tutorial: dict[str, list[Question]] = {}
+        for q in questions:
+            by_tutorial.setdefault(q.tutorial_id, []).append(q)
+        answers = {}
+        for tid, group in by_tutorial.items():
+            answers.update(self.examine(group, packs.get(tid)))
+        return [self._result(q, answers[q.id], row["passed_before"], row["passed_after"])
+                for q, row in zip(questions, rows)]
+
+    @staticmethod
+    def _result(q: Question, answer: Answer | None, before, after) -> QuestionResult:
+        def flag(value):
+            return value.passed if isinstance(value, Answer) else value
+
+        return QuestionResult(
+            id=q.id, tutorial_id=q.tutorial_id, kind=q.kind, question=q.question, answer=q.answer,
+            evidence=Evidence(**q.evidence), passed=bool(answer and answer.passed),
+            modes=answer.modes if answer else {}, skill_id=answer.skill_id if answer else "",
+            passed_before=flag(before), passed_after=flag(after),
+        )
+
+    # -- repairs ---------------------------------------------------------------------
+    def repair(self, failed: list[Question], answers: dict[str, Answer], source: HarvestSource,
+               spans: list[_Span]) -> tuple[int, int, int]:
+        """One repair per failed question; returns (skills added, extended, moved)."""
+        with self.store.lock(f"refine-{self.book}"):
+            known = {r["id"]: r for r in self.store.rows(
+                "skills", f"book = {quote(self.book)} AND evidence LIKE {quote('%' + source.tutorial_id + '%')}")}
+            new: dict[str, dict] = {}  # normalized name -> row
+            changed: dict[str, dict] = {}
+            moved: dict[str, str] = {}  # skill id -> the node it left
+            for q in failed:
+                answer = answers.get(q.id) or Answer(False, {})
+                holder = self._holder(q, known, new, changed)
+                if holder is not None:
+                    grew = _add_evidence(holder, q.evidence)
+                    target = self._reachable(holder["node_id"], holder["vector"], answer.route,
+                                             {e["tutorial_id"] for e in json.loads(holder["evidence"])}) \
+                        if answer.modes.get("toc") is False else holder["node_id"]
+                    if target != holder["node_id"]:  # the TOC leads below where it sits: move it there
+                        moved.setdefault(holder["id"], holder["node_id"])
+                        holder["node_id"] = target
+                        grew = True
+                    if answer.modes.get("hybrid") is False or not grew:
+                        grew = _add_cue(holder, _cue(q)) or grew
+                    if grew:
+                        self._mark(holder, new, changed)
+                    continue
+                draft = self._draft(q, source, spans)
+                if draft is None:
+                    continue
+                name, when, steps, node_id = draft
+                match = self._same_skill(name, steps, new, changed)
+                if match is not None:
+                    grew = _add_steps(match, steps) | _add_cue(match, _cue(q)) | _add_evidence(match, q.evidence)
+                    if grew:
+                        self._mark(match, new, changed)
+                    continue
+                row = self._new_skill(name, when, steps, node_id, q)
+                row["node_id"] = self._reachable(node_id, row["vector"], answer.route, {q.tutorial_id})
+                new[qs.norm(name)] = row
+            self._write(list(new.values()), list(changed.values()), moved, source)
+        return len(new), len(set(changed) - set(moved)), len(moved)
+
+    def _reachable(self, node_id: str, vector, route: list[str], tutorials: set[str]) -> str:
+        """Where a skill of ``node_id`` is found by TOC descent. A tutorial that merged into
+        a chapter as a whole (no sections of its own below it) leaves its knowledge on the
+        chapter, where a descent that goes on into the sections never looks: when the
+        descent for the question went on below ``node_id``, the skill belongs in the section
+        it ended in that is closest in meaning. A chapter's own introduction (the tutorial
+        also built sections below it) stays where it is."""
+        tree = self.library.tree(self.book)
+        below = [n for n in dict.fromkeys(route) if n != node_id and node_id in tree.path(n)]
+        if not below:
+            return node_id
+        for child in tree.subtree(node_id)[1:]:
+            if any(e["tutorial_id"] in tutorials for e in json.loads(tree.nodes[child]["evidence"] or "[]")):
+                return node_id
+        rows = self.store.rows("nodes", in_list("id", below), ["id", "vector"])
+        skill = np.asarray(vector, dtype=np.float32)
+        return max(rows, key=lambda r: (float(np.dot(np.asarray(r["vector"], dtype=np.float32), skill)), r["id"]))["id"] \
+            if rows else node_id
+
+    def _holder(self, q: Question, known: dict, new: dict, changed: dict) -> dict | None:
+        """A skill of the book that holds the answer (retrieval just did not surface it)."""
+        pool = {**known, **changed, **{r["id"]: r for r in new.values()}}
+        for hit in search(self.store, "skills", self.book, f"{q.answer} {q.question}", None, "keyword", 10):
+            pool.setdefault(hit.row["id"], {k: v for k, v in hit.row.items() if not k.startswith("_")})
+        holders = [r for r in pool.values() if qs.answers(q, r)]
+        if not holders:
+            return None
+        tid = q.tutorial_id
+
+        def preference(row: dict):
+            from_here = any(e["tutorial_id"] == tid for e in json.loads(row["evidence"] or "[]"))
+            return (not from_here, len(qs.skill_body(row)), row["id"])
+
+        best = min(holders, key=preference)
+        return changed.get(best["id"]) or next((r for r in new.values() if r["id"] == best["id"]), None) or dict(best)
+
+    def _draft(self, q: Question, source: HarvestSource, spans: list[_Span]):
+        """(name, when to use, steps, node id) of the skill that would answer ``q``."""
+        node_id, title = self._covering_node(q, spans)
+        if node_id is None:
+            return None
+        if q.kind == "next_step":
+            segment = next((s for s in source.segments if abs(s.start - q.evidence["start"]) < 0.01), None)
+            procedures = [d for d in extract.skill_drafts(segment.text, 0, title) if len(d.steps) >= 2] if segment else []
+            if procedures:
+                d = procedures[0]
+                return d.name, d.when_to_use, d.steps, node_id
+        sentence = qs._clean(q.evidence["quote"])
+        if not sentence:
+            return None
+        return extract._name_from(sentence), extract._when(sentence, title), [sentence], node_id
+
+    def _covering_node(self, q: Question, spans: list[_Span]) -> tuple[str | None, str]:
+        """The narrowest node built from this tutorial whose span holds the question's."""
+        start, end = q.evidence["start"], q.evidence["end"]
+        holding = [s for s in spans if s.start - 0.01 <= start and end <= s.end + 0.01]
+        if not holding:  # evidence capped on a crowded node: the node nearest in time
+            holding = sorted(spans, key=lambda s: (min(abs(s.start - start), abs(s.end - end)), -s.depth))[:1]
+        if not holding:
+            return None, ""
+        best = min(holding, key=lambda s: (s.end - s.start, -s.depth, s.node_id))
+        return best.node_id, best.title
+
+    def _same_skill(self, name: str, steps: list[str], new: dict, changed: dict) -> dict | None:
+        """An existing skill that *is* this one (same normalized name, or cosine >= SKILL_MATCH)."""
+        key = qs.norm(name)
+        if key in new:
+            return new[key]
+        for row in changed.values():
+            if qs.norm(row["name"]) == key:
+                return row
+        vector = self.library.embed([name + ". " + " ".join(steps)])[0]
+        for hit in search(self.store, "skills", self.book, name, vector, "vector", 3):
+            if hit.score >= SKILL_MATCH or qs.norm(hit.row["name"]) == key:
+                return changed.get(hit.row["id"]) or {k: v for k, v in hit.row.items() if not k.startswith("_")}
+        for hit in search(self.store, "skills", self.book, name, None, "keyword", 5):
+            if qs.norm(hit.row["name"]) == key:
+                return changed.get(hit.row["id"]) or {k: v for k, v in hit.row.items() if not k.startswith("_")}
+        for row, other in ((r, np.asarray(r["vector"], dtype=np.float32)) for r in new.values()):
+            if float(np.dot(other, vector)) >= SKILL_MATCH:
+                return row
+        return None
+
+    def _new_skill(self, name: str, when: str, steps: list[str], node_id: str, q: Question) -> dict:
+        now = time.time()
+        vector = self.library.embed([name + ". " + " ".join(steps)])[0]
+        return {
+            "id": "s_" + uuid.uuid4().hex[:12], "book": self.book, "node_id": node_id, "name": name,
+            "when_to_use": when, "steps": json.dumps(steps), "evidence": json.dumps([_evidence(q.evidence)]),
+            "sources": 1, "helpful": 0, "harmful": 0, "version": 1, "author": AUTHOR, "origin": q.tutorial_id,
+            "text": skill_text(name, when, steps), "created_at": now, "updated_at": now,
+            "vector": vector.tolist(), "_new": True,
+        }
+
+    @staticmethod
+    def _mark(row: dict, new: dict, changed: dict) -> None:
+        if not row.get("_new"):
+            changed[row["id"]] = row
+
+    def _write(self, added: list[dict], changed: list[dict], moved: dict[str, str] | None = None,
+               tutorial: HarvestSource | None = None) -> None:
+        """Write one round's repairs: changed skills merged into their freshest rows (so
+        feedback counted meanwhile survives), new skills, then the touched nodes' search
+        text; then one ``refine`` event in the book's history (with before-images, so
+        ``revert-skill`` can take a repair back)."""
+        now = time.time()
+        moved = moved or {}
+        before: list[dict] = []
+        versions: dict[str, int | None] = {}
+        if changed:
+            fresh = {r["id"]: r for r in self.store.rows("skills", in_list("id", [r["id"] for r in changed]))}
+            rows = []
+            for row in changed:
+                current = fresh.get(row["id"])
+                if current is None:  # deleted meanwhile: nothing to extend
+                    continue
+                current = {k: v for k, v in current.items() if not k.startswith("_")}
+                evidence = _merge_evidence(json.loads(current["evidence"] or "[]"), json.loads(row["evidence"]))
+                steps = json.loads(row["steps"])
+                current.update(
+                    node_id=row["node_id"], when_to_use=row["when_to_use"], steps=row["steps"], evidence=json.dumps(evidence),
+                    sources=len({e["tutorial_id"] for e in evidence}), version=current["version"] + 1,
+                    updated_at=now, text=skill_text(current["name"], row["when_to_use"], steps),
+                )
+                if steps != json.loads(fresh[row["id"]]["steps"] or "[]"):
+                    current["vector"] = self.library.embed([current["name"] + ". " + " ".join(steps)])[0].tolist()
+                rows.append(current)
+            before = [hist.image(fresh[r["id"]]) for r in rows]
+            versions["skills"] = hist.version_of(self.store.upsert("skills", rows))
+        if added:
+            versions["skills"] = hist.version_of(self.store.insert(
+                "skills", [{k: v for k, v in r.items() if not k.startswith("_")} for r in added]))
+        arrived = {r["node_id"] for r in changed if r["id"] in moved}
+        versions["nodes"] = self._refresh_nodes({r["node_id"] for r in added} | arrived | set(moved.values()))
+        if added or changed:
+            target = tutorial.tutorial_id if tutorial else self.book
+            summary = (f"refined with questions from {tutorial.title!r}: " if tutorial else "refined: ") + \
+                f"skills +{len(added)} ~{len(changed) - len(moved)}, moved {len(moved)}"
+            hist.record(self.store, [hist.event(
+                book=self.book, agent=self.agent, action="refine", target=target, summary=summary,
+                versions=versions, detail={"skills_before": before, "skills_added": [r["id"] for r in added],
+                                           "moved": moved})])
+
+    def _refresh_nodes(self, node_ids: set[str]) -> int | None:
+        """A node's searchable text lists its skills' names: new skills join it."""
+        if not node_ids:
+            return None
+        nodes = self.store.rows("nodes", in_list("id", node_ids))
+        names: dict[str, list[str]] = {n: [] for n in node_ids}
+        for row in self.store.rows("skills", in_list("node_id", node_ids), ["node_id", "name", "created_at"]):
+            names[row["node_id"]].append((row["created_at"], row["name"]))
+        texts = [node_text(n["title"], n["summary"], [name for _, name in sorted(names[n["id"]])]) for n in nodes]
+        vectors = self.library.embed(texts)
+        rows = []
+        for node, text, vector in zip(nodes, texts, vectors):
+            row = {k: v for k, v in node.items() if not k.startswith("_")}
+            row.update(text=text, vector=vector.tolist(), updated_at=time.time())
+            rows.append(row)
+        return hist.version_of(self.store.upsert("nodes", rows))
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+def _rate(answers: dict[str, Answer]) -> float | None:
+    if not answers:
+        return None
+    return round(sum(a.passed for a in answers.values()) / len(answers), 4)
+
+
+def _cue(q: Question) -> str:
+    """How the question asks for this skill, as a "when to use" phrase."""
+    text = q.question
+    if text.startswith("Fill in the blank: "):
+        text = text.removeprefix("Fill in the blank: ").replace(qs.BLANK, "…")
+    return " ".join(text.split())[:200]
+
+
+def _add_cue(row: dict, cue: str) -> bool:
+    when = row["when_to_use"] or ""
+    if not cue or qs.contains(when, cue):
+        return False
+    parts = [p for p in when.split(" | ") if p]
+    if len(parts) > MAX_CUES:
+        return False
+    row["when_to_use"] = " | ".join(parts + [cue])
+    return True
+
+
+def _add_steps(row: dict, steps: list[str]) -> bool:
+    current = json.loads(row["steps"] or "[]")
+    body = " ".join([row["name"], *current])
+    extra = [s for s in steps if not qs.contains(body, s)]
+    if not extra:
+        return False
+    row["steps"] = json.dumps(current + extra)
+    return True
+
+
+def _evidence(e: dict) -> dict:
+    return {k: e.get(k, d) for k, d in (("tutorial_id", ""), ("tutorial_title", ""), ("start", 0.0), ("end", 0.0),
+                                        ("quote", ""), ("timed", True), ("link", ""))}
+
+
+def _add_evidence(row: dict, e: dict) -> bool:
+    known = json.loads(row["evidence"] or "[]")
+    merged = _merge_evidence(known, [_evidence(e)])
+    if len(merged) == len(known):
+        return False
+    row["evidence"] = json.dumps(merged)
+    row["sources"] = len({x["tutorial_id"] for x in merged})
+    return True
+
+
+def _merge_evidence(known: list[dict], extra: list[dict]) -> list[dict]:
+    """Every known span, plus the extra ones no known span of the same tutorial covers."""
+    out = list(known)
+    for e in extra:
+        if not any(k["tutorial_id"] == e["tutorial_id"] and k["start"] - 0.01 <= e["start"]
+                   and e["end"] <= k["end"] + 0.01 and qs.contains(k["quote"], e["quote"]) for k in out):
+            out.append(e)
+    return out
+
+
+def pass_rate(results: list[QuestionResult]) -> float | None:
+    return round(sum(r.passed for r in results) / len(results), 4) if results else None
+
+
+def by_kind(results: list[QuestionResult]) -> dict[str, float]:
+    kinds: dict[str, list[bool]] = {}
+    for r in results:
+        kinds.setdefault(r.kind, []).append(r.passed)
+    return {k: round(sum(v) / len(v), 4) for k, v in sorted(kinds.items())}
+

@@ -1,0 +1,265 @@
+"""Agent Skills export and import: folders that pass the front-matter rules, a round trip
+that keeps skills and evidence, no duplicates on a second import, and the skill resource
+serving the very SKILL.md that was exported."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml  # not a dependency of ours: installed by ctranslate2, huggingface-hub and litellm
+from mcp import Client
+from mcp.types import PromptReference, ResourceTemplateReference
+
+from conftest import EXAMPLES, ROOT
+from tutorialbook.config import Settings
+from tutorialbook.library import Library
+from tutorialbook.models import SkillFeedback
+from tutorialbook.server.app import create_server
+from tutorialbook.skills.agent_skills import parse_front_matter
+from tutorialbook.skills.skill_md import yaml_str
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory) -> Path:
+    """A store with the shipped examples ingested once for this module."""
+    path = tmp_path_factory.mktemp("ingested") / "store"
+    Library(store=str(path)).ingest(str(EXAMPLES), book="baking")
+    return path
+
+
+@pytest.fixture
+def baking(ingested: Path, tmp_path: Path) -> Library:
+    """A private copy of that store (the conftest fixture of this name ingests every time)."""
+    shutil.copytree(ingested, tmp_path / "baking-store")
+    return Library(store=str(tmp_path / "baking-store"))
+
+
+# -- an independent validator of the Agent Skills front-matter rules ----------------------------
+SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+
+
+def read_front_matter(text: str) -> tuple[dict, str]:
+    """Strict reader of the front matter our exporter writes: '---', then `key: "string"` or
+    `key:` with indented `  key: "string"` lines (values in JSON string syntax), then '---'."""
+    assert text.startswith("---\n"), "SKILL.md must open with a '---' line"
+    head, sep, body = text[4:].partition("\n---\n")
+    assert sep, "front matter must close with a '---' line"
+    data: dict = {}
+    current = None
+    for line in head.split("\n"):
+        nested = re.fullmatch(r"  ([a-z][a-z0-9-]*): (\".*\")", line)
+        top = re.fullmatch(r"([a-z][a-z0-9-]*):(?: (.*))?", line)
+        if nested and current is not None:
+            data[current][nested.group(1)] = json.loads(nested.group(2))
+        elif top and top.group(2) is None:
+            current = top.group(1)
+            data[current] = {}
+        elif top:
+            value = top.group(2)
+            data[top.group(1)] = json.loads(value) if value.startswith('"') else value
+            current = None
+        else:
+            raise AssertionError(f"front-matter line not understood: {line!r}")
+    return data, body
+
+
+def agent_skills_errors(folder: Path) -> list[str]:
+    meta, body = read_front_matter((folder / "SKILL.md").read_text(encoding="utf-8"))
+    errors = []
+    if set(meta) - SPEC_FIELDS:
+        errors.append(f"unknown fields {set(meta) - SPEC_FIELDS}")
+    name = meta.get("name")
+    if not isinstance(name, str) or not 1 <= len(name) <= 64:
+        errors.append(f"name {name!r} must be a string of 1-64 characters")
+    elif not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name):
+        errors.append(f"name {name!r}: lowercase letters, digits, single hyphens, no hyphen at either end")
+    if name != folder.name:
+        errors.append(f"name {name!r} differs from its folder {folder.name!r}")
+    description = meta.get("description")
+    if not isinstance(description, str) or not 1 <= len(description.strip()) or len(description) > 1024:
+        errors.append("description must be a non-empty string of at most 1024 characters")
+    elif " Use it " not in description:
+        errors.append("description must say when to use the skill")
+    if not all(isinstance(v, str) for v in meta.get("metadata", {}).values()):
+        errors.append("metadata values must be strings")
+    if not re.search(r"^## Steps\n\n1\. \S", body, re.M):
+        errors.append("the body must list the steps")
+    if not (folder / "references" / "evidence.md").is_file():
+        errors.append("references/evidence.md is missing")
+    return errors
+
+
+def skill_key(skill) -> tuple:
+    return (tuple(skill.path[1:]), skill.name, skill.when_to_use, tuple(skill.steps),
+            json.dumps([e.model_dump() for e in skill.evidence], sort_keys=True))
+
+
+# -- tests -----------------------------------------------------------------------------------------
+def test_export_then_import_round_trips_skills_and_evidence(baking: Library, tmp_path):
+    some = baking.skills("baking")[0]
+    baking.record_lesson("Worked well.", "baking", outcome="success", skill_id=some.id)  # helpful = 1
+    exported = baking.export_skills("baking", str(tmp_path / "skills"))
+    original = baking.skills("baking")
+    assert len(exported.skills) == len(original) >= 10
+    folders = sorted((tmp_path / "skills").iterdir())
+    assert [f.name for f in folders] == sorted(s.folder for s in exported.skills)
+    for folder in folders:
+        assert agent_skills_errors(folder) == [], folder.name
+    timed = next(f for f in folders if "00:00:" in (f / "references" / "evidence.md").read_text())
+    evidence_md = (timed / "references" / "evidence.md").read_text()
+    assert "#t=" in evidence_md and "Sourdough troubleshooting" in evidence_md
+
+    other = Library(store=str(tmp_path / "other-store"))
+    report = other.import_skills("baking", str(tmp_path / "skills"))
+    assert (report.added, report.updated, report.unchanged, report.skipped) == (len(original), 0, 0, 0)
+    imported = other.skills("baking")
+    assert {skill_key(s) for s in imported} == {skill_key(s) for s in original}
+    assert {s.id for s in imported} == {s.id for s in original}  # ids kept in a store that lacks them
+    assert next(s for s in imported if s.id == some.id).helpful == 1
+    assert sum(len(s.evidence) for s in imported) == sum(len(s.evidence) for s in original)
+    nodes = other.books()[0].nodes
+
+    again = other.import_skills("baking", str(tmp_path / "skills"))
+    assert (again.added, again.updated, again.unchanged, again.nodes_added) == (0, 0, len(original), 0)
+    assert len(other.skills("baking")) == len(original) and other.books()[0].nodes == nodes
+
+    # into another book of the same store: fresh ids, same content, and again no duplicates
+    copy = baking.import_skills("copy", str(tmp_path / "skills"))
+    assert copy.added == len(original) and copy.nodes_added >= 2
+    copied = baking.skills("copy")
+    assert {skill_key(s) for s in copied} == {skill_key(s) for s in original}
+    assert not {s.id for s in copied} & {s.id for s in original}
+    assert baking.import_skills("copy", str(tmp_path / "skills")).unchanged == len(original)
+    assert len(baking.skills("copy")) == len(original) and len(baking.skills("baking")) == len(original)
+    found = baking.retrieve("how often should I feed my starter", "copy", k=3, mode="toc")
+    assert "feed" in found.skills[0].name.lower()  # imported skills are searchable, TOC route included
+
+
+def test_reimport_into_the_same_book_merges_and_applies_edits(baking: Library, tmp_path):
+    baking.export_skills("baking", str(tmp_path / "skills"))
+    assert baking.import_skills("baking", str(tmp_path / "skills")).unchanged == len(baking.skills("baking"))
+    folder = next(p for p in sorted((tmp_path / "skills").iterdir()) if p.name.startswith("feed-the-starter"))
+    skill_md = folder / "SKILL.md"
+    text = skill_md.read_text()
+    text = text.replace("## Steps\n\n1. ", "## Steps\n\n1. Weigh the flour and water first.\n2. ", 1)
+    skill_md.write_text(text)
+    report = baking.import_skills("baking", str(tmp_path / "skills"))
+    changed = [s for s in report.skills if s.status == "updated"]
+    assert len(changed) == 1 and changed[0].folder == folder.name and "edited" in changed[0].reason
+    skill = baking.skill(changed[0].skill_id)
+    assert skill.steps[0] == "Weigh the flour and water first." and skill.version == 2
+    assert baking.import_skills("baking", str(tmp_path / "skills")).updated == 0
+
+
+def test_hand_written_and_invalid_skill_folders(library: Library, tmp_path):
+    good = tmp_path / "skills" / "proof-in-a-warm-spot"
+    (good).mkdir(parents=True)
+    (good / "SKILL.md").write_text(
+        "---\n"
+        "name: proof-in-a-warm-spot\n"
+        "description: >\n"
+        "  Speeds up a slow dough. Use when the dough has not risen\n"
+        "  after the time the recipe gives.\n"
+        "license: CC0-1.0\n"
+        "---\n\n"
+        "# Proof in a warm spot\n\n"
+        "1. Put the bowl in the oven with only the light on.\n"
+        "2. Check it every thirty minutes.\n"
+    )
+    wrong_name = tmp_path / "skills" / "Wrong_Name"
+    wrong_name.mkdir()
+    (wrong_name / "SKILL.md").write_text("---\nname: Wrong_Name\ndescription: x\n---\n# x\n")
+    mismatch = tmp_path / "skills" / "folder-a"
+    mismatch.mkdir()
+    (mismatch / "SKILL.md").write_text("---\nname: folder-b\ndescription: fine\n---\n# B\n")
+    too_long = tmp_path / "skills" / "too-long"
+    too_long.mkdir()
+    (too_long / "SKILL.md").write_text(f"---\nname: too-long\ndescription: {'x' * 1025}\n---\n# T\n")
+
+    report = library.import_skills("bread", str(tmp_path / "skills"))
+    status = {s.folder: s for s in report.skills}
+    assert status["proof-in-a-warm-spot"].status == "added"
+    assert status["proof-in-a-warm-spot"].path == ["Imported skills"]
+    for bad, why in [("Wrong_Name", "lowercase"), ("folder-a", "must equal the folder"), ("too-long", "1024")]:
+        assert status[bad].status == "skipped" and why in status[bad].reason, status[bad]
+    skill = library.skills("bread")[0]
+    assert skill.name == "Proof in a warm spot"
+    assert skill.steps == ["Put the bowl in the oven with only the light on.", "Check it every thirty minutes."]
+    assert skill.when_to_use.startswith("Speeds up a slow dough. Use when the dough has not risen after")
+    assert library.import_skills("bread", str(good)).unchanged == 1  # a single skill folder imports too
+
+
+def test_front_matter_reads_like_yaml(baking: Library, tmp_path):
+    """Our exporter's front matter, and tricky values, read the same with a real YAML parser
+    (what Agent Skills hosts use) as with Tutorialbook's own reader."""
+    baking.export_skills("baking", str(tmp_path / "skills"))
+    for folder in sorted((tmp_path / "skills").iterdir()):
+        text = (folder / "SKILL.md").read_text()
+        ours, _ = parse_front_matter(text)
+        assert ours == yaml.safe_load(text.split("---\n")[1]) == read_front_matter(text)[0]
+    tricky = ['say "hi": now', "it's # not a comment", "naïve café ✓ 😀", "line\u2028sep\x85next", "tab\there",
+              "back\\slash", "- dash", "{brace}", "yes", "  padded  "]
+    for value in tricky:
+        block = f"name: x\ndescription: {yaml_str(value)}\nmetadata:\n  k: {yaml_str(value)}\n"
+        assert parse_front_matter(f"---\n{block}---\n")[0] == yaml.safe_load(block) == {
+            "name": "x", "description": value, "metadata": {"k": value}}
+    hand = ("name: a-b\ndescription: |\n  first line\n  second: line\n\n  third\nallowed-tools: Read Grep\n"
+            "metadata:\n  author: 'O''Brien'  # a comment\n  version: \"1.0\"\n"
+            "compatibility: >-\n  needs a\n  kitchen\n")
+    assert parse_front_matter(f"---\n{hand}---\nbody")[0] == yaml.safe_load(hand)
+
+
+@pytest.mark.asyncio
+async def test_skill_resource_is_the_exported_skill_md_and_completions(baking: Library, tmp_path):
+    report = baking.export_skills("baking", str(tmp_path / "skills"))
+    server = create_server(Settings(store=str(baking.settings.store)))
+    async with Client(server) as client:
+        for item in report.skills[:5]:
+            served = (await client.read_resource(f"tutorialbook://skills/{item.skill_id}")).contents[0]
+            assert served.mime_type == "text/markdown"
+            assert served.text == (tmp_path / "skills" / item.folder / "SKILL.md").read_text()
+        templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+        assert templates >= {"tutorialbook://books/{book}/toc", "tutorialbook://books/{book}/nodes/{node_id}",
+                             "tutorialbook://skills/{skill_id}", "tutorialbook://tutorials/{tutorial_id}/transcript"}
+        assert client.server_capabilities.completions is not None
+        books = await client.complete(PromptReference(name="solve"), {"name": "book", "value": "ba"})
+        assert books.completion.values == ["baking"]
+        node_ref = ResourceTemplateReference(uri="tutorialbook://books/{book}/nodes/{node_id}")
+        nodes = await client.complete(node_ref, {"name": "node_id", "value": "n_"}, {"book": "baking"})
+        assert len(nodes.completion.values) == baking.books()[0].nodes  # the root included
+        skill_ref = ResourceTemplateReference(uri="tutorialbook://skills/{skill_id}")
+        prefix = report.skills[0].skill_id[:6]
+        skills = await client.complete(skill_ref, {"name": "skill_id", "value": prefix})
+        assert report.skills[0].skill_id in skills.completion.values
+        assert all(v.startswith(prefix) for v in skills.completion.values)
+        assert "browse_toc from the root" in client.instructions and "record_lesson" in client.instructions
+
+
+def test_cli_export_and_import_with_json_after_the_command(baking: Library, tmp_path):
+    store, other = baking.settings.store, tmp_path / "other"
+
+    def cli(store_path, *args):
+        return subprocess.run([sys.executable, "-m", "tutorialbook.server", "--store", str(store_path), *args],
+                              capture_output=True, text=True, check=True, cwd=ROOT, env=dict(os.environ)).stdout
+
+    exported = json.loads(cli(store, "export-skills", str(tmp_path / "skills"), "--book", "baking", "--json"))
+    assert exported["book"] == "baking" and len(exported["skills"]) >= 10
+    human = cli(other, "import-skills", str(tmp_path / "skills"), "--book", "baking")
+    assert human.startswith(f"imported into 'baking': {len(exported['skills'])} added, 0 updated")
+    assert "→ Sourdough bread basics › Feeding the starter" in human
+    again = json.loads(cli(other, "import-skills", str(tmp_path / "skills"), "--book", "baking", "--json"))
+    assert again["unchanged"] == len(exported["skills"]) and again["added"] == 0
+
+
+def test_feedback_survives_export(baking: Library, tmp_path):
+    skill = baking.skills("baking")[1]
+    baking.record_lesson("Hurt the loaf.", "baking", outcome="note",
+                         feedback=[SkillFeedback(skill_id=skill.id, verdict="harmful")])
+    baking.export_skills("baking", str(tmp_path / "skills"))
+    other = Library(store=str(tmp_path / "other"))
+    other.import_skills("baking", str(tmp_path / "skills"))
+    assert other.skill(skill.id).harmful == 1

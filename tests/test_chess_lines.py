@@ -1,0 +1,218 @@
+"""Lines through narrated lessons: restarts, branches, references, transpositions and advice."""
+
+import chess
+import pytest
+
+from tutorialbook.skills.chess.lines import MoveEvent, track_lines
+from tutorialbook.skills.transcript import Segment
+
+
+def segments(*texts: str) -> list[Segment]:
+    return [Segment(10.0 * i, 10.0 * i + 9, text) for i, text in enumerate(texts)]
+
+
+def moves(events: list[MoveEvent]) -> list[tuple]:
+    return [(e.line, e.ply, e.san, e.branch_of) for e in events]
+
+
+def epd_after(sans: str) -> str:
+    board = chess.Board()
+    for san in sans.split():
+        board.push_san(san)
+    return board.epd()
+
+
+def test_one_line_event_fields():
+    events = track_lines(segments("We start with 1. e4 e5 2. Nf3.", "Black answers knight c6."))
+    assert moves(events) == [(1, 1, "e4", None), (1, 2, "e5", None), (1, 3, "Nf3", None), (1, 4, "Nc6", None)]
+    nf3, nc6 = events[2], events[3]
+    assert (nf3.uci, nf3.epd_before, nf3.epd_after) == ("g1f3", epd_after("e4 e5"), epd_after("e4 e5 Nf3"))
+    assert (nf3.start, nf3.end, nf3.quote) == (0.0, 9.0, "We start with 1. e4 e5 2. Nf3.")
+    assert (nc6.start, nc6.end, nc6.quote) == (10.0, 19.0, "Black answers knight c6.")
+    assert all(e.kind == "move" and e.reason == "" and e.transposes_to is None for e in events)
+
+
+@pytest.mark.parametrize(
+    "restart",
+    [
+        "Let's start again with 1. d4 d5 2. c4.",
+        "Going back to the start, d4 d5 c4.",
+        "From the starting position, pawn to d4, pawn to d5, pawn to c4.",
+        "After 1. d4 d5 2. c4 we reach the Queen's Gambit.",
+        "1. d4 d5 2. c4 is the Queen's Gambit.",
+    ],
+)
+def test_restart_starts_a_new_line(restart):
+    events = track_lines(segments("We start with 1. e4 e5 2. Nf3 Nc6.", restart))
+    assert moves(events)[4:] == [(2, 1, "d4", None), (2, 2, "d5", None), (2, 3, "c4", None)]
+
+
+def test_restart_that_replays_known_moves_follows_the_line():
+    events = track_lines(
+        segments("We start with 1. e4 e5 2. Nf3 Nc6.", "Let's start again. 1. e4 e5 2. Nf3 d6 is the Philidor.")
+    )
+    assert moves(events)[4:] == [(1, 1, "e4", None), (1, 2, "e5", None), (1, 3, "Nf3", None), (2, 4, "d6", 1)]
+
+
+@pytest.mark.parametrize(
+    "branch",
+    [
+        "Instead of 3. Bb5, white can play 3. Bc4 Bc5.",
+        "Instead of the bishop to b5, white can play bishop c4 and black bishop c5.",
+        "Instead of Bb5, Bc4 Bc5 is the Italian.",
+    ],
+)
+def test_instead_of_forks_before_the_replaced_move(branch):
+    events = track_lines(segments("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6.", branch))
+    assert moves(events)[6:] == [(2, 5, "Bc4", 1), (2, 6, "Bc5", 1)]
+    assert events[6].epd_before == events[3].epd_after
+
+
+def test_moves_before_instead_of_in_the_same_sentence_are_played():
+    events = track_lines(segments("1. e4 e5 2. Nf3 Nc6.", "White plays Bb5, but instead of Bb5, Bc4 is popular too."))
+    assert moves(events)[4:] == [(1, 5, "Bb5", None), (2, 5, "Bc4", 1)]
+
+
+def test_instead_of_a_bare_square():
+    events = track_lines(segments("1. e4 e5 2. Nf3 Nc6.", "Instead of e5, black can play c5."))
+    assert moves(events)[4:] == [(2, 2, "c5", 1)]
+    assert events[4].epd_before == epd_after("e4")
+
+
+def test_branches_of_branches_name_the_line_they_share_the_fork_with():
+    events = track_lines(
+        segments(
+            "1. e4 e5 2. Nf3 Nc6 3. Bb5.",
+            "Instead of 3. Bb5, 3. Bc4 Bc5.",
+            "Instead of e5, black can play c5.",
+            "Then white plays Nf3 and d6.",
+        )
+    )
+    assert moves(events)[7:] == [(3, 2, "c5", 1), (3, 3, "Nf3", 1), (3, 4, "d6", 1)]
+
+
+@pytest.mark.parametrize(
+    "alternative",
+    [
+        "Alternatively, black plays d6.",
+        "Another option is d6.",
+        "Instead, black can play d6.",
+        "Black can also play d6.",
+    ],
+)
+def test_alternative_replaces_the_last_move_of_that_side(alternative):
+    events = track_lines(segments("1. e4 e5 2. Nf3 Nc6.", alternative))
+    assert moves(events)[4:] == [(2, 4, "d6", 1)]
+
+
+def test_suppose_tries_the_current_position_first():
+    events = track_lines(
+        segments("1. e4 e5 2. Nf3 Nc6 3. Bb5.", "Suppose black plays a6.", "Suppose instead black plays Nf6.")
+    )
+    assert moves(events)[5:] == [(1, 6, "a6", None), (2, 6, "Nf6", 1)]
+
+
+def test_go_back_to_the_position_after():
+    events = track_lines(
+        segments("1. e4 e5 2. Nf3 Nc6 3. Bb5.", "Let's go back to the position after 2. Nf3. Now black can play d6.")
+    )
+    assert moves(events)[5:] == [(2, 4, "d6", 1)]
+
+
+def test_references_do_not_repeat_events():
+    events = track_lines(
+        segments("1. e4 e5 2. Nf3 Nc6.", "After 2. Nf3 Nc6, white plays Bb5.", "After Bb5, black plays a6.")
+    )
+    assert moves(events) == [
+        (1, 1, "e4", None),
+        (1, 2, "e5", None),
+        (1, 3, "Nf3", None),
+        (1, 4, "Nc6", None),
+        (1, 5, "Bb5", None),
+        (1, 6, "a6", None),
+    ]
+
+
+def test_a_move_said_again_is_not_played_twice():
+    events = track_lines(segments("1. e4 e5 2. Nf3.", "Nf3 attacks the pawn. Black defends with Nc6."))
+    assert [e.san for e in events] == ["e4", "e5", "Nf3", "Nc6"]
+
+
+def test_transposition_reaches_the_same_position_in_two_lines():
+    events = track_lines(
+        segments("1. d4 Nf6 2. c4 e6.", "From the starting position, 1. c4 e6 2. d4 Nf6 reaches the same position.")
+    )
+    assert moves(events) == [
+        (1, 1, "d4", None),
+        (1, 2, "Nf6", None),
+        (1, 3, "c4", None),
+        (1, 4, "e6", None),
+        (2, 1, "c4", None),
+        (2, 2, "e6", None),
+        (2, 3, "d4", None),
+        (2, 4, "Nf6", None),
+    ]
+    assert events[3].epd_after == events[7].epd_after
+    assert [e.transposes_to for e in events] == [None] * 7 + [1]
+
+
+def test_recommendations_and_warnings():
+    events = track_lines(
+        segments(
+            "1. e4 e5 2. Nf3.",
+            "The best move here is knight c6 because it defends the pawn.",
+            "You should play d4 to open the center.",
+            "Don't play f6 because Nxe5 wins.",
+            "Black plays exd4.",
+            "Nf3 is the main move.",
+        )
+    )
+    table = [(e.line, e.ply, e.san, e.kind, e.reason) for e in events[3:]]
+    assert table == [
+        (1, 4, "Nc6", "recommend", "it defends the pawn"),
+        (1, 5, "d4", "recommend", "open the center"),
+        (2, 6, "f6", "avoid", "Nxe5 wins"),
+        (2, 7, "Nxe5", "move", ""),
+        (1, 6, "exd4", "move", ""),
+        (1, 3, "Nf3", "recommend", "Nf3 is the main move."),
+    ]
+    assert events[5].branch_of == 1 and events[5].epd_before == events[4].epd_after
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind", "reason"),
+    [
+        ("I recommend Bb5, which pins the knight.", "recommend", "pins the knight"),
+        ("The strongest is Bb5 since it attacks the defender of e5.", "recommend", "it attacks the defender of e5"),
+        ("The main move is Bb5.", "recommend", "The main move is Bb5."),
+        ("Bb5 is a mistake here, because of a6.", "avoid", "a6"),
+        ("Never play Ba6 as it loses the bishop.", "avoid", "it loses the bishop"),
+        ("White plays Bb5.", "move", ""),
+    ],
+)
+def test_advice_kinds_and_reasons(sentence, kind, reason):
+    events = track_lines(segments("1. e4 e5 2. Nf3 Nc6.", sentence))
+    assert (events[4].kind, events[4].reason) == (kind, reason)
+
+
+def test_sentence_across_segments_times_each_move_by_its_segment():
+    events = track_lines(segments("After 1. e4 e5 2. Nf3 the knight", "goes to c6 for black."))
+    assert [(e.san, e.start) for e in events] == [("e4", 0.0), ("e5", 0.0), ("Nf3", 0.0), ("Nc6", 10.0)]
+    assert events[3].quote == "After 1. e4 e5 2. Nf3 the knight goes to c6 for black."
+
+
+def test_speech_recognition_narration():
+    events = track_lines(
+        segments("Point 24, pawn to e5.", "Night to F3 and height to c6.", "Bishup to b5, pawn to 86.")
+    )
+    assert [e.san for e in events] == ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]
+
+
+def test_no_moves_in_ordinary_talk():
+    assert track_lines(segments("Hello and welcome.", "Today we look at the d5 square and the knight on f3.")) == []
+    assert track_lines([]) == []
+
+
+def test_illegal_mentions_are_skipped():
+    events = track_lines(segments("1. e4 e5 2. Ke8 Nf3 Nc3."))
+    assert [e.san for e in events] == ["e4", "e5", "Nf3"]

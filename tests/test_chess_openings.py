@@ -1,0 +1,122 @@
+"""ECO classification by position: named lines, transpositions, and the family/variation split."""
+
+import csv
+import io
+from importlib import resources
+
+import chess
+import pytest
+
+from tutorialbook.skills.chess.openings import Opening, classify, family, lookup, variation
+
+NAJDORF = "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6"
+
+
+def play(sans: str) -> chess.Board:
+    board = chess.Board()
+    for san in sans.split():
+        board.push_san(san)
+    return board
+
+
+def test_najdorf_english_attack():
+    opening = classify(play(NAJDORF + " Be3"))
+    assert opening == Opening(
+        "B90",
+        "Sicilian Defense: Najdorf Variation, English Attack",
+        "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Be3",
+    )
+    assert (opening.family, opening.variation) == ("Sicilian Defense", "Najdorf Variation")
+
+
+def test_unnamed_continuation_keeps_the_last_name():
+    opening = classify(play(NAJDORF + " Be3 e5 Nb3"))  # 7. Nb3 has no row of its own
+    assert opening.pgn.endswith("6. Be3")
+
+
+def test_longest_named_line_wins():
+    assert classify(play(NAJDORF + " Be3 e5 Nb3 Be6 f3")).pgn.endswith("7. Nb3 Be6 8. f3")
+
+
+@pytest.mark.parametrize(
+    ("order", "eco", "name"),
+    [
+        ("e4 c5 Nf3 Nf6 Nc3 d6 d4 cxd4 Nxd4 a6", "B90", "Sicilian Defense: Najdorf Variation"),
+        ("Nf3 d5 d4", "D02", "Queen's Pawn Game: Zukertort Variation"),
+        ("c4 e6 Nc3 d5 d4 Nf6", "D35", "Queen's Gambit Declined: Normal Defense"),
+        ("e4 e5 Bc4 Bc5 Nf3 Nc6", "C50", "Italian Game: Giuoco Piano"),
+        ("Nf3 Nf6 c4 e6 Nc3 d5 d4", "D37", "Queen's Gambit Declined: Three Knights Variation"),
+    ],
+)
+def test_transpositions_are_named_by_position(order, eco, name):
+    opening = classify(play(order))
+    assert (opening.eco, opening.name) == (eco, name)
+    assert play(" ".join(t for t in opening.pgn.split() if not t[0].isdigit())).epd() == play(order).epd()
+
+
+def test_board_from_fen_names_only_its_own_position():
+    najdorf = play(NAJDORF)
+    assert classify(chess.Board(najdorf.fen())).name == "Sicilian Defense: Najdorf Variation"
+    assert classify(chess.Board(play(NAJDORF + " Be3 e5 Nb3").fen())) is None
+
+
+def test_initial_position_and_first_moves():
+    assert classify(chess.Board()) is None
+    assert classify(play("e4")) == Opening("B00", "King's Pawn Game", "1. e4")
+    assert classify(play("d4")).eco == "A40"
+
+
+def test_classify_leaves_the_board_alone():
+    board = play(NAJDORF + " Be3 e5 Nb3")
+    before = (board.fen(), list(board.move_stack))
+    classify(board)
+    assert (board.fen(), list(board.move_stack)) == before
+
+
+def test_lookup_takes_fen_or_epd():
+    board = play(NAJDORF)
+    assert lookup(board.fen()).eco == "B90"
+    assert lookup(board.epd()).eco == "B90"
+    assert lookup(play("a3 a6 b3").fen()) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "fam", "var"),
+    [
+        ("Sicilian Defense: Najdorf Variation, English Attack", "Sicilian Defense", "Najdorf Variation"),
+        ("Sicilian Defense: Najdorf Variation", "Sicilian Defense", "Najdorf Variation"),
+        (
+            "Queen's Gambit Declined: Exchange Variation, Positional Variation",
+            "Queen's Gambit Declined",
+            "Exchange Variation",
+        ),
+        ("Barnes Defense", "Barnes Defense", None),
+        ("King's Pawn Game", "King's Pawn Game", None),
+    ],
+)
+def test_family_and_variation(name, fam, var):
+    assert family(name) == fam
+    assert variation(name) == var
+
+
+def _rows():
+    data = resources.files("tutorialbook.skills.chess").joinpath("data")
+    for letter in "abcde":
+        yield from csv.DictReader(
+            io.StringIO(data.joinpath(f"{letter}.tsv").read_text(encoding="utf-8")), delimiter="\t"
+        )
+
+
+def test_every_row_is_indexed_under_its_own_position():
+    rows = list(_rows())
+    assert len(rows) > 3000
+    for row in rows:
+        board = play(" ".join(t for t in row["pgn"].split() if not t[0].isdigit()))
+        assert lookup(board.epd()) == Opening(row["eco"], row["name"], row["pgn"])
+
+
+def test_data_ships_with_its_licence_and_attribution():
+    data = resources.files("tutorialbook.skills.chess").joinpath("data")
+    assert "CC0 1.0 Universal" in data.joinpath("COPYING.txt").read_text(encoding="utf-8")
+    readme = data.joinpath("README.txt").read_text(encoding="utf-8")
+    assert "ATTRIBUTION" in readme and "lichess-org/chess-openings" in readme

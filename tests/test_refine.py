@@ -1,0 +1,212 @@
+"""Adversarial refinement: harvested questions, answers from memory alone, repairs, the exam."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from tutorialbook.errors import NotFound, TutorialbookError
+from tutorialbook.skills import questions as qs
+from tutorialbook.skills.questions import HarvestSource
+from tutorialbook.skills.sources import parse_markdown
+
+# Facts stated plainly ("… is …", "… holds …") are not instructions, so the first, extractive
+# consolidation keeps no skill for them; the questions ask about exactly those facts.
+PAN = """# Cast-iron pan care
+
+A cast-iron pan rewards a little care with a lifetime of service.
+
+## Seasoning
+
+Seasoning is a thin layer of polymerised oil baked onto the iron.
+A well-seasoned pan is black and slightly glossy.
+Rub a very thin film of flaxseed oil over the whole pan.
+Bake the pan upside down at two hundred and thirty degrees for one hour.
+Never store the pan with a lid on, or moisture gets trapped and it rusts.
+
+## Cooking and cleaning
+
+Cast iron holds heat for about ten minutes after the burner is turned off.
+Acidic sauces such as tomato strip fresh seasoning within twenty minutes.
+
+To clean the pan after cooking:
+1. Scrape out food scraps with a wooden spatula.
+2. Rinse the pan under hot water without soap.
+3. Dry the pan on a low burner until every drop has evaporated.
+
+A thin coat of rust is harmless and scrubs off with steel wool.
+"""
+
+
+@pytest.fixture
+def pan(tmp_path):
+    path = tmp_path / "cast-iron-care.md"
+    path.write_text(PAN)
+    return path
+
+
+def names(library, book):
+    return [r["name"] for r in library.store.rows("skills", f"book = '{book}'")]
+
+
+def evidence_by_skill(library):
+    return {r["id"]: json.loads(r["evidence"]) for r in library.store.rows("skills")}
+
+
+def holding(library, phrase):
+    return [r for r in library.store.rows("skills") if qs.contains(qs.skill_body(r), phrase)]
+
+
+def test_refinement_repairs_what_the_first_consolidation_missed(library, pan):
+    report = library.ingest(str(pan), book="kitchen", domain="general", refine_rounds=0).tutorials[0]
+    assert report.questions_harvested == 0 and report.pass_rate_before is None
+    assert not holding(library, "about ten minutes"), "a plain fact is not a skill after consolidation"
+    evidence_before = evidence_by_skill(library)
+
+    result = library.refine("kitchen", rounds=2)
+    assert result.questions >= 10
+    assert result.pass_rate_after > result.pass_rate_before
+    assert result.pass_rate_after >= 0.9, [f.question for f in result.failures]
+    tutorial = result.tutorials[0]
+    assert tutorial.skills_added >= 3 and tutorial.rounds >= 1
+
+    # the facts are skills now, each under the node that covers its span, with its evidence
+    (heat,) = holding(library, "Cast iron holds heat for about ten minutes after the burner is turned off")
+    view = library.skill(heat["id"])
+    assert view.path[-1] == "Cooking and cleaning" and view.author == "refine"
+    text = pan.read_text()
+    assert view.evidence[0].quote.startswith("Cast iron holds heat")
+    assert view.evidence[0].quote in text[int(view.evidence[0].start):int(view.evidence[0].end)]
+    assert library.skill(holding(library, "polymerised oil")[0]["id"]).path[-1] == "Seasoning"
+
+    # nothing duplicated, no evidence lost
+    all_names = [qs.norm(n) for n in names(library, "kitchen")]
+    assert len(all_names) == len(set(all_names))
+    after = evidence_by_skill(library)
+    for skill_id, spans in evidence_before.items():
+        assert skill_id in after
+        assert all(span in after[skill_id] for span in spans)
+
+    # the exam re-asks the stored questions: what refinement fixed stays fixed
+    rows = {r["id"]: r for r in library.store.rows("questions")}
+    assert len(rows) == result.questions
+    fixed = {i for i, r in rows.items() if not r["passed_before"] and r["passed_after"]}
+    assert fixed
+    exam = library.exam("kitchen")
+    assert exam.questions == result.questions and not exam.regressions
+    assert not fixed & {f.id for f in exam.failures}
+    assert exam.pass_rate == pytest.approx(result.pass_rate_after)
+
+
+def test_ingest_refines_by_default_and_keeps_the_exam(library, pan):
+    report = library.ingest(str(pan), book="kitchen", domain="general").tutorials[0]
+    assert report.questions_harvested >= 10 and report.repairs >= 3
+    assert report.pass_rate_after > report.pass_rate_before
+    assert report.stage_seconds["refine"] > 0
+    stored = library.store.rows("questions")
+    assert len(stored) == report.questions_harvested
+    assert {r["kind"] for r in stored} == {"cloze", "avoid", "next_step"}
+    for row in stored:
+        evidence = json.loads(row["evidence"])
+        assert evidence["tutorial_id"] == report.tutorial_id and qs.contains(evidence["quote"], row["answer"])
+    again = library.ingest(str(pan), book="kitchen", domain="general").tutorials[0]
+    assert again.status == "unchanged"
+    assert (again.questions_harvested, again.pass_rate_before, again.pass_rate_after) == \
+        (report.questions_harvested, report.pass_rate_before, report.pass_rate_after)
+
+
+def test_refining_again_changes_nothing(library, pan):
+    library.ingest(str(pan), book="kitchen", domain="general", refine_rounds=2)
+    skills = sorted(names(library, "kitchen"))
+    question_ids = sorted(r["id"] for r in library.store.rows("questions"))
+    result = library.refine("kitchen")
+    assert sorted(names(library, "kitchen")) == skills
+    assert sorted(r["id"] for r in library.store.rows("questions")) == question_ids
+    assert result.pass_rate_before == result.pass_rate_after
+
+
+def test_harvest_is_deterministic_and_grounded():
+    transcript = parse_markdown(PAN)
+    source = HarvestSource("t_pan", "Cast-iron pan care", transcript.segments, timed=False,
+                           sections=[(0.0, 999.0, "Seasoning")])
+    first, second = qs.harvest(source), qs.harvest(source)
+    assert [vars(q) for q in first] == [vars(q) for q in second]
+    by_answer = {q.answer: q for q in first}
+    # a number (with its unit) blanked in a factual, non-instructive sentence
+    assert by_answer["ten minutes"].question == (
+        f"Fill in the blank: Cast iron holds heat for about {qs.BLANK} after the burner is turned off.")
+    # a prohibition, and the step that follows another in a numbered procedure
+    avoid = by_answer["store the pan with a lid on"]
+    assert avoid.kind == "avoid" and avoid.question.startswith("What should you never do")
+    step = by_answer["Dry the pan on a low burner until"]
+    assert step.kind == "next_step" and "Rinse the pan under hot water without soap" in step.question
+    for q in first:
+        assert qs.contains(q.evidence["quote"], q.answer)
+        span = PAN[int(q.evidence["start"]):int(q.evidence["end"])]
+        assert q.evidence["quote"].split()[0] in span
+
+
+def test_grading_needs_the_answer_in_a_skill_about_the_question():
+    q = qs.Question("q", "t", "cloze", f"Fill in the blank: The dough is done when it has grown by about {qs.BLANK}.",
+                    "half", {})
+    right = {"id": "a", "name": "The dough is done when it has grown by about half", "steps": "[]"}
+    stray = {"id": "b", "name": "Cut the lemon in half", "steps": "[]"}
+    assert qs.grade(q, [stray]).passed is False
+    assert qs.grade(q, [stray, right]) == qs.Verdict(True, "a", 2)
+
+
+def test_a_pack_can_add_generators_and_graders():
+    class Pack:
+        name = "toy"
+
+        def question_generators(self):
+            def gen(source):
+                s = source.segments[0]
+                yield qs.Candidate("toy", "What colour is the pan?", "black", s, "A pan is black.", 5.0)
+            return [gen]
+
+        def question_graders(self):
+            return {"toy": lambda q, skills: qs.Verdict(bool(skills), "x", 1)}
+
+    source = HarvestSource("t", "T", parse_markdown("A pan is black and heavy.\n").segments)
+    found = qs.harvest(source, qs.generators_for("toy", Pack()))
+    assert [q.kind for q in found if q.kind == "toy"] == ["toy"]
+    assert qs.grade(found[0] if found[0].kind == "toy" else found[-1], [{"id": "x"}], Pack()).passed
+
+
+def test_bad_refine_calls_name_the_field(library, pan):
+    with pytest.raises(NotFound) as info:
+        library.refine("nosuch")
+    assert info.value.field == "book" and "no book named 'nosuch'" in info.value.reason
+    with pytest.raises(NotFound):
+        library.exam("nosuch")
+    library.ingest(str(pan), book="kitchen", domain="general", refine_rounds=0)
+    with pytest.raises(TutorialbookError) as info:
+        library.refine("kitchen", rounds=0)
+    assert info.value.field == "rounds"
+    with pytest.raises(TutorialbookError) as info:
+        library.ingest(str(pan), book="kitchen", refine_rounds=-1)
+    assert info.value.field == "refine_rounds"
+    assert library.exam("kitchen").questions == 0  # nothing harvested yet: an empty exam, with a note
+
+
+def test_cli_refine_and_exam(tmp_path, pan):
+    store = tmp_path / "store"
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "tutorialbook.server", "--store", str(store), *args],
+                              capture_output=True, text=True, cwd=ROOT, env=dict(os.environ))
+
+    out = cli("ingest", str(pan), "--book", "kitchen", "--domain", "general", "--refine-rounds", "0")
+    assert out.returncode == 0 and "exam:" not in out.stdout
+    out = cli("refine", "--book", "kitchen", "--rounds", "2")
+    assert out.returncode == 0 and "kitchen: " in out.stdout and "→" in out.stdout, out.stderr
+    exam = cli("exam", "--book", "kitchen", "--json")
+    assert exam.returncode == 0, exam.stdout
+    report = json.loads(exam.stdout)
+    assert report["questions"] >= 10 and report["regressions"] == []
+    missing = cli("exam", "--book", "nosuch")
+    assert missing.returncode == 2 and "no book named 'nosuch'" in missing.stderr
