@@ -119,10 +119,13 @@ class Library:
     # -- ingest ----------------------------------------------------------------
     def ingest(self, source: str, book: str = "default", title: str | None = None, domain: str = "auto",
                progress: Progress | None = None, cancel: Callable[[], bool] | None = None,
-               refine_rounds: int = 1, agent: str | None = None) -> IngestReport:
+               refine_rounds: int = 1, agent: str | None = None, llm=None) -> IngestReport:
         """Read, consolidate and commit every tutorial a source names, then refine the memory
         with questions harvested from each (``refine_rounds`` repair rounds; 0 skips it).
-        ``agent`` (who asked; default settings.agent) goes into the book's history."""
+        ``agent`` (who asked; default settings.agent) goes into the book's history. ``llm``
+        (skills/llm.py; default: the configured model, settings.llm) consolidates and refines
+        when set; each tutorial's report carries its warnings and usage."""
+        llm = self.llm() if llm is None else llm
         if domain not in DOMAINS:
             raise TutorialbookError("domain", f"{domain!r} is not one of {', '.join(DOMAINS)}")
         _check_rounds(refine_rounds, "refine_rounds", minimum=0)
@@ -136,12 +139,12 @@ class Library:
                 if progress:
                     progress(n + (done / total if total else 0), len(files), f"{path.name}: {message}")
             reports.append(self._ingest_file(path, book, title or _title_from(path), domain, file_progress, cancel,
-                                             refine_rounds, agent=agent))
+                                             refine_rounds, agent=agent, llm=llm))
         return IngestReport(book=book, tutorials=reports)
 
     def _ingest_file(self, path: Path, book: str, title: str, domain: str, progress: Progress,
                      cancel: Callable[[], bool] | None, refine_rounds: int = 1,
-                     agent: str | None = None) -> TutorialReport:
+                     agent: str | None = None, llm=None) -> TutorialReport:
         timings: dict[str, float] = {}
         clock = time.perf_counter()
         digest = content_hash(path)
@@ -183,7 +186,13 @@ class Library:
         clock = time.perf_counter()
         tree = self.ensure_book(book)
         context = build.TutorialContext(tutorial_id, title, path.resolve().as_uri(), transcript, vectors)
-        plan = build.Builder(self.store, self.embed, book, tree).build(context, pack.outline(context))
+        run = llm.fork() if llm is not None else None  # this tutorial's model calls, warnings and usage
+        outline = pack.outline(context)
+        if run is not None and type(pack).outline is DomainPack.outline:  # a pack's own structure stays
+            from tutorialbook.skills.llm_consolidate import llm_outline
+
+            outline = llm_outline(run, context, outline)
+        plan = build.Builder(self.store, self.embed, book, tree).build(context, outline)
         extra = pack.extra_rows(context, plan)
         timings["consolidate"] = _lap(clock)
         check_cancel()
@@ -196,29 +205,45 @@ class Library:
             skills_added=plan.skills_added, skills_updated=plan.skills_updated,
             warnings=transcript.warnings,
         )
+        _note_llm(report, run)
         self._commit(book, tutorial_id, title, path, digest, transcript, vectors, plan, extra, report, agent)
         timings["commit"] = _lap(clock)
         if refine_rounds:
             clock = time.perf_counter()
-            self._refine_new(book, tutorial_id, pack, refine_rounds, report, progress, cancel, agent)
+            self._refine_new(book, tutorial_id, pack, refine_rounds, report, progress, cancel, agent, run)
             timings["refine"] = _lap(clock)
         report.stage_seconds = timings
         progress(4, 4, "done")
         return report
 
     def _refine_new(self, book: str, tutorial_id: str, pack, rounds: int, report: TutorialReport,
-                    progress: Progress, cancel, agent: str | None = None) -> None:
+                    progress: Progress, cancel, agent: str | None = None, llm=None) -> None:
         """Refine the memory with the just-committed tutorial's questions (after the commit:
         a cancel or crash here leaves a complete tutorial, just less refined)."""
-        from tutorialbook.skills.refine import Refiner
-
         tutorial = self.store.get("tutorials", tutorial_id)
-        summary, _ = Refiner(self, book, agent=agent).refine_tutorial(
+        summary, _ = self._refiner(book, agent, llm).refine_tutorial(
             tutorial, rounds, pack, cancel, lambda message: progress(3.5, 4, f"refining: {message}"))
         report.questions_harvested = summary.questions
         report.pass_rate_before, report.pass_rate_after = summary.pass_rate_before, summary.pass_rate_after
         report.repairs = summary.skills_added + summary.skills_extended + summary.skills_moved
+        _note_llm(report, llm)
         self.store.update("tutorials", f"id = {quote(tutorial_id)}", {"report": report.model_dump_json()})
+
+    def llm(self):
+        """A fresh run of the configured model (settings.llm: a litellm model string, or
+        'sampling', which outside an MCP call only explains itself), or None for 'none'."""
+        from tutorialbook.skills.llm import from_settings
+
+        return from_settings(self.settings)
+
+    def _refiner(self, book: str, agent: str | None = None, llm=None):
+        from tutorialbook.skills.refine import Refiner
+
+        if llm is None:
+            return Refiner(self, book, agent=agent)
+        from tutorialbook.skills.llm_refine import LLMRefiner
+
+        return LLMRefiner(self, book, llm, agent=agent)
 
     def _exam_fields(self, report: TutorialReport) -> TutorialReport:
         """A tutorial ingested before: its stored questions' pass rates."""
@@ -235,13 +260,12 @@ class Library:
                cancel: Callable[[], bool] | None = None, agent: str | None = None) -> RefineReport:
         """Examine a book with questions harvested from each of its tutorials (stored ones
         are asked again) and repair every failure; ``rounds`` repair rounds at most."""
-        from tutorialbook.skills.refine import Refiner
-
         _check_rounds(rounds, "rounds", minimum=1)
         self.tree(book)
         tutorials = sorted(self.store.rows("tutorials", f"book = {quote(book)} AND status = 'ready'"),
                            key=lambda r: r["created_at"])
-        refiner = Refiner(self, book, agent=agent)
+        run = self.llm()
+        refiner = self._refiner(book, agent, run)
         summaries, failures = [], []
         for n, tutorial in enumerate(tutorials):
             if cancel and cancel():
@@ -263,12 +287,13 @@ class Library:
             return round(sum(r * n for r, n in weighted) / total, 4) if total else None
 
         return RefineReport(book=book, questions=total, pass_rate_before=overall("pass_rate_before"),
-                            pass_rate_after=overall("pass_rate_after"), tutorials=summaries, failures=failures)
+                            pass_rate_after=overall("pass_rate_after"), tutorials=summaries, failures=failures,
+                            warnings=run.warnings if run else [], llm=run.usage if run else None)
 
     def exam(self, book: str, progress: Progress | None = None) -> ExamReport:
         """Ask a book's stored questions again, from the memory alone; nothing is written.
         Regressions are questions that passed after refinement and fail now."""
-        from tutorialbook.skills.refine import Refiner, by_kind, pass_rate
+        from tutorialbook.skills.refine import by_kind, pass_rate
 
         self.tree(book)
         rows = sorted(self.store.rows("questions", f"book = {quote(book)}"),
@@ -278,11 +303,12 @@ class Library:
                               note="no stored questions: run `tutorialbook refine --book B` (or ingest with refinement)")
         tutorials = {r["id"]: r for r in self.store.rows("tutorials", f"book = {quote(book)}")}
         packs = {tid: _pack_of(t) for tid, t in tutorials.items()}
-        results = Refiner(self, book).exam(rows, packs)
+        run = self.llm()  # the judge refinement used (a model's verdicts are checked by a model again)
+        results = self._refiner(book, None, run).exam(rows, packs)
         return ExamReport(
             book=book, questions=len(results), passed=sum(r.passed for r in results), pass_rate=pass_rate(results),
             by_kind=by_kind(results), regressions=[r for r in results if r.passed_after and not r.passed],
-            failures=[r for r in results if not r.passed],
+            failures=[r for r in results if not r.passed], note=" ".join(run.warnings) if run else "",
         )
 
     def _commit(self, book, tutorial_id, title, path, digest, transcript, vectors, plan, extra, report,
@@ -386,7 +412,10 @@ class Library:
 
         return import_skills(self, book, directory, progress)
 
-    def retrieve(self, query: str, book: str, k: int = 5, mode: str = "hybrid", fen: str = "") -> RetrieveResult:
+    def retrieve(self, query: str, book: str, k: int = 5, mode: str = "hybrid", fen: str = "",
+                 llm=None) -> RetrieveResult:
+        """Skills for a task. In ``toc`` mode a model (``llm``, default the configured one)
+        navigates the TOC level by level when there is one; else, or when it fails, the beam."""
         if not query or not query.strip():
             raise TutorialbookError("query", "is empty; describe the task you need skills for")
         if not 1 <= k <= MAX_K:
@@ -395,7 +424,13 @@ class Library:
             raise TutorialbookError("mode", f"{mode!r} is not one of {', '.join(MODES)}")
         tree = self.tree(book)
         vector = self.embed([query])[0]
-        hits, route = self.rank_skills(query, book, k, mode, vector)
+        run = (self.llm() if llm is None else llm) if mode == "toc" else None
+        if run is not None:
+            from tutorialbook.skills.llm_toc import retrieve_toc
+
+            hits, route = retrieve_toc(self.store, tree, query, vector, k, run)
+        else:
+            hits, route = self.rank_skills(query, book, k, mode, vector)
         if fen:
             hits = self._position_first(fen, book, hits, k)
         lessons = [h for h in search(self.store, "lessons", book, query, vector, "hybrid", 3)]
@@ -403,6 +438,7 @@ class Library:
             query=query, book=book, mode=mode,
             skills=self._skill_views([(h.row, h.score) for h in hits], tree),
             lessons=[_lesson_view(h.row, h.score) for h in lessons], route=route,
+            warnings=list(run.warnings) if run else [], llm=run.usage if run and run.usage.calls else None,
         )
 
     def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None):
@@ -718,6 +754,13 @@ class Library:
         if view.skills:
             lines += ["", "## Skills"] + [f"- {s.name} (`{s.id}`)" for s in view.skills]
         return "\n".join(lines) + "\n"
+
+
+def _note_llm(report: TutorialReport, run) -> None:
+    """A tutorial's model usage and warnings into its report."""
+    if run is not None:
+        report.warnings = list(dict.fromkeys([*report.warnings, *run.warnings]))
+        report.llm = run.usage.model_copy()
 
 
 def _brief(tree: Tree, node_id: str, depth: int) -> NodeBrief:

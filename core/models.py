@@ -94,6 +94,18 @@ class RouteStep(BaseModel):
     reason: str
 
 
+class LLMUsage(BaseModel):
+    """What a run asked of the configured model (TUTORIALBOOK_LLM)."""
+
+    model: str = Field(description="'sampling' (the MCP client's model) or a litellm model string")
+    calls: int = Field(0, description="requests sent, retries included")
+    failed: int = Field(0, description="requests that errored or timed out")
+    invalid: int = Field(0, description="replies that failed JSON/schema validation (then retried)")
+    prompt_tokens: int | None = Field(None, description="None when the backend reports no counts (sampling)")
+    completion_tokens: int | None = None
+    cost_usd: float | None = Field(None, description="when litellm knows the model's price")
+
+
 class RetrieveResult(BaseModel):
     query: str
     book: str
@@ -101,6 +113,8 @@ class RetrieveResult(BaseModel):
     skills: list[SkillView]
     lessons: list[LessonView] = Field(description="recorded lessons that match the query")
     route: list[RouteStep] = Field(default_factory=list, description="the TOC descent taken (toc mode)")
+    warnings: list[str] = Field(default_factory=list, description="e.g. the model failed and the beam was used")
+    llm: LLMUsage | None = Field(None, description="model usage when a model navigated the TOC")
     note: str = SOURCE_NOTE
 
 
@@ -145,6 +159,7 @@ class TutorialReport(BaseModel):
     repairs: int = Field(0, description="skills added or extended by refinement")
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    llm: LLMUsage | None = Field(None, description="tokens and cost of this tutorial's model calls (when configured)")
 
 
 class IngestReport(BaseModel):
@@ -209,6 +224,8 @@ class RefineReport(BaseModel):
     pass_rate_after: float | None
     tutorials: list[TutorialRefinement]
     failures: list[QuestionResult] = Field(default_factory=list, description="questions still failing")
+    warnings: list[str] = Field(default_factory=list)
+    llm: LLMUsage | None = None
 
 
 class ExamReport(BaseModel):

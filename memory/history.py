@@ -248,7 +248,7 @@ def skill_images(store: Store, skill_id: str, want: int | None = None) -> dict[i
             if img.get("id") == skill_id and "version" in img:
                 found.setdefault(int(img["version"]), img)
     if want is not None and want not in found:
-        for version, _ in reversed(store.versions("skills")):
+        for version, _ in reversed(store.version_history("skills")):
             try:
                 rows = store.rows_at("skills", version, f"id = {quote(skill_id)}")
             except Exception:  # a version being pruned right now
@@ -343,7 +343,7 @@ def restore(store: Store, book: str, moment: float, agent: str) -> RestoreReport
     where = f"book = {quote(book)}"
     plans = []
     for name in book_tables():
-        versions = store.versions(name)
+        versions = store.version_history(name)
         then = [v for v, stamp in versions if stamp <= moment]
         if then:
             version = then[-1]
@@ -354,9 +354,14 @@ def restore(store: Store, book: str, moment: float, agent: str) -> RestoreReport
             raise TutorialbookError("at", f"table {name!r} keeps versions only from {oldest}; "
                                           f"{iso(moment)} is older than the store retains")
         plans.append((name, version))
+    then = {name: [image(r) for r in store.rows_at(name, version, where)] if version else []
+            for name, version in plans}  # read everything first: a bad point in time fails before any write
+    if not then.get("books"):
+        raise TutorialbookError("at", f"book {book!r} did not exist at {iso(moment)}; "
+                                      "`tutorialbook history` shows its first event")
     tables = []
-    for name, version in plans:  # read everything first: a bad point in time fails before any write
-        rows = [image(r) for r in store.rows_at(name, version, where)] if version else []
+    for name, version in plans:
+        rows = then[name]
         now = store.rows(name, where)
         before = len(now)
         if _same(rows, now):

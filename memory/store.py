@@ -7,6 +7,7 @@ commit race is retried.
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import json
 import logging
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import lancedb
+from lancedb.background_loop import LOOP
 
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory import indexing
@@ -98,7 +100,23 @@ class Store:
     # -- reads -----------------------------------------------------------------
     def rows(self, name: str, where: str | None = None, columns: list[str] | None = None,
              limit: int | None = None) -> list[dict]:
-        query = self.table(name).search()
+        table = self.table(name)
+        inner = getattr(table, "_table", None)  # the AsyncTable behind a local LanceTable
+        if inner is not None and hasattr(inner, "query"):
+            # one trip to LanceDB's event loop instead of ~5 (schema, plan, each batch): a
+            # keyed read (browsing a node) takes ~1.5 ms instead of ~3
+            async def scan():
+                query = inner.query()
+                if where:
+                    query = query.where(where)
+                if columns:
+                    query = query.select(columns)
+                if limit:
+                    query = query.limit(limit)
+                return await query.to_arrow()
+
+            return LOOP.run(scan()).to_pylist()
+        query = table.search()
         if where:
             query = query.where(where)
         if columns:
@@ -116,7 +134,20 @@ class Store:
     def version(self, name: str) -> int:
         return self.table(name).version
 
-    def versions(self, name: str) -> list[tuple[int, float]]:
+    def versions(self, names: Iterable[str]) -> tuple[int, ...]:
+        """The current versions of several tables, looked up together (one trip to LanceDB's
+        event loop instead of one per table)."""
+        tables = [self.table(n) for n in names]
+        inners = [getattr(t, "_table", None) for t in tables]
+        if any(i is None or not hasattr(i, "version") for i in inners):
+            return tuple(t.version for t in tables)
+
+        async def look():
+            return await asyncio.gather(*(i.version() for i in inners))
+
+        return tuple(LOOP.run(look()))
+
+    def version_history(self, name: str) -> list[tuple[int, float]]:
         """The table's retained versions as (version, commit time in epoch seconds), oldest first."""
         out = [(v["version"], v["timestamp"].timestamp()) for v in self.table(name).list_versions()]
         return sorted(out)

@@ -64,7 +64,7 @@ class TreeCache:
         self._lock = threading.Lock()
 
     def get(self, book: str) -> Tree | None:
-        key = (self._store.version("nodes"), self._store.version("skills"), self._store.version("lessons"))
+        key = self._store.versions(("nodes", "skills", "lessons"))
         with self._lock:
             hit = self._cache.get(book)
         if hit and hit[0] == key:

@@ -38,6 +38,7 @@ class OutlineNode:
     drafts: list[SkillDraft] = field(default_factory=list)
     children: list["OutlineNode"] = field(default_factory=list)
     title_is_extractive: bool = False
+    summary: str = ""  # a written one-line summary (an LLM's); empty: extracted from the segments
 
     def walk(self):
         yield self
@@ -218,6 +219,8 @@ class Builder:
             self.plan.nodes_updated += 1
 
     def _summary(self, tutorial: TutorialContext, local: OutlineNode) -> str:
+        if local.summary:
+            return local.summary
         if local.segments and local.children:  # an introduction says what the chapter is
             return extract.one_line(tutorial.transcript.segments[local.segments[0]].text)
         segments = [i for n in local.walk() for i in n.segments]

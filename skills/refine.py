@@ -93,6 +93,7 @@ class Refiner:
         self.k = k
         self.modes = modes
         self._vectors: dict[str, np.ndarray] = {}  # question text -> embedding, asked again each round
+        self._created: dict[str, float] = {}  # stored question id -> when it was first harvested
 
     # -- stage 1 -------------------------------------------------------------------
     def source(self, tutorial: dict) -> tuple[HarvestSource, list[_Span]]:
@@ -142,9 +143,15 @@ class Refiner:
     # -- the loop --------------------------------------------------------------------
     def refine_tutorial(self, tutorial: dict, rounds: int, pack=None, cancel=None,
                         progress: Callable[[str], None] | None = None) -> tuple[TutorialRefinement, list[QuestionResult]]:
-        """Harvest (or reuse) a tutorial's questions, examine, repair, re-examine."""
+        """Examine the book with a tutorial's questions — the stored ones, and any the
+        examiner harvests that are not stored yet — repair the failures, examine again."""
         source, spans = self.source(tutorial)
-        questions = self.examiner.harvest(source, pack)
+        stored = sorted(self.store.rows("questions", f"tutorial_id = {quote(tutorial['id'])}"),
+                        key=lambda r: (r["created_at"], r["id"]))
+        self._created = {r["id"]: r["created_at"] for r in stored}
+        questions = [Question.from_row(r) for r in stored]
+        known = {q.id for q in questions}
+        questions += [q for q in self.examiner.harvest(source, pack) if q.id not in known]
         say = progress or (lambda message: None)
         say(f"examining the memory with {len(questions)} questions")
         before = self.examine(questions, pack, cancel)
@@ -180,7 +187,7 @@ class Refiner:
         now = time.time()
         rows = []
         for q in questions:
-            row = q.to_row(self.book, now)
+            row = q.to_row(self.book, self._created.get(q.id, now))
             row["passed_before"] = before[q.id].passed if q.id in before else None
             row["passed_after"] = after[q.id].passed if q.id in after else None
             rows.append(row)
@@ -237,7 +244,7 @@ class Refiner:
                     if grew:
                         self._mark(holder, new, changed)
                     continue
-                draft = self._draft(q, source, spans)
+                draft = self._draft(q, source, spans, known)
                 if draft is None:
                     continue
                 name, when, steps, node_id = draft
@@ -289,9 +296,9 @@ class Refiner:
         best = min(holders, key=preference)
         return changed.get(best["id"]) or next((r for r in new.values() if r["id"] == best["id"]), None) or dict(best)
 
-    def _draft(self, q: Question, source: HarvestSource, spans: list[_Span]):
+    def _draft(self, q: Question, source: HarvestSource, spans: list[_Span], known: dict):
         """(name, when to use, steps, node id) of the skill that would answer ``q``."""
-        node_id, title = self._covering_node(q, spans)
+        node_id, title = self._covering_node(q, spans, known)
         if node_id is None:
             return None
         if q.kind == "next_step":
@@ -305,15 +312,35 @@ class Refiner:
             return None
         return extract._name_from(sentence), extract._when(sentence, title), [sentence], node_id
 
-    def _covering_node(self, q: Question, spans: list[_Span]) -> tuple[str | None, str]:
-        """The narrowest node built from this tutorial whose span holds the question's."""
+    def _covering_node(self, q: Question, spans: list[_Span], known: dict) -> tuple[str | None, str]:
+        """The node the tutorial's outline put the question's span in: where consolidation
+        placed the skills of that very segment; else the narrowest node whose evidence span
+        holds it — narrowed further to the section the consolidated skills just before and
+        just after the span sit in, when they agree (a tutorial's own sections that merged
+        into one node keep only the first one's span as evidence)."""
         start, end = q.evidence["start"], q.evidence["end"]
+        tree = self.library.tree(self.book)
+        placed = []  # (segment start, node id) of skills consolidation made from this tutorial
+        for row in known.values():
+            if row.get("origin") != q.tutorial_id or row.get("author") == AUTHOR or row["node_id"] not in tree.nodes:
+                continue
+            placed += [(e["start"], row["node_id"]) for e in json.loads(row["evidence"] or "[]")
+                       if e["tutorial_id"] == q.tutorial_id]
+        same = sorted({n for s, n in placed if abs(s - start) < 0.01})
+        if same:
+            return same[0], tree.nodes[same[0]]["title"]
         holding = [s for s in spans if s.start - 0.01 <= start and end <= s.end + 0.01]
         if not holding:  # evidence capped on a crowded node: the node nearest in time
             holding = sorted(spans, key=lambda s: (min(abs(s.start - start), abs(s.end - end)), -s.depth))[:1]
         if not holding:
             return None, ""
         best = min(holding, key=lambda s: (s.end - s.start, -s.depth, s.node_id))
+        below = set(tree.subtree(best.node_id)[1:])
+        inside = sorted((s, n) for s, n in placed if n in below)
+        before = [n for s, n in inside if s < start][-1:]
+        after = [n for s, n in inside if s > start][:1]
+        if before and before == after:
+            return before[0], tree.nodes[before[0]]["title"]
         return best.node_id, best.title
 
     def _same_skill(self, name: str, steps: list[str], new: dict, changed: dict) -> dict | None:

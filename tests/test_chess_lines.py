@@ -216,3 +216,62 @@ def test_no_moves_in_ordinary_talk():
 def test_illegal_mentions_are_skipped():
     events = track_lines(segments("1. e4 e5 2. Ke8 Nf3 Nc3."))
     assert [e.san for e in events] == ["e4", "e5", "Nf3"]
+
+
+def test_instead_of_after_going_back_names_the_move_the_line_continues_with():
+    events = track_lines(
+        segments(
+            "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3.",
+            "Let's go back to the position after bishop to c4.",
+            "Instead of bishop to c5, black can play knight to f6.",
+        )
+    )
+    assert moves(events)[7:] == [(2, 6, "Nf6", 1)]
+    assert events[7].epd_before == epd_after("e4 e5 Nf3 Nc6 Bc4")
+
+
+def test_instead_of_castling_after_going_back_is_the_next_castling_not_an_earlier_one():
+    events = track_lines(
+        segments(
+            "1. d4 Nf6 2. c4 g6 3. Nc3 Bg7 4. e4 d6 5. Nf3 O-O 6. Be2 e5 7. O-O Nc6.",
+            "Go back to the position after pawn to e5.",
+            "Instead of castling, white can play d takes e5, and d takes e5.",
+        )
+    )
+    assert moves(events)[14:] == [(2, 13, "dxe5", 1), (2, 14, "dxe5", 1)]
+
+
+def test_alternative_after_going_back_replaces_the_continuation():
+    events = track_lines(
+        segments(
+            "1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3.",
+            "Go back to the position after bishop to g5.",
+            "Black can also play knight b d7.",
+        )
+    )
+    assert moves(events)[9:] == [(2, 8, "Nbd7", 1)]
+    assert events[9].epd_before == epd_after("d4 d5 c4 e6 Nc3 Nf6 Bg5")
+
+
+@pytest.mark.parametrize("verb", ["should not", "shouldn't", "must not"])
+def test_should_not_warns(verb):
+    events = track_lines(
+        segments("1. d4 Nf6 2. c4 g6 3. Nc3 Bg7 4. e4 d6 5. Nf3 O-O 6. Be2 e5 7. O-O Nc6.",
+                 f"Black {verb} take with e takes d4, because knight takes d4 is good for white.")
+    )
+    assert [(e.line, e.ply, e.san, e.kind) for e in events[14:]] == [(2, 14, "exd4", "avoid"), (2, 15, "Nxd4", "move")]
+    assert events[14].epd_before == epd_after("d4 Nf6 c4 g6 Nc3 Bg7 e4 d6 Nf3 O-O Be2 e5 O-O")
+
+
+def test_after_a_move_of_a_side_line_resumes_that_line():
+    events = track_lines(
+        segments(
+            "1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Nbd7 5. cxd5 exd5.",
+            "A common mistake is knight takes d5, because knight takes d5, bishop takes d8, and bishop to b4 check wins.",
+            "After bishop to b4 check, white must give back the queen with queen to d2.",
+            "Then bishop takes d2 check and king takes d2.",
+        )
+    )
+    trap = "d4 d5 c4 e6 Nc3 Nf6 Bg5 Nbd7 cxd5 exd5 Nxd5 Nxd5 Bxd8 Bb4+"
+    assert [(e.line, e.ply, e.san) for e in events[14:]] == [(2, 15, "Qd2"), (2, 16, "Bxd2+"), (2, 17, "Kxd2")]
+    assert events[14].epd_before == epd_after(trap)

@@ -101,21 +101,33 @@ def test_eight_processes_record_two_hundred_lessons_each(store_path, tmp_path):
 
 
 KILLED = r"""
-import os, signal, sys, threading
+import os, signal, sys, threading, time
+from pathlib import Path
 from tutorialbook.library import Library
 from tutorialbook.memory.store import Store
 
-store, delay, kill_batch = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+store, when, kill_batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
 library = Library(store=store, agent="doomed")
 root = library.tree("shared").root_id
 original = Store.insert
 calls = {"n": 0}
 
+def die_when_data_lands(data: Path, before: set):
+    # SIGKILL the moment LanceDB creates the batch's data file: written or half-written, not committed
+    while True:
+        if any(p.name not in before for p in data.iterdir()):
+            os.kill(os.getpid(), signal.SIGKILL)
+
 def insert(self, table, rows, _original=original):
     if table == "lessons":
         calls["n"] += 1
-        if calls["n"] == kill_batch:  # SIGKILL this process while LanceDB is writing the batch
-            threading.Timer(delay, os.kill, (os.getpid(), signal.SIGKILL)).start()
+        if calls["n"] == kill_batch:
+            if when == "data-file":
+                data = Path(store) / "lessons.lance" / "data"
+                threading.Thread(target=die_when_data_lands, args=(data, {p.name for p in data.iterdir()}),
+                                 daemon=True).start()
+            else:
+                threading.Timer(float(when), os.kill, (os.getpid(), signal.SIGKILL)).start()
     return _original(self, table, rows)
 
 Store.insert = insert
@@ -125,11 +137,13 @@ for b in range(1000):
 """
 
 
-@pytest.mark.parametrize("delay", [0.0, 0.004, 0.02, 0.08])
-def test_writer_killed_mid_batch_leaves_no_partial_batch(store_path, delay):
+@pytest.mark.parametrize("when", ["data-file", "0.0", "0.05"])
+def test_writer_killed_mid_batch_leaves_no_partial_batch(store_path, when):
+    """SIGKILL while LanceDB writes the third batch (as its data file appears), just as the
+    write starts, or a little later (the batch committed, its history line maybe not)."""
     library = Library(store=str(store_path))
     library.ensure_book("shared")
-    child = subprocess.run([sys.executable, "-c", KILLED, str(store_path), str(delay), "3"],
+    child = subprocess.run([sys.executable, "-c", KILLED, str(store_path), when, "3"],
                            capture_output=True, text=True, timeout=300)
     assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
 
@@ -138,6 +152,7 @@ def test_writer_killed_mid_batch_leaves_no_partial_batch(store_path, delay):
     per_batch: dict[str, int] = {}
     for r in rows:
         per_batch[r["context"]] = per_batch.get(r["context"], 0) + 1
+    print(f"\nkilled at {when} in batch 3: batches stored {sorted(per_batch)}")
     assert set(per_batch.values()) <= {50}, per_batch  # every batch whole, or absent
     assert {"batch-0", "batch-1"} <= set(per_batch) and len(per_batch) <= 3
     assert reopened.store.table("lessons").count_rows() == len(rows)

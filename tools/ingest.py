@@ -7,6 +7,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from tutorialbook.models import IngestReport
+from tutorialbook.skills.llm import sampling_llm
 from tutorialbook.tools._run import run, scope
 
 
@@ -33,8 +34,9 @@ async def ingest_tutorial(
         anyio.from_thread.run(ctx.report_progress, done, total, message)
 
     s = await scope(ctx, book, "write", "ingest_tutorial")
+    llm = sampling_llm(ctx, s.library.settings)  # TUTORIALBOOK_LLM=sampling: the client's model, if it can be asked
     return await run(s.library.ingest, source, book, title or None, domain, progress, _cancelled,
-                     refine_rounds=refine_rounds, agent=s.agent, scope=s)
+                     refine_rounds=refine_rounds, agent=s.agent, llm=llm, scope=s)
 
 
 def _cancelled() -> bool:

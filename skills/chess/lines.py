@@ -70,7 +70,7 @@ _RECOMMEND = re.compile(
     re.IGNORECASE,
 )
 _AVOID = re.compile(
-    r"(?:\b(?:don't|do\s+not|never|avoid|careful\s+not\s+to)\b|\b(?:mistake|blunder|dubious|bad\s+move|is\s+bad)\b)",
+    r"(?:\b(?:don't|do\s+not|never|avoid|careful\s+not\s+to|(?:should|must)(?:\s+not|n't))\b|\b(?:mistake|blunder|dubious|bad\s+move|is\s+bad)\b)",
     re.IGNORECASE,
 )
 _REASON = re.compile(
@@ -158,12 +158,35 @@ class _Tracker:
             if index == 0:
                 self.fresh = True
 
-    def played_at(self, mention: Mention, strict: bool = True) -> int | None:
-        """Index in the current path where `mention` was played, searching back from the cursor."""
+    def played_at(self, mention: Mention, strict: bool = True, ahead: bool = False) -> int | None:
+        """Index in the current path where `mention` was played, searching back from the cursor.
+
+        ``ahead`` first tries the move just after the cursor: after "go back to the position
+        after 2. Nf3", "instead of Nc6" names the move the line continues with.
+        """
         path = self.path()
+        if ahead and self.line is not None and self.ply < len(self.line.moves):
+            if mention.resolve(self.board(path), strict) == self.line.moves[self.ply]:
+                return self.ply
         for k in range(len(path) - 1, -1, -1):
             if mention.resolve(self.board(path[:k]), strict) == path[k]:
                 return k
+        return None
+
+    def played_elsewhere(self, mention: Mention) -> tuple[_Line, int] | None:
+        """A move played in another line, the line last spoken about first, then the newest.
+
+        "After Bb4+, white must give back the queen" continues a line the narrator left (a trap
+        shown in a side line, then the lesson went back): the reference says where to resume.
+        """
+        order = [self.last[0]] if self.last is not None else []
+        order += [line for line in reversed(self.lines) if line is not self.line and line not in order]
+        for line in order:
+            if line is self.line:
+                continue
+            for k in range(len(line.moves) - 1, -1, -1):
+                if mention.resolve(self.board(line.moves[:k])) == line.moves[k]:
+                    return line, k
         return None
 
     # moves -----------------------------------------------------------------------------------
@@ -228,7 +251,9 @@ class _Tracker:
     def alternative(self, said: _Said, quote: str, seg: Segment) -> bool:
         """A move offered in place of one just discussed: fork where it is legal and new."""
         places: list[tuple[_Line, int]] = []
-        if said.role == "suppose" and self.line is not None:
+        if self.line is not None and (said.role == "suppose" or self.ply < len(self.line.moves)):
+            # "suppose", or back inside a line ("go back to the position after 3. Bg5. Black can
+            # also play Nbd7"): the move offered replaces the one the line continues with
             places.append((self.line, self.ply))
         if self.last is not None:
             line, index = self.last
@@ -253,7 +278,7 @@ class _Tracker:
             if said.kind == "avoid" and restore is None:
                 restore = (self.line, self.ply)
             if said.role == "instead_of":
-                k = self.played_at(m, strict=False)
+                k = self.played_at(m, strict=False, ahead=True)
                 if k is not None:
                     self.ply, self.last = k, (self.line, k)
                 continue
@@ -271,6 +296,12 @@ class _Tracker:
                     self.ply, self.last = k + 1, (self.line, k)
                     if said.kind != "move":
                         self.emit(self.line, k, said, text, seg)
+                    continue
+                if move is None and (found := self.played_elsewhere(m)) is not None:
+                    line, k = found
+                    self.line, self.ply, self.fresh, self.last = line, k + 1, False, (line, k)
+                    if said.kind != "move":
+                        self.emit(line, k, said, text, seg)
                     continue
             if move is not None:
                 self.play(move, said, text, seg)

@@ -1,0 +1,262 @@
+"""TOC retrieval driven by a model, in the PageIndex manner.
+
+The model is shown the tree one level at a time — titles, one-line summaries and counts,
+never the bodies — with the query, and answers with the node ids worth opening and why. It
+descends level by level until the branches it chose have no children (or it says stop
+here); the skills under the branches it reached are then ranked for the query. Ids it
+invents are dropped (an answer with no real id is retried, quoting the error); when it gives
+no usable answer the deterministic beam (:func:`tutorialbook.memory.search.toc_descent`) runs
+instead, with a warning. The route, with the model's reasons, is what ``retrieve`` returns.
+
+Sampling in both protocol eras. In mcp 2.3 a tool on a 2026-07-28 session cannot send
+requests mid-call; its only way to the client's model is a *resolver* that returns a
+``Sample`` before the tool body runs. :func:`sampling_resolver` builds a chain of such
+resolvers: each one replays the descent with the replies gathered so far
+(:class:`~tutorialbook.skills.llm.ReplayBackend`) up to the first request with no reply,
+and asks the client for it; the tool body then runs the same descent on the recorded
+replies. The requests are built only from the query and the book's tree, so they render
+identically on every round, as the protocol requires. The chain works on 2025-era sessions
+too (there each ``Sample`` is sent as a standalone request). At most ``MAX_SAMPLES`` requests
+are made (levels plus retries); past that the descent falls back to the beam, with a warning.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pydantic import BaseModel, Field
+
+from tutorialbook.memory.search import Hit, search, toc_descent
+from tutorialbook.memory.store import Store, in_list
+from tutorialbook.memory.tree import Tree
+from tutorialbook.models import RouteStep
+from tutorialbook.skills.llm import LLM, SAMPLING, NeedReply, ReplayBackend, request_digest, spec_of
+
+BEAM = 3  # nodes the model may open per level
+MAX_LEVELS = 6
+MAX_CANDIDATES = 120  # nodes shown per level
+MAX_SAMPLES = 6  # sampling requests one retrieve_skill call may make through resolvers
+SUMMARY_CHARS = 160
+
+
+class Pick(BaseModel):
+    node_id: str = Field(description="an id from the list")
+    reason: str = Field(description="why this branch should hold what the query needs")
+
+
+class TocChoice(BaseModel):
+    picks: list[Pick] = Field(description=f"up to {BEAM} nodes to open, best first; an empty list means none "
+                                          "of them fits better than where you are now")
+
+
+PROMPT = """Find where a book's table of contents answers a query. You see one level of the tree at a time
+(titles and one-line summaries only); choose the nodes to open next.
+
+Query: {query}
+
+You are at: {where}
+
+Nodes at this level ([id] title — summary (what is below)):
+{nodes}
+
+Choose up to {beam} node ids from this list whose branches most likely hold skills for the query, best
+first, each with a short reason. Return an empty list if none fits better than where you are now."""
+
+
+@dataclass
+class Navigation:
+    route: list[RouteStep]
+    chosen: list[str]  # the nodes the descent ended in
+
+
+def navigate(tree: Tree, query: str, llm: LLM) -> Navigation | None:
+    """The model's descent of ``tree`` for ``query``; ``None`` when it gave no usable answer.
+    (Only the tree and the query go into the prompts, so a replay is exact.)"""
+    route: list[RouteStep] = []
+    chosen: list[str] = []
+    frontier = [tree.root_id]
+    for depth in range(1, MAX_LEVELS + 1):
+        chosen += [f for f in frontier if not tree.children.get(f)]
+        parents = [f for f in frontier if tree.children.get(f)]
+        candidates = [c for f in parents for c in tree.children[f]]
+        if not candidates:
+            return Navigation(route, chosen)
+        shown = candidates[:MAX_CANDIDATES]
+        if len(candidates) > len(shown):
+            llm.warn(f"llm ({llm.name}) toc: level {depth} has {len(candidates)} nodes; the model saw the first "
+                     f"{len(shown)}")
+        prompt = PROMPT.format(query=" ".join(query.split()), where=_where(tree, parents),
+                               nodes="\n".join(_line(tree, c) for c in shown), beam=BEAM)
+        known = set(shown)
+
+        def check(choice: TocChoice, known=known) -> str | None:
+            if choice.picks and not any(p.node_id.strip() in known for p in choice.picks):
+                bad = ", ".join(p.node_id for p in choice.picks[:5])
+                return f"none of the ids it names ({bad}) is in the list; use ids exactly as listed"
+            return None
+
+        choice = llm.complete_json(prompt, TocChoice, purpose=f"toc level {depth}", max_tokens=1024, check=check)
+        if choice is None:
+            return None
+        picks: dict[str, str] = {}
+        invented = []
+        for pick in choice.picks:
+            node_id = pick.node_id.strip()
+            if node_id in known and node_id not in picks and len(picks) < BEAM:
+                picks[node_id] = " ".join(pick.reason.split())[:300]
+            elif node_id not in known:
+                invented.append(node_id)
+        if invented:
+            llm.warn(f"llm ({llm.name}) toc level {depth}: dropped node ids not in the tree: {', '.join(invented[:5])}")
+        order = list(picks)
+        for c in shown:
+            node = tree.nodes[c]
+            rank = order.index(c) + 1 if c in picks else 0
+            route.append(RouteStep(depth=depth, node_id=c, title=node["title"],
+                                   score=round(1.0 / rank, 5) if rank else 0.0, chosen=bool(rank),
+                                   reason=f"model: {picks[c]}" if rank else "model: not chosen"))
+        if not picks:  # the model stops here: the current branches are the answer
+            return Navigation(route, chosen + parents)
+        frontier = order
+    return Navigation(route, chosen + frontier)
+
+
+def llm_toc_descent(store: Store, tree: Tree, query: str, vector, k: int, llm: LLM
+                    ) -> tuple[list[Hit], list[RouteStep]] | None:
+    """Skills under the branches the model navigated to, ranked for the query (hybrid search
+    within them), and the model's route; ``None`` when the deterministic beam must run."""
+    found = navigate(tree, query, llm)
+    if found is None:
+        return None
+    allowed = {n for c in found.chosen for n in tree.subtree(c)} or set(tree.nodes)
+    hits = search(store, "skills", tree.book, query, vector, "hybrid", k, in_list("node_id", allowed))
+    if not hits:
+        llm.warn(f"llm ({llm.name}) toc: the branches the model chose hold no skills for the query; used the "
+                 "deterministic beam")
+        return None
+    return hits, found.route
+
+
+def retrieve_toc(store: Store, tree: Tree, query: str, vector, k: int, llm: LLM | None
+                 ) -> tuple[list[Hit], list[RouteStep]]:
+    """The model's descent when there is a usable model, else (or when it fails) the beam."""
+    if llm is not None and llm.available:
+        found = llm_toc_descent(store, tree, query, vector, k, llm)
+        if found is not None:
+            return found
+        llm.warn(f"llm ({llm.name}) toc: the route below is the deterministic beam")
+    return toc_descent(store, tree, query, vector, k)
+
+
+def _where(tree: Tree, parents: list[str]) -> str:
+    return " | ".join(" › ".join(tree.titles(p)) for p in parents)
+
+
+def _line(tree: Tree, node_id: str) -> str:
+    node = tree.nodes[node_id]
+    summary = " ".join((node.get("summary") or "").split())
+    if len(summary) > SUMMARY_CHARS:
+        summary = summary[: SUMMARY_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    below = tree.subtree_skills(node_id)
+    kids = len(tree.children.get(node_id, []))
+    counts = f"{below} skill{'s' * (below != 1)}" + (f", {kids} subsection{'s' * (kids != 1)}" if kids else "")
+    return f"[{node_id}] {' '.join(node['title'].split())} — {summary} ({counts})"
+
+
+# -- sampling through resolvers (both protocol eras) --------------------------------------
+
+@dataclass
+class SampledPlan:
+    """What the resolvers gathered for one retrieve_skill call."""
+
+    active: bool = False
+    replies: dict[str, str] = field(default_factory=dict)  # request digest -> the client's reply text
+    pending: NeedReply | None = None  # the next request, if the descent still needs one
+    unavailable: str = ""  # why sampling could not be used (for the result's warnings)
+
+
+def plan_llm(plan: "SampledPlan | None") -> LLM | None:
+    """The LLM the tool body passes to ``Library.retrieve``: the recorded replies replayed,
+    an unavailable LLM that says why, or ``None`` (not sampling: the settings decide)."""
+    if plan is None or not isinstance(plan, SampledPlan):
+        return None
+    if plan.unavailable:
+        return LLM.unavailable(SAMPLING, plan.unavailable)
+    if not plan.active:
+        return None
+    exhausted = (f"the descent needed more than the {MAX_SAMPLES} sampling requests one call may make"
+                 if plan.pending is not None else "")
+    return LLM(ReplayBackend(plan.replies, exhausted=exhausted), name=SAMPLING)
+
+
+def _replan(tree: Tree, query: str, replies: dict[str, str]) -> NeedReply | None:
+    """Replay the descent on the replies so far; the first request still unanswered."""
+    try:
+        navigate(tree, query, LLM(ReplayBackend(replies, planning=True), name=SAMPLING))
+    except NeedReply as need:
+        return need
+    return None
+
+
+def sampling_resolver(authorize: Callable[[Any, str], Any], steps: int = MAX_SAMPLES):
+    """The resolver a tool annotates a parameter with: ``Annotated[Any, Resolve(resolver)]``.
+    It needs tool arguments ``query``, ``book`` and ``mode``. ``authorize(ctx, book)`` returns
+    the Library when the caller may read the book, else ``None`` (the tool body then raises
+    its usual error; no title of the book goes to the client before that)."""
+    from typing import Annotated
+
+    import anyio.to_thread
+    from mcp.server.mcpserver import Context, Resolve, Sample
+
+    from tutorialbook.skills.llm import sampled_text, sampling_messages
+
+    async def start(ctx: Context, query: str, book: str, mode: str) -> Any:
+        settings = getattr(getattr(ctx.request_context.lifespan_context, "library", None), "settings", None)
+        if mode != "toc" or settings is None or spec_of(settings).lower() != SAMPLING:
+            return SampledPlan()
+        capabilities = ctx.client_capabilities
+        if capabilities is None or capabilities.sampling is None:
+            return SampledPlan(unavailable="sampling: the connected client does not offer sampling, so the TOC "
+                                           "was descended by the deterministic beam")
+
+        def first() -> SampledPlan:
+            library = authorize(ctx, book)
+            if library is None:
+                return SampledPlan()
+            try:
+                tree = library.tree(book)
+            except Exception:  # noqa: BLE001 - the tool body reports a missing book
+                return SampledPlan()
+            return SampledPlan(active=True, pending=_replan(tree, query, {}))
+
+        return await anyio.to_thread.run_sync(first)
+
+    def make_sampler(previous):
+        async def sampler(plan: Annotated[Any, Resolve(previous)]) -> Sample | None:
+            if not plan.active or plan.pending is None:
+                return None
+            need = plan.pending
+            return Sample(sampling_messages(need.messages), max_tokens=need.max_tokens, system_prompt=need.system,
+                          temperature=0)
+        return sampler
+
+    def make_planner(previous, sampler):
+        async def planner(ctx: Context, query: str, book: str, plan: Annotated[Any, Resolve(previous)],
+                          sampled: Annotated[Any, Resolve(sampler)]) -> Any:
+            if sampled is None or not plan.active or plan.pending is None:
+                return plan
+            need = plan.pending
+            replies = {**plan.replies, request_digest(need.system, need.messages): sampled_text(sampled)}
+
+            def again() -> SampledPlan:
+                library = authorize(ctx, book)
+                tree = library.tree(book) if library is not None else None
+                return SampledPlan(active=True, replies=replies,
+                                   pending=_replan(tree, query, replies) if tree is not None else None)
+
+            return await anyio.to_thread.run_sync(again)
+        return planner
+
+    resolver = start
+    for _ in range(steps):
+        resolver = make_planner(resolver, make_sampler(resolver))
+    return resolver
