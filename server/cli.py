@@ -25,6 +25,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", help="store path or LanceDB URI (default: $TUTORIALBOOK_STORE or the XDG data dir)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    parser.add_argument("--llm", help="none (default), sampling (the MCP client's model, serve only) or a litellm "
+                                      "model string such as openai/gpt-4o-mini (or $TUTORIALBOOK_LLM)")
+    parser.add_argument("--llm-api-base", dest="llm_api_base",
+                        help="the model server's address, e.g. http://127.0.0.1:8000/v1 (or $TUTORIALBOOK_LLM_API_BASE)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="run the MCP server (stdio; --http for streamable HTTP)")
@@ -104,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
         if name != "serve":
             command.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                                  help="print machine-readable JSON")
+        command.add_argument("--llm", default=argparse.SUPPRESS, help=argparse.SUPPRESS)  # after the command too
+        command.add_argument("--llm-api-base", dest="llm_api_base", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 
@@ -114,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings()
     if args.store:
         settings.store = args.store
+    if args.llm:
+        settings.llm = args.llm
+    if args.llm_api_base:
+        settings.llm_api_base = args.llm_api_base
     try:
         if args.command == "serve":
             if args.http:
@@ -167,6 +177,10 @@ def cmd_ingest(library, args) -> int:
             lines.append(f"          exam: {t.questions_harvested} questions, pass rate {_pct(t.pass_rate_before)} "
                          f"→ {_pct(t.pass_rate_after)}" + (f" ({t.repairs} repairs)" if t.status == "added" else ""))
         lines += [f"          warning: {w}" for w in t.warnings]
+        if t.llm and t.llm.calls:
+            tokens = "" if t.llm.prompt_tokens is None else f", {t.llm.prompt_tokens}+{t.llm.completion_tokens or 0} tokens"
+            cost = "" if t.llm.cost_usd is None else f", ${t.llm.cost_usd:.4f}"
+            lines.append(f"          llm: {t.llm.model}, {t.llm.calls} calls{tokens}{cost}")
     return _emit(args, report, "\n".join(lines))
 
 
@@ -241,6 +255,7 @@ def cmd_search(library, args) -> int:
     lines += [f"lesson ({l.outcome}): {l.text}" for l in result.lessons]
     if result.route:
         lines.append("route: " + " → ".join(step.title for step in result.route if step.chosen))
+    lines += [f"warning: {w}" for w in result.warnings]
     return _emit(args, result, "\n".join(lines) or "no skills found")
 
 
@@ -257,6 +272,7 @@ def cmd_export_skills(library, args) -> int:
     bar.close()
     lines = [f"exported {len(report.skills)} skill(s) of {report.book!r} to {report.directory}"]
     lines += [f"  {s.folder}" for s in report.skills]
+    lines += [f"  stale: {name} (written by an earlier export; the book no longer has it)" for name in report.stale]
     return _emit(args, report, "\n".join(lines))
 
 

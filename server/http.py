@@ -40,15 +40,16 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
               allowed_hosts: list[str] | None = None):
     """The Starlette app (and the MCP server) for ``host:port``; raises TutorialbookError for a
     setup that would be unsafe or cannot work."""
+    path = tokens_path(tokens)
+    if path is None and not is_loopback(host):
+        raise TutorialbookError("host", f"{host} is not a loopback address: serving beyond this machine needs "
+                                        "--tokens FILE (or TUTORIALBOOK_TOKENS)")
+    token_file = TokenFile(path) if path else None
+
     from mcp.server.transport_security import TransportSecuritySettings
 
     from tutorialbook.server.app import create_server
 
-    path = tokens_path(tokens)
-    token_file = TokenFile(path) if path else None
-    if token_file is None and not is_loopback(host):
-        raise TutorialbookError("host", f"{host} is not a loopback address: serving beyond this machine needs "
-                                        "--tokens FILE (or TUTORIALBOOK_TOKENS)")
     if token_file is None:
         print(f"tutorialbook: no tokens; every caller on this machine may read and write every book as "
               f"agent {settings.agent!r}", file=sys.stderr)

@@ -62,6 +62,9 @@ class ExportReport(BaseModel):
     book: str
     directory: str
     skills: list[ExportedSkill]
+    stale: list[str] = Field(default_factory=list, description=(
+        "folders already in the directory that an earlier export of this book wrote for skills it no "
+        "longer has (merged or removed); left in place"))
 
 
 class ImportedSkill(BaseModel):
@@ -105,7 +108,18 @@ def export_skills(library: "Library", book: str, directory: str | Path,
         exported.append(ExportedSkill(skill_id=view.id, name=view.name, folder=folder))
         if progress:
             progress(n + 1, len(views), folder)
-    return ExportReport(book=book, directory=str(root.resolve()), skills=exported)
+    written = {e.folder for e in exported}
+    stale = []
+    for folder in skill_folders(root):
+        if folder.name in written:
+            continue
+        try:
+            meta, _ = parse_front_matter((folder / "SKILL.md").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SkillFormatError):
+            continue
+        if isinstance(meta.get("metadata"), dict) and meta["metadata"].get(skill_md.META_BOOK) == book:
+            stale.append(folder.name)
+    return ExportReport(book=book, directory=str(root.resolve()), skills=exported, stale=stale)
 
 
 def write_skill_folder(view: SkillView, folder: Path) -> None:

@@ -194,8 +194,8 @@ class LLMRefiner(Refiner):
         self.llm = llm
         self._repairs_left = REPAIR_BUDGET
 
-    def _draft(self, q, source, spans):
-        draft = super()._draft(q, source, spans)
+    def _draft(self, q, source, spans, *args, **kwargs):  # the repair loop's own draft, rewritten by the model
+        draft = super()._draft(q, source, spans, *args, **kwargs)
         if draft is None or q.kind not in REPAIRABLE or not self.llm.available or self._repairs_left <= 0:
             return draft
         self._repairs_left -= 1

@@ -93,7 +93,7 @@ class Refiner:
         self.k = k
         self.modes = modes
         self._vectors: dict[str, np.ndarray] = {}  # question text -> embedding, asked again each round
-        self._created: dict[str, float] = {}  # stored question id -> when it was first harvested
+        self._stored: dict[str, dict] = {}  # the tutorial's stored questions, by id
 
     # -- stage 1 -------------------------------------------------------------------
     def source(self, tutorial: dict) -> tuple[HarvestSource, list[_Span]]:
@@ -148,7 +148,7 @@ class Refiner:
         source, spans = self.source(tutorial)
         stored = sorted(self.store.rows("questions", f"tutorial_id = {quote(tutorial['id'])}"),
                         key=lambda r: (r["created_at"], r["id"]))
-        self._created = {r["id"]: r["created_at"] for r in stored}
+        self._stored = {r["id"]: r for r in stored}
         questions = [Question.from_row(r) for r in stored]
         known = {q.id for q in questions}
         questions += [q for q in self.examiner.harvest(source, pack) if q.id not in known]
@@ -187,9 +187,11 @@ class Refiner:
         now = time.time()
         rows = []
         for q in questions:
-            row = q.to_row(self.book, self._created.get(q.id, now))
-            row["passed_before"] = before[q.id].passed if q.id in before else None
-            row["passed_after"] = after[q.id].passed if q.id in after else None
+            old = self._stored.get(q.id, {})
+            row = q.to_row(self.book, old.get("created_at", now))
+            # a question left unasked (the caller cancelled) keeps its previous results
+            row["passed_before"] = before[q.id].passed if q.id in before else old.get("passed_before")
+            row["passed_after"] = after[q.id].passed if q.id in after else old.get("passed_after")
             rows.append(row)
         self.store.upsert("questions", rows)
 
@@ -315,9 +317,10 @@ class Refiner:
     def _covering_node(self, q: Question, spans: list[_Span], known: dict) -> tuple[str | None, str]:
         """The node the tutorial's outline put the question's span in: where consolidation
         placed the skills of that very segment; else the narrowest node whose evidence span
-        holds it — narrowed further to the section the consolidated skills just before and
-        just after the span sit in, when they agree (a tutorial's own sections that merged
-        into one node keep only the first one's span as evidence)."""
+        holds it — narrowed further, when that node has sections, to the section of the
+        nearest consolidated skill before the span (a tutorial's sections are contiguous; its
+        sections that merged into one node keep only the first one's span as evidence). A
+        span before any section is the chapter's introduction and stays on the chapter."""
         start, end = q.evidence["start"], q.evidence["end"]
         tree = self.library.tree(self.book)
         placed = []  # (segment start, node id) of skills consolidation made from this tutorial
@@ -336,11 +339,10 @@ class Refiner:
             return None, ""
         best = min(holding, key=lambda s: (s.end - s.start, -s.depth, s.node_id))
         below = set(tree.subtree(best.node_id)[1:])
-        inside = sorted((s, n) for s, n in placed if n in below)
-        before = [n for s, n in inside if s < start][-1:]
-        after = [n for s, n in inside if s > start][:1]
-        if before and before == after:
-            return before[0], tree.nodes[before[0]]["title"]
+        before = sorted((s, n) for s, n in placed if n in below and s < start)
+        if before:
+            node_id = before[-1][1]
+            return node_id, tree.nodes[node_id]["title"]
         return best.node_id, best.title
 
     def _same_skill(self, name: str, steps: list[str], new: dict, changed: dict) -> dict | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 
 from tutorialbook.models import SkillView
 
@@ -13,7 +14,8 @@ def skill_slug(name: str, skill_id: str = "") -> str:
     """A valid Agent Skills name: lowercase letters, digits and single hyphens, at most 64,
     not starting or ending with a hyphen. With ``skill_id``, ends with part of it so two
     skills of the same name get different folders."""
-    slug = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:64].strip("-") or "skill"
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()  # é → e
+    slug = "-".join(re.findall(r"[a-z0-9]+", ascii_name))[:64].strip("-") or "skill"
     tail = "".join(re.findall(r"[a-z0-9]+", skill_id.lower()))[-6:]
     if tail:
         suffix = "-" + tail
@@ -56,7 +58,7 @@ def skill_description(skill: SkillView) -> str:
     """What the skill does and when to use it, at most 1,024 characters."""
     where = " › ".join(skill.path[1:])
     when = when_phrase(skill.when_to_use)
-    tail = (f" Use it {when}." if when else "") + (
+    tail = f" Use it {when or 'when a task calls for these steps'}." + (
         f" From the tutorialbook {skill.path[0]!r}" + (f", {where}" if where else "") + "." if skill.path else ""
     )
     name = skill.name.rstrip(".")

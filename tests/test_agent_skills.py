@@ -154,6 +154,13 @@ def test_reimport_into_the_same_book_merges_and_applies_edits(baking: Library, t
     assert skill.steps[0] == "Weigh the flour and water first." and skill.version == 2
     assert baking.import_skills("baking", str(tmp_path / "skills")).updated == 0
 
+    # a folder an earlier export wrote for a skill the book no longer has is reported, not deleted
+    ghost = tmp_path / "skills" / "ghost-skill-000000"
+    shutil.copytree(folder, ghost)
+    text = (ghost / "SKILL.md").read_text()
+    (ghost / "SKILL.md").write_text(re.sub(r"^name: .*$", "name: ghost-skill-000000", text, count=1, flags=re.M))
+    assert baking.export_skills("baking", str(tmp_path / "skills")).stale == [ghost.name] and ghost.is_dir()
+
 
 def test_hand_written_and_invalid_skill_folders(library: Library, tmp_path):
     good = tmp_path / "skills" / "proof-in-a-warm-spot"
@@ -263,3 +270,37 @@ def test_feedback_survives_export(baking: Library, tmp_path):
     other = Library(store=str(tmp_path / "other"))
     other.import_skills("baking", str(tmp_path / "skills"))
     assert other.skill(skill.id).harmful == 1
+
+
+def test_unusual_skills_export_valid_folders_and_read_back(tmp_path):
+    from tutorialbook.models import Evidence, SkillView
+    from tutorialbook.skills.agent_skills import read_skill_folder, write_skill_folder
+    from tutorialbook.skills.skill_md import skill_slug
+
+    quote = 'He said: "castle early" — then ``` and a # mark'
+    evidence = [Evidence(tutorial_id="t_1", tutorial_title="Vidéo 1", start=61.5, end=75.25, quote=quote,
+                         link="file:///v.mp4#t=61"),
+                Evidence(tutorial_id="t_2", tutorial_title="Notes", start=10, end=90, quote="line one\nline two",
+                         timed=False)]
+    views = [
+        SkillView(id="s_aaaaaaaaaaaa", name="Échecs: la défense française, toujours!", when_to_use="",
+                  steps=["Jouez e6.", "Puis d5."], node_id="n", path=["chess", "Défenses", "Française"],
+                  evidence=evidence, sources=2, helpful=3, harmful=1, version=4, author="agent-7"),
+        SkillView(id="s_bbbbbbbbbbbb", name="x" * 3000, when_to_use="w" * 3000, steps=["s" * 5000],
+                  node_id="n", path=["b", "t" * 2000], evidence=[], sources=0, helpful=0, harmful=0,
+                  version=1, author="ingest"),
+        SkillView(id="s_cccccccccccc", name="象棋开局", when_to_use="If it's 'late' in the game: #1",
+                  steps=["Step with `code` and --- dashes"], node_id="n", path=["c", "---", "name: x"],
+                  evidence=evidence[:1], sources=1, helpful=0, harmful=0, version=1, author="ingest"),
+    ]
+    for view in views:
+        folder = tmp_path / skill_slug(view.name, view.id)
+        write_skill_folder(view, folder)
+        assert agent_skills_errors(folder) == [], (folder.name, agent_skills_errors(folder))
+        parsed = read_skill_folder(folder)
+        assert parsed.name == " ".join(view.name.split()) and parsed.steps == view.steps
+        assert parsed.path == view.path[1:] and parsed.skill_id == view.id and parsed.author == view.author
+        assert parsed.when_to_use == (view.when_to_use or "Whenever the steps below apply.")
+        assert [e.model_dump() for e in parsed.evidence] == [e.model_dump() for e in view.evidence]
+        assert (parsed.helpful, parsed.harmful) == (view.helpful, view.harmful)
+    assert skill_slug(views[0].name, views[0].id) == "echecs-la-defense-francaise-toujours-aaaaaa"

@@ -414,3 +414,66 @@ def test_looks_like_chess(text):
 )
 def test_does_not_look_like_chess(text):
     assert not looks_like_chess(text)
+
+
+# --- speech recognition confusions in running narration (found by bench/chess_moves.py) -----------
+
+CARO = "e4 c6 d4 d5 Nc3"
+QGD_EXCHANGE = "d4 d5 c4 e6 Nc3 Nf6 Bg5 Nbd7 cxd5"
+BERLIN = "e4 e5 Nf3 Nc6 Bb5 Nf6 O-O Nxe4 d4 Nd6 Bxc6 dxc6"
+ITALIAN_TWO_KNIGHTS = "e4 e5 Nf3 Nc6 Bc4 Nf6"
+
+
+@pytest.mark.parametrize(
+    ("setup", "text", "expected"),
+    [
+        # "takes d4" heard "take c4" / "takes c5": the s and the letter ran together as "see"
+        (CARO, "and d take c4.", ["dxe4"]),
+        (BERLIN, "d takes c5, knight to f5.", ["dxe5", "Nf5"]),
+        (BERLIN + " dxe5 Nf5", "queen take c8, check, and king takes d8.", ["Qxd8+", "Kxd8"]),
+        # ... but a c-file capture that is legal is still what was heard
+        ("d4 d5 c4", "d takes c4", ["dxc4"]),
+        # the file letter before "takes" rhymes too: "d take c5" for "e takes d5"
+        (QGD_EXCHANGE, "and d take c5.", ["exd5"]),
+        # "plays knight" heard as one word
+        ("e4 e6 d4 d5 e5 c5 c3", "Black playsite to c6, and white answersite to f3.", ["Nc6", "Nf3"]),
+        ("e4 c6 d4 d5 Nc3 dxe4 Nxe4 Nd7 Qe2", "Black should playite df6.", ["Ndf6"]),
+        # "knight takes" heard "I'd take" / "I to take"
+        (QGD_EXCHANGE + " exd5", "A common mistake is I to take c5, because I to take c5.", ["Nxd5", "Nxd5"]),
+        ("e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6 Bd3 cxd4 cxd4", "now I'd take c4", ["Nxd4"]),
+        # ... only a preference: "I'd take on d5" finds the pawn when no knight can
+        ("e4 d5", "I'd take on d5", ["exd5"]),
+        # "to" leans toward an empty square: "knight to d5" heard for g5, not the capture on e5
+        (ITALIAN_TWO_KNIGHTS, "White attacks with knight to d5.", ["Ng5"]),
+        # "attacks f7 with the knight" is a place; the knight belongs to the move after it
+        (ITALIAN_TWO_KNIGHTS, "White attacks f7 with knight to g5.", ["Ng5"]),
+    ],
+)
+def test_narration_with_speech_recognition_confusions(setup, text, expected):
+    board = board_from(setup)
+    assert sans(board, find_moves(board, text)) == expected
+
+
+def test_i_would_without_a_capture_is_no_knight():
+    board = board_from("e4 e5")
+    assert sans(board, find_moves(board, "I'd play knight to f3 here")) == ["Nf3"]
+    assert sans(board, find_moves(board, "I think d4 is best")) == ["d4"]
+
+
+def test_sound_alikes_can_be_switched_off():
+    board = board_from(CARO)
+    mention = find_mentions("d take c4")[0]
+    assert [board.san(m) for m in mention.candidates(board)] == ["dxe4"]
+    assert mention.candidates(board, sound_alikes=False) == []
+
+
+def test_candidates_lists_ties():
+    board = board_from("d4 Nf6 c4 g6 Nc3 Bg7")
+    mention = find_mentions("pawn to d4")[0]  # d4 is taken: b4, e4 and g4 sound alike
+    assert sorted(board.san(m) for m in mention.candidates(board)) == ["b4", "e4", "g4"]
+    assert mention.resolve(board) is None
+
+
+def test_canceling_is_heard_castling():
+    board = board_from(RUY)
+    assert parse_spoken_move(board, "canceling") == chess.Move.from_uci("e1g1")

@@ -173,8 +173,9 @@ def test_a_pack_can_add_generators_and_graders():
 
     source = HarvestSource("t", "T", parse_markdown("A pan is black and heavy.\n").segments)
     found = qs.harvest(source, qs.generators_for("toy", Pack()))
-    assert [q.kind for q in found if q.kind == "toy"] == ["toy"]
-    assert qs.grade(found[0] if found[0].kind == "toy" else found[-1], [{"id": "x"}], Pack()).passed
+    (toy,) = [q for q in found if q.kind == "toy"]
+    assert (toy.question, toy.answer, toy.evidence["quote"]) == ("What colour is the pan?", "black", "A pan is black.")
+    assert qs.grade(toy, [{"id": "x"}], Pack()).passed and not qs.grade(toy, [], Pack()).passed
 
 
 def test_bad_refine_calls_name_the_field(library, pan):

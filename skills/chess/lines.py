@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import chess
 
 from ..transcript import Segment
+from . import openings
 from .moves import Mention, find_mentions
 
 __all__ = ["MoveEvent", "track_lines"]
@@ -52,7 +53,7 @@ _RESTART = re.compile(
     r"back\s+to\s+the\s+(?:start|beginning|starting\s+position|initial\s+position)|the\s+game\s+(?:starts|begins))\b",
     re.IGNORECASE,
 )
-_INSTEAD_OF = re.compile(r"\binstead\s+of\b", re.IGNORECASE)
+_INSTEAD_OF = re.compile(r"\binstead\s+o[fn]\b", re.IGNORECASE)  # "instead on": ASR for "instead of"
 _ALTERNATIVE = re.compile(
     r"\b(?:instead|alternatively|another\s+(?:option|idea|move|possibility|try)\s+is|"
     r"(?:can|could|may|might)\s+also\s+(?:play|try|go\s+for)|also\s+possible\s+is)\b",
@@ -81,6 +82,11 @@ _REASON = re.compile(
 _CAUSE = re.compile(r"\b(?:because(?:\s+of)?|since)\b\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s+[A-Z0-9\"'(]|\s*$)")
 _MOVE_NUMBER_DOT = re.compile(r"(?:^|\s)\d{1,3}$")
+# "After bishop. To b4, check, ...": speech recognition may end a sentence inside a move, between
+# the piece and where it goes. Such a stop is no stop: it is blanked (offsets kept).
+_STOP_IN_MOVE = re.compile(
+    r"\b(?P<piece>pawn|knight|bishop|rook|queen|king)(?P<stop>[.!?]+)(?=\s+(?:to|takes|captures)\b)", re.IGNORECASE
+)
 _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reach
 
 
@@ -109,6 +115,7 @@ def _sentences(segments: list[Segment]) -> Iterable[tuple[str, list[tuple[int, i
             doc += " "
         spans.append((len(doc), len(doc) + len(seg.text), seg))
         doc += seg.text
+    doc = _STOP_IN_MOVE.sub(lambda m: m.group("piece") + " " * len(m.group("stop")), doc)
     start = 0
     for m in _SENTENCE_END.finditer(doc):
         if m.group().startswith(".") and _MOVE_NUMBER_DOT.search(doc[: m.start()]):
@@ -144,6 +151,16 @@ class _Tracker:
             b.push(move)
         return b
 
+    @staticmethod
+    def resolve(mention: Mention, board: chess.Board, strict: bool = True) -> chess.Move | None:
+        """The move `mention` names on `board`. A tie ("pawn to d4" heard where only b4, e4 and g4
+        are legal: sound-alikes) goes to the one candidate that reaches a named opening position,
+        since a lesson mostly walks through theory; otherwise a tie is a refusal."""
+        best = mention.candidates(board, strict)
+        if len(best) > 1:
+            best = [move for move in best if _named_after(board, move)]
+        return best[0] if len(best) == 1 else None
+
     def restart(self) -> None:
         """Back to the initial position; the current line is still preferred if the moves follow it."""
         self.ply, self.fresh = 0, True
@@ -158,18 +175,19 @@ class _Tracker:
             if index == 0:
                 self.fresh = True
 
-    def played_at(self, mention: Mention, strict: bool = True, ahead: bool = False) -> int | None:
+    def played_at(self, mention: Mention, strict: bool = True, ahead: bool = False, exact: bool = False) -> int | None:
         """Index in the current path where `mention` was played, searching back from the cursor.
 
         ``ahead`` first tries the move just after the cursor: after "go back to the position
-        after 2. Nf3", "instead of Nc6" names the move the line continues with.
+        after 2. Nf3", "instead of Nc6" names the move the line continues with. ``exact`` counts
+        the squares only as heard (no sound-alikes).
         """
         path = self.path()
         if ahead and self.line is not None and self.ply < len(self.line.moves):
-            if mention.resolve(self.board(path), strict) == self.line.moves[self.ply]:
+            if self.line.moves[self.ply] in mention.candidates(self.board(path), strict, not exact):
                 return self.ply
         for k in range(len(path) - 1, -1, -1):
-            if mention.resolve(self.board(path[:k]), strict) == path[k]:
+            if path[k] in mention.candidates(self.board(path[:k]), strict, not exact):
                 return k
         return None
 
@@ -185,9 +203,24 @@ class _Tracker:
             if line is self.line:
                 continue
             for k in range(len(line.moves) - 1, -1, -1):
-                if mention.resolve(self.board(line.moves[:k])) == line.moves[k]:
+                if line.moves[k] in mention.candidates(self.board(line.moves[:k])):
                     return line, k
         return None
+
+    def replaces_last(self, said: _Said, following: _Said | None) -> chess.Move | None:
+        """A move that cannot follow the move just played but fits in its place, when the next
+        mention then fits too: the move just played was never said (speech recognition invents
+        words, e.g. a phrase of its vocabulary prompt) or was misheard. Without a next mention to
+        confirm it, nothing is replaced."""
+        if self.line is None or not self.ply or self.last != (self.line, self.ply - 1) or following is None:
+            return None
+        path = self.path()
+        board = self.board(path[:-1])
+        move = self.resolve(said.mention, board)
+        if move is None or move == path[-1]:
+            return None
+        board.push(move)
+        return move if self.resolve(following.mention, board) is not None else None
 
     # moves -----------------------------------------------------------------------------------
 
@@ -259,7 +292,7 @@ class _Tracker:
             line, index = self.last
             places += [(line, k) for k in range(index, max(index - _ALTERNATIVE_REACH, -1), -1)]
         for line, k in places:
-            move = said.mention.resolve(self.board(line.moves[:k]))
+            move = self.resolve(said.mention, self.board(line.moves[:k]))
             if move is not None and (k >= len(line.moves) or line.moves[k] != move):
                 self.line, self.ply = line, k
                 self.play(move, said, quote, seg)
@@ -272,7 +305,8 @@ class _Tracker:
         if _RESTART.search(text):
             self.restart()
         restore: tuple[_Line | None, int] | None = None  # after a warned-against line, back to the lesson
-        for said in _roles(text):
+        saids = _roles(text)
+        for n, said in enumerate(saids):
             m = said.mention
             seg = seg_at(m.end - 1)  # when the square was said: a move's words may start a segment earlier
             if said.kind == "avoid" and restore is None:
@@ -285,7 +319,17 @@ class _Tracker:
             self.go_to_number(m)
             if said.role in ("alternative", "suppose") and self.alternative(said, text, seg):
                 continue
-            move = m.resolve(self.board(self.path()))
+            board = self.board(self.path())
+            move = self.resolve(m, board)
+            if (
+                move is not None
+                and move not in m.candidates(board, sound_alikes=False)
+                and not _named_after(board, move)
+                and self.played_at(m, exact=True) is not None
+            ):
+                # "pawn to e5" as heard names the e5 played before; a sound-alike new move ("g5")
+                # wins over that repeat only when it stays in opening theory
+                move = None
             if said.role == "reference":
                 if move is not None and self.follow(move):
                     if said.kind != "move":
@@ -313,8 +357,17 @@ class _Tracker:
                     self.emit(self.line, k, said, text, seg)
             elif said.kind != "move":
                 self.alternative(said, text, seg)
+            elif said.role == "move" and (move := self.replaces_last(said, next(iter(saids[n + 1 :]), None))):
+                self.ply -= 1
+                self.play(move, said, text, seg)
         if restore is not None:
             self.line, self.ply = restore
+
+
+def _named_after(board: chess.Board, move: chess.Move) -> bool:
+    board = board.copy(stack=False)
+    board.push(move)
+    return openings.lookup(board.epd()) is not None
 
 
 def _roles(text: str) -> list[_Said]:

@@ -56,7 +56,7 @@ _WORD_KINDS = {
     "recapture": "recaptures recapture recaptured recapturing retakes retake retook",
     "check": "check checks czech cheque chek",
     "mate": "checkmate checkmates mate mates",
-    "castle": "castles castle castled castling castel castels",
+    "castle": "castles castle castled castling castel castels canceling cancelling",
     "promote": "promotes promote promoted promoting promotion becomes equals underpromotes underpromote",
     "to": "to too into onto",
     "on": "on at",
@@ -101,6 +101,16 @@ _NUMBER_FILES = {8: {4: 0.8, 0: 0.6}, 2: {4: 0.6, **{f: 0.5 for f in (0, 1, 2, 3
 # Files whose spoken letters rhyme (bee, see, dee, ee, gee): the likeliest ASR swaps.
 _RHYMING_FILES = (1, 2, 3, 4, 6)
 _RHYME_WEIGHT = 0.3
+# "takes d4" is often heard "take c4" or "takes c4": the s of "takes" and the letter after it run
+# together as "see". After a spoken capture word, a c-file square may be any rhyming file.
+_ABSORBED_WEIGHT = 0.6
+# "plays knight" heard as one word ("playsite", "playite"): a verb with the knight glued on.
+_GLUED_KNIGHT = re.compile(r"^(?P<verb>[a-z]+?)(?:s?ite|s?ight|night|nite)$")
+# "the knight takes" heard as "I'd take": a knight only when a capture or "to" follows, and only
+# a preference (a real "I'd take on d5" still finds the pawn that takes).
+_KNIGHT_SOUNDS = {"i'd", "i"}
+# Saying "to" rather than "takes" leans toward a move to an empty square.
+_QUIET_BONUS = 0.25
 
 # Words that make a bare square a place, not a move ("the d5 square", "attacks e5").
 _DESCRIPTORS = set(
@@ -172,7 +182,13 @@ def _raw_tokens(text: str) -> list[_Tok]:
         elif kind == "sym":
             toks.append(_Tok({"+": "check", "#": "mate", "=": "promote"}.get(raw, "punct"), s, e, raw))
         else:
-            toks.append(_word_token(raw, s, e))
+            glued = _GLUED_KNIGHT.match(raw.lower())
+            if glued and raw.lower() not in _KIND_OF and _KIND_OF.get(glued.group("verb")) in ("verb", "capture"):
+                cut = s + len(glued.group("verb"))
+                toks.append(_word_token(raw[: cut - s], s, cut))
+                toks.append(_Tok("piece", cut, e, raw[cut - s :].lower(), chess.KNIGHT))
+            else:
+                toks.append(_word_token(raw, s, e))
     return toks
 
 
@@ -241,6 +257,8 @@ def _tokens(text: str) -> list[_Tok]:
         nkind = out[i + 1].kind if i + 1 < len(out) else None
         if t.kind == "word" and t.text == "point" and nkind in ("num", "digit", "to", "sq"):
             t.kind, t.value = "piece", chess.PAWN  # "point 24": whisper's "pawn to e4"
+        elif t.text in _KNIGHT_SOUNDS and _knight_sound(out, i):
+            t.kind, t.value, t.weak = "piece", chess.KNIGHT, True
         elif t.kind == "file" and t.weak and not _names_a_file(out, i):
             t.kind = "filler"  # the article "a"
         elif t.kind == "movenum" and nkind not in ("sq", "castle", "dots"):
@@ -249,6 +267,17 @@ def _tokens(text: str) -> list[_Tok]:
         elif t.kind == "digit" and t.value == 2 and nkind == "sq":
             t.kind = "to"  # "pawn 2 e4" is mostly the spoken "to"; "rook 2 e2" a rank: value keeps it
     return out
+
+
+def _knight_sound(toks: list[_Tok], i: int) -> bool:
+    """ "I'd take c5", "I to take c5": the knight, heard as a pronoun, before a capture."""
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if nxt is None:
+        return False
+    if nxt.kind == "capture":
+        return True
+    after = toks[i + 2] if i + 2 < len(toks) else None
+    return nxt.kind == "to" and after is not None and after.kind == "capture"
 
 
 def _names_a_file(toks: list[_Tok], i: int) -> bool:
@@ -299,6 +328,14 @@ class Mention:
     """The target came from an ASR guess ("before", "84", "see 5") rather than a plain square."""
     bare: bool = False
     """Only a square: no piece, no hint, no cue."""
+    piece_weak: bool = False
+    """The piece is a guess from a sound-alike ("I'd take"): preferred, not required."""
+    absorbed: bool = False
+    """A c-file square right after "take": maybe "takes" + another rhyming file ("take c4" for "takes d4")."""
+    quiet: bool = False
+    """Said with "to" and no capture word: an empty target square is likelier."""
+    file_heard: bool = False
+    """The source file was a spoken letter ("e takes d5"), not notation ("exd5")."""
     location: bool = False
     """Reads as a place rather than a move ("the knight on f3", "the d5 square")."""
 
@@ -308,28 +345,44 @@ class Mention:
         ``strict`` follows SAN where speech is vague: a bare square is a pawn move, and sound-alike
         squares ("c4" for "d4") are considered only when a piece and a move word were heard.
         """
+        best = self.candidates(board, strict)
+        return best[0] if len(best) == 1 else None
+
+    def candidates(self, board: chess.Board, strict: bool = True, sound_alikes: bool = True) -> list[chess.Move]:
+        """The legal moves that explain this mention best, tied; empty when none is plausible.
+
+        Without ``sound_alikes`` only the squares as heard count, no rhyming files.
+        """
         if self.side is not None and board.turn != self.side:
-            return None
+            return []
         targets = dict(self.targets)
-        if targets and (not strict or (self.piece is not None and self.cue)):
+        if sound_alikes and self.absorbed:
+            for sq, w in self.targets.items():
+                for f in _RHYMING_FILES:
+                    targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _ABSORBED_WEIGHT)
+        if sound_alikes and targets and (not strict or (self.piece is not None and self.cue)):
             for sq, w in self.targets.items():
                 for f in _RHYMING_FILES if chess.square_file(sq) in _RHYMING_FILES else ():
                     targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _RHYME_WEIGHT)
         if self.recapture and not targets:
             if not board.move_stack:
-                return None
+                return []
             targets = {board.peek().to_square: 1.0}  # from the board, not from speech: no sound-alikes
         scored = sorted(
-            ((s, move) for move in board.legal_moves if (s := self._score(board, move, targets, strict)) is not None),
+            (
+                (s, move)
+                for move in board.legal_moves
+                if (s := self._score(board, move, targets, strict, sound_alikes)) is not None
+            ),
             key=lambda sm: -sm[0],
         )
         if not scored or scored[0][0] < _MIN_SCORE:
-            return None
-        if len(scored) > 1 and scored[1][0] > scored[0][0] - _EPS:
-            return None
-        return scored[0][1]
+            return []
+        return [move for s, move in scored if s > scored[0][0] - _EPS]
 
-    def _score(self, board: chess.Board, move: chess.Move, targets: dict[int, float], strict: bool) -> float | None:
+    def _score(
+        self, board: chess.Board, move: chess.Move, targets: dict[int, float], strict: bool, sound_alikes: bool = True
+    ) -> float | None:
         """How well `move` explains the mention; None rules it out."""
         if self.castle:
             if not board.is_castling(move):
@@ -350,17 +403,26 @@ class Mention:
                 score = 0.0
             piece = board.piece_type_at(move.from_square)
             if self.piece is not None:
-                if piece != self.piece:
+                if piece == self.piece:
+                    score += 2
+                elif not self.piece_weak:
                     return None
-                score += 2
             elif self.pawn_implied or (strict and self.bare):
                 if piece != chess.PAWN:
                     return None
                 score += 1
             elif piece == chess.PAWN:
                 score += 1
+            file = chess.square_file(move.from_square)
+            if self.from_file is not None and self.from_file != file:
+                # a file letter said aloud may be a sound-alike ("d takes" heard for "e takes"):
+                # allowed without the bonus, like a sound-alike target square
+                heard = sound_alikes and self.file_heard
+                if not (heard and self.from_file in _RHYMING_FILES and file in _RHYMING_FILES):
+                    return None
+            elif self.from_file is not None:
+                score += 1
             for hint, actual in (
-                (self.from_file, chess.square_file(move.from_square)),
                 (self.from_rank, chess.square_rank(move.from_square)),
                 (self.from_square, move.from_square),
             ):
@@ -375,6 +437,8 @@ class Mention:
                 if not is_capture:
                     return None
                 score += 1
+            elif self.quiet and not is_capture:
+                score += _QUIET_BONUS
             if self.captured is not None:
                 taken = chess.PAWN if board.is_en_passant(move) else board.piece_type_at(move.to_square)
                 if taken != self.captured:
@@ -495,21 +559,25 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
             seen_capture = mention.capture = mention.cue = True
         elif t.kind in _CUE_KINDS:
             mention.cue = True
-            if t.kind == "to" and t.value == 2:
-                mention.maybe_rank = 1
+            if t.kind == "to":
+                mention.quiet = True
+                if t.value == 2:
+                    mention.maybe_rank = 1
         elif t.kind == "piece":
             if seen_capture:
                 mention.captured = t.value
             else:
-                mention.piece = t.value
+                mention.piece, mention.piece_weak = t.value, t.weak
         elif t.kind == "file":
-            mention.from_file = t.value
+            mention.from_file, mention.file_heard = t.value, True
         elif t.kind == "digit":
             mention.from_rank = t.value - 1
         elif t.kind == "sq":
             mention.from_square = t.value
     if any(t.kind == "on" for t in toks) and not mention.cue:
         mention.location = True
+    if mention.capture:
+        mention.quiet = False
 
 
 def _apply_suffix(mention: Mention, toks: list[_Tok], k: int) -> int:
@@ -577,13 +645,26 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
             m.promotion = written["promo"] or m.promotion
             m.check = written["check"] == "+"
             m.mate = written["check"] == "#"
+        if (
+            not (written and (written["piece"] or written["ff"] is not None or written["x"]))
+            and chess.square_file(t.value) == 2
+            and i > 0
+            and toks[i - 1].kind == "capture"
+            and toks[i - 1].text.isalpha()
+        ):
+            m.absorbed = True
     if m.piece is None and (m.from_file is not None or m.from_rank is not None) and m.from_square is None:
         m.pawn_implied = True
+    before = toks[i - 1].text if i > 0 else ""
+    if _is_bare(m) and before in _DESCRIPTORS and not (t.written and t.written["piece"]):
+        # "attacks f7 with the knight": a place; what follows is left for the next move
+        m.bare = m.location = True
+        m.text = text[m.start : m.end]
+        return m, i + 1
     k = _apply_suffix(m, toks, i + 1)
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]
-    m.bare = m.piece is None and not m.cue and m.from_file is None and m.from_rank is None and m.from_square is None
-    before = toks[i - 1].text if i > 0 else ""
+    m.bare = _is_bare(m)
     after = toks[k].text if k < len(toks) else ""
     if (
         (m.bare or not m.cue)
@@ -592,6 +673,10 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     ):
         m.location = True
     return m, k
+
+
+def _is_bare(m: Mention) -> bool:
+    return m.piece is None and not m.cue and m.from_file is None and m.from_rank is None and m.from_square is None
 
 
 def _castle_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int]:
