@@ -1,6 +1,6 @@
 """16 agents on one Tutorialbook server over streamable HTTP: latency under a mixed load.
 
-    python bench/http_load.py [--seconds 30] [--clients 16] [--keep DIR]
+    python bench/http_load.py [--seconds 30] [--clients 16] [--think 0] [--keep DIR]
 
 Builds a store with two books ('baking' from the shipped examples, and 'secret'), writes a
 tokens file with one token per client, starts ``tutorialbook serve --http`` on a free port of
@@ -12,6 +12,10 @@ session (half on protocol 2025-11-25, half on 2026-07-28). The clients' roles:
 * readers (a quarter): ``{"baking": "read", "secret": "read"}`` — browse and retrieve both books;
   their record_lesson must be refused, naming the book and the right needed;
 * admins (a quarter): ``{"*": "admin"}`` — everything, both books, and the history resource.
+
+Each client sends its next call as soon as the last one answered (a saturating closed loop:
+latency is mostly queueing once the server's two cores are busy); ``--think S`` makes each wait a
+random 0..S seconds between calls instead, like an agent thinking.
 
 Every call has an expected outcome; an *error* is any call that did not get it (an exception,
 an error result where success was due, a success where a refusal was due, a wrong message).
@@ -60,6 +64,7 @@ class Stats:
     written: dict[str, set[str]] = field(default_factory=dict)  # acknowledged lesson ids per agent
     calls: int = 0
     seconds: float = 0.0
+    started_at: float = 0.0  # wall clock: lessons written since then are this run's
 
     def add(self, op: str, seconds: float) -> None:
         self.latencies.setdefault(op, []).append(seconds)
@@ -134,12 +139,21 @@ def stop_server(server: subprocess.Popen) -> None:
             server.wait()
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def missing_text(book: str) -> str:
     """The start of the error a missing book gets (what an invisible book must get too)."""
     return f"book: no book named {book!r}"
 
 
-async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, seed: int) -> None:
+async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, seed: int, think: float = 0.0) -> None:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -156,6 +170,10 @@ async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, see
         async with Client(streamable_http_client(url, http_client=http), mode=agent.mode) as client:
             n = 0
             while time.time() < deadline:
+                if think and n:
+                    await asyncio.sleep(rng.uniform(0, think))
+                    if time.time() >= deadline:
+                        break
                 n += 1
                 op = rng.choice(["browse", "browse", "retrieve", "retrieve", "lesson", "lesson", "books", "secret"])
                 started = time.perf_counter()
@@ -171,7 +189,8 @@ async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, see
                         ok = not r.is_error and r.structured_content["skills"]
                         ok or fail(op, r.content[0].text if r.content else "no skills")
                     elif op == "lesson":
-                        text = f"{agent.name} lesson {n}: proof {rng.randint(1, 10**9)} minutes at {n % 30} C"
+                        text = (f"{agent.name} lesson {n} of run {stats.started_at:.3f}: proof "
+                                f"{rng.randint(1, 10**9)} minutes at {n % 30} C")  # new each run: never merged
                         r = await client.call_tool("record_lesson", {"book": "baking", "lesson": text,
                                                                      "outcome": "note"})
                         if agent.role == "reader":
@@ -206,11 +225,11 @@ async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, see
                 stats.add(op, time.perf_counter() - started)
 
 
-async def run_load(url: str, agents: list[Agent], seconds: float) -> Stats:
-    stats = Stats()
+async def run_load(url: str, agents: list[Agent], seconds: float, think: float = 0.0) -> Stats:
+    stats = Stats(started_at=time.time())
     deadline = time.time() + seconds
     started = time.perf_counter()
-    results = await asyncio.gather(*(client_loop(url, a, deadline, stats, n) for n, a in enumerate(agents)),
+    results = await asyncio.gather(*(client_loop(url, a, deadline, stats, n, think) for n, a in enumerate(agents)),
                                    return_exceptions=True)
     for agent, result in zip(agents, results):
         if isinstance(result, BaseException):
@@ -246,7 +265,8 @@ def check_store(store: Path, stats: Stats, agents: list[Agent]) -> list[str]:
     """Every acknowledged lesson is stored under its caller's agent; no refused write is."""
     from tutorialbook.library import Library
 
-    rows = Library(store=str(store)).store.rows("lessons", "book = 'baking'", ["id", "agent"])
+    rows = Library(store=str(store)).store.rows("lessons", f"book = 'baking' AND created_at >= {stats.started_at - 1}",
+                                                ["id", "agent"])
     by_agent: dict[str, set[str]] = {}
     for r in rows:
         by_agent.setdefault(r["agent"], set()).add(r["id"])
@@ -262,6 +282,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--think", type=float, default=0.0, help="each client waits 0..THINK s between calls")
     parser.add_argument("--keep", help="use (and keep) this folder for the store, tokens and server log")
     args = parser.parse_args()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tb-http-load-"))
@@ -278,10 +299,17 @@ def main() -> int:
     server = start_server(store, tokens_file, port, log)
     try:
         wait_ready(url, server, log)
-        stats = asyncio.run(run_load(url, agents, args.seconds))
+        cpu_before = cpu_seconds(server.pid)
+        stats = asyncio.run(run_load(url, agents, args.seconds, args.think))
+        cpu_after = cpu_seconds(server.pid)
     finally:
         stop_server(server)
     print(report(stats, len(agents)))
+    if cpu_before is not None and cpu_after is not None:
+        used = cpu_after - cpu_before
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"server CPU: {used:.1f} s in {stats.seconds:.1f} s ({used / stats.seconds:.2f} of {os.cpu_count()} cores), "
+              f"{1000 * used / max(1, stats.calls):.0f} ms per call; machine load average {load:.1f}")
     problems = check_store(store, stats, agents)
     print("store check: " + ("every acknowledged lesson stored under its agent, no refused write stored"
                              if not problems else "; ".join(problems)))

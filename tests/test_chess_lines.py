@@ -275,3 +275,60 @@ def test_after_a_move_of_a_side_line_resumes_that_line():
     trap = "d4 d5 c4 e6 Nc3 Nf6 Bg5 Nbd7 cxd5 exd5 Nxd5 Nxd5 Bxd8 Bb4+"
     assert [(e.line, e.ply, e.san) for e in events[14:]] == [(2, 15, "Qd2"), (2, 16, "Bxd2+"), (2, 17, "Kxd2")]
     assert events[14].epd_before == epd_after(trap)
+
+
+# --- speech recognition in running narration (found by bench/chess_moves.py) -----------------------
+
+
+def test_instead_on_is_heard_instead_of():
+    events = track_lines(segments("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6.", "Instead on pawn to a6, black plays knight to f6."))
+    assert moves(events)[6:] == [(2, 6, "Nf6", 1)]
+
+
+def test_a_stop_between_piece_and_square_does_not_split_the_move():
+    events = track_lines(
+        segments(
+            "1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Nbd7 5. cxd5 exd5.",
+            "A common mistake is knight takes d5, because knight takes d5, bishop takes d8, and bishop to b4 check wins.",
+            "After bishop.",
+            "To b4, check, white must give back the queen with queen to d2.",
+        )
+    )
+    assert events[-1].san == "Qd2" and events[-1].epd_before == epd_after(
+        "d4 d5 c4 e6 Nc3 Nf6 Bg5 Nbd7 cxd5 exd5 Nxd5 Nxd5 Bxd8 Bb4+"
+    )
+    assert "After bishop  To b4" in events[-1].quote
+
+
+def test_a_tie_between_sound_alikes_goes_to_the_move_that_stays_in_theory():
+    events = track_lines(segments("1. d4 Nf6 2. c4 g6 3. Nc3 Bg7.", "Then pawn to d4, pawn to d6, knight to f3."))
+    assert [e.san for e in events[6:]] == ["e4", "d6", "Nf3"]  # d4 is taken; b4, e4, g4 sound alike
+
+
+def test_a_move_invented_by_speech_recognition_is_replaced_when_the_next_moves_confirm():
+    events = track_lines(
+        segments(
+            "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6, knight to f3.",  # the last words were never said
+            "The English attack starts with bishop to e3, and black answers pawn to e5.",
+        )
+    )
+    najdorf = "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6"
+    assert [(e.san, e.epd_before) for e in events[11:]] == [
+        ("Be3", epd_after(najdorf)),
+        ("e5", epd_after(najdorf + " Be3")),
+    ]
+
+
+def test_a_plan_of_two_moves_in_a_row_is_not_a_replacement():
+    events = track_lines(segments("1. e4 e5 2. Nf3 Nc6.", "White plays Bc4, and later d3."))
+    assert [e.san for e in events] == ["e4", "e5", "Nf3", "Nc6", "Bc4"]
+
+
+def test_a_move_said_again_beats_a_sound_alike_new_one_outside_theory():
+    events = track_lines(
+        segments(
+            "1. e4 e6 2. d4 d5 3. e5 c5 4. c3 Nc6 5. Nf3 Qb6 6. Bd3 cxd4 7. cxd4.",
+            "Remember pawn to e5.",  # e5 was played; the sound-alike g5 is legal but leaves theory
+        )
+    )
+    assert [e.san for e in events][-1] == "cxd4" and len(events) == 13

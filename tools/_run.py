@@ -54,19 +54,23 @@ class Scope:
         return exc
 
 
+class Hidden(Exception):
+    """The caller may not see the book: answer as for a missing one."""
+
+
 def check(state: Any, book: str, need: str, tool: str) -> Scope:
     """The per-call check every tool makes. A book the caller holds no right on reads as
-    missing; a right too low for the tool is a clear error naming the book and the right."""
+    missing (:class:`Hidden`); a right too low for the tool is a clear error naming the book
+    and the right. Reads nothing from the store."""
     access = caller(state)
-    library = state.library
-    scope = Scope(access, library, book)
+    scope = Scope(access, state.library, book)
     if access.unrestricted:
         return scope
     if not access.can(book, "read"):
         if tool == "ingest_tutorial":  # creates books: say what is missing, not whether the book exists
             raise ToolError(f"book: agent {access.agent!r} holds no right on book {book!r}; "
                             f"{tool} needs the 'write' right")
-        raise ToolError(str(library.missing_book(book, access.can)))
+        raise Hidden(book)
     if not access.can(book, need):
         raise ToolError(f"book: agent {access.agent!r} holds only the '{access.right(book)}' right on book "
                         f"{book!r}; {tool} needs the '{need}' right")
@@ -74,8 +78,15 @@ def check(state: Any, book: str, need: str, tool: str) -> Scope:
 
 
 async def scope(ctx: Context, book: str, need: str, tool: str) -> Scope:
-    """:func:`check` for the calling tool (the missing-book message reads the store, so off the loop)."""
-    return await anyio.to_thread.run_sync(check, ctx.request_context.lifespan_context, book, need, tool)
+    """:func:`check` for the calling tool; a hidden book gets the missing-book error, which
+    lists only the books the caller may see (that reads the store, so off the event loop)."""
+    state = ctx.request_context.lifespan_context
+    try:
+        return check(state, book, need, tool)
+    except Hidden:
+        access = caller(state)
+        error = await anyio.to_thread.run_sync(state.library.missing_book, book, access.can)
+        raise ToolError(str(error)) from None
 
 
 async def run(fn: Callable[..., T], *args: Any, scope: Scope | None = None, **kwargs: Any) -> T:
