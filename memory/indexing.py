@@ -14,10 +14,12 @@ The policy, table by table:
   about 1,000 rows a partition; the kind and number of partitions are recorded in the index name
   (``vector_ivf_sq_p<partitions>``) so that query-time tuning and the growth check need no
   other bookkeeping.
-* **At query time** (:func:`tune`): with a vector index, a search probes enough partitions and
-  re-ranks a candidate pool with the exact vectors (``refine_factor``), which keeps recall@10 close
-  to exhaustive search; ``maximum_nprobes(0)`` lets a narrow filter (a small book in a big
-  table) keep probing until it has its k rows. Without one, queries run unchanged (exact).
+* **At query time** (:func:`tune`): with a vector index, a search probes at least a few
+  partitions, lets LanceDB probe further while those do not settle the top k
+  (``maximum_nprobes(0)``: also what keeps a narrow filter — a small book in a big table — from
+  coming back short), and re-ranks a pool of 5k candidates with the exact vectors
+  (``refine_factor``), so the order and distances are exact. Without an index, queries run
+  unchanged (an exact scan).
 
 Several processes may share a store: two of them may decide to optimize or index at once; the
 loser's error is logged and ignored, since the winner did the work.
@@ -56,8 +58,9 @@ VECTOR_KINDS = {"ivf_sq": IvfSq, "ivf_pq": IvfPq, "ivf_flat": IvfFlat}
 class Policy:
     """Thresholds of the index policy; a store holds one (tests use small ones)."""
 
-    #: a table with a vector column gets an ANN index at this many rows
-    vector_min_rows: int = 20_000
+    #: a table with a vector column gets an ANN index at this many rows (an exact scan of 10,000
+    #: 384-d vectors already costs more than a whole indexed hybrid query)
+    vector_min_rows: int = 10_000
     #: which index: "ivf_sq" (8-bit scalar codes), "ivf_pq" or "ivf_flat"
     vector_kind: str = "ivf_sq"
     #: IVF partitions: one per this many rows, at least ``min_partitions``
@@ -67,9 +70,10 @@ class Policy:
     regrow_factor: float = 4.0
     #: optimize a table (fold new rows into its indexes) once this many rows are unindexed
     refresh_rows: int = 500
-    #: query time: fraction of the IVF partitions probed (at least ``min_nprobes``)
-    probe_fraction: float = 0.08
-    min_nprobes: int = 8
+    #: query time: IVF partitions probed at least (a fraction of them, at least ``min_nprobes``);
+    #: LanceDB probes further when those do not settle the top k (``maximum_nprobes(0)``)
+    probe_fraction: float = 0.05
+    min_nprobes: int = 4
     #: query time: candidates re-ranked with exact vectors, as a multiple of k
     refine_factor: int = 5
 

@@ -33,6 +33,8 @@ def search(store: Store, table: str, book: str, query: str, vector: np.ndarray |
            mode: str, limit: int, where: str | None = None) -> list[Hit]:
     """Rows of ``table`` in ``book`` ranked for the query; scores are higher-is-better."""
     tbl = store.table(table)
+    if tbl.count_rows() == 0:  # e.g. no lessons yet: a hybrid query costs ms even on nothing
+        return []
     scope = f"book = {quote(book)}" + (f" AND ({where})" if where else "")
     if mode == "keyword":
         rows = tbl.search(query, query_type="fts").where(scope, prefilter=True).limit(limit).to_list()

