@@ -44,6 +44,8 @@ class Step:
     generated: tuple[int, float | None, float | None]  # harvested questions, pass rate before, after
     # mode -> tutorial -> (hits@1, hits@5, questions)
     scores: dict[str, dict[str, tuple[int, int, int]]] = field(default_factory=dict)
+    # mode -> tutorial -> questions whose answer skill ties the first skill's score but ranks below it
+    ties: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def load() -> tuple[list[str], list[Question]]:
@@ -55,12 +57,19 @@ def load() -> tuple[list[str], list[Question]]:
 
 def hit_ranks(library, book: str, q: Question, mode: str, k: int = 5) -> int | None:
     """1-based rank of the first skill holding the answer, or None."""
+    return hit(library, book, q, mode, k)[0]
+
+
+def hit(library, book: str, q: Question, mode: str, k: int = 5) -> tuple[int | None, bool]:
+    """(rank of the first skill holding the answer or None, whether that skill's score ties
+    the first skill's exactly — a rank-1 miss that is only a tie-break)."""
     from tutorialbook.skills.questions import contains, skill_body
 
-    for rank, skill in enumerate(library.retrieve(q.question, book, k=k, mode=mode).skills, 1):
+    skills = library.retrieve(q.question, book, k=k, mode=mode).skills
+    for rank, skill in enumerate(skills, 1):
         if contains(skill_body(skill), q.answer):
-            return rank
-    return None
+            return rank, rank > 1 and skill.score is not None and skill.score == skills[0].score
+    return None, False
 
 
 def run(setting_rounds: int, tutorials: list[str], questions: list[Question], modes: list[str],
@@ -78,10 +87,13 @@ def run(setting_rounds: int, tutorials: list[str], questions: list[Question], mo
         step = Step(name, time.perf_counter() - clock, (t.questions_harvested, t.pass_rate_before, t.pass_rate_after))
         for mode in modes:
             per: dict[str, tuple[int, int, int]] = {}
+            step.ties[mode] = {}
             for tutorial in tutorials[: n + 1]:
                 asked = [q for q in questions if q.tutorial == tutorial]
-                ranks = [hit_ranks(library, book, q, mode) for q in asked]
+                found = [hit(library, book, q, mode) for q in asked]
+                ranks = [r for r, _ in found]
                 per[tutorial] = (sum(r == 1 for r in ranks), sum(r is not None for r in ranks), len(asked))
+                step.ties[mode][tutorial] = sum(tie for _, tie in found)
                 if n == len(tutorials) - 1:
                     misses[mode] += [f"{q.tutorial}: {q.question} ({q.answer})" for q, r in zip(asked, ranks) if r is None]
             step.scores[mode] = per
@@ -107,8 +119,11 @@ def drops(steps: list[Step], mode: str) -> list[str]:
         for later in steps[i + 1:]:
             now = later.scores[mode][step.ingested]
             if now[0] < first[0] or now[1] < first[1]:
+                ties = later.ties[mode][step.ingested]
                 out.append(f"{step.ingested} after {later.ingested}: hit@1 {first[0]}→{now[0]}, "
-                           f"hit@5 {first[1]}→{now[1]} (of {first[2]})")
+                           f"hit@5 {first[1]}→{now[1]} (of {first[2]})"
+                           + (f" [{ties} answer(s) tie the first skill's score exactly and lose the tie-break]"
+                              if ties else ""))
     return out
 
 

@@ -252,7 +252,7 @@ def report(results: list[dict]) -> bool:
         ratio = pct(r["retrieve"], 50) / pct(r["brute"], 50)
         print(f"{size:>8,}  {'retrieve_skill (hybrid, k=10)':<34}{pct(r['retrieve'], 50):9.1f}{pct(r['retrieve'], 99):9.1f}"
               f"   {pct(r['brute'], 50):9.1f}{pct(r['brute'], 99):10.1f}{ratio:10.2f}x{r['recall']:11.3f}")
-        print(f"{'':>8}  {'  of which: embedding the query':<34}{pct(r['embed'], 50):9.1f}{pct(r['embed'], 99):9.1f}")
+        print(f"{'':>8}  {'  (embedding one query, alone)':<34}{pct(r['embed'], 50):9.1f}{pct(r['embed'], 99):9.1f}")
         print(f"{'':>8}  {'browse_toc (depth=1)':<34}{pct(r['browse'], 50):9.2f}{pct(r['browse'], 99):9.2f}")
         print(f"{'':>8}  vector index: {r['vector_index']}; {r['tuning']}; FTS unindexed rows: {r['fts_unindexed']};"
               f" {r['queries']} queries, {r['browse_calls']} browses; worst recall@10 {r['min_recall']:.1f}")
