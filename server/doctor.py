@@ -195,13 +195,15 @@ def check_llm(settings: Settings) -> Check:
                      detail=f"{value!r} is not a model litellm knows ({type(exc).__name__}: {str(exc)[:200]})",
                      fix=f"use a litellm model string such as openai/gpt-4o-mini or ollama/llama3.2, or {LLM_ENV}=none")
     missing = found.get("missing_keys") or []
-    if provider in ("ollama", "ollama_chat"):  # a local server: no key; litellm defaults the address
+    api_base = getattr(settings, "llm_api_base", None)
+    if api_base or provider in ("ollama", "ollama_chat"):  # the address is given, or litellm defaults it
         missing = [k for k in missing if not k.endswith("API_BASE")]
     if missing:
         return Check(name="llm", status="MISSING", required=True,
                      detail=f"{value}: missing {', '.join(missing)}", fix=f"export {missing[0]}=… ; or {LLM_ENV}=none")
     return Check(name="llm", status="OK", required=True,
-                 detail=f"{value} via {provider} (credentials present; doctor does not contact the model)")
+                 detail=f"{value} via {provider}" + (f" at {api_base}" if api_base else "")
+                 + " (credentials present; doctor does not contact the model)")
 
 
 CHECKS: list[tuple[str, bool, Callable[[Settings], Check]]] = [

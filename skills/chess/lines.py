@@ -71,7 +71,8 @@ _RECOMMEND = re.compile(
     re.IGNORECASE,
 )
 _AVOID = re.compile(
-    r"(?:\b(?:don't|do\s+not|never|avoid|careful\s+not\s+to|(?:should|must)(?:\s+not|n't))\b|\b(?:mistake|blunder|dubious|bad\s+move|is\s+bad)\b)",
+    r"(?:\b(?:don't|do\s+not|never|avoid|careful\s+not\s+to|(?:should|must)(?:\s+not|n't))\b|"
+    r"\b(?:mistake|blunder|dubious|bad\s+move|is\s+bad)\b)",
     re.IGNORECASE,
 )
 _REASON = re.compile(
@@ -324,8 +325,8 @@ class _Tracker:
             if (
                 move is not None
                 and move not in m.candidates(board, sound_alikes=False)
-                and not _named_after(board, move)
                 and self.played_at(m, exact=True) is not None
+                and not _named_after(board, move)
             ):
                 # "pawn to e5" as heard names the e5 played before; a sound-alike new move ("g5")
                 # wins over that repeat only when it stays in opening theory

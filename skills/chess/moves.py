@@ -331,7 +331,8 @@ class Mention:
     piece_weak: bool = False
     """The piece is a guess from a sound-alike ("I'd take"): preferred, not required."""
     absorbed: bool = False
-    """A c-file square right after "take": maybe "takes" + another rhyming file ("take c4" for "takes d4")."""
+    """A c-file square right after a spoken capture word: maybe the s of "takes" + another rhyming
+    file ("take c4" heard for "takes d4")."""
     quiet: bool = False
     """Said with "to" and no capture word: an empty target square is likelier."""
     file_heard: bool = False

@@ -105,7 +105,9 @@ def taught_at(library, board: chess.Board, book: str = "") -> Taught:
     for back in range(len(board.move_stack) + 1):
         epd = board.epd()
         if epd in known:
-            moves = cache.get(("taught", book, epd, versions), lambda epd=epd: _taught_moves(library, rows_at(library, epd, book)))
+            moves = cache.get(
+                ("taught", book, epd, versions), lambda epd=epd: _taught_moves(library, rows_at(library, epd, book))
+            )
             if moves:
                 return Taught(at="this position" if back == 0 else "earlier position", plies_back=back,
                               fen=board.fen(), moves=list(moves))
