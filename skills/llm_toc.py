@@ -253,8 +253,11 @@ def sampling_resolver(authorize: Callable[[Any, str], Any], steps: int = MAX_SAM
             replies = {**plan.replies, request_digest(need.system, need.messages): sampled_text(sampled)}
 
             def again() -> SampledPlan:
-                library = authorize(ctx, book)
-                tree = library.tree(book) if library is not None else None
+                try:
+                    library = authorize(ctx, book)
+                    tree = library.tree(book) if library is not None else None
+                except Exception:  # noqa: BLE001 - the book went away between rounds: ask no more
+                    tree = None
                 return SampledPlan(active=True, replies=replies,
                                    pending=_replan(tree, query, replies) if tree is not None else None)
 

@@ -2,15 +2,18 @@
 repair what it fails.
 
 Stage 1 (:mod:`tutorialbook.skills.questions`) harvests questions grounded in a tutorial's
-spans. Stage 2 asks each question of the memory alone — through ``Library.retrieve`` in the
-modes agents use (``toc`` descent and ``hybrid``), never the transcript — and grades the top
-``k`` skills deterministically. A question passes when every mode answers it.
+spans. Stage 2 asks each question of the memory alone — through ``Library.rank_skills``, the
+skill ranking ``retrieve`` returns to agents, in the modes they use (``toc`` descent and
+``hybrid``), never the transcript — and grades the top ``k`` skills deterministically. A
+question passes when every mode answers it.
 
 Every failure becomes a repair:
 
 * the answer is in a skill that retrieval did not surface → that skill is *extended*: the
   question's phrasing joins its "when to use" (so the way people ask finds it) and the
-  question's evidence joins its evidence;
+  question's evidence joins its evidence; when the TOC descent went on below the chapter it
+  sits on (its tutorial merged into that chapter as a whole), it *moves* to the section the
+  descent reached;
 * no skill holds it → a skill is *added* at the node whose evidence covers the question's
   span, carrying the evidence sentence (a numbered procedure comes back whole) — unless a
   skill of the same name or meaning exists (``SKILL_MATCH``), which is extended instead:
