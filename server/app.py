@@ -43,7 +43,7 @@ class AppState:
 
 
 def create_server(settings: Settings | None = None, tokens: TokenFile | TokenTable | None = None,
-                  url: str = "http://127.0.0.1:8765") -> MCPServer:
+                  url: str = "http://127.0.0.1:8765", warm: bool = False) -> MCPServer:
     """An MCP server over a store; the library opens once, when the server starts.
 
     With ``tokens`` (streamable HTTP), every request needs a bearer token: identity and
@@ -65,6 +65,8 @@ def create_server(settings: Settings | None = None, tokens: TokenFile | TokenTab
     async def lifespan(server: MCPServer) -> AsyncIterator[AppState]:
         if not state:
             state.append(AppState(library=Library(settings), auth_required=tokens is not None))
+            if warm:  # a shared server loads the embedder now, not inside its first callers' requests
+                await anyio.to_thread.run_sync(state[0].library.embed, ["warm up"])
         try:
             yield state[0]
         finally:

@@ -54,7 +54,7 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
         print(f"tutorialbook: no tokens; every caller on this machine may read and write every book as "
               f"agent {settings.agent!r}", file=sys.stderr)
     url_host = f"[{host}]" if ":" in host else host
-    server = create_server(settings, tokens=token_file, url=f"http://{url_host}:{port}")
+    server = create_server(settings, tokens=token_file, url=f"http://{url_host}:{port}", warm=True)
     security = None  # the SDK turns DNS-rebinding protection on for a loopback host
     if allowed_hosts:
         names = list(allowed_hosts) + (["127.0.0.1:*", "localhost:*", "[::1]:*"] if is_loopback(host) else [])

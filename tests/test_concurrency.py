@@ -241,9 +241,9 @@ def test_library_on_an_s3_store_with_concurrent_writers(s3_endpoint):
 
     uri = "s3://tutorialbook-test/store"
     library = Library(store=uri)
-    report = library.ingest(str(EXAMPLES), book="baking", refine_rounds=0, agent="s3-ingest")
-    assert [t.status for t in report.tutorials] == ["added", "added"]
-    assert library.retrieve("my loaf came out flat", "baking", k=3).skills
+    report = library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking", refine_rounds=0, agent="s3-ingest")
+    assert [t.status for t in report.tutorials] == ["added"]
+    assert library.retrieve("how do I know the starter is ready", "baking", k=3).skills
     children = [subprocess.Popen([sys.executable, "-c", S3_WRITER, uri, str(i)], stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True) for i in range(3)]
     for child in children:
@@ -254,4 +254,4 @@ def test_library_on_an_s3_store_with_concurrent_writers(s3_endpoint):
     assert len(rows) == 90 and len({r["id"] for r in rows}) == 90
     assert {r["agent"] for r in rows} == {"s3agent0", "s3agent1", "s3agent2"}
     assert {e.action for e in other.history("baking")} == {"ingest", "lesson"}
-    assert other.books()[0].tutorials == 2
+    assert other.books()[0].tutorials == 1
