@@ -6,7 +6,6 @@ without registering an embedding function with LanceDB.
 
 from __future__ import annotations
 
-import os
 import threading
 from functools import lru_cache
 from importlib import resources
@@ -80,9 +79,9 @@ class LiteLLMEmbedder:
         self.dim = len(self.embed(["dimension probe"])[0])
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
-        import litellm  # imported here: it takes seconds
+        from tutorialbook.skills.llm import import_litellm  # lazy, offline, quiet on stdout
 
+        litellm = import_litellm()
         response = litellm.embedding(
             model=self.name, input=texts, api_base=self._api_base, timeout=self._timeout
         )
