@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tutorialbook.memory.store import Store, quote
 
@@ -58,22 +58,31 @@ class Tree:
 
 
 class TreeCache:
+    """The tree is rebuilt when nodes or skills change; a new lesson only recounts lessons,
+    because lessons are the busiest writes of a shared store."""
+
     def __init__(self, store: Store):
         self._store = store
-        self._cache: dict[str, tuple[tuple[int, int, int], Tree]] = {}
+        self._cache: dict[str, tuple[tuple[int, ...], Tree]] = {}
         self._lock = threading.Lock()
 
     def get(self, book: str) -> Tree | None:
-        key = self._store.versions(("nodes", "skills", "lessons"))
+        nodes_v, skills_v, lessons_v = self._store.versions(("nodes", "skills", "lessons"))
         with self._lock:
             hit = self._cache.get(book)
-        if hit and hit[0] == key:
+        if hit and hit[0] == (nodes_v, skills_v, lessons_v):
             return hit[1]
-        tree = self._load(book)
+        if hit and hit[0][:2] == (nodes_v, skills_v):
+            tree = replace(hit[1], lesson_counts=self._lesson_counts(book))
+        else:
+            tree = self._load(book)
         if tree is not None:
             with self._lock:
-                self._cache[book] = (key, tree)
+                self._cache[book] = ((nodes_v, skills_v, lessons_v), tree)
         return tree
+
+    def _lesson_counts(self, book: str) -> Counter:
+        return Counter(r["node_id"] for r in self._store.rows("lessons", f"book = {quote(book)}", ["node_id"]))
 
     def _load(self, book: str) -> Tree | None:
         where = f"book = {quote(book)}"
@@ -91,5 +100,4 @@ class TreeCache:
             elif r["kind"] == "book":
                 root_id = r["id"]
         skills = Counter(r["node_id"] for r in self._store.rows("skills", where, ["node_id"]))
-        lessons = Counter(r["node_id"] for r in self._store.rows("lessons", where, ["node_id"]))
-        return Tree(book, root_id, nodes, dict(children), skills, lessons)
+        return Tree(book, root_id, nodes, dict(children), skills, self._lesson_counts(book))
