@@ -369,9 +369,9 @@ class Library:
         if node_id not in tree.nodes:
             raise NotFound("node_id", f"no node {node_id!r} in book {book!r}; browse the root to see valid ids")
         node = tree.nodes[node_id]
-        skills = self.store.rows("skills", f"node_id = {quote(node_id)}",
-                                 ["id", "name", "when_to_use", "sources", "helpful", "harmful"])
-        lessons = self.store.rows("lessons", f"node_id = {quote(node_id)} AND skill_id = ''")
+        skills = tree.skills_at.get(node_id, [])
+        lessons = (self.store.rows("lessons", f"node_id = {quote(node_id)} AND skill_id = ''")
+                   if tree.lesson_counts[node_id] else [])
         return NodeView(
             book=book, node=_brief(tree, node_id, 0),
             path=[_brief(tree, n, 0) for n in tree.path(node_id)[:-1]],

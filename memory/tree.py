@@ -21,6 +21,8 @@ class Tree:
     children: dict[str, list[str]]
     skill_counts: Counter = field(default_factory=Counter)
     lesson_counts: Counter = field(default_factory=Counter)
+    skills_at: dict[str, list[dict]] = field(default_factory=dict)
+    """node id -> its skills' brief fields, so a browse needs no query."""
     _subtree_totals: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     def path(self, node_id: str) -> list[str]:
@@ -55,6 +57,9 @@ class Tree:
         if total is None:  # not under the root (or the tree was edited in place): walk it
             return sum(self.skill_counts[n] for n in self.subtree(node_id))
         return total
+
+
+BRIEF_COLUMNS = ["node_id", "id", "name", "when_to_use", "sources", "helpful", "harmful"]
 
 
 class TreeCache:
@@ -99,5 +104,8 @@ class TreeCache:
                 children[r["parent_id"]].append(r["id"])
             elif r["kind"] == "book":
                 root_id = r["id"]
-        skills = Counter(r["node_id"] for r in self._store.rows("skills", where, ["node_id"]))
-        return Tree(book, root_id, nodes, dict(children), skills, self._lesson_counts(book))
+        skills_at: dict[str, list[dict]] = defaultdict(list)
+        for r in self._store.rows("skills", where, BRIEF_COLUMNS):
+            skills_at[r.pop("node_id")].append(r)
+        counts = Counter({node: len(rows) for node, rows in skills_at.items()})
+        return Tree(book, root_id, nodes, dict(children), counts, self._lesson_counts(book), dict(skills_at))
