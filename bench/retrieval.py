@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import random
 import shutil
 import statistics
@@ -159,6 +160,17 @@ def timed(fn) -> tuple[float, object]:
     return (time.perf_counter() - start) * 1000, out
 
 
+class _Collect(logging.Handler):
+    """Keeps what the index policy did while the book was written."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 def open_store(size: int, book: synthetic.Book, vectors: np.ndarray, workdir: Path):
     """A library on a store holding the book, built (or reused, with --keep) for this size."""
     from tutorialbook.library import Library
@@ -170,7 +182,16 @@ def open_store(size: int, book: synthetic.Book, vectors: np.ndarray, workdir: Pa
     if not done.exists():
         shutil.rmtree(path, ignore_errors=True)
         library = Library(store=str(path))
-        built = write_book(library.store, book, vectors)
+        upkeep = _Collect()
+        logger = logging.getLogger("tutorialbook.memory.indexing")
+        logger.addHandler(upkeep)
+        logger.setLevel(logging.INFO)
+        try:
+            built = write_book(library.store, book, vectors)
+        finally:
+            logger.removeHandler(upkeep)
+        for message in upkeep.messages:
+            print(f"    index upkeep: {message}", file=sys.stderr)
         done.write_text("ok")
     library = Library(store=str(path))
     count = library.store.count("skills")

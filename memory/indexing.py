@@ -17,7 +17,7 @@ The policy, table by table:
 * **At query time** (:func:`tune`): with a vector index, a search probes at least a few
   partitions, lets LanceDB probe further while those do not settle the top k
   (``maximum_nprobes(0)``: also what keeps a narrow filter — a small book in a big table — from
-  coming back short), and re-ranks a pool of 5k candidates with the exact vectors
+  coming back short), and re-ranks a pool of 5 x k candidates with the exact vectors
   (``refine_factor``), so the order and distances are exact. Without an index, queries run
   unchanged (an exact scan).
 
@@ -163,11 +163,15 @@ def _maintain(store, name: str, policy: Policy, force: bool) -> list[str]:
     done: list[str] = []
     stale = max((i.num_unindexed_rows or 0 for i in indices), default=0)
     if force or stale >= policy.refresh_rows:  # first, so a new vector index sees compacted data
+        start = time.perf_counter()
         try:
             table.optimize()
-            done.append(f"optimized ({stale} unindexed rows)")
         except Exception as exc:  # e.g. another process optimized first
             log.info("optimize %s skipped: %s", name, exc)
+        else:
+            seconds = time.perf_counter() - start
+            log.info("optimized %s (%d unindexed rows) in %.1f s", name, stale, seconds)
+            done.append(f"optimized ({stale} unindexed rows, {seconds:.1f} s)")
     if has_vector(name):
         current, extra = _vector_indexes(indices)
         for index in extra:  # left by a rebuild that stopped before dropping its predecessor
