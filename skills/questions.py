@@ -15,9 +15,10 @@ re-running it yields the same questions with the same ids.
 
 Hooks. A domain pack contributes generators and graders by defining
 ``question_generators(self) -> list[Generator]`` and ``question_graders(self) -> dict[kind,
-Grader]`` (e.g. chess: "after these moves, what does the lesson recommend?" graded by
-legal-move match); :func:`register_generator` / :func:`register_grader` do the same for
-code that has no pack. An LLM harvester or judge replaces :func:`harvest` / :func:`grade`
+Grader]`` (chess: "after these moves, what does the lesson recommend?" graded by legal-move
+match, :mod:`tutorialbook.skills.chess.questions`), and may write the skill a failed
+question of its kinds needs with ``repair_draft(question, title)``;
+:func:`register_generator` / :func:`register_grader` do the same for code that has no pack. An LLM harvester or judge replaces :func:`harvest` / :func:`grade`
 (same signatures) in :class:`tutorialbook.skills.refine.Examiner`.
 """
 
@@ -96,6 +97,9 @@ class Candidate:
     segment: Segment
     quote: str
     score: float = 1.0
+    grounded: bool = False
+    """The generator checked the answer against the quote itself (chess: the move parsed from
+    the words); otherwise the answer must be a phrase of the quote."""
 
 
 class Generator(Protocol):
@@ -109,8 +113,8 @@ class Verdict:
     rank: int = 0  # 1-based rank of that skill
 
 
-#: a grader sees the question and the retrieved skills (dicts or SkillViews with name, steps)
-Grader = Callable[[Question, list], Verdict]
+#: a grader says whether one skill (a dict or a SkillView with name, steps) answers the question
+Grader = Callable[[Question, object], bool]
 
 _EXTRA_GENERATORS: dict[str, list[Generator]] = {}
 _EXTRA_GRADERS: dict[str, Grader] = {}
@@ -303,12 +307,22 @@ _CAPS = {"avoid": MAX_AVOID, "next_step": MAX_NEXT_STEP}
 
 
 def generators_for(domain: str = "general", pack=None) -> list[Generator]:
-    """The general generators, then those registered for the domain, then the pack's own."""
-    out = list(GENERAL_GENERATORS) + _EXTRA_GENERATORS.get("*", []) + _EXTRA_GENERATORS.get(domain, [])
+    """The general generators, then those registered for the domain, then the pack's own.
+    A pack's ``general_question_about(sentence)`` keeps the general ones off sentences its
+    own generators read better (chess: a narrated move makes a poor blank to fill)."""
+    keep = getattr(pack, "general_question_about", None)
+    general = [_only_about(g, keep) for g in GENERAL_GENERATORS] if callable(keep) else list(GENERAL_GENERATORS)
+    out = general + _EXTRA_GENERATORS.get("*", []) + _EXTRA_GENERATORS.get(domain, [])
     hook = getattr(pack, "question_generators", None)
     if callable(hook):
         out += list(hook())
     return out
+
+
+def _only_about(generator: Generator, keep: Callable[[str], bool]) -> Generator:
+    def filtered(source: HarvestSource) -> Iterable[Candidate]:
+        return (c for c in generator(source) if keep(c.quote))
+    return filtered
 
 
 def harvest(source: HarvestSource, generators: list[Generator] | None = None,
@@ -320,7 +334,7 @@ def harvest(source: HarvestSource, generators: list[Generator] | None = None,
     for generator in generators if generators is not None else generators_for():
         for c in generator(source):
             key = norm(c.question)
-            if not c.answer.strip() or key in seen or not contains(c.quote, c.answer):
+            if not c.answer.strip() or key in seen or not (c.grounded or contains(c.quote, c.answer)):
                 continue
             seen.add(key)
             by_kind.setdefault(c.kind, []).append(c)
@@ -365,8 +379,17 @@ def anchors(question: Question) -> list[str]:
     return list(dict.fromkeys(w for w in key_words(text) if w not in answer))
 
 
-def answers(question: Question, skill) -> bool:
-    """Whether one skill holds the question's answer (deterministic)."""
+def _grader(kind: str, pack=None) -> Grader | None:
+    hook = getattr(pack, "question_graders", None)
+    return {**_EXTRA_GRADERS, **(hook() if callable(hook) else {})}.get(kind)
+
+
+def answers(question: Question, skill, pack=None) -> bool:
+    """Whether one skill holds the question's answer (deterministic): the grader the pack or
+    a registration gives the question's kind, else answer-phrase matching."""
+    grader = _grader(question.kind, pack)
+    if grader is not None:
+        return grader(question, skill)
     body = skill_body(skill)
     if question.kind == "next_step":
         before = re.search(r"comes after “(.+)”\?$", question.question)
@@ -386,12 +409,8 @@ def answers(question: Question, skill) -> bool:
 
 def grade(question: Question, skills: list, pack=None) -> Verdict:
     """Pass when one of the retrieved skills (already cut to the top k) answers the question."""
-    hook = getattr(pack, "question_graders", None)
-    graders = {**_EXTRA_GRADERS, **(hook() if callable(hook) else {})}
-    if question.kind in graders:
-        return graders[question.kind](question, skills)
     for rank, skill in enumerate(skills, 1):
-        if answers(question, skill):
+        if answers(question, skill, pack):
             return Verdict(True, _field(skill, "id"), rank)
     return Verdict(False)
 

@@ -15,7 +15,8 @@ Every failure becomes a repair:
   sits on (its tutorial merged into that chapter as a whole), it *moves* to the section the
   descent reached;
 * no skill holds it → a skill is *added* at the node whose evidence covers the question's
-  span, carrying the evidence sentence (a numbered procedure comes back whole) — unless a
+  span, carrying the evidence sentence (a numbered procedure comes back whole; a domain
+  pack may write it instead: chess writes "after these moves, play X") — unless a
   skill of the same name or meaning exists (``SKILL_MATCH``), which is extended instead:
   the sentence becomes one of its steps.
 
@@ -166,7 +167,7 @@ class Refiner:
                 break
             ran += 1
             say(f"round {ran}: repairing {len(failed)} failures")
-            a, e, m = self.repair(failed, current, source, spans)
+            a, e, m = self.repair(failed, current, source, spans, pack)
             added, extended, moved = added + a, extended + e, moved + m
             if not (a or e or m):
                 break
@@ -224,7 +225,7 @@ class Refiner:
 
     # -- repairs ---------------------------------------------------------------------
     def repair(self, failed: list[Question], answers: dict[str, Answer], source: HarvestSource,
-               spans: list[_Span]) -> tuple[int, int, int]:
+               spans: list[_Span], pack=None) -> tuple[int, int, int]:
         """One repair per failed question; returns (skills added, extended, moved)."""
         with self.store.lock(f"refine-{self.book}"):
             known = {r["id"]: r for r in self.store.rows(
@@ -234,7 +235,7 @@ class Refiner:
             moved: dict[str, str] = {}  # skill id -> the node it left
             for q in failed:
                 answer = answers.get(q.id) or Answer(False, {})
-                holder = self._holder(q, known, new, changed)
+                holder = self._holder(q, known, new, changed, pack)
                 if holder is not None:
                     grew = _add_evidence(holder, q.evidence)
                     target = self._reachable(holder["node_id"], holder["vector"], answer.route,
@@ -249,7 +250,7 @@ class Refiner:
                     if grew:
                         self._mark(holder, new, changed)
                     continue
-                draft = self._draft(q, source, spans, known)
+                draft = self._draft(q, source, spans, known, pack)
                 if draft is None:
                     continue
                 name, when, steps, node_id = draft
@@ -284,12 +285,12 @@ class Refiner:
         return max(rows, key=lambda r: (float(np.dot(np.asarray(r["vector"], dtype=np.float32), skill)), r["id"]))["id"] \
             if rows else node_id
 
-    def _holder(self, q: Question, known: dict, new: dict, changed: dict) -> dict | None:
+    def _holder(self, q: Question, known: dict, new: dict, changed: dict, pack=None) -> dict | None:
         """A skill of the book that holds the answer (retrieval just did not surface it)."""
         pool = {**known, **changed, **{r["id"]: r for r in new.values()}}
         for hit in search(self.store, "skills", self.book, f"{q.answer} {q.question}", None, "keyword", 10):
             pool.setdefault(hit.row["id"], {k: v for k, v in hit.row.items() if not k.startswith("_")})
-        holders = [r for r in pool.values() if qs.answers(q, r)]
+        holders = [r for r in pool.values() if qs.answers(q, r, pack)]
         if not holders:
             return None
         tid = q.tutorial_id
@@ -301,11 +302,17 @@ class Refiner:
         best = min(holders, key=preference)
         return changed.get(best["id"]) or next((r for r in new.values() if r["id"] == best["id"]), None) or dict(best)
 
-    def _draft(self, q: Question, source: HarvestSource, spans: list[_Span], known: dict):
-        """(name, when to use, steps, node id) of the skill that would answer ``q``."""
+    def _draft(self, q: Question, source: HarvestSource, spans: list[_Span], known: dict, pack=None):
+        """(name, when to use, steps, node id) of the skill that would answer ``q``: the
+        pack's own draft for its kinds of question, else the evidence sentence (a numbered
+        procedure whole)."""
         node_id, title = self._covering_node(q, spans, known)
         if node_id is None:
             return None
+        hook = getattr(pack, "repair_draft", None)
+        drafted = hook(q, title) if callable(hook) else None
+        if drafted is not None:
+            return (*drafted, node_id)
         if q.kind == "next_step":
             segment = next((s for s in source.segments if abs(s.start - q.evidence["start"]) < 0.01), None)
             procedures = [d for d in extract.skill_drafts(segment.text, 0, title) if len(d.steps) >= 2] if segment else []

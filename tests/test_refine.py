@@ -169,13 +169,14 @@ def test_a_pack_can_add_generators_and_graders():
             return [gen]
 
         def question_graders(self):
-            return {"toy": lambda q, skills: qs.Verdict(bool(skills), "x", 1)}
+            return {"toy": lambda q, skill: skill["id"] == "x"}
 
     source = HarvestSource("t", "T", parse_markdown("A pan is black and heavy.\n").segments)
     found = qs.harvest(source, qs.generators_for("toy", Pack()))
     (toy,) = [q for q in found if q.kind == "toy"]
     assert (toy.question, toy.answer, toy.evidence["quote"]) == ("What colour is the pan?", "black", "A pan is black.")
-    assert qs.grade(toy, [{"id": "x"}], Pack()).passed and not qs.grade(toy, [], Pack()).passed
+    assert qs.grade(toy, [{"id": "y"}, {"id": "x"}], Pack()) == qs.Verdict(True, "x", 2)
+    assert not qs.grade(toy, [{"id": "y"}], Pack()).passed and not qs.grade(toy, [], Pack()).passed
 
 
 def test_bad_refine_calls_name_the_field(library, pan):

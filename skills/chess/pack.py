@@ -6,16 +6,15 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-import chess
-
 from tutorialbook.skills import extract
 from tutorialbook.skills.builder import OutlineNode, Plan, TutorialContext
 from tutorialbook.skills.chess import openings, vocabulary
+from tutorialbook.skills.chess import questions as chess_questions
 from tutorialbook.skills.chess.lines import MoveEvent, track_lines
+from tutorialbook.skills.chess.questions import first_paths, numbered
 from tutorialbook.skills.domains import DomainPack
 from tutorialbook.skills.extract import SkillDraft
 
-START_EPD = chess.Board().epd()
 UNNAMED = "Other openings"
 
 
@@ -40,7 +39,7 @@ class ChessPack(DomainPack):
     def outline(self, tutorial: TutorialContext) -> OutlineNode:
         segments = tutorial.transcript.segments
         events = track_lines(segments)
-        paths = _paths(events)
+        paths = first_paths(events)
         lines = {ev.line: _name_line([e for e in events if e.line == ev.line]) for ev in events}
         root = OutlineNode(tutorial.title, "root")
         sections: dict[tuple[str, str], OutlineNode] = {}
@@ -82,12 +81,26 @@ class ChessPack(DomainPack):
                 first = next(e for e in events if e.line == line_id)
                 seg_index = max(0, bisect_right(starts, first.start) - 1)
                 section(line).drafts.append(SkillDraft(
-                    name=f"{line.name}: {_numbered(moves)}",
+                    name=f"{line.name}: {numbered(moves)}",
                     when_to_use=f"To play the {line.name} ({line.eco})" if line.eco else f"To play {line.name}",
-                    steps=[_numbered(moves)], quote=first.quote, segment_indexes=[seg_index],
+                    steps=[numbered(moves)], quote=first.quote, segment_indexes=[seg_index],
                 ))
         self._events[tutorial.id] = (events, drafts_for_event, node_for_event)
         return root
+
+    def question_generators(self) -> list:
+        """Refinement's chess questions: recommendations, alternatives, reasons, names."""
+        return list(chess_questions.GENERATORS)
+
+    def general_question_about(self, sentence: str) -> bool:
+        """General questions ask about principles, not about narrated moves (a square named)."""
+        return not chess_questions.names_a_square(sentence)
+
+    def question_graders(self) -> dict:
+        return dict(chess_questions.GRADERS)
+
+    def repair_draft(self, question, title: str):
+        return chess_questions.repair_draft(question, title)
 
     def extra_rows(self, tutorial: TutorialContext, plan: Plan) -> dict[str, list[dict]]:
         """The position index: each position the lesson discusses, the move said there,
@@ -112,15 +125,6 @@ def plan_book(plan: Plan) -> str:
     return (plan.nodes or plan.skills)[0]["book"] if (plan.nodes or plan.skills) else ""
 
 
-def _paths(events: list[MoveEvent]) -> dict[str, list[str]]:
-    """Position (EPD) -> the SAN moves that first reached it in the lesson."""
-    paths = {START_EPD: []}
-    for ev in events:
-        if ev.epd_before in paths and ev.epd_after not in paths:
-            paths[ev.epd_after] = paths[ev.epd_before] + [ev.san]
-    return paths
-
-
 def _longest_path(events: list[MoveEvent], paths: dict[str, list[str]]) -> list[str]:
     return max((paths.get(e.epd_after, []) for e in events), key=len, default=[])
 
@@ -141,15 +145,8 @@ def _fallback(root: OutlineNode, title: str) -> OutlineNode:
     return root.children[0]
 
 
-def _numbered(sans: list[str]) -> str:
-    out = []
-    for i, san in enumerate(sans):
-        out.append(f"{i // 2 + 1}. {san}" if i % 2 == 0 else san)
-    return " ".join(out)
-
-
 def _advice_draft(ev: MoveEvent, path: list[str], line: _Line, seg_index: int) -> SkillDraft:
-    where = f"after {_numbered(path)}" if path else "from the starting position"
+    where = f"after {numbered(path)}" if path else "from the starting position"
     verb = "play" if ev.kind == "recommend" else "avoid"
     steps = [f"{verb.capitalize()} {ev.san}."]
     if ev.reason and ev.reason != ev.quote.strip():
