@@ -5,13 +5,15 @@ learned early survive what it learns later?
 
 The question set (``bench/data/learning/questions.json``) is written by hand, over the
 tutorials in that folder (Markdown, plain text and subtitles on bikes, espresso, git,
-houseplants, knives and running) — not produced by Tutorialbook's question generators, which
-refinement uses. A question is *hit at k* when the expected answer phrase, normalized
-(lowercase, letters and digits), appears in the name and steps of one of the first k skills
-``retrieve_skill`` returns for the question.
+houseplants, knives and running, and a chess opening lesson, the London System) — not
+produced by Tutorialbook's question generators, which refinement uses. A question is *hit at
+k* when the expected answer phrase, normalized (lowercase, letters and digits), appears in
+the name and steps of one of the first k skills ``retrieve_skill`` returns for the question;
+a chess question is hit when the skill holds its moves followed by the answer move.
 
 For refinement off (``refine_rounds=0``) and on (``refine_rounds=--rounds``), the tutorials are
-ingested one by one into a fresh store (``domain="general"``); after each one, every question
+ingested one by one into a fresh store (the domain the question file names, else general),
+in the order of the question file; after each one, every question
 of the tutorials ingested so far is asked, in each mode. It prints answer-hit@1 and @5 per
 setting and mode, a per-step table (each tutorial's hit@5 as later tutorials arrive), and
 whether any tutorial's score dropped after it was first learned.
@@ -35,6 +37,7 @@ class Question:
     tutorial: str
     question: str
     answer: str
+    kind: str = ""  # a chess kind is graded by legal-move match
 
 
 @dataclass
@@ -48,11 +51,11 @@ class Step:
     ties: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def load() -> tuple[list[str], list[Question]]:
+def load() -> tuple[list[str], list[Question], dict[str, str]]:
     data = json.loads((DATA / "questions.json").read_text())
     questions = [Question(**q) for q in data["questions"]]
     order = list(dict.fromkeys(q.tutorial for q in questions))
-    return order, questions
+    return order, questions, data.get("domains", {})
 
 
 def hit_ranks(library, book: str, q: Question, mode: str, k: int = 5) -> int | None:
@@ -63,17 +66,19 @@ def hit_ranks(library, book: str, q: Question, mode: str, k: int = 5) -> int | N
 def hit(library, book: str, q: Question, mode: str, k: int = 5) -> tuple[int | None, bool]:
     """(rank of the first skill holding the answer or None, whether that skill's score ties
     the first skill's exactly — a rank-1 miss that is only a tie-break)."""
-    from tutorialbook.skills.questions import contains, skill_body
+    from tutorialbook.skills import questions as qs
+    from tutorialbook.skills.chess import questions as chess_questions
 
     skills = library.retrieve(q.question, book, k=k, mode=mode).skills
+    asked = qs.Question("", "", q.kind, q.question, q.answer, {})
     for rank, skill in enumerate(skills, 1):
-        if contains(skill_body(skill), q.answer):
+        if chess_questions.answers(asked, skill) if q.kind else qs.contains(qs.skill_body(skill), q.answer):
             return rank, rank > 1 and skill.score is not None and skill.score == skills[0].score
     return None, False
 
 
 def run(setting_rounds: int, tutorials: list[str], questions: list[Question], modes: list[str],
-        store_root: Path) -> tuple[list[Step], dict]:
+        store_root: Path, domains: dict[str, str]) -> tuple[list[Step], dict]:
     from tutorialbook.library import Library
 
     library = Library(store=str(store_root / f"rounds-{setting_rounds}"))
@@ -82,7 +87,8 @@ def run(setting_rounds: int, tutorials: list[str], questions: list[Question], mo
     misses: dict[str, list[str]] = {m: [] for m in modes}
     for n, name in enumerate(tutorials):
         clock = time.perf_counter()
-        report = library.ingest(str(DATA / name), book=book, domain="general", refine_rounds=setting_rounds)
+        report = library.ingest(str(DATA / name), book=book, domain=domains.get(name, "general"),
+                                refine_rounds=setting_rounds)
         t = report.tutorials[0]
         step = Step(name, time.perf_counter() - clock, (t.questions_harvested, t.pass_rate_before, t.pass_rate_after))
         for mode in modes:
@@ -134,13 +140,13 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     modes = args.modes.split(",")
-    tutorials, questions = load()
+    tutorials, questions, domains = load()
     print(f"{len(questions)} hand-written questions over {len(tutorials)} tutorials; modes {', '.join(modes)}; "
           f"refinement rounds when on: {args.rounds}")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for label, rounds in (("off", 0), ("on", args.rounds)):
-            results[label] = run(rounds, tutorials, questions, modes, Path(tmp))
+            results[label] = run(rounds, tutorials, questions, modes, Path(tmp), domains)
 
     if args.json:
         print(json.dumps({label: {"steps": [s.__dict__ for s in steps], **extra}
