@@ -56,7 +56,8 @@ class Store:
         self.uri = uri
         self.dim = dim
         self._local: Path | None = None
-        self._thread_lock = threading.Lock()  # flock is per process, not per thread
+        # flock is per open file, not per thread; re-entrant so a holder may take another name
+        self._thread_lock = threading.RLock()
         if "://" not in uri:
             path = Path(uri).expanduser()
             try:

@@ -233,6 +233,7 @@ class Refiner:
             new: dict[str, dict] = {}  # normalized name -> row
             changed: dict[str, dict] = {}
             moved: dict[str, str] = {}  # skill id -> the node it left
+            indexed: list[tuple[Question, dict]] = []  # (question, the skill drafted for it)
             for q in failed:
                 answer = answers.get(q.id) or Answer(False, {})
                 holder = self._holder(q, known, new, changed, pack)
@@ -259,11 +260,13 @@ class Refiner:
                     grew = _add_steps(match, steps) | _add_cue(match, _cue(q)) | _add_evidence(match, q.evidence)
                     if grew:
                         self._mark(match, new, changed)
+                    indexed.append((q, match))
                     continue
                 row = self._new_skill(name, when, steps, node_id, q)
                 row["node_id"] = self._reachable(node_id, row["vector"], answer.route, {q.tutorial_id})
                 new[qs.norm(name)] = row
-            self._write(list(new.values()), list(changed.values()), moved, source)
+                indexed.append((q, row))
+            self._write(list(new.values()), list(changed.values()), moved, source, self._pack_rows(indexed, pack))
         return len(new), len(set(changed) - set(moved)), len(moved)
 
     def _reachable(self, node_id: str, vector, route: list[str], tutorials: set[str]) -> str:
@@ -392,11 +395,11 @@ class Refiner:
             changed[row["id"]] = row
 
     def _write(self, added: list[dict], changed: list[dict], moved: dict[str, str] | None = None,
-               tutorial: HarvestSource | None = None) -> None:
+               tutorial: HarvestSource | None = None, extra: dict[str, list[dict]] | None = None) -> None:
         """Write one round's repairs: changed skills merged into their freshest rows (so
-        feedback counted meanwhile survives), new skills, then the touched nodes' search
-        text; then one ``refine`` event in the book's history (with before-images, so
-        ``revert-skill`` can take a repair back)."""
+        feedback counted meanwhile survives), new skills, the pack's rows for them, then the
+        touched nodes' search text; then one ``refine`` event in the book's history (with
+        before-images, so ``revert-skill`` can take a repair back)."""
         now = time.time()
         moved = moved or {}
         before: list[dict] = []
@@ -424,6 +427,11 @@ class Refiner:
         if added:
             versions["skills"] = hist.version_of(self.store.insert(
                 "skills", [{k: v for k, v in r.items() if not k.startswith("_")} for r in added]))
+        rows_added: dict[str, list[str]] = {}
+        for table, rows in (extra or {}).items():
+            if self.store.insert_if_absent(table, rows):
+                versions[table] = self.store.table(table).version
+                rows_added[table] = [r["id"] for r in rows]
         arrived = {r["node_id"] for r in changed if r["id"] in moved}
         versions["nodes"] = self._refresh_nodes({r["node_id"] for r in added} | arrived | set(moved.values()))
         if added or changed:
@@ -433,7 +441,18 @@ class Refiner:
             hist.record(self.store, [hist.event(
                 book=self.book, agent=self.agent, action="refine", target=target, summary=summary,
                 versions=versions, detail={"skills_before": before, "skills_added": [r["id"] for r in added],
-                                           "moved": moved})])
+                                           "moved": moved, "rows_added": rows_added})])
+
+    @staticmethod
+    def _pack_rows(indexed: list[tuple[Question, dict]], pack) -> dict[str, list[dict]]:
+        """Rows of the pack's own tables for drafted skills (chess: the position a restored
+        move is taught at), from its ``repair_rows(question, skill)``."""
+        hook = getattr(pack, "repair_rows", None)
+        out: dict[str, list[dict]] = {}
+        for q, skill in indexed if callable(hook) else []:
+            for table, rows in hook(q, skill).items():
+                out.setdefault(table, []).extend(rows)
+        return out
 
     def _refresh_nodes(self, node_ids: set[str]) -> int | None:
         """A node's searchable text lists its skills' names: new skills join it."""

@@ -3,6 +3,8 @@
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -202,6 +204,18 @@ def test_restarts_a_dead_engine():
 
 
 @needs_stockfish
+@needs_stockfish
+def test_a_program_that_never_closes_its_engine_still_exits(tmp_path):
+    """python-chess keeps each engine's event loop on a thread; ours must not hold the
+    interpreter open when a caller forgets close()."""
+    script = (f"from tutorialbook.skills.chess.engine import Engine\n"
+              f"e = Engine({STOCKFISH!r})\n"
+              f"print(e.analyse(__import__('chess').Board(), depth=4).engine)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "stockfish" in done.stdout.lower()
+
+
 def test_close_then_analyse_starts_again():
     e = Engine(STOCKFISH)
     e.analyse(chess.Board(), depth=1)

@@ -3,6 +3,7 @@ match, repaired with skills the pack writes."""
 
 import json
 
+import chess
 import pytest
 
 from tutorialbook.skills import questions as qs
@@ -117,6 +118,11 @@ def test_refinement_restores_a_recommendation_the_memory_lost(library, tmp_path)
     lost = [r["id"] for r in library.store.rows("skills") if cq.answers(bd2, r)]
     assert lost  # consolidation made the skill; take it away, as a bad merge or an edit could
     library.store.table("skills").delete(" OR ".join(f"id = '{i}'" for i in lost))
+    board = chess.Board()
+    for san in cq.san_tokens(ITALIAN):
+        board.push_san(san)
+    library.store.table("positions").delete(f"epd = '{board.epd()}'")  # and its place in the position index
+    assert library.evaluate_position(moves=ITALIAN, book="chess").taught.at != "this position"
 
     report = library.refine("chess", rounds=2)
     rows = {r["question"]: r for r in library.store.rows("questions") if r["kind"] in cq.KINDS}
@@ -130,6 +136,12 @@ def test_refinement_restores_a_recommendation_the_memory_lost(library, tmp_path)
     assert evidence[0]["quote"] == "The right move is bishop to d2, blocking the check."
     names = [r["name"] for r in library.store.rows("skills")]
     assert len(names) == len(set(names))
+    # the position index teaches the move again, with the narrator's words and time
+    taught = library.evaluate_position(moves=ITALIAN, book="chess").taught
+    assert taught.at == "this position"
+    assert [(t.move_san, t.kind) for t in taught.moves] == [("Bd2", "recommend")]
+    assert taught.moves[0].quote == "The right move is bishop to d2, blocking the check."
+    assert taught.moves[0].evidence.start == evidence[0]["start"] and taught.moves[0].skill_id == restored[0]["id"]
     # the stored exam agrees: no question fell back, the chess ones all pass
     exam = library.exam("chess")
     assert not exam.regressions and all(exam.by_kind[kind] == 1.0 for kind in exam.by_kind if kind in cq.KINDS)

@@ -223,7 +223,7 @@ class Engine:
         return bool(self.path) and os.access(self.path, os.X_OK) and not os.path.isdir(self.path)
 
     def _start(self) -> chess.engine.SimpleEngine:
-        engine = chess.engine.SimpleEngine.popen_uci(self.path)
+        engine = _popen_daemonic(self.path)
         try:
             engine.configure({k: v for k, v in self.options.items() if k in engine.options})
         except chess.engine.EngineError:
@@ -282,6 +282,26 @@ class Engine:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _popen_daemonic(path: str) -> chess.engine.SimpleEngine:
+    """Start the engine from a daemon thread: python-chess runs each engine's event loop on
+    a thread that inherits its starter's daemon flag, and a non-daemon one would keep a
+    program that forgot ``close()`` from ever exiting."""
+    result: dict = {}
+
+    def start() -> None:
+        try:
+            result["engine"] = chess.engine.SimpleEngine.popen_uci(path)
+        except BaseException as exc:  # handed to the caller's thread
+            result["error"] = exc
+
+    starter = threading.Thread(target=start, name="engine-start", daemon=True)
+    starter.start()
+    starter.join()
+    if "error" in result:
+        raise result["error"]
+    return result["engine"]
 
 
 def _from_infos(board: chess.Board, infos: list[chess.engine.InfoDict], name: str) -> Analysis:

@@ -102,6 +102,10 @@ class ChessPack(DomainPack):
     def repair_draft(self, question, title: str):
         return chess_questions.repair_draft(question, title)
 
+    def repair_rows(self, question, skill: dict) -> dict[str, list[dict]]:
+        """The position index row a repaired move skill belongs to."""
+        return chess_questions.position_rows(question, skill)
+
     def extra_rows(self, tutorial: TutorialContext, plan: Plan) -> dict[str, list[dict]]:
         """The position index: each position the lesson discusses, the move said there,
         when, in which words, under which node and skill."""

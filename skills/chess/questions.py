@@ -202,3 +202,34 @@ def repair_draft(question: Question, title: str) -> tuple[str, str, list[str]] |
     if question.kind == NAME and moves:
         return f"{question.answer}: {numbered(moves)}", f"To play the {question.answer}", [numbered(moves)]
     return None
+
+
+def position_rows(question: Question, skill: dict) -> dict[str, list[dict]]:
+    """The position a move question is about, indexed with the skill a repair wrote for it,
+    so ``evaluate_position`` teaches the move there again."""
+    moves = san_tokens(question.question)
+    if question.kind in MOVE_KINDS:
+        path, move = moves, question.answer
+    elif question.kind == WHY and moves:
+        path, move = moves[:-1], moves[-1]
+    else:
+        return {}
+    board = chess.Board()
+    try:
+        for san in path:
+            board.push_san(san)
+        played = board.parse_san(move)
+    except ValueError:  # the question's moves are not a legal game: nothing to index
+        return {}
+    epd, san = board.epd(), board.san(played)
+    board.push(played)
+    opening = openings.lookup(board.epd()) or openings.lookup(epd)
+    kind = "avoid" if "warn against" in question.question else "move" if question.kind == ALTERNATIVE else "recommend"
+    e = question.evidence
+    return {"positions": [{
+        "id": f"{question.tutorial_id}:{question.id}", "book": skill["book"], "tutorial_id": question.tutorial_id,
+        "epd": epd, "move_san": san, "move_uci": played.uci(), "kind": kind, "line": 0, "ply": len(path) + 1,
+        "start": float(e.get("start", 0.0)), "end": float(e.get("end", 0.0)), "quote": e.get("quote", ""),
+        "reason": question.answer if question.kind == WHY else "", "node_id": skill["node_id"],
+        "skill_id": skill["id"], "eco": opening.eco if opening else "", "opening": opening.name if opening else "",
+    }]}
