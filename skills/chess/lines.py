@@ -16,7 +16,7 @@ import chess
 
 from ..transcript import Segment
 from . import openings
-from .moves import Mention, find_mentions
+from .moves import MIN_SCORE, Mention, find_mentions
 
 __all__ = ["MoveEvent", "track_lines"]
 
@@ -89,6 +89,11 @@ _STOP_IN_MOVE = re.compile(
     r"\b(?P<piece>pawn|knight|bishop|rook|queen|king)(?P<stop>[.!?]+)(?=\s+(?:to|takes|captures)\b)", re.IGNORECASE
 )
 _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reach
+# What staying in the opening book is worth, against a sound-alike's discount of 4 × (1 - 0.3) = 2.8
+# (moves.py): one book move does not outweigh what was heard, two in a row do.
+_BOOK_BONUS = 2.0
+_LOOKAHEAD = 2  # moves said next that may confirm a guess, each resolved with those after it
+_EPS = 1e-9
 
 
 @dataclass
@@ -153,14 +158,47 @@ class _Tracker:
         return b
 
     @staticmethod
-    def resolve(mention: Mention, board: chess.Board, strict: bool = True) -> chess.Move | None:
-        """The move `mention` names on `board`. A tie ("pawn to d4" heard where only b4, e4 and g4
-        are legal: sound-alikes) goes to the one candidate that reaches a named opening position,
-        since a lesson mostly walks through theory; otherwise a tie is a refusal."""
-        best = mention.candidates(board, strict)
-        if len(best) > 1:
-            best = [move for move in best if _named_after(board, move)]
-        return best[0] if len(best) == 1 else None
+    def resolve(
+        mention: Mention, board: chess.Board, strict: bool = True, following: tuple[Mention, ...] = ()
+    ) -> chess.Move | None:
+        """The move `mention` names on `board`, speech recognition's guesses weighed by opening theory,
+        which a lesson mostly walks through.
+
+        A tie ("pawn to d4" heard where only b4, e4 and g4 are legal: sound-alikes) goes to the one
+        candidate that stays in the book. From a book position, a move that stays in it gains
+        `_BOOK_BONUS`, and again when the next of the `following` mentions, resolved the same way,
+        then names a book move too: a sound-alike beats the move as heard only with that second
+        move ("bishop to d2, and black strikes with pawn to e5" is 6. Be2 e5 of the King's Indian).
+        When nothing fits the squares as heard, a book move to another file of the heard rank may
+        stand in, after a move word or with that second move ("the queen retreats to e3" for 9...
+        Qa3 of the Poisoned Pawn; not "the knight to f5", a misheard "the knight that defends e5").
+        Notation ("Bd2") was typed, not guessed: it stands. Otherwise a tie is a refusal.
+        """
+        move = _pick(mention, board, strict)
+        if mention.notation or not openings.in_book(board.epd()):
+            return move
+        scored = mention.scored(board, strict)
+        heard = {alt for _, alt in scored}
+        if not mention.candidates(board, strict, sound_alikes=False):
+            scored = mention.scored(board, strict, loose=True)
+        values: dict[chess.Move, float] = {}
+        for score, alt in scored:
+            after = board.copy()
+            after.push(alt)
+            if not openings.in_book(after.epd()):
+                if alt == move:
+                    values[alt] = score
+                continue  # only theory may overrule what was heard
+            nxt = _Tracker.resolve(following[0], after, strict, following[1:]) if following else None
+            confirmed = nxt is not None and _in_book(after, nxt)
+            if alt not in heard and not (mention.acted or confirmed):
+                continue
+            score += _BOOK_BONUS * (2 if confirmed else 1)
+            if score >= MIN_SCORE:
+                values[alt] = score
+        top = max(values.values(), default=0.0)
+        best = [alt for alt, value in values.items() if value > top - _EPS]
+        return move if move in best or len(best) != 1 else best[0]
 
     def restart(self) -> None:
         """Back to the initial position; the current line is still preferred if the moves follow it."""
@@ -302,11 +340,15 @@ class _Tracker:
 
     # sentences -------------------------------------------------------------------------------
 
-    def sentence(self, text: str, seg_at: Callable[[int], Segment]) -> None:
+    def sentence(
+        self, text: str, seg_at: Callable[[int], Segment], saids: list[_Said], then: Mention | None
+    ) -> None:
+        """Place the mentions of one sentence; `then` is the move the next sentence opens with, if
+        it continues from here: what confirms a guess at this sentence's last move."""
         if _RESTART.search(text):
             self.restart()
         restore: tuple[_Line | None, int] | None = None  # after a warned-against line, back to the lesson
-        saids = _roles(text)
+        again = False  # the mention before was a move played earlier, said again
         for n, said in enumerate(saids):
             m = said.mention
             seg = seg_at(m.end - 1)  # when the square was said: a move's words may start a segment earlier
@@ -321,12 +363,12 @@ class _Tracker:
             if said.role in ("alternative", "suppose") and self.alternative(said, text, seg):
                 continue
             board = self.board(self.path())
-            move = self.resolve(m, board)
+            move = self.resolve(m, board, following=_upcoming(saids[n + 1 :], then))
             if (
                 move is not None
                 and move not in m.candidates(board, sound_alikes=False)
                 and self.played_at(m, exact=True) is not None
-                and not _named_after(board, move)
+                and not _in_book(board, move)
             ):
                 # "pawn to e5" as heard names the e5 played before; a sound-alike new move ("g5")
                 # wins over that repeat only when it stays in opening theory
@@ -361,14 +403,42 @@ class _Tracker:
             elif said.role == "move" and (move := self.replaces_last(said, next(iter(saids[n + 1 :]), None))):
                 self.ply -= 1
                 self.play(move, said, text, seg)
+            elif said.role == "move" and again:
+                # "pawn to e5 [played before], white can play knight to c3 [fits nowhere here]": an
+                # "instead of" lost to speech recognition; the move replaces the one said again
+                self.alternative(said, text, seg)
+            again = k is not None and said.kind == "move"
         if restore is not None:
             self.line, self.ply = restore
 
 
-def _named_after(board: chess.Board, move: chess.Move) -> bool:
+def _upcoming(rest: list[_Said], then: Mention | None) -> tuple[Mention, ...]:
+    """The next `_LOOKAHEAD` moves said from the cursor on: up to a mention that may move the cursor
+    elsewhere (a reference, an alternative), else on into the next sentence's first move."""
+    ahead = []
+    for said in rest:
+        if said.role != "move":
+            break
+        ahead.append(said.mention)
+    else:
+        if then is not None:
+            ahead.append(then)
+    return tuple(ahead[:_LOOKAHEAD])
+
+
+def _in_book(board: chess.Board, move: chess.Move) -> bool:
+    """Whether `move` leads to a position some opening line passes through."""
     board = board.copy(stack=False)
     board.push(move)
-    return openings.lookup(board.epd()) is not None
+    return openings.in_book(board.epd())
+
+
+def _pick(mention: Mention, board: chess.Board, strict: bool) -> chess.Move | None:
+    """The best candidate, a tie broken by the one that stays in the book; None if still tied."""
+    best = mention.candidates(board, strict)
+    if len(best) > 1:
+        best = [move for move in best if _in_book(board, move)]
+    return best[0] if len(best) == 1 else None
 
 
 def _roles(text: str) -> list[_Said]:
@@ -443,7 +513,7 @@ def _reason(text: str, mention: Mention, mentions: list[Mention]) -> str:
 def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
     """Every move a narrated lesson mentions, in order, placed in its line of play."""
     segments = list(segments)
-    tracker = _Tracker()
+    sentences: list[tuple[str, Callable[[int], Segment]]] = []
     for text, spans, offset in _sentences(segments):
 
         def seg_at(pos: int, spans=spans, offset=offset) -> Segment:
@@ -451,5 +521,11 @@ def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
 
         stripped = text.lstrip()
         shift = len(text) - len(stripped)
-        tracker.sentence(stripped.rstrip(), lambda pos, shift=shift, seg_at=seg_at: seg_at(pos + shift))
+        sentences.append((stripped.rstrip(), lambda pos, shift=shift, seg_at=seg_at: seg_at(pos + shift)))
+    saids = [_roles(text) for text, _ in sentences] + [[]]
+    tracker = _Tracker()
+    for n, (text, seg_at) in enumerate(sentences):
+        first = saids[n + 1][0] if saids[n + 1] else None
+        continues = first is not None and first.role == "move" and not _RESTART.search(sentences[n + 1][0])
+        tracker.sentence(text, seg_at, saids[n], first.mention if continues else None)
     return tracker.events

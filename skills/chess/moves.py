@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-__all__ = ["Mention", "find_mentions", "find_moves", "parse_spoken_move"]
+__all__ = ["MIN_SCORE", "Mention", "find_mentions", "find_moves", "parse_spoken_move"]
 
 # --- tokens -------------------------------------------------------------------------------------
 
@@ -104,6 +104,8 @@ _RHYME_WEIGHT = 0.3
 # "takes d4" is often heard "take c4" or "takes c4": the s of "takes" and the letter after it run
 # together as "see". After a spoken capture word, a c-file square may be any rhyming file.
 _ABSORBED_WEIGHT = 0.6
+# Any file of a heard rank, for a caller that weighs guesses by a prior: below MIN_SCORE alone.
+_LOOSE_WEIGHT = 0.1
 # "plays knight" heard as one word ("playsite", "playite"): a verb with the knight glued on.
 _GLUED_KNIGHT = re.compile(r"^(?P<verb>[a-z]+?)(?:s?ite|s?ight|night|nite)$")
 # "the knight takes" heard as "I'd take": a knight only when a capture or "to" follows, and only
@@ -129,7 +131,8 @@ _ARTICLES = set("the a an this that his her its their my our your".split())
 _PREFIX_KINDS = {"piece", "file", "digit", "sq", "capture", "to", "on", "from", "verb", "filler", "color"}
 _CUE_KINDS = {"capture", "to", "verb"}
 _PREFIX_LIMIT = 8
-_MIN_SCORE = 3.0
+MIN_SCORE = 3.0
+"""The least score (`Mention.scored`) with which a mention names a move."""
 _EPS = 1e-9
 
 
@@ -324,6 +327,11 @@ class Mention:
     """From numbering: "3..." says Black's move, "3." White's; None when unnumbered."""
     cue: bool = False
     """A word that says a move is made (to, takes, plays, goes ...)."""
+    acted: bool = False
+    """A spoken move word stronger than "to" (takes, plays, retreats ...): "the knight to f5" may be
+    a misheard "the knight that defends e5", "the knight retreats to f5" is a move."""
+    notation: bool = False
+    """Written in notation ("Bd2", "exd5", "O-O"): typed, not a guess of speech recognition."""
     weak: bool = False
     """The target came from an ASR guess ("before", "84", "see 5") rather than a plain square."""
     bare: bool = False
@@ -354,6 +362,20 @@ class Mention:
 
         Without ``sound_alikes`` only the squares as heard count, no rhyming files.
         """
+        scored = self.scored(board, strict, sound_alikes)
+        if not scored or scored[0][0] < MIN_SCORE:
+            return []
+        return [move for s, move in scored if s > scored[0][0] - _EPS]
+
+    def scored(
+        self, board: chess.Board, strict: bool = True, sound_alikes: bool = True, loose: bool = False
+    ) -> list[tuple[float, chess.Move]]:
+        """Every legal move the mention could name, with how well it explains it, best first.
+
+        ``loose`` also lets any file of a heard rank stand in for the heard one, at a weight too low
+        to pass on its own: for a caller with a prior (an opening book) to choose from when the
+        squares as heard fit nothing ("retreats to e3" heard for "a3").
+        """
         if self.side is not None and board.turn != self.side:
             return []
         targets = dict(self.targets)
@@ -365,11 +387,15 @@ class Mention:
             for sq, w in self.targets.items():
                 for f in _RHYMING_FILES if chess.square_file(sq) in _RHYMING_FILES else ():
                     targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _RHYME_WEIGHT)
+        if loose:
+            for sq, w in self.targets.items():
+                for f in range(8):
+                    targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _LOOSE_WEIGHT)
         if self.recapture and not targets:
             if not board.move_stack:
                 return []
             targets = {board.peek().to_square: 1.0}  # from the board, not from speech: no sound-alikes
-        scored = sorted(
+        return sorted(
             (
                 (s, move)
                 for move in board.legal_moves
@@ -377,9 +403,6 @@ class Mention:
             ),
             key=lambda sm: -sm[0],
         )
-        if not scored or scored[0][0] < _MIN_SCORE:
-            return []
-        return [move for s, move in scored if s > scored[0][0] - _EPS]
 
     def _score(
         self, board: chess.Board, move: chess.Move, targets: dict[int, float], strict: bool, sound_alikes: bool = True
@@ -557,9 +580,10 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
         if t.kind == "color":
             mention.side = t.value
         elif t.kind == "capture":
-            seen_capture = mention.capture = mention.cue = True
+            seen_capture = mention.capture = mention.cue = mention.acted = True
         elif t.kind in _CUE_KINDS:
             mention.cue = True
+            mention.acted |= t.kind == "verb"
             if t.kind == "to":
                 mention.quiet = True
                 if t.value == 2:
@@ -632,6 +656,7 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
         m.weak = t.weak
         written = t.written
         if written:
+            m.notation = written["piece"] is not None or written["ff"] is not None or written["x"]
             if written["piece"] is not None:
                 m.piece = written["piece"]
                 m.cue = True
@@ -699,6 +724,7 @@ def _castle_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     sides = [p for p in toks[j:i] if p.kind == "side" or p.text in ("short", "long")]
     k = i + 1
     if t.written is not None:  # O-O written out
+        m.notation = True
         m.check = t.written["check"] == "+"
         m.mate = t.written["check"] == "#"
         m.cue = True

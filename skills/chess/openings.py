@@ -15,7 +15,7 @@ from importlib import resources
 
 import chess
 
-__all__ = ["Opening", "classify", "family", "lookup", "variation"]
+__all__ = ["Opening", "classify", "family", "in_book", "lookup", "variation"]
 
 
 @dataclass(frozen=True)
@@ -49,15 +49,18 @@ def variation(name: str) -> str | None:
 
 _lock = threading.Lock()
 _index: dict[str, Opening] | None = None
+_book: frozenset[str] = frozenset()
 
 
 def _load() -> dict[str, Opening]:
-    """EPD -> Opening for every row, built once on first use (about a second)."""
-    global _index
+    """EPD -> Opening for every row, and every position on the way, built once on first use (about
+    a second)."""
+    global _index, _book
     with _lock:
         if _index is None:
             boards: dict[tuple[str, ...], chess.Board] = {(): chess.Board()}
             index: dict[str, Opening] = {}
+            book = {chess.Board().epd()}
             data = resources.files(__package__).joinpath("data")
             for letter in "abcde":
                 text = data.joinpath(f"{letter}.tsv").read_text(encoding="utf-8")
@@ -67,9 +70,10 @@ def _load() -> dict[str, Opening]:
                     board = boards[sans[:k]].copy(stack=False)
                     for san in sans[k:]:
                         board.push_san(san)
+                        book.add(board.epd())  # a shorter prefix was added by the row that ends there
                     boards[sans] = board
                     index.setdefault(board.epd(), Opening(row["eco"], row["name"], row["pgn"]))
-            _index = index
+            _index, _book = index, frozenset(book)
         return _index
 
 
@@ -77,6 +81,15 @@ def lookup(epd: str) -> Opening | None:
     """The opening named by exactly this position (EPD or FEN), or None."""
     board, _ = chess.Board.from_epd(" ".join(epd.split()[:4]))
     return _load().get(board.epd())
+
+
+def in_book(epd: str) -> bool:
+    """Whether some line of the list passes through this position, named or not (1. e4 e6 2. d4 d5
+    3. e5 c5 4. c3 Nc6 5. Nf3 Qb6 has no row of its own, yet 6. a3 and 6. Bd3 do): opening theory
+    a lesson is likely to walk through, the prior that speech recognition's guesses are weighed by."""
+    _load()
+    board, _ = chess.Board.from_epd(" ".join(epd.split()[:4]))
+    return board.epd() in _book
 
 
 def classify(board: chess.Board) -> Opening | None:
