@@ -1,61 +1,63 @@
 """The position index read back: what the tutorials teach at a position, found by its EPD
 (so transpositions meet), walking back through the moves when the exact position was never
-discussed.
+discussed, and the skills related to it.
 
-`evaluate_position` asks this on every call, beside an engine search of a few milliseconds, so
-the answers are cached per library and keyed by the versions of the tables they come from: a
-position walk is a set lookup per ply, and a repeated question costs one version check. A commit
-by any process (another agent ingesting) moves a version and so refreshes what is cached.
+`evaluate_position` asks this on every call, beside an engine search of a few tens of
+milliseconds, so it is kept off the caller's clock twice over. It runs on a worker thread while
+the engine searches (`ground_async`). And its answers are cached per library, keyed by the
+versions of exactly the tables they come from, all looked up in one trip: a repeated question
+costs that trip. A LanceDB query costs milliseconds however small the table (more just after a
+commit), so a new question, or any question after another agent's ingest, reads in one go on
+LanceDB's loop: the rows at every position of the line in one query beside the book's facts,
+then the briefs of the skills those rows name, while this thread asks the keyword (BM25) query
+for the opening's skills (its name is in theirs, so no embedding is needed).
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
 
 import chess
+from lancedb.background_loop import LOOP
 
 from tutorialbook.memory.store import in_list, quote
 from tutorialbook.models import Evidence, SkillBrief, Taught, TaughtMove
 
 KIND_ORDER = {"recommend": 0, "avoid": 1, "move": 2}
-_TAUGHT_TABLES = ("positions", "tutorials")
-_SKILL_TABLES = ("skills",)
-_LRU_SIZE = 512
+_TABLES = ("books", "positions", "tutorials", "skills")
+_ROW_COLUMNS = ["epd", "tutorial_id", "move_san", "kind", "reason", "quote", "node_id", "skill_id", "start", "end"]
+_TUTORIAL_COLUMNS = ["id", "title", "source", "timed", "status"]
+_BRIEF_COLUMNS = list(SkillBrief.model_fields)
+_LRU_SIZE = 2048
+_GONE = False  # a brief's cached value when the skill no longer exists
 
-T = TypeVar("T")
+# a few threads: concurrent evaluate_position calls (the HTTP server's) ground in parallel
+_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="chess-grounding")
 
 
 class _Cache:
-    """One library's cached answers; every key carries the table versions it was read at."""
+    """One library's cached answers, in an LRU whose keys carry the table versions they were
+    read at (an answer at an older version is never asked for again, and ages out)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.epds: dict[tuple, frozenset[str]] = {}
         self.lru: OrderedDict[tuple, object] = OrderedDict()
 
-    def known(self, key: tuple, load: Callable[[], frozenset[str]]) -> frozenset[str]:
-        with self.lock:
-            found = self.epds.get(key)
-        if found is None:
-            found = load()
-            with self.lock:
-                # an older version of the same book is stale for good
-                for old in [k for k in self.epds if k[0] == key[0]]:
-                    del self.epds[old]
-                self.epds[key] = found
-        return found
-
-    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+    def peek(self, key: Hashable):
+        """The cached value, or None."""
         with self.lock:
             if key in self.lru:
                 self.lru.move_to_end(key)
                 return self.lru[key]
-        value = compute()
+        return None
+
+    def keep(self, key: Hashable, value):
         with self.lock:
             self.lru[key] = value
             while len(self.lru) > _LRU_SIZE:
@@ -84,43 +86,121 @@ def clear_cache(library=None) -> None:
             _caches.pop(library, None)
 
 
-def _book_where(book: str) -> str:
-    return f"book = {quote(book)}" if book else ""
+def ground(library, board: chess.Board, opening, book: str = "") -> tuple[Taught, list[SkillBrief]]:
+    """What the tutorials teach at `board` (or the nearest earlier position) and the related
+    skills: those of the taught moves, then (with a book) the opening's. A `book` that does not
+    exist raises the library's NotFound."""
+    return _lookup(library, board, opening, book)
 
 
-def rows_at(library, epd: str, book: str = "") -> list[dict]:
-    where = f"epd = {quote(epd)}" + (f" AND book = {quote(book)}" if book else "")
-    return library.store.rows("positions", where)
+def ground_async(library, board: chess.Board, opening, book: str = "") -> Future:
+    """`ground` on a worker thread, so it runs while the engine searches."""
+    return _pool.submit(ground, library, board, opening, book)
 
 
 def taught_at(library, board: chess.Board, book: str = "") -> Taught:
     """What the tutorials teach at `board`, else at the nearest earlier position of its moves."""
-    cache = _cache(library)
-    versions = library.store.versions(_TAUGHT_TABLES)
-    known = cache.known(
-        (book, versions),
-        lambda: frozenset(r["epd"] for r in library.store.rows("positions", _book_where(book) or None, ["epd"])),
-    )
+    return _lookup(library, board, None, book, related=False)[0]
+
+
+def skill_ids(taught: Taught) -> list[str]:
+    return list(dict.fromkeys(m.skill_id for m in taught.moves if m.skill_id))
+
+
+def _lookup(library, board: chess.Board, opening, book: str, related: bool = True) -> tuple[Taught, list[SkillBrief]]:
+    """`ground`, or (not `related`) only what is taught, with no check that the book exists."""
+    store, cache = library.store, _cache(library)
+    books_v, positions_v, tutorials_v, skills_v = store.versions(_TABLES)
+    line = (book, board.fen(), tuple(board.move_stack))
+    in_book = f"book = {quote(book)}" if book else None
+    exists = cache.peek(("exists", book, books_v)) if related and book else True
+    taught = cache.peek(("taught", *line, positions_v, tutorials_v))
+    tutorials = cache.peek(("tutorials", book, tutorials_v)) if taught is None else None
+    reads = {}
+    if exists is None:
+        reads["exists"] = ("books", f"id = {quote(book)}", ["id"])
+    if taught is None:
+        at = in_list("epd", dict.fromkeys(_epds(board)))
+        reads["rows"] = ("positions", f"{at} AND {in_book}" if book else at, _ROW_COLUMNS)
+        if tutorials is None:
+            reads["tutorials"] = ("tutorials", in_book, _TUTORIAL_COLUMNS)
+    ids = skill_ids(taught) if taught is not None else None  # else: those the rows name, once read
+    briefs_due = related and (ids is None or any(cache.peek(("brief", i, skills_v)) is None for i in ids))
+    pending = _fetch(store, cache, reads, ids if related else [], skills_v) if reads or briefs_due else None
+    name = opening.name if (related and book and opening is not None) else ""
+    by_name = _opening_skills(library, name, book, skills_v) if name else []  # while the reads run
+    found = pending.result() if pending is not None else {}
+    if "exists" in found:
+        exists = cache.keep(("exists", book, books_v), bool(found["exists"]))
+    if "tutorials" in found:
+        tutorials = cache.keep(("tutorials", book, tutorials_v), {t["id"]: t for t in found["tutorials"]})
+    if not exists:
+        raise library.missing_book(book)
+    if taught is None:
+        taught = cache.keep(("taught", *line, positions_v, tutorials_v), _taught(board, found["rows"], tutorials))
+    taught = taught.model_copy(update={"moves": list(taught.moves)})  # the cached one stays as it is
+    if not related:
+        return taught, []
+    ids, read = skill_ids(taught), found.get("briefs", {})
+    briefs = [read[i] if i in read else cache.peek(("brief", i, skills_v)) for i in ids]
+    return taught, [b for b in briefs if b] + [b for b in by_name if b.id not in ids]
+
+
+def _fetch(store, cache: _Cache, reads: dict[str, tuple[str, str | None, list[str]]], ids: list[str] | None,
+           skills_v: int) -> Future:
+    """The reads (by name), run together on LanceDB's loop, then the briefs of the skills the
+    rows name (or of `ids`) that are not cached at `skills_v`: the caller does other work meanwhile."""
+    tables = {name: store.table(table) for name, (table, _, _) in reads.items()}
+    skills = store.table("skills")
+
+    async def fetch() -> dict:
+        names = list(reads)
+        found = dict(zip(names, await asyncio.gather(*(_query(store, tables[n], *reads[n]) for n in names))))
+        wanted = ids if ids is not None else {r["skill_id"] for r in found["rows"] if r["skill_id"]}
+        missing = [i for i in wanted if cache.peek(("brief", i, skills_v)) is None]
+        if missing:
+            briefs = {r["id"]: SkillBrief(**r) for r in
+                      await _query(store, skills, "skills", in_list("id", missing), _BRIEF_COLUMNS)}
+            found["briefs"] = {i: cache.keep(("brief", i, skills_v), briefs.get(i, _GONE)) for i in missing}
+        return found
+
+    return asyncio.run_coroutine_threadsafe(fetch(), LOOP.loop)
+
+
+async def _query(store, table, name: str, where: str | None, columns: list[str]) -> list[dict]:
+    inner = getattr(table, "_table", None)  # the AsyncTable behind a local LanceTable
+    if inner is None or not hasattr(inner, "query"):
+        return await asyncio.to_thread(store.rows, name, where, columns)
+    query = inner.query().select(columns)
+    return (await (query.where(where) if where else query).to_arrow()).to_pylist()
+
+
+def _epds(board: chess.Board) -> Iterable[str]:
+    """The EPD of the position, then of each earlier one of its moves."""
     board = board.copy()
-    for back in range(len(board.move_stack) + 1):
-        epd = board.epd()
-        if epd in known:
-            moves = cache.get(
-                ("taught", book, epd, versions), lambda epd=epd: _taught_moves(library, rows_at(library, epd, book))
-            )
-            if moves:
-                return Taught(at="this position" if back == 0 else "earlier position", plies_back=back,
-                              fen=board.fen(), moves=list(moves))
-        if not board.move_stack:
-            break
+    yield board.epd()
+    while board.move_stack:
         board.pop()
+        yield board.epd()
+
+
+def _taught(board: chess.Board, rows: list[dict], tutorials: dict[str, dict]) -> Taught:
+    """The taught moves at the nearest position of the line that has any."""
+    by_epd: dict[str, list[dict]] = {}
+    for row in rows:
+        by_epd.setdefault(row["epd"], []).append(row)
+    for back, epd in enumerate(_epds(board)):
+        moves = _taught_moves(by_epd.get(epd, []), tutorials)
+        if moves:
+            earlier = board.copy()
+            for _ in range(back):
+                earlier.pop()
+            return Taught(at="this position" if back == 0 else "earlier position", plies_back=back,
+                          fen=earlier.fen(), moves=moves)
     return Taught(at="nothing found")
 
 
-def _taught_moves(library, rows: list[dict]) -> list[TaughtMove]:
-    if not rows:
-        return []
-    tutorials = {t["id"]: t for t in library.store.rows("tutorials", in_list("id", {r["tutorial_id"] for r in rows}))}
+def _taught_moves(rows: list[dict], tutorials: dict[str, dict]) -> list[TaughtMove]:
     seen, out = set(), []
     for row in sorted(rows, key=lambda r: (KIND_ORDER.get(r["kind"], 3), r["start"])):
         key = (row["move_san"], row["kind"], row["tutorial_id"])
@@ -143,25 +223,11 @@ def _link(tutorial: dict, start: float) -> str:
     return f"{uri}#t={int(start)}" if tutorial["timed"] else uri
 
 
-def skill_ids(taught: Taught) -> list[str]:
-    return list(dict.fromkeys(m.skill_id for m in taught.moves if m.skill_id))
-
-
-def related_skills(library, taught: Taught, opening, book: str) -> list[SkillBrief]:
-    """Skills tied to the taught moves, then (with a book) skills about the opening."""
-    ids = skill_ids(taught)
-    name = opening.name if (book and opening is not None) else ""
-    if not ids and not name:
-        return []
-    versions = library.store.versions(_SKILL_TABLES)
-    return list(_cache(library).get(("related", book, name, tuple(ids), versions),
-                                    lambda: _related(library, ids, name, book)))
-
-
-def _related(library, ids: list[str], name: str, book: str) -> list[SkillBrief]:
-    rows = library.store.rows("skills", in_list("id", ids)) if ids else []
-    rows.sort(key=lambda r: ids.index(r["id"]))
-    if name:
-        hits, _ = library.rank_skills(name, book, k=3, mode="hybrid")
-        rows += [h.row for h in hits if h.row["id"] not in ids]
-    return [SkillBrief(**{k: r[k] for k in SkillBrief.model_fields}) for r in rows if r]
+def _opening_skills(library, name: str, book: str, skills_v: int) -> list[SkillBrief]:
+    """The book's three skills best matching the opening's name by keywords."""
+    key = ("opening", book, name, skills_v)
+    found = _cache(library).peek(key)
+    if found is None:
+        hits, _ = library.rank_skills(name, book, k=3, mode="keyword", columns=_BRIEF_COLUMNS)
+        found = _cache(library).keep(key, [SkillBrief(**{k: h.row[k] for k in _BRIEF_COLUMNS}) for h in hits])
+    return found
