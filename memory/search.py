@@ -1,5 +1,11 @@
 """Finding skills: keyword (BM25), vector, hybrid (both fused with RRF), and TOC descent.
 
+A hybrid search runs its two halves itself, on LanceDB's event loop, rather than through
+LanceDB's hybrid query: the full-text half starts while the query is still being embedded, each
+half reads only the columns asked for, and the fusion is exactly ``RRFReranker``'s (ranks from 1,
+``1 / (rank + RRF_K)`` summed, as float32). Equal scores are ordered by row id in every mode, so
+a ranking does not depend on insertion order or fragment layout.
+
 The TOC descent walks the book's tree from the root, scoring each child by how well its
 own text and the skills in its subtree match the query, keeps a beam of the best
 branches, and returns the route so an agent can see (and question) the path taken.
@@ -7,11 +13,13 @@ branches, and returns the route so an agent can see (and question) the path take
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
-from lancedb.rerankers import RRFReranker
+from lancedb.background_loop import LOOP
 
 from tutorialbook.memory import indexing
 from tutorialbook.memory.store import Store, in_list, quote
@@ -29,33 +37,90 @@ class Hit:
     score: float
 
 
-def search(store: Store, table: str, book: str, query: str, vector: np.ndarray | None,
-           mode: str, limit: int, where: str | None = None) -> list[Hit]:
-    """Rows of ``table`` in ``book`` ranked for the query; scores are higher-is-better."""
-    tbl = store.table(table)
-    if tbl.count_rows() == 0:  # e.g. no lessons yet: a hybrid query costs ms even on nothing
-        return []
+def search(store: Store, table: str, book: str, query: str,
+           vector: np.ndarray | Callable[[], np.ndarray] | None, mode: str, limit: int,
+           where: str | None = None, columns: list[str] | None = None) -> list[Hit]:
+    """Rows of ``table`` in ``book`` ranked for the query; scores are higher-is-better.
+
+    ``vector`` may be a function computing it, so that a hybrid search embeds the query while
+    its full-text half runs. ``columns`` limits what rows carry (always with ``id``): reading
+    columns is most of what a query over a large table costs."""
+    inner = store.table(table)._table  # the AsyncTable: a query is one trip to LanceDB's loop
     scope = f"book = {quote(book)}" + (f" AND ({where})" if where else "")
+    select = list(dict.fromkeys(["id", *columns])) if columns else None
     if mode == "keyword":
-        rows = tbl.search(query, query_type="fts").where(scope, prefilter=True).limit(limit).to_list()
-        return [Hit(r, float(r["_score"])) for r in rows]
-    if mode == "vector":
-        q = tbl.search(vector.tolist(), query_type="vector").distance_type("cosine")
-        rows = indexing.tune(q, store, table).where(scope, prefilter=True).limit(limit).to_list()
-        return [Hit(r, 1.0 - float(r["_distance"])) for r in rows]
-    q = tbl.search(query_type="hybrid").vector(vector.tolist()).text(query).distance_type("cosine")
-    rows = (
-        indexing.tune(q, store, table).where(scope, prefilter=True)
-        .rerank(RRFReranker(K=RRF_K)).limit(limit).to_list()
-    )
-    return [Hit(r, float(r["_relevance_score"])) for r in rows]
+        rows = LOOP.run(_rows(_text(inner, query, scope, select, limit)))
+        return _ranked([Hit(r, float(r["_score"])) for r in rows])
+    text_rows = None
+    if mode != "vector":  # hybrid: the full-text half runs meanwhile
+        text_rows = asyncio.run_coroutine_threadsafe(_rows(_text(inner, query, scope, select, limit)), LOOP.loop)
+    vector = vector() if callable(vector) else vector
+    exact = text_rows is None  # RRF reads only the vector half's ranks
+    rows = LOOP.run(_rows(_nearest(store, table, inner, vector, scope, select, limit, exact)))
+    if len(rows) < limit and indexing.tuning(store, table) is not None:  # the probed partitions fell short
+        rows = LOOP.run(_rows(_nearest(store, table, inner, vector, scope, select, limit, exact, widen=True)))
+    if text_rows is None:
+        return _ranked([Hit(r, 1.0 - float(r["_distance"])) for r in rows])
+    return fuse(rows, text_rows.result(), limit)
 
 
-def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray, k: int
-                ) -> tuple[list[Hit], list[RouteStep]]:
-    """Descend the tree with a beam; return the skills under the chosen branches."""
-    skill_hits = search(store, "skills", tree.book, query, vector, "hybrid", max(50, 5 * k))
-    node_hits = search(store, "nodes", tree.book, query, vector, "hybrid", 50)
+def fuse(vector_rows: list[dict], text_rows: list[dict], limit: int) -> list[Hit]:
+    """Reciprocal rank fusion, as LanceDB's ``RRFReranker(K=RRF_K)`` computes it; a row found
+    by both halves keeps its vector-half copy, as the reranker's merge does."""
+    scores: dict[str, float] = defaultdict(float)
+    rows: dict[str, dict] = {}
+    for ranked in (vector_rows, text_rows):
+        for rank, row in enumerate(ranked, 1):
+            scores[row["id"]] += 1 / (rank + RRF_K)
+            rows.setdefault(row["id"], row)
+    return _ranked([Hit(rows[i], float(np.float32(s))) for i, s in scores.items()])[:limit]
+
+
+def _ranked(hits: list[Hit]) -> list[Hit]:
+    """Best first; equal scores by row id."""
+    return sorted(hits, key=lambda h: (-h.score, h.row["id"]))
+
+
+def _text(inner, query: str, scope: str, select: list[str] | None, limit: int):
+    q = inner.query().nearest_to_text(query).where(scope).limit(limit)
+    return q.select([*select, "_score"]) if select else q
+
+
+def _nearest(store: Store, table: str, inner, vector: np.ndarray, scope: str, select: list[str] | None,
+             limit: int, exact: bool, widen: bool = False):
+    q = inner.query().nearest_to(vector).distance_type("cosine")
+    q = indexing.tune(q, store, table, refine=exact, widen=widen)
+    q = q.where(scope).limit(limit)
+    return q.select([*select, "_distance"]) if select else q
+
+
+async def _rows(query) -> list[dict]:
+    return (await query.to_arrow()).to_pylist()
+
+
+class BookColumns:
+    """Some columns of every row of one book in a table, read in one scan and kept as Arrow:
+    reading ten rows' columns back from a 100,000-row table costs about 0.3 ms a column, picking
+    them from here microseconds."""
+
+    def __init__(self, store: Store, table: str, book: str, columns: list[str]):
+        query = store.table(table)._table.query().where(f"book = {quote(book)}").select(columns)
+        self._rows = LOOP.run(query.to_arrow()).combine_chunks()  # a take across chunks costs ms
+        self._at = {row_id: n for n, row_id in enumerate(self._rows["id"].to_pylist())}
+
+    def rows(self, ids: list[str]) -> dict[str, dict]:
+        """The kept rows of those ids it has, by id."""
+        at = [self._at[i] for i in ids if i in self._at]
+        return {r["id"]: r for r in self._rows.take(at).to_pylist()} if at else {}
+
+
+def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Callable[[], np.ndarray], k: int,
+                columns: list[str] | None = None) -> tuple[list[Hit], list[RouteStep]]:
+    """Descend the tree with a beam; return the skills under the chosen branches (their rows
+    limited to ``columns``, and ``node_id``)."""
+    columns = [*columns, "node_id"] if columns else None
+    skill_hits = search(store, "skills", tree.book, query, vector, "hybrid", max(50, 5 * k), columns=columns)
+    node_hits = search(store, "nodes", tree.book, query, vector, "hybrid", 50, columns=["id"])
     own = {h.row["id"]: h.score for h in node_hits}
     by_node: dict[str, float] = defaultdict(float)
     for hit in skill_hits:
@@ -97,19 +162,18 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray, k: int
     allowed = {n for c in chosen_nodes for n in tree.subtree(c)} if chosen_nodes else set(tree.nodes)
     ranked_hits = [h for h in skill_hits if h.row["node_id"] in allowed]
     if len(ranked_hits) < k:
-        ranked_hits += _fill(store, tree, allowed, vector, {h.row["id"] for h in ranked_hits}, k - len(ranked_hits))
+        ranked_hits += _fill(store, tree, allowed, vector, {h.row["id"] for h in ranked_hits}, k - len(ranked_hits),
+                             columns)
     return ranked_hits[:k], route
 
 
-def _fill(store: Store, tree: Tree, allowed: set[str], vector, seen: set[str], n: int) -> list[Hit]:
+def _fill(store: Store, tree: Tree, allowed: set[str], vector, seen: set[str], n: int,
+          columns: list[str] | None) -> list[Hit]:
     """Skills of the chosen branches that the global search did not rank: order by cosine."""
     if not allowed:
         return []
-    q = store.table("skills").search(vector.tolist()).distance_type("cosine")
-    rows = (indexing.tune(q, store, "skills")
-            .where(f"book = {quote(tree.book)} AND {in_list('node_id', allowed)}", prefilter=True)
-            .limit(n + len(seen)).to_list())
-    return [Hit(r, (1.0 - float(r["_distance"])) / RRF_K) for r in rows if r["id"] not in seen][:n]
+    hits = search(store, "skills", tree.book, "", vector, "vector", n + len(seen), in_list("node_id", allowed), columns)
+    return [Hit(h.row, h.score / RRF_K) for h in hits if h.row["id"] not in seen][:n]
 
 
 def _reason(own: float, skills: float, total: float) -> str:

@@ -145,3 +145,31 @@ def test_refinement_restores_a_recommendation_the_memory_lost(library, tmp_path)
     # the stored exam agrees: no question fell back, the chess ones all pass
     exam = library.exam("chess")
     assert not exam.regressions and all(exam.by_kind[kind] == 1.0 for kind in exam.by_kind if kind in cq.KINDS)
+
+
+# -- queries that spell out moves ------------------------------------------------------------
+
+@pytest.mark.parametrize("query,moves", [
+    (f"After {ITALIAN}, what does the lesson recommend for White?", cq.san_tokens(ITALIAN)),
+    ("after 1 e4 e5 2 Nf3 what should black play", ["e4", "e5", "Nf3"]),
+    ("1. e4 e5 2. Ke3?? is it any good", ["e4", "e5"]),  # the legal prefix
+    ("How do I play against e4?", []),  # one move names no line
+    ("Bb5 a6 Ba4", []),  # not from the initial position
+    ("Keep the pawns on c3, d4 and e3", []),
+])
+def test_a_query_names_the_moves_it_plays_from_the_start(query, moves):
+    from tutorialbook.skills.chess.query import moves_in
+
+    assert moves_in(query) == moves
+
+
+def test_retrieval_puts_skills_that_continue_the_query_moves_first(library, tmp_path):
+    """Every skill of an opening shares its first moves; the one that goes on from the
+    question's exact position must lead in every mode."""
+    path = tmp_path / "italian-game-lesson.txt"
+    path.write_text("\n\n".join(LESSON) + "\n")
+    library.ingest(str(path), book="chess", domain="chess", refine_rounds=0)
+    query = "After 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6, what should White play?"
+    for mode in ("hybrid", "toc", "keyword", "vector"):
+        top = library.retrieve(query, "chess", k=3, mode=mode).skills[0]
+        assert "3. Bc4 Nf6 4. d3" in top.name or top.name.endswith("3. Bc4 Nf6, play d3"), (mode, top.name)

@@ -71,7 +71,8 @@ def first_paths(events: list[MoveEvent]) -> dict[str, list[str]]:
     return paths
 
 
-def _in_sequence(tokens: list[str], wanted: list[str]) -> bool:
+def in_sequence(tokens: list[str], wanted: list[str]) -> bool:
+    """Whether ``wanted`` occurs in ``tokens`` as a contiguous run."""
     n = len(wanted)
     return n > 0 and any(tokens[i:i + n] == wanted for i in range(len(tokens) - n + 1))
 
@@ -181,7 +182,7 @@ def answers(question: Question, skill) -> bool:
         wanted += san_tokens(question.answer)
     elif not qs.contains(body, question.answer):
         return False
-    return _in_sequence(san_tokens(body), wanted)
+    return in_sequence(san_tokens(body), wanted)
 
 
 GRADERS = {kind: answers for kind in KINDS}
