@@ -1,0 +1,173 @@
+"""Lessons agents write back, as :class:`~tutorialbook.library.Library` methods (the merge
+rules are :mod:`tutorialbook.memory.lessons`)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from tutorialbook.common import lesson_view
+from tutorialbook.errors import NotFound, TutorialbookError
+from tutorialbook.memory import history as hist
+from tutorialbook.memory import lessons as lesson_store
+from tutorialbook.memory.search import search
+from tutorialbook.memory.store import in_list, quote
+from tutorialbook.memory.tree import Tree
+from tutorialbook.models import FeedbackCount, LessonResult, SkillFeedback
+
+
+class Lessons:
+    """Library methods that record lessons and skill feedback."""
+
+    # -- lessons -----------------------------------------------------------------
+    def record_lesson(self, lesson: str, book: str, outcome: str = "note", skill_id: str = "", node_id: str = "",
+                      context: str = "", feedback: list[SkillFeedback] | None = None,
+                      agent: str | None = None) -> LessonResult:
+        """Store (or count again) one lesson. ``agent`` is who learned it (over HTTP: the
+        caller's token); by default settings.agent."""
+        item = {"lesson": lesson, "outcome": outcome, "skill_id": skill_id, "node_id": node_id,
+                "context": context, "feedback": feedback}
+        return self._record_lessons([item], book, agent, single=True)[0]
+
+    def record_lessons(self, lessons: list[dict], book: str, agent: str | None = None) -> list[LessonResult]:
+        """Record many lessons of one book at once. Each item takes record_lesson's arguments
+        (``lesson``, ``outcome``, ``skill_id``, ``node_id``, ``context``, ``feedback``). All are
+        checked before anything is written; then the new lessons are one commit, merges one
+        update, feedback one update per skill, and their history one commit."""
+        if not isinstance(lessons, list) or not lessons:
+            raise TutorialbookError("lessons", "give a non-empty list of lessons")
+        return self._record_lessons(lessons, book, agent, single=False)
+
+    def _record_lessons(self, items: list, book: str, agent: str | None, single: bool) -> list[LessonResult]:
+        agent = agent or self.agent
+        tree = self.tree(book)
+        plans = [self._lesson_plan(item, book, tree, "" if single else f"lessons[{n}].")
+                 for n, item in enumerate(items)]
+        vectors = self.embed([p["text"] for p in plans])
+        for plan, vector in zip(plans, vectors):
+            plan["vector"] = vector
+            if not plan["node_id"]:
+                plan["node_id"] = self._best_node(tree, plan["text"], vector)
+                plan["attached"] = ("root:" if plan["node_id"] == tree.root_id else "node:") + plan["node_id"]
+        now = time.time()
+        rows = []
+        ids = [lesson_store.lesson_id(book, f"skill:{p['skill_id']}" if p["skill_id"] else f"node:{p['node_id']}",
+                                      p["text"]) for p in plans]
+        for plan, row_id, similar in zip(plans, ids, self._similar_lessons(book, ids, vectors)):
+            target = f"skill:{plan['skill_id']}" if plan["skill_id"] else f"node:{plan['node_id']}"
+            plan["similar"] = similar
+            rows.append({
+                "id": row_id, "book": book, "text": plan["text"], "outcome": plan["outcome"],
+                "context": plan["context"], "skill_id": plan["skill_id"], "node_id": plan["node_id"],
+                "agent": agent, "key": target, "merged_count": 1, "created_at": now, "updated_at": now,
+                "vector": plan["vector"].tolist(),
+            })
+        # new ids in one commit; an id already stored (or repeated in this batch) is counted
+        with self.store.lock("lessons"):
+            present = {r["id"] for r in self.store.rows("lessons", in_list("id", [r["id"] for r in rows]), ["id"])}
+            fresh: dict[str, dict] = {}
+            extra: dict[str, int] = {}
+            merged_flags = []
+            for row in rows:
+                if row["id"] in present or row["id"] in fresh:
+                    extra[row["id"]] = extra.get(row["id"], 0) + 1
+                    merged_flags.append(True)
+                else:
+                    fresh[row["id"]] = row
+                    merged_flags.append(False)
+            written = self.store.insert("lessons", list(fresh.values()))
+            by_count: dict[int, list[str]] = {}
+            for row_id, n in extra.items():
+                by_count.setdefault(n, []).append(row_id)
+            for n, ids in by_count.items():
+                written = self.store.update_sql("lessons", in_list("id", ids),
+                                                {"merged_count": f"merged_count + {n}", "updated_at": repr(now)})
+        stored = {r["id"]: r for r in self.store.rows("lessons", in_list("id", [r["id"] for r in rows]))}
+        # feedback: one update per skill for the whole batch
+        verdicts_of = []
+        totals: dict[str, dict[str, int]] = {}
+        for plan in plans:
+            verdicts = list(plan["verdicts"])
+            sid = plan["skill_id"]
+            if sid and plan["outcome"] in ("success", "failure") and sid not in {s for s, _ in verdicts}:
+                verdicts.append((sid, "helpful" if plan["outcome"] == "success" else "harmful"))
+            verdicts_of.append(verdicts)
+            for s, verdict in verdicts:
+                column = "helpful" if verdict == "helpful" else "harmful"
+                totals.setdefault(s, {}).setdefault(column, 0)
+                totals[s][column] += 1
+        for s, columns in totals.items():
+            self.store.update_sql("skills", f"id = {quote(s)}", {c: f"{c} + {n}" for c, n in columns.items()})
+        counts = {r["id"]: r for r in self.store.rows("skills", in_list("id", list(totals)))} if totals else {}
+        version = hist.version_of(written)
+        hist.record(self.store, [
+            hist.lesson_event(book, agent, stored.get(row["id"], row), merged, verdicts, version, time.time())
+            for row, merged, verdicts in zip(rows, merged_flags, verdicts_of)
+        ])
+        results = []
+        for plan, row, merged, verdicts in zip(plans, rows, merged_flags, verdicts_of):
+            now_row = stored.get(row["id"], row)
+            results.append(LessonResult(
+                lesson_id=row["id"], merged=merged, merged_count=now_row["merged_count"], attached_to=plan["attached"],
+                similar=[lesson_view(r, 1 - r["_distance"]) for r in plan["similar"]],
+                feedback=[FeedbackCount(skill_id=c["id"], helpful=c["helpful"], harmful=c["harmful"])
+                          for c in (counts[s] for s in dict.fromkeys(s for s, _ in verdicts) if s in counts)],
+            ))
+        return results
+
+    def _similar_lessons(self, book: str, ids: list[str], vectors: np.ndarray, k: int = 5) -> list[list[dict]]:
+        """Stored lessons similar to each new one (itself excluded): one vector query for a whole batch."""
+        table = self.store.table("lessons")
+        if len(ids) == 1:
+            hits = [table.search(vectors[0].tolist()).distance_type("cosine")
+                    .where(f"book = {quote(book)} AND id != {quote(ids[0])}", prefilter=True).limit(k).to_list()]
+        else:
+            hits = [[] for _ in ids]
+            for r in (table.search([v.tolist() for v in vectors]).distance_type("cosine")
+                      .where(f"book = {quote(book)}", prefilter=True).limit(k + 1).to_list()):
+                hits[r.pop("query_index")].append(r)
+            hits = [sorted((r for r in found if r["id"] != own), key=lambda r: r["_distance"])[:k]
+                    for found, own in zip(hits, ids)]
+        return [[r for r in found if 1 - r["_distance"] >= lesson_store.SIMILAR] for found in hits]
+
+    def _lesson_plan(self, item, book: str, tree: Tree, prefix: str) -> dict:
+        """One lesson's checked arguments (errors name the field, prefixed in a batch)."""
+        get = item.get if isinstance(item, dict) else lambda k, d=None: getattr(item, k, d)
+        text = (get("lesson") or "").strip() if isinstance(get("lesson") or "", str) else ""
+        outcome, skill_id, node_id = get("outcome") or "note", get("skill_id") or "", get("node_id") or ""
+        context = get("context") or ""
+        if not text:
+            raise TutorialbookError(prefix + "lesson", "is empty; say what worked or what did not")
+        if len(text) > lesson_store.MAX_LESSON_CHARS:
+            raise TutorialbookError(prefix + "lesson", f"is {len(text)} characters; the limit is {lesson_store.MAX_LESSON_CHARS}")
+        if outcome not in lesson_store.OUTCOMES:
+            raise TutorialbookError(prefix + "outcome", f"{outcome!r} is not one of {', '.join(lesson_store.OUTCOMES)}")
+        if len(context) > lesson_store.MAX_LESSON_CHARS:
+            raise TutorialbookError(prefix + "context", f"is over {lesson_store.MAX_LESSON_CHARS} characters")
+        verdicts = []
+        for f in get("feedback") or []:
+            f = f if isinstance(f, SkillFeedback) else SkillFeedback.model_validate(f)
+            self._skill_in_book(f.skill_id, book, prefix + "feedback")
+            verdicts.append((f.skill_id, f.verdict))
+        if skill_id:
+            node_id = self._skill_in_book(skill_id, book, prefix + "skill_id")["node_id"]
+            attached = f"skill:{skill_id}"
+        elif node_id:
+            if node_id not in tree.nodes:
+                raise NotFound(prefix + "node_id", f"no node {node_id!r} in book {book!r}")
+            attached = f"node:{node_id}"
+        else:
+            attached = ""  # the best-matching node, once the text is embedded
+        return {"text": text, "outcome": outcome, "context": context, "skill_id": skill_id, "node_id": node_id,
+                "attached": attached, "verdicts": verdicts}
+
+    def _skill_in_book(self, skill_id: str, book: str, field: str) -> dict:
+        row = self.store.get("skills", skill_id)
+        if row is None or row["book"] != book:
+            raise NotFound(field, f"no skill {skill_id!r} in book {book!r}")
+        return row
+
+    def _best_node(self, tree: Tree, text: str, vector: np.ndarray) -> str:
+        hits = search(self.store, "nodes", tree.book, text, vector, "vector", 1, "kind != 'book'")
+        return hits[0].row["id"] if hits and hits[0].score >= 0.35 else tree.root_id

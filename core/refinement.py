@@ -1,0 +1,88 @@
+"""Refinement and the exam, as :class:`~tutorialbook.library.Library` methods (the loop itself
+is :mod:`tutorialbook.skills.refine`)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from tutorialbook.common import Progress, check_rounds, pack_of
+from tutorialbook.memory.store import quote
+from tutorialbook.models import ExamReport, RefineReport, TutorialReport
+
+
+class Refinement:
+    """Library methods that examine a book and repair it."""
+
+    def _refiner(self, book: str, agent: str | None = None, llm=None):
+        from tutorialbook.skills.refine import Refiner
+
+        if llm is None:
+            return Refiner(self, book, agent=agent)
+        from tutorialbook.skills.llm_refine import LLMRefiner
+
+        return LLMRefiner(self, book, llm, agent=agent)
+
+    def _exam_fields(self, report: TutorialReport) -> TutorialReport:
+        """A tutorial ingested before: its stored questions' pass rates."""
+        rows = self.store.rows("questions", f"tutorial_id = {quote(report.tutorial_id)}",
+                               ["passed_before", "passed_after"])
+        if rows:
+            report.questions_harvested = len(rows)
+            report.pass_rate_before = round(sum(bool(r["passed_before"]) for r in rows) / len(rows), 4)
+            report.pass_rate_after = round(sum(bool(r["passed_after"]) for r in rows) / len(rows), 4)
+        return report
+
+    def refine(self, book: str, rounds: int = 1, progress: Progress | None = None,
+               cancel: Callable[[], bool] | None = None, agent: str | None = None) -> RefineReport:
+        """Examine a book with questions harvested from each of its tutorials (stored ones
+        are asked again) and repair every failure; ``rounds`` repair rounds at most."""
+        check_rounds(rounds, "rounds", minimum=1)
+        self.tree(book)
+        tutorials = sorted(self.store.rows("tutorials", f"book = {quote(book)} AND status = 'ready'"),
+                           key=lambda r: r["created_at"])
+        run = self.llm()
+        refiner = self._refiner(book, agent, run)
+        summaries, failures = [], []
+        for n, tutorial in enumerate(tutorials):
+            if cancel and cancel():
+                break
+
+            def say(message: str, n=n, title=tutorial["title"]) -> None:
+                if progress:
+                    progress(n, len(tutorials), f"{title}: {message}")
+
+            summary, results = refiner.refine_tutorial(tutorial, rounds, pack_of(tutorial), cancel, say)
+            summaries.append(summary)
+            failures += [r for r in results if not r.passed]
+        if progress:
+            progress(len(tutorials), len(tutorials), "done")
+        total = sum(s.questions for s in summaries)
+
+        def overall(field: str) -> float | None:
+            weighted = [(getattr(s, field), s.questions) for s in summaries if getattr(s, field) is not None]
+            return round(sum(r * n for r, n in weighted) / total, 4) if total else None
+
+        return RefineReport(book=book, questions=total, pass_rate_before=overall("pass_rate_before"),
+                            pass_rate_after=overall("pass_rate_after"), tutorials=summaries, failures=failures,
+                            warnings=run.warnings if run else [], llm=run.usage if run else None)
+
+    def exam(self, book: str, progress: Progress | None = None) -> ExamReport:
+        """Ask a book's stored questions again, from the memory alone; nothing is written.
+        Regressions are questions that passed after refinement and fail now."""
+        from tutorialbook.skills.refine import by_kind, pass_rate
+
+        self.tree(book)
+        rows = sorted(self.store.rows("questions", f"book = {quote(book)}"),
+                      key=lambda r: (r["tutorial_id"], r["created_at"], r["id"]))
+        if not rows:
+            return ExamReport(book=book, questions=0, passed=0, pass_rate=None,
+                              note="no stored questions: run `tutorialbook refine --book B` (or ingest with refinement)")
+        tutorials = {r["id"]: r for r in self.store.rows("tutorials", f"book = {quote(book)}")}
+        packs = {tid: pack_of(t) for tid, t in tutorials.items()}
+        run = self.llm()  # the judge refinement used (a model's verdicts are checked by a model again)
+        results = self._refiner(book, None, run).exam(rows, packs)
+        return ExamReport(
+            book=book, questions=len(results), passed=sum(r.passed for r in results), pass_rate=pass_rate(results),
+            by_kind=by_kind(results), regressions=[r for r in results if r.passed_after and not r.passed],
+            failures=[r for r in results if not r.passed], note=" ".join(run.warnings) if run else "",
+        )
