@@ -82,6 +82,8 @@ class Ingest:
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title} {path.name}")
         transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=pack.initial_prompt if pack else None)
+        if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
+            pack = get_pack("chess")
         if pack is None:  # auto, and the name did not tell: the transcript decides
             pack = recognise(" ".join(s.text for s in transcript.segments)) or DomainPack()
             if pack.initial_prompt and transcript.timed:
@@ -115,7 +117,7 @@ class Ingest:
             duration=transcript.duration, segments=len(transcript.segments),
             nodes_added=plan.nodes_added, nodes_updated=plan.nodes_updated,
             skills_added=plan.skills_added, skills_updated=plan.skills_updated,
-            warnings=transcript.warnings,
+            positions_indexed=len(extra.get("positions", [])), warnings=transcript.warnings,
         )
         _note_llm(report, run)
         self._commit(book, tutorial_id, title, path, digest, transcript, vectors, plan, extra, report, agent)

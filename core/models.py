@@ -153,6 +153,7 @@ class TutorialReport(BaseModel):
     nodes_updated: int = 0
     skills_added: int = 0
     skills_updated: int = 0
+    positions_indexed: int = Field(0, description="chess: moves indexed by the position they are played from")
     questions_harvested: int = Field(0, description="questions harvested from the tutorial to examine the memory")
     pass_rate_before: float | None = Field(None, description="share of them the memory answered before refinement")
     pass_rate_after: float | None = Field(None, description="share answered after refinement repaired the failures")

@@ -172,6 +172,7 @@ def cmd_ingest(library, args) -> int:
         lines.append(
             f"{t.status:9} {t.title}  [{t.tutorial_id}]  {t.segments} segments, "
             f"nodes +{t.nodes_added}/~{t.nodes_updated}, skills +{t.skills_added}/~{t.skills_updated}"
+            + (f", positions {t.positions_indexed}" if t.positions_indexed else "")
         )
         if t.questions_harvested:
             lines.append(f"          exam: {t.questions_harvested} questions, pass rate {_pct(t.pass_rate_before)} "

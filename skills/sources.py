@@ -12,6 +12,7 @@ from tutorialbook.skills.transcript import Segment, Transcript
 
 TEXT_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
 SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
+PGN_EXTENSIONS = frozenset({".pgn"})
 MAX_TEXT_BYTES = 20 * 1024 * 1024
 
 
@@ -22,7 +23,7 @@ def media_extensions() -> frozenset[str]:
 
 
 def supported_extensions() -> frozenset[str]:
-    return TEXT_EXTENSIONS | SUBTITLE_EXTENSIONS | media_extensions()
+    return TEXT_EXTENSIONS | SUBTITLE_EXTENSIONS | PGN_EXTENSIONS | media_extensions()
 
 
 def expand(source: str) -> list[Path]:
@@ -74,6 +75,10 @@ def read_source(path: Path, **media_options) -> Transcript:
     text = _read_text(path)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, path.name)
+    if suffix in PGN_EXTENSIONS:
+        from tutorialbook.skills.chess.pgn import read_pgn
+
+        return read_pgn(text, path.name)
     return parse_markdown(text) if suffix in (".md", ".markdown") else parse_plain(text)
 
 

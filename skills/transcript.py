@@ -24,3 +24,5 @@ class Transcript:
     headings: list[tuple[int, int, str]] = field(default_factory=list)
     """(segment index, level, title) for sources with explicit structure (Markdown)."""
     warnings: list[str] = field(default_factory=list)
+    moves: list | None = None
+    """Chess move events a source states exactly (PGN), used instead of parsing the words."""

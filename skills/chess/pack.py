@@ -38,7 +38,7 @@ class ChessPack(DomainPack):
 
     def outline(self, tutorial: TutorialContext) -> OutlineNode:
         segments = tutorial.transcript.segments
-        events = track_lines(segments)
+        events = tutorial.transcript.moves if tutorial.transcript.moves is not None else track_lines(segments)
         paths = first_paths(events)
         lines = {ev.line: _name_line([e for e in events if e.line == ev.line]) for ev in events}
         root = OutlineNode(tutorial.title, "root")
