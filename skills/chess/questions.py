@@ -88,15 +88,19 @@ def _segment_of(source: HarvestSource, ev: MoveEvent) -> Segment | None:
 
 # -- generators -------------------------------------------------------------------------
 
-def _events(source: HarvestSource) -> tuple[list[MoveEvent], dict[str, list[str]]]:
+def chess_questions(source: HarvestSource) -> Iterable[Candidate]:
+    """Every kind of chess question, from one reading of the lesson's moves."""
     events = track_lines(source.segments)
-    return events, first_paths(events)
+    paths = first_paths(events)
+    yield from advice_questions(source, events, paths)
+    yield from alternative_questions(source, events, paths)
+    yield from name_questions(source, events, paths)
 
 
-def advice_questions(source: HarvestSource) -> Iterable[Candidate]:
+def advice_questions(source: HarvestSource, events: list[MoveEvent], paths: dict[str, list[str]]
+                     ) -> Iterable[Candidate]:
     """"After …, what does the lesson recommend?" for every move the narrator advises, and
     "why …?" for advice given with a reason of its own."""
-    events, paths = _events(source)
     for ev in events:
         path = paths.get(ev.epd_before)
         segment = _segment_of(source, ev)
@@ -113,10 +117,10 @@ def advice_questions(source: HarvestSource) -> Iterable[Candidate]:
             yield Candidate(WHY, f"{after}, why does the lesson {verb} {move}?", reason, segment, ev.quote, 4.0)
 
 
-def alternative_questions(source: HarvestSource) -> Iterable[Candidate]:
+def alternative_questions(source: HarvestSource, events: list[MoveEvent], paths: dict[str, list[str]]
+                          ) -> Iterable[Candidate]:
     """Where a line branches off an earlier one ("instead of Bc5, Black can play Nf6"):
     "After …, which other move does the lesson show for Black?"."""
-    events, paths = _events(source)
     seen_lines: set[int] = set()
     for ev in events:
         if ev.branch_of is None or ev.line in seen_lines:
@@ -130,10 +134,10 @@ def alternative_questions(source: HarvestSource) -> Iterable[Candidate]:
                                      f"{_side(ev.ply)}?", ev.san, segment, ev.quote, 3.5, grounded=True)
 
 
-def name_questions(source: HarvestSource) -> Iterable[Candidate]:
+def name_questions(source: HarvestSource, events: list[MoveEvent], paths: dict[str, list[str]]
+                   ) -> Iterable[Candidate]:
     """"What is the line 1. … called?" for each line whose name the narrator says: the answer
     is the most specific part of the opening's name found in the narrator's sentence."""
-    events, paths = _events(source)
     sentences = [(seg, raw) for seg, raw, _ in qs._sentences(source)]
     asked: set[str] = set()
     for line in dict.fromkeys(ev.line for ev in events):
@@ -168,7 +172,7 @@ def _name_parts(opening: openings.Opening) -> list[tuple[str, bool]]:
     return parts
 
 
-GENERATORS = [advice_questions, alternative_questions, name_questions]
+GENERATORS = [chess_questions]
 
 
 # -- grading and repair -------------------------------------------------------------------
