@@ -18,7 +18,8 @@ and reports p50/p99 of each, the ratio retrieve/brute-force, and recall@10 of ``
 against the brute-force result. The recall is a lower bound: where fused scores tie at the 10th
 place, ``RRFReranker`` keeps the rows in the order the two halves returned them and ``retrieve``
 orders them by id, so a tie cut differently counts as a miss. Vectors of the synthetic skills are cached under ``bench/.cache/``
-by the hash of the generated texts (embedding 100,000 texts takes minutes).
+by the hash of the generated texts and of the embedder's vector for a probe sentence (embedding
+100,000 texts takes minutes).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def cached_vectors(texts: list[str], embed, label: str = "") -> np.ndarray:
 
     Work is saved in chunks as it goes, so an interrupted run resumes where it stopped.
     """
-    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:20]
+    probe = np.round(embed(["a probe sentence that fingerprints the embedder"]), 3).tobytes()
+    digest = hashlib.sha256("\n".join(texts).encode() + probe).hexdigest()[:20]
     path = CACHE / f"vectors-{len(texts)}-{digest}.npy"
     if path.exists():
         vectors = np.load(path)
@@ -177,7 +179,8 @@ def open_store(size: int, book: synthetic.Book, vectors: np.ndarray, workdir: Pa
     """A library on a store holding the book, built (or reused, with --keep) for this size."""
     from tutorialbook.library import Library
 
-    digest = hashlib.sha256(f"{vectors.shape}{book.skills[-1].id}{book.skills[0].name}".encode()).hexdigest()[:10]
+    key = f"{vectors.shape}{book.skills[-1].id}{book.skills[0].name}".encode() + vectors[:8].tobytes()
+    digest = hashlib.sha256(key).hexdigest()[:10]
     path = workdir / f"store-{size}-{digest}"
     done = path / ".complete"
     built = None

