@@ -20,7 +20,7 @@ from tutorialbook.refinement import Refinement
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory import history as hist
 from tutorialbook.memory.embedder import DIM, get_embedder
-from tutorialbook.memory.search import MODES, BookColumns, search, toc_descent
+from tutorialbook.memory.search import MODES, Snapshot, search, toc_descent
 from tutorialbook.memory.store import Store, in_list, quote
 from tutorialbook.memory.tree import Tree, TreeCache
 from tutorialbook.models import (
@@ -30,9 +30,9 @@ from tutorialbook.models import (
 
 MAX_K = 50
 MAX_DEPTH = 5
-#: runs a retrieval's book lookup while its query is embedded and searched
+#: embeds a retrieval's query while its book is looked up and its full-text half runs
 _BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tutorialbook-retrieve")
-#: what a SkillView is made of (``Library._view_rows`` keeps these columns of a book's skills)
+#: what a SkillView is made of (a book's ``Snapshot`` keeps these columns of its skills)
 VIEW_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "sources", "helpful", "harmful",
                 "version", "author"]
 
@@ -51,7 +51,7 @@ class Library(Ingest, Refinement, Lessons):
         self._chess_engine = None
         self.store = Store(self.settings.store, dim=self._embedder_dim())
         self._trees = TreeCache(self.store)
-        self._views: dict[str, tuple[dict, BookColumns]] = {}  # book -> (its tree's skills, their view columns)
+        self._snapshots: dict[str, Snapshot] = {}  # book -> its skills' view columns at the latest version read
         self._recover_abandoned()
 
     def _embedder_dim(self) -> int:
@@ -179,34 +179,38 @@ class Library(Ingest, Refinement, Lessons):
             raise TutorialbookError("k", f"must be between 1 and {MAX_K}, got {k}")
         if mode not in MODES:
             raise TutorialbookError("mode", f"{mode!r} is not one of {', '.join(MODES)}")
-        pending = _BACKGROUND.submit(self.tree, book)  # looked up while the query is embedded and searched
-        vector = functools.cache(lambda: self.embed([query])[0])  # a hybrid search embeds meanwhile
+        if mode == "keyword":  # embedded only if the book has lessons to search
+            vector = functools.cache(lambda: self.embed([query])[0])
+        else:  # embedded on another core while the book is looked up and its full-text half runs
+            embedding = _BACKGROUND.submit(self.embed, [query])
+            vector = lambda: embedding.result()[0]  # noqa: E731
+        tree = self.tree(book)
+        snapshot = self._snapshot(tree)
         run = (self.llm() if llm is None else llm) if mode == "toc" else None
         if run is not None:
             from tutorialbook.skills.llm_toc import retrieve_toc
 
-            hits, route = retrieve_toc(self.store, pending.result(), query, vector(), k, run)
+            hits, route = retrieve_toc(self.store, tree, query, vector(), k, run)
         else:
-            hits, route = self.rank_skills(query, book, k, mode, vector, tree=pending.result() if mode == "toc" else None,
-                                           columns=["id"])
-        tree = pending.result()
+            hits, route = self.rank_skills(query, book, k, mode, vector, tree=tree, snapshot=snapshot)
         if fen:
             hits = self._position_first(fen, book, hits, k)
         lessons = search(self.store, "lessons", book, query, vector, "hybrid", 3) if tree.lesson_counts else []
         return RetrieveResult(
             query=query, book=book, mode=mode,
-            skills=self._skill_views(self._view_rows(book, tree, hits), tree),
+            skills=self._skill_views(self._view_rows(snapshot, hits), tree),
             lessons=[lesson_view(h.row, h.score) for h in lessons], route=route,
             warnings=list(run.warnings) if run else [], llm=run.usage if run and run.usage.calls else None,
         )
 
     def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None, *,
-                    tree: Tree | None = None, columns: list[str] | None = None):
+                    tree: Tree | None = None, columns: list[str] | None = None, snapshot: Snapshot | None = None):
         """The skill ranking ``retrieve`` returns — (hits, TOC route) — without lessons or views;
         refinement asks its questions through it. ``vector`` may be a function computing it
-        (see ``search``); ``columns`` limits what the hits' rows carry; ``tree`` is the book's
-        (only the ``toc`` mode reads it). A query that spells out chess moves from the start
-        ranks the skills that continue those moves first."""
+        (see ``search``); ``columns`` limits what the hits' rows carry, unless the search runs on
+        a ``snapshot`` of the book's skills; ``tree`` is the book's (only the ``toc`` mode reads
+        it). A query that spells out chess moves from the start ranks the skills that continue
+        those moves first."""
         from tutorialbook.skills.chess import query as chess_query
 
         if vector is None:
@@ -216,9 +220,10 @@ class Library(Ingest, Refinement, Lessons):
         if moves and columns:
             columns = [*columns, "name", "steps"]
         if mode == "toc":
-            hits, route = toc_descent(self.store, tree or self.tree(book), query, vector, pool, columns)
+            hits, route = toc_descent(self.store, tree or self.tree(book), query, vector, pool, columns, snapshot)
         else:
-            hits, route = search(self.store, "skills", book, query, vector, mode, pool, columns=columns), []
+            hits, route = search(self.store, "skills", book, query, vector, mode, pool, columns=columns,
+                                 snapshot=snapshot), []
         if moves:
             hits = chess_query.moves_first(hits, moves)[:k]
         return hits, route
@@ -235,17 +240,22 @@ class Library(Ingest, Refinement, Lessons):
         pinned.sort(key=lambda h: ids.index(h.row["id"]))
         return (pinned + [h for h in hits if h.row["id"] not in ids])[:k]
 
-    def _view_rows(self, book: str, tree: Tree, hits: list) -> list[tuple[dict, float]]:
-        """The hits' rows as ``_skill_views`` reads them: from the book's copy of those columns,
-        kept while its tree is current (so retrieval's queries read only ids), else the store."""
-        cached = self._views.get(book)
-        if cached is None or cached[0] is not tree.skills_at:
-            cached = (tree.skills_at, BookColumns(self.store, "skills", book, VIEW_COLUMNS))
-            self._views[book] = cached
-        ids = [h.row["id"] for h in hits]
-        rows = cached[1].rows(ids)
-        missing = [i for i in ids if i not in rows]
-        if missing:  # written since the copy was read
+    def _snapshot(self, tree: Tree) -> Snapshot:
+        """The book's skills as of the version its tree was read at."""
+        cached = self._snapshots.get(tree.book)
+        if cached is None or cached.version != tree.skills_version:
+            cached = Snapshot(self.store, "skills", tree.book, VIEW_COLUMNS, tree.skills_version)
+            self._snapshots[tree.book] = cached
+        return cached
+
+    def _view_rows(self, snapshot: Snapshot, hits: list) -> list[tuple[dict, float]]:
+        """The hits' rows as ``_skill_views`` reads them: whole already (a search on the snapshot
+        returned them), else from the snapshot, else from the store."""
+        rows = {h.row["id"]: h.row for h in hits if all(c in h.row for c in VIEW_COLUMNS)}
+        wanted = [h.row["id"] for h in hits if h.row["id"] not in rows]
+        rows.update(snapshot.rows(wanted))
+        missing = [i for i in wanted if i not in rows]
+        if missing:  # written since the snapshot was read
             rows.update((r["id"], r) for r in self.store.rows("skills", in_list("id", missing), VIEW_COLUMNS))
         return [(rows[h.row["id"]], h.score) for h in hits if h.row["id"] in rows]
 

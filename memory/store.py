@@ -153,12 +153,16 @@ class Store:
         out = [(v["version"], v["timestamp"].timestamp()) for v in self.table(name).list_versions()]
         return sorted(out)
 
+    def open_at(self, name: str, version: int):
+        """A separate handle on the table pinned to ``version`` (the shared handle keeps
+        following the latest version)."""
+        handle = self._db.open_table(name)
+        handle.checkout(version)
+        return handle
+
     def rows_at(self, name: str, version: int, where: str | None = None) -> list[dict]:
-        """Rows as they were at a past version (time travel on a separate handle, so the
-        shared handle keeps following the latest version)."""
-        old = self._db.open_table(name)
-        old.checkout(version)
-        query = old.search()
+        """Rows as they were at a past version."""
+        query = self.open_at(name, version).search()
         if where:
             query = query.where(where)
         return query.limit(None).to_list()

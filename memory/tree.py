@@ -23,6 +23,8 @@ class Tree:
     lesson_counts: Counter = field(default_factory=Counter)
     skills_at: dict[str, list[dict]] = field(default_factory=dict)
     """node id -> its skills' brief fields, so a browse needs no query."""
+    skills_version: int = 0
+    """the ``skills`` table version checked before this tree was read"""
     _subtree_totals: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     def path(self, node_id: str) -> list[str]:
@@ -81,6 +83,7 @@ class TreeCache:
             tree = replace(hit[1], lesson_counts=self._lesson_counts(book))
         else:
             tree = self._load(book)
+            tree = tree and replace(tree, skills_version=skills_v)
         if tree is not None:
             with self._lock:
                 self._cache[book] = ((nodes_v, skills_v, lessons_v), tree)

@@ -19,7 +19,7 @@ from lancedb.rerankers import RRFReranker
 from tutorialbook.library import Library
 from tutorialbook.memory import indexing
 from tutorialbook.memory.embedder import DIM
-from tutorialbook.memory.search import RRF_K
+from tutorialbook.memory.search import RRF_K, search
 from tutorialbook.memory.store import quote
 
 BOOK = "idx"
@@ -236,3 +236,39 @@ def test_browse_reads_counts_from_the_cached_tree(library):
     assert sum(c.subtree_skills for c in root.children) == 400
     section = library.browse(BOOK, library.sections[0])
     assert section.node.skills == len(section.skills) == 50
+
+
+def test_a_book_sharing_the_table_is_searched_with_its_filter(library):
+    """With another book in the table, retrieval keeps the book filter, agrees with LanceDB's own
+    filtered hybrid query, and never returns the other book's skills."""
+    store = library.store
+    store.insert("skills", skill_rows(library, library.sections, 400, seed=1))
+    other = skill_rows(library, library.sections, 300, seed=2, prefix="other")
+    library.ensure_book("other")
+    store.insert("skills", [{**row, "book": "other"} for row in other])
+    tree = library.tree(BOOK)
+    assert not library._snapshot(tree).whole_table
+    other_ids = {row["id"] for row in other}
+    for q in queries(10):
+        for mode in ("hybrid", "keyword", "vector", "toc"):
+            got = library.retrieve(q, BOOK, k=10, mode=mode).skills
+            assert len(got) == 10 and not {s.id for s in got} & other_ids, mode
+        got = [(s.id, s.score) for s in library.retrieve(q, BOOK, k=10, mode="hybrid").skills]
+        assert_same_ranking(got, brute_force(library, q, scores=True))
+
+
+def test_a_snapshot_searches_the_version_it_was_read_at(library):
+    store = library.store
+    store.insert("skills", skill_rows(library, library.sections, 400, seed=1))
+    snapshot = library._snapshot(library.tree(BOOK))
+    assert snapshot.whole_table  # one book: its searches skip the book filter
+    fresh = skill_rows(library, library.sections, 1, seed=7, prefix="new")[0]
+    fresh["name"] = fresh["text"] = "Whistle at the quokka before the zebra"
+    fresh["vector"] = library.embed([fresh["name"]])[0]
+    store.insert("skills", [fresh])
+    query = "whistle at the quokka before the zebra"
+    old = search(store, "skills", BOOK, query, library.embed([query])[0], "hybrid", 10, snapshot=snapshot)
+    assert fresh["id"] not in {h.row["id"] for h in old}
+    assert all(h.row["name"] for h in old)  # rows come whole from the snapshot
+    assert library.retrieve(query, BOOK, k=3).skills[0].id == fresh["id"]  # a new version, a new snapshot
+    assert library._snapshot(library.tree(BOOK)).version > snapshot.version
