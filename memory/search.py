@@ -24,7 +24,7 @@ import numpy as np
 from lancedb.background_loop import LOOP
 
 from tutorialbook.memory import indexing
-from tutorialbook.memory.store import Store, in_list, quote
+from tutorialbook.memory.store import Store, collect, in_list, quote
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RouteStep
 
@@ -121,7 +121,7 @@ def _finish(q, score: str, select: list[str] | None, limit: int, row_ids: bool):
 
 
 async def _rows(query) -> list[dict]:
-    return (await query.to_arrow()).to_pylist()
+    return (await collect(query)).to_pylist()
 
 
 class Snapshot:
@@ -138,7 +138,7 @@ class Snapshot:
         self.version = version
         self.table = store.open_at(table, version)._table
         query = self.table.query().where(f"book = {quote(book)}").select(columns).with_row_id()
-        rows = LOOP.run(query.to_arrow()).combine_chunks()  # a take across chunks costs ms
+        rows = LOOP.run(collect(query)).combine_chunks()  # a take across chunks costs ms
         self._at_rowid = {r: n for n, r in enumerate(rows["_rowid"].to_pylist())}
         self._rows = rows.drop_columns(["_rowid"])
         self._at = {row_id: n for n, row_id in enumerate(self._rows["id"].to_pylist())}

@@ -26,7 +26,7 @@ from pathlib import Path
 import chess
 from lancedb.background_loop import LOOP
 
-from tutorialbook.memory.store import in_list, quote
+from tutorialbook.memory.store import in_list, quote, scan
 from tutorialbook.models import Evidence, SkillBrief, Taught, TaughtMove
 
 KIND_ORDER = {"recommend": 0, "avoid": 1, "move": 2}
@@ -171,8 +171,7 @@ async def _query(store, table, name: str, where: str | None, columns: list[str])
     inner = getattr(table, "_table", None)  # the AsyncTable behind a local LanceTable
     if inner is None or not hasattr(inner, "query"):
         return await asyncio.to_thread(store.rows, name, where, columns)
-    query = inner.query().select(columns)
-    return (await (query.where(where) if where else query).to_arrow()).to_pylist()
+    return await scan(inner, where, columns)
 
 
 def _epds(board: chess.Board) -> Iterable[str]:
