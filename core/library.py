@@ -6,7 +6,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
@@ -32,6 +34,8 @@ MAX_K = 50
 MAX_DEPTH = 5
 #: embeds a retrieval's query while its book is looked up and its full-text half runs
 _BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tutorialbook-retrieve")
+#: books whose snapshot a library keeps (each holds its skills' view columns: ~40 MB at 100,000)
+SNAPSHOTS = 8
 #: what a SkillView is made of (a book's ``Snapshot`` keeps these columns of its skills)
 VIEW_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "sources", "helpful", "harmful",
                 "version", "author"]
@@ -51,7 +55,8 @@ class Library(Ingest, Refinement, Lessons):
         self._chess_engine = None
         self.store = Store(self.settings.store, dim=self._embedder_dim())
         self._trees = TreeCache(self.store)
-        self._snapshots: dict[str, Snapshot] = {}  # book -> its skills' view columns at the latest version read
+        self._snapshots: OrderedDict[str, Snapshot] = OrderedDict()  # book -> its latest snapshot, least recent first
+        self._snapshots_lock = threading.Lock()
         self._recover_abandoned()
 
     def _embedder_dim(self) -> int:
@@ -242,10 +247,15 @@ class Library(Ingest, Refinement, Lessons):
 
     def _snapshot(self, tree: Tree) -> Snapshot:
         """The book's skills as of the version its tree was read at."""
-        cached = self._snapshots.get(tree.book)
+        with self._snapshots_lock:
+            cached = self._snapshots.get(tree.book)
         if cached is None or cached.version != tree.skills_version:
             cached = Snapshot(self.store, "skills", tree.book, VIEW_COLUMNS, tree.skills_version)
+        with self._snapshots_lock:
             self._snapshots[tree.book] = cached
+            self._snapshots.move_to_end(tree.book)
+            while len(self._snapshots) > SNAPSHOTS:
+                self._snapshots.popitem(last=False)
         return cached
 
     def _view_rows(self, snapshot: Snapshot, hits: list) -> list[tuple[dict, float]]:

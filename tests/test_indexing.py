@@ -272,3 +272,18 @@ def test_a_snapshot_searches_the_version_it_was_read_at(library):
     assert all(h.row["name"] for h in old)  # rows come whole from the snapshot
     assert library.retrieve(query, BOOK, k=3).skills[0].id == fresh["id"]  # a new version, a new snapshot
     assert library._snapshot(library.tree(BOOK)).version > snapshot.version
+
+
+def test_a_library_keeps_the_snapshots_of_its_most_recent_books(library):
+    from tutorialbook.library import SNAPSHOTS
+
+    books = [f"book{i}" for i in range(SNAPSHOTS + 1)]
+    for book in books:
+        root = library.ensure_book(book).root_id
+        rows = skill_rows(library, [f"x-{t}" for t in TOPICS], 5, seed=len(book), prefix=book)
+        library.store.insert("skills", [{**r, "book": book, "node_id": root} for r in rows])
+    for book in books:
+        assert library.retrieve("check the chain before the brake", book, k=1).skills[0].id.startswith(book)
+    assert list(library._snapshots) == books[1:]
+    library.retrieve("check the chain before the brake", books[1], k=1)
+    assert list(library._snapshots)[-1] == books[1]
