@@ -184,6 +184,7 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Calla
     route: list[RouteStep] = []
     frontier = [tree.root_id]
     chosen_nodes: list[str] = []
+    passed: set[str] = set()
     depth = 0
     while frontier:
         depth += 1
@@ -203,9 +204,14 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Calla
         for c in keep:
             if tree.children.get(c) and by_node.get(c, 0.0) > max(score(x) for x in tree.children[c]):
                 chosen_nodes.append(c)
+        passed.update(keep)
         frontier = keep
-    allowed = {n for c in chosen_nodes for n in tree.subtree(c)} if chosen_nodes else set(tree.nodes)
-    ranked_hits = [h for h in skill_hits if h.row["node_id"] in allowed]
+    # the chosen branches, and the skills sitting on the nodes the route passed through (a
+    # chapter's introduction is on the way to its sections); on equal scores the branches first
+    branches = {n for c in chosen_nodes for n in tree.subtree(c)} if chosen_nodes else set(tree.nodes)
+    allowed = branches | passed
+    ranked_hits = sorted((h for h in skill_hits if h.row["node_id"] in allowed),
+                         key=lambda h: (-h.score, h.row["node_id"] not in branches))
     if len(ranked_hits) < k:
         ranked_hits += _fill(store, tree, allowed, vector, {h.row["id"] for h in ranked_hits}, k - len(ranked_hits),
                              columns, snapshot)

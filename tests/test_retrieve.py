@@ -44,3 +44,15 @@ def test_browse_depth_and_counts(baking):
     assert chapter.subtree_skills == sum(s.skills for s in chapter.subnodes) + chapter.skills
     assert root.node.subtree_skills == baking.store.count("skills")
     assert [p.title for p in baking.browse("baking", chapter.subnodes[0].id).path] == ["baking", "Sourdough bread basics"]
+
+
+def test_toc_mode_reaches_skills_on_a_chapter_it_passes_through(baking):
+    """A skill sitting on a chapter (not in any of its sections) is found when the route goes
+    through that chapter into one of its sections."""
+    tree = baking.tree("baking")
+    chapter = tree.children[tree.root_id][0]
+    pale = next(s for s in tree.skills_at[chapter] if s["name"].startswith("A pale crust"))
+    found = baking.retrieve("why did my crust come out pale", "baking", k=3, mode="toc")
+    chosen = [r.node_id for r in found.route if r.chosen]
+    assert chapter in chosen and set(chosen) & set(tree.children[chapter])  # went on into a section
+    assert found.skills[0].id == pale["id"]
