@@ -8,10 +8,10 @@ node, and a skill taught again gains a source instead of being duplicated.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
-import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -189,7 +189,7 @@ class Builder:
     def _new_node(self, tutorial, local, parent_id, vector, evidence) -> dict:
         siblings = self.tree.children.setdefault(parent_id, [])
         row = {
-            "id": "n_" + uuid.uuid4().hex[:12],
+            "id": stable_id("n_", self.book, tutorial.id, parent_id, str(len(siblings)), local.title),
             "book": self.book,
             "parent_id": parent_id,
             "position": len(siblings),
@@ -259,7 +259,7 @@ class Builder:
                 self.plan.skills_updated += 1
             return
         row = {
-            "id": "s_" + uuid.uuid4().hex[:12],
+            "id": stable_id("s_", self.book, tutorial.id, _norm(draft.name)),  # one skill a name: see _match_skill
             "book": self.book,
             "node_id": node_id,
             "name": draft.name,
@@ -317,6 +317,12 @@ class Builder:
         vectors = self.embed(texts) if texts else []
         for node, vector in zip(self.plan.nodes, vectors):
             node["vector"] = vector.tolist()
+
+
+def stable_id(prefix: str, *parts: str) -> str:
+    """An id from what a row is (book, tutorial, place, name): the same tutorials ingested into
+    any store get the same ids, so equal scores, which rank by id, rank the same way everywhere."""
+    return prefix + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:12]
 
 
 def evidence(tutorial: TutorialContext, start: float, end: float, quote_text: str) -> dict:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -45,7 +44,7 @@ from tutorialbook.memory.store import in_list, quote
 from tutorialbook.models import Evidence, QuestionResult, TutorialRefinement
 from tutorialbook.skills import extract
 from tutorialbook.skills import questions as qs
-from tutorialbook.skills.builder import SKILL_MATCH, node_text, skill_text
+from tutorialbook.skills.builder import SKILL_MATCH, node_text, skill_text, stable_id
 from tutorialbook.skills.questions import HarvestSource, Question, Verdict
 from tutorialbook.skills.transcript import Segment
 
@@ -382,7 +381,8 @@ class Refiner:
         now = time.time()
         vector = self.library.embed([name + ". " + " ".join(steps)])[0]
         return {
-            "id": "s_" + uuid.uuid4().hex[:12], "book": self.book, "node_id": node_id, "name": name,
+            "id": stable_id("s_", "repair", self.book, q.tutorial_id, node_id, name),
+            "book": self.book, "node_id": node_id, "name": name,
             "when_to_use": when, "steps": json.dumps(steps), "evidence": json.dumps([_evidence(q.evidence)]),
             "sources": 1, "helpful": 0, "harmful": 0, "version": 1, "author": AUTHOR, "origin": q.tutorial_id,
             "text": skill_text(name, when, steps), "created_at": now, "updated_at": now,

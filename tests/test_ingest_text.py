@@ -1,10 +1,7 @@
 """Text and subtitle ingest: structure, evidence, idempotence and merging."""
 
-import json
-
-import pytest
-
 from conftest import EXAMPLES
+from tutorialbook.library import Library
 from tutorialbook.skills.sources import parse_markdown, parse_subtitles
 
 
@@ -67,6 +64,18 @@ def test_reingest_is_a_no_op(library):
     assert [t.status for t in again.tutorials] == ["unchanged", "unchanged"]
     assert [t.tutorial_id for t in again.tutorials] == [t.tutorial_id for t in first.tutorials]
     assert {t: library.store.version(t) for t in versions} == versions
+
+
+def test_the_same_tutorials_get_the_same_ids_in_any_store(baking, tmp_path):
+    """Ids come from what a row is, so two stores rank equal scores (ordered by id) alike."""
+    other = Library(store=str(tmp_path / "other"))
+    other.ingest(str(EXAMPLES), book="baking")
+    ids = lambda library, table: sorted(r["id"] for r in library.store.rows(table, columns=["id"]))  # noqa: E731
+    for table in ("nodes", "skills"):
+        assert ids(other, table) == ids(baking, table)
+    query = "how do I know the starter is ready"
+    assert ([s.id for s in other.retrieve(query, "baking", k=5).skills]
+            == [s.id for s in baking.retrieve(query, "baking", k=5).skills])
 
 
 def test_second_tutorial_on_the_topic_merges_and_counts_sources(baking):
