@@ -49,12 +49,11 @@ def search(store: Store, table: str, book: str, query: str,
     its full-text half runs. ``columns`` limits what rows carry (always with ``id``): reading
     columns is most of what a query over a large table costs. On a ``snapshot`` of the book the
     search reads that version, and rows carry the snapshot's columns instead."""
-    if snapshot is not None:
-        inner = snapshot.table
-        scope = where if snapshot.whole_table else f"book = {quote(book)}" + (f" AND ({where})" if where else "")
-    else:
-        inner = store.table(table)._table  # the AsyncTable: a query is one trip to LanceDB's loop
-        scope = f"book = {quote(book)}" + (f" AND ({where})" if where else "")
+    # the AsyncTable: a query is one trip to LanceDB's loop
+    inner = snapshot.table if snapshot is not None else store.table(table)._table
+    scope = f"book = {quote(book)}" + (f" AND ({where})" if where else "")
+    if snapshot is not None and snapshot.whole_table:  # the book filter would pass every row
+        scope = where
     select = list(dict.fromkeys(["id", *columns])) if columns else None
 
     def run(query, score: str) -> list[dict]:
