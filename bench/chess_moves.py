@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tutorialbook.skills.chess.lines import track_lines  # noqa: E402
-from tutorialbook.skills.transcript import Segment  # noqa: E402
+from tutorialbook.acquire.transcript import Segment  # noqa: E402
 
 LESSONS = ROOT / "bench" / "data" / "chess_lessons"
 BOOK = "chess-bench"
@@ -272,7 +272,7 @@ def main() -> None:
         lessons = [x for x in lessons if x.name in saved]
         audio = report_audio(lessons, replay(lessons, saved), f"from saved ASR of {args.replay_asr.name}, replayed")
     elif not args.text_only:
-        from tutorialbook.skills import transcribe as tx
+        from tutorialbook.acquire import transcribe as tx
 
         model, resolved = tx.get_model()
         print(f"== rendering with espeak-ng and ingesting with {resolved.name} (Library.ingest, domain chess) ==")

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests import media  # noqa: E402
 from tutorialbook.library import Library  # noqa: E402
-from tutorialbook.skills import transcribe as tx  # noqa: E402
+from tutorialbook.acquire import transcribe as tx  # noqa: E402
 
 SCRIPT = [
     "Welcome to this workshop lesson on keeping a bicycle running smoothly.",

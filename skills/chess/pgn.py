@@ -18,7 +18,7 @@ import chess.pgn
 
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.skills.chess.lines import MoveEvent
-from tutorialbook.skills.transcript import Segment, Transcript
+from tutorialbook.acquire.transcript import Segment, Transcript
 
 GOOD = {chess.pgn.NAG_GOOD_MOVE, chess.pgn.NAG_BRILLIANT_MOVE}
 BAD = {chess.pgn.NAG_MISTAKE, chess.pgn.NAG_BLUNDER, chess.pgn.NAG_DUBIOUS_MOVE}

@@ -24,7 +24,7 @@ from tutorialbook.skills import questions as qs
 from tutorialbook.skills.chess import openings
 from tutorialbook.skills.chess.lines import MoveEvent, track_lines
 from tutorialbook.skills.questions import Candidate, HarvestSource, Question
-from tutorialbook.skills.transcript import Segment
+from tutorialbook.acquire.transcript import Segment
 
 RECOMMEND = "chess_recommend"
 ALTERNATIVE = "chess_alternative"

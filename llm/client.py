@@ -20,7 +20,7 @@ Backends:
   a tool's blocking work runs in. mcp 2.3 sends server-initiated requests mid-call only on
   2025-era sessions; on a 2026-07-28 session there is no back-channel, and the one portable
   form is a resolver (``Resolve`` returning ``Sample``) that runs *before* the tool body —
-  :mod:`tutorialbook.skills.llm_toc` drives TOC navigation that way, through
+  :mod:`tutorialbook.llm.toc` drives TOC navigation that way, through
   :class:`ReplayBackend`. :func:`sampling_llm` says honestly which applies.
 """
 
@@ -75,7 +75,7 @@ class BackendError(Exception):
 
 class NeedReply(Exception):
     """Raised by a :class:`ReplayBackend` while planning: this request has no recorded reply
-    yet, so a resolver must ask the client for it (see :mod:`tutorialbook.skills.llm_toc`)."""
+    yet, so a resolver must ask the client for it (see :mod:`tutorialbook.llm.toc`)."""
 
     def __init__(self, system: str, messages: Messages, max_tokens: int):
         super().__init__("a reply is needed from the client's model")

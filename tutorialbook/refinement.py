@@ -18,7 +18,7 @@ class Refinement:
 
         if llm is None:
             return Refiner(self, book, agent=agent)
-        from tutorialbook.skills.llm_refine import LLMRefiner
+        from tutorialbook.llm.refine import LLMRefiner
 
         return LLMRefiner(self, book, llm, agent=agent)
 

@@ -12,7 +12,7 @@ Sampling in both protocol eras. In mcp 2.3 a tool on a 2026-07-28 session cannot
 requests mid-call; its only way to the client's model is a *resolver* that returns a
 ``Sample`` before the tool body runs. :func:`sampling_resolver` builds a chain of such
 resolvers: each one replays the descent with the replies gathered so far
-(:class:`~tutorialbook.skills.llm.ReplayBackend`) up to the first request with no reply,
+(:class:`~tutorialbook.llm.client.ReplayBackend`) up to the first request with no reply,
 and asks the client for it; the tool body then runs the same descent on the recorded
 replies. The requests are built only from the query and the book's tree, so they render
 identically on every round, as the protocol requires. The chain works on 2025-era sessions
@@ -29,7 +29,7 @@ from tutorialbook.memory.search import Hit, search, toc_descent
 from tutorialbook.memory.store import Store, in_list
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RouteStep
-from tutorialbook.skills.llm import LLM, SAMPLING, NeedReply, ReplayBackend, request_digest, spec_of
+from tutorialbook.llm.client import LLM, SAMPLING, NeedReply, ReplayBackend, request_digest, spec_of
 
 BEAM = 3  # nodes the model may open per level
 MAX_LEVELS = 6
@@ -208,7 +208,7 @@ def sampling_resolver(authorize: Callable[[Any, str], Any], steps: int = MAX_SAM
     from mcp.server.mcpserver import Context, Resolve, Sample
     from mcp_types.version import is_version_at_least
 
-    from tutorialbook.skills.llm import sampled_text, sampling_messages
+    from tutorialbook.llm.client import sampled_text, sampling_messages
 
     async def start(ctx: Context, query: str, book: str, mode: str) -> Any:
         settings = getattr(getattr(ctx.request_context.lifespan_context, "library", None), "settings", None)

@@ -43,7 +43,7 @@ VIEW_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "so
 
 class Library(Ingest, Refinement, Lessons):
     """Tutorialbooks in one store. Reading, retrieval, chess positions and history are here;
-    ingest (core/ingest.py), refinement (core/refinement.py) and lessons (core/lessons.py)
+    ingest (tutorialbook/ingest.py), refinement (tutorialbook/refinement.py) and lessons (tutorialbook/lessons.py)
     are parts of the same object, split by concern."""
 
     def __init__(self, settings: Settings | None = None, **overrides):
@@ -118,7 +118,7 @@ class Library(Ingest, Refinement, Lessons):
     def llm(self):
         """A fresh run of the configured model (settings.llm: a litellm model string, or
         'sampling', which outside an MCP call only explains itself), or None for 'none'."""
-        from tutorialbook.skills.llm import from_settings
+        from tutorialbook.llm.client import from_settings
 
         return from_settings(self.settings)
 
@@ -193,7 +193,7 @@ class Library(Ingest, Refinement, Lessons):
         snapshot = self._snapshot(tree)
         run = (self.llm() if llm is None else llm) if mode == "toc" else None
         if run is not None:
-            from tutorialbook.skills.llm_toc import retrieve_toc
+            from tutorialbook.llm.toc import retrieve_toc
 
             hits, route = retrieve_toc(self.store, tree, query, vector(), k, run)
         else:

@@ -16,7 +16,7 @@ class Settings:
     whisper_model: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_WHISPER_MODEL"))
     engine_path: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_ENGINE"))
     agent: str = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_AGENT", "local"))
-    #: "none", "sampling" (the connected MCP client's model) or a litellm model string (skills/llm.py)
+    #: "none", "sampling" (the connected MCP client's model) or a litellm model string (llm/client.py)
     llm: str = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_LLM", "none"))
     llm_api_base: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_LLM_API_BASE"))
     llm_timeout: float = field(default_factory=lambda: float(os.environ.get("TUTORIALBOOK_LLM_TIMEOUT") or 60))

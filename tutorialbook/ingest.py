@@ -19,7 +19,7 @@ from tutorialbook.memory.store import dumps, quote
 from tutorialbook.models import IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise
-from tutorialbook.skills.sources import content_hash, expand, read_source
+from tutorialbook.acquire.sources import content_hash, expand, read_source
 
 #: tables whose rows belong to one tutorial and go when it is undone
 TUTORIAL_TABLES = ("segments", "questions", "positions")
@@ -35,7 +35,7 @@ class Ingest:
         """Read, consolidate and commit every tutorial a source names, then refine the memory
         with questions harvested from each (``refine_rounds`` repair rounds; 0 skips it).
         ``agent`` (who asked; default settings.agent) goes into the book's history. ``llm``
-        (skills/llm.py; default: the configured model, settings.llm) consolidates and refines
+        (llm/client.py; default: the configured model, settings.llm) consolidates and refines
         when set; each tutorial's report carries its warnings and usage."""
         llm = self.llm() if llm is None else llm
         if domain not in DOMAINS:
@@ -103,7 +103,7 @@ class Ingest:
         run = llm.fork() if llm is not None else None  # this tutorial's model calls, warnings and usage
         outline = pack.outline(context)
         if run is not None and type(pack).outline is DomainPack.outline:  # a pack's own structure stays
-            from tutorialbook.skills.llm_consolidate import llm_outline
+            from tutorialbook.llm.consolidate import llm_outline
 
             outline = llm_outline(run, context, outline)
         plan = build.Builder(self.store, self.embed, book, tree).build(context, outline)

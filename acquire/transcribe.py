@@ -1,6 +1,6 @@
 """Speech to timestamped sentences with faster-whisper, on CPU, with nothing downloaded at run time.
 
-``transcribe(path)`` checks and decodes the file with PyAV first (``tutorialbook.skills.media``: every
+``transcribe(path)`` checks and decodes the file with PyAV first (``tutorialbook.acquire.media``: every
 bad input is a ``TutorialbookError("source", ...)`` before any model work), then runs Whisper with the
 voice-activity filter and word timestamps, and regroups the words into sentence-level segments whose
 start and end are those of their first and last word.
@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from tutorialbook.errors import TutorialbookError
-from tutorialbook.skills.media import (
+from tutorialbook.acquire.media import (
     MEDIA_EXTENSIONS,
     SAMPLE_RATE,
     TranscriptionCancelled,
     decode_audio,
     probe,
 )
-from tutorialbook.skills.transcript import Segment, Transcript
+from tutorialbook.acquire.transcript import Segment, Transcript
 
 if TYPE_CHECKING:  # faster_whisper is imported lazily: importing it costs ~1 s
     import numpy as np

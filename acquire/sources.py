@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from tutorialbook.errors import Cancelled, TutorialbookError
-from tutorialbook.skills.transcript import Segment, Transcript
+from tutorialbook.acquire.transcript import Segment, Transcript
 
 TEXT_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
 SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
@@ -17,7 +17,7 @@ MAX_TEXT_BYTES = 20 * 1024 * 1024
 
 
 def media_extensions() -> frozenset[str]:
-    from tutorialbook.skills.transcribe import MEDIA_EXTENSIONS
+    from tutorialbook.acquire.transcribe import MEDIA_EXTENSIONS
 
     return MEDIA_EXTENSIONS
 
@@ -66,7 +66,7 @@ def read_source(path: Path, **media_options) -> Transcript:
     to transcription. A cancelled transcription raises ``Cancelled``."""
     suffix = path.suffix.lower()
     if suffix in media_extensions():
-        from tutorialbook.skills.transcribe import TranscriptionCancelled, transcribe
+        from tutorialbook.acquire.transcribe import TranscriptionCancelled, transcribe
 
         try:
             return transcribe(path, **media_options)

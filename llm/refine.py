@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from tutorialbook.skills import extract
 from tutorialbook.skills import questions as qs
-from tutorialbook.skills.llm import LLM
+from tutorialbook.llm.client import LLM
 from tutorialbook.skills.questions import HarvestSource, Question, Verdict
 from tutorialbook.skills.refine import Examiner, Refiner
 

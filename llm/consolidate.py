@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from tutorialbook.skills import extract
 from tutorialbook.skills.builder import OutlineNode, TutorialContext
 from tutorialbook.skills.extract import SkillDraft
-from tutorialbook.skills.llm import LLM
+from tutorialbook.llm.client import LLM
 
 MAX_PROMPT_CHARS = 60_000  # segment text shown to the model; longer transcripts are clipped per segment
 MAX_SEGMENTS = 2_000  # beyond this the deterministic outline is used
