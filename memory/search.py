@@ -1,9 +1,12 @@
-"""Finding skills: keyword (BM25), vector, hybrid (both fused with RRF), and TOC descent.
+"""Finding skills: keyword (BM25), vector, hybrid (both fused linearly), and TOC descent.
 
 A hybrid search runs its two halves itself, on LanceDB's event loop, rather than through
 LanceDB's hybrid query: the full-text half starts while the query is still being embedded, each
-half reads only the columns asked for, and the fusion is exactly ``RRFReranker``'s (ranks from 1,
-``1 / (rank + RRF_K)`` summed, as float32). Equal scores are ordered by row id in every mode, so
+half reads only the columns asked for, and each returns a pool of ``POOL`` candidates that are
+fused by score: cosine similarity plus ``FTS_WEIGHT`` times the BM25 score relative to the
+query's best. Score fusion keeps how much better the best match is, which rank fusion (RRF)
+throws away; on real documents (bench/learning.py) it ranks the passage holding the answer
+first more often than either half alone or RRF. Equal scores are ordered by row id in every mode, so
 a ranking does not depend on insertion order or fragment layout. Retrieval searches a book's
 skills on a ``Snapshot``: the table pinned to one version, the book's rows kept in memory, so the
 halves return row ids only.
@@ -31,6 +34,10 @@ from tutorialbook.models import RouteStep
 MODES = ("toc", "hybrid", "keyword", "vector")
 BEAM = 2
 RRF_K = 60
+#: weight of the BM25 half in a hybrid score, relative to cosine similarity
+FTS_WEIGHT = 0.2
+#: candidates each half of a hybrid search returns before fusion
+POOL = 40
 
 
 @dataclass
@@ -64,11 +71,14 @@ def search(store: Store, table: str, book: str, query: str,
 
     if mode == "keyword":
         return _ranked([Hit(r, float(r["_score"])) for r in run(LOOP.run(text()), "_score")])
+    wanted = limit
+    if mode == "hybrid":
+        limit = max(limit, POOL)
     text_rows = None
     if mode != "vector":  # hybrid: the full-text half runs meanwhile
         text_rows = asyncio.run_coroutine_threadsafe(text(), LOOP.loop)
     vector = vector() if callable(vector) else vector
-    exact = text_rows is None  # RRF reads only the vector half's ranks
+    exact = True
 
     def nearest(widen: bool = False) -> list[dict]:
         q = _nearest(store, table, inner, vector, scope, select, limit, exact, widen, snapshot is not None)
@@ -79,19 +89,23 @@ def search(store: Store, table: str, book: str, query: str,
         rows = nearest(widen=True)
     if text_rows is None:
         return _ranked([Hit(r, 1.0 - float(r["_distance"])) for r in rows])
-    return fuse(rows, run(text_rows.result(), "_score"), limit)
+    return fuse(rows, run(text_rows.result(), "_score"), wanted)
 
 
 def fuse(vector_rows: list[dict], text_rows: list[dict], limit: int) -> list[Hit]:
-    """Reciprocal rank fusion, as LanceDB's ``RRFReranker(K=RRF_K)`` computes it; a row found
-    by both halves keeps its vector-half copy, as the reranker's merge does."""
-    scores: dict[str, float] = defaultdict(float)
+    """Score fusion: cosine + ``FTS_WEIGHT`` x BM25 / the best BM25 among the text half's rows.
+    A row only the text half found counts the lowest cosine the vector half returned (its own
+    is no higher), a row only the vector half found counts no BM25; a row found by both keeps
+    its vector-half copy. Scores are rounded to float32 so equal scores tie exactly."""
+    cosine = {r["id"]: 1.0 - float(r["_distance"]) for r in vector_rows}
+    floor = min(cosine.values(), default=0.0)
+    best = max((float(r["_score"]) for r in text_rows), default=0.0)
+    bm25 = {r["id"]: float(r["_score"]) / best for r in text_rows} if best > 0 else {}
     rows: dict[str, dict] = {}
-    for ranked in (vector_rows, text_rows):
-        for rank, row in enumerate(ranked, 1):
-            scores[row["id"]] += 1 / (rank + RRF_K)
-            rows.setdefault(row["id"], row)
-    return _ranked([Hit(rows[i], float(np.float32(s))) for i, s in scores.items()])[:limit]
+    for row in (*vector_rows, *text_rows):
+        rows.setdefault(row["id"], row)
+    return _ranked([Hit(row, float(np.float32(cosine.get(i, floor) + FTS_WEIGHT * bm25.get(i, 0.0))))
+                    for i, row in rows.items()])[:limit]
 
 
 def _ranked(hits: list[Hit]) -> list[Hit]:

@@ -229,6 +229,7 @@ def read_skill_folder(folder: Path) -> ParsedSkill:
     title = next((line[2:].strip() for line in body.splitlines() if line.startswith("# ")), "")
     name = title or meta["name"].replace("-", " ")
     when = " ".join(sections.get("when to use", "").split()) or meta["description"].strip()
+    when = "" if when == skill_md.ANY_TIME else when
     steps = _list_items(sections["steps"]) if "steps" in sections else _list_items(body, numbered_only=True)
     if not steps:
         steps = [_first_paragraph(body) or meta["description"].strip()]

@@ -18,13 +18,15 @@ import numpy as np
 
 from tutorialbook.memory.store import Store, in_list, quote
 from tutorialbook.memory.tree import Tree
-from tutorialbook.skills import extract
+from tutorialbook.skills import extract, passages
 from tutorialbook.skills.extract import SkillDraft
 from tutorialbook.acquire.transcript import Transcript
 
 CHAPTER_MATCH = 0.68
 SECTION_MATCH = 0.72
 SKILL_MATCH = 0.90
+#: a skill of the same name taught in another tutorial merges when the passages are this close
+NAMED_MATCH = 0.5
 MAX_NODE_EVIDENCE = 6
 
 
@@ -103,10 +105,22 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
             chapter.children.append(
                 OutlineNode(extract.extractive_title(texts), "section", list(range(a, b)), title_is_extractive=True)
             )
-    for node in chapter.walk():
-        for i in node.segments:
-            node.drafts.extend(extract.skill_drafts(transcript.segments[i].text, i, node.title))
+    keys = passages.heading_keys([title for _, _, title in transcript.headings])
+    for node, path in _with_paths(chapter):
+        context = " > ".join(path[-2:])
+        kept = [i for i in node.segments if not passages.is_boilerplate(transcript.segments[i].text, keys)]
+        for passage in passages.group(transcript.segments, kept):
+            if not passages.is_boilerplate(passage.text, keys):
+                node.drafts.append(passages.draft(passage, context))
     return chapter
+
+
+def _with_paths(node: OutlineNode, path: tuple[str, ...] = ()):
+    """Each node of an outline with the titles from its chapter down to it."""
+    here = (*path, node.title)
+    yield node, here
+    for child in node.children:
+        yield from _with_paths(child, here)
 
 
 class Builder:
@@ -121,9 +135,16 @@ class Builder:
         self.plan = Plan()
         self._now = time.time()
         self._pending_skills: list[tuple[dict, np.ndarray]] = []
+        self._vectors: dict[int, np.ndarray] = {}
+        self._book_has_skills = True
+        self._tutorial = ""
 
     def build(self, tutorial: TutorialContext, chapter: OutlineNode) -> Plan:
         """Merge an outline: one chapter, or (kind "root") several chapters at once."""
+        drafts = [d for node in chapter.walk() for d in node.drafts]
+        vectors = self.embed([_search_text(d) for d in drafts]) if drafts else []
+        self._vectors = {id(d): v for d, v in zip(drafts, vectors)}
+        self._book_has_skills = sum(self.tree.skill_counts.values()) > 0
         for local in chapter.children if chapter.kind == "root" else [chapter]:
             self._merge(tutorial, local, self.tree.root_id, CHAPTER_MATCH)
         self._refresh_node_texts()
@@ -240,9 +261,15 @@ class Builder:
     # -- skills ----------------------------------------------------------------
     def _add_skill(self, tutorial: TutorialContext, draft: SkillDraft, node_id: str) -> None:
         text = skill_text(draft.name, draft.when_to_use, draft.steps)
-        vector = self.embed([draft.name + ". " + " ".join(draft.steps)])[0]
+        if draft.search_text:
+            text = f"{draft.name}. {draft.search_text}"
+        vector = self._vectors.get(id(draft))
+        if vector is None:
+            vector = self.embed([_search_text(draft)])[0]
         spans = [tutorial.transcript.segments[i] for i in draft.segment_indexes]
-        proof = evidence(tutorial, spans[0].start, spans[-1].end, draft.quote)
+        start, end = draft.span or (spans[0].start, spans[-1].end)
+        proof = evidence(tutorial, start, end, draft.quote)
+        self._tutorial = tutorial.id
         match = self._match_skill(draft, vector)
         if match is not None:
             self.plan.skill_for[id(draft)] = match["id"]
@@ -250,6 +277,10 @@ class Builder:
             if any(e["tutorial_id"] == tutorial.id for e in known):
                 return
             known.append(proof)
+            if draft.search_text:  # the other tutorial's passage stays readable in the skill
+                steps = json.loads(match["steps"] or "[]")
+                steps += [step for step in draft.steps if step not in steps]
+                match["steps"] = json.dumps(steps)
             match["evidence"] = json.dumps(known)
             match["sources"] = len({e["tutorial_id"] for e in known})
             match["updated_at"] = self._now
@@ -259,7 +290,8 @@ class Builder:
                 self.plan.skills_updated += 1
             return
         row = {
-            "id": stable_id("s_", self.book, tutorial.id, _norm(draft.name)),  # one skill a name: see _match_skill
+            # one skill a name (see _match_skill); a passage is also told apart by where it starts
+            "id": stable_id("s_", self.book, tutorial.id, _norm(draft.name), *([f"{start:g}"] if draft.search_text else [])),
             "book": self.book,
             "node_id": node_id,
             "name": draft.name,
@@ -286,13 +318,17 @@ class Builder:
     def _match_skill(self, draft: SkillDraft, vector: np.ndarray) -> dict | None:
         key = _norm(draft.name)
         for row, other in self._pending_skills:
-            if _norm(row["name"]) == key or float(np.dot(other, vector)) >= SKILL_MATCH:
+            same = _norm(row["name"]) == key and (not draft.search_text or row["origin"] != self._tutorial)
+            if same or float(np.dot(other, vector)) >= SKILL_MATCH:
                 return row
+        if not self._book_has_skills:  # a new book: only this tutorial's own skills can match
+            return None
         hits = (
             self.store.table("skills").search(vector.tolist()).metric("cosine")
             .where(f"book = {quote(self.book)}", prefilter=True).limit(1).to_list()
         )
-        if hits and (1 - hits[0]["_distance"] >= SKILL_MATCH or _norm(hits[0]["name"]) == key):
+        if hits and (1 - hits[0]["_distance"] >= SKILL_MATCH or _norm(hits[0]["name"]) == key
+                     and 1 - hits[0]["_distance"] >= NAMED_MATCH):
             row = {k: v for k, v in hits[0].items() if not k.startswith("_")}
             row["_status"] = "updated"
             self.plan.skills.append(row)
@@ -337,6 +373,12 @@ def evidence(tutorial: TutorialContext, start: float, end: float, quote_text: st
         "timed": timed,
         "link": link,
     }
+
+
+def _search_text(draft: SkillDraft) -> str:
+    """What a skill's vector is made from: a passage's own words (its section titles are found
+    by keyword, through the row's text), else the name and steps."""
+    return "\n".join(draft.steps) if draft.search_text else draft.name + ". " + " ".join(draft.steps)
 
 
 def skill_text(name: str, when: str, steps: list[str]) -> str:

@@ -68,6 +68,10 @@ class SkillDraft:
     steps: list[str]
     quote: str
     segment_indexes: list[int] = field(default_factory=list)
+    search_text: str = ""
+    """What the skill is found by (a passage with its section's title path); empty: name and steps."""
+    span: tuple[float, float] | None = None
+    """The evidence span when it is part of a segment (a split paragraph); None: the segments'."""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -117,7 +121,7 @@ def skill_drafts(paragraph: str, segment_index: int, context: str) -> list[Skill
     if len(numbered) >= 2:
         steps = [_strip_markup(_LIST_ITEM.sub("", line)) for line in numbered]
         intro = [line for line in lines if not _LIST_ITEM.match(line)]
-        name = _name_from(intro[0]) if intro else f"How to {context[:1].lower()}{context[1:]}".strip()
+        name = name_from(intro[0]) if intro else f"How to {context[:1].lower()}{context[1:]}".strip()
         drafts.append(
             SkillDraft(name, _when(" ".join(intro), context), steps, paragraph.strip(), [segment_index])
         )
@@ -127,12 +131,12 @@ def skill_drafts(paragraph: str, segment_index: int, context: str) -> list[Skill
             if is_instructive(sentence):
                 clean = _strip_markup(_LIST_ITEM.sub("", sentence))
                 drafts.append(
-                    SkillDraft(_name_from(clean), _when(clean, context), [clean], sentence, [segment_index])
+                    SkillDraft(name_from(clean), _when(clean, context), [clean], sentence, [segment_index])
                 )
     return drafts
 
 
-def _name_from(sentence: str) -> str:
+def name_from(sentence: str) -> str:
     name = _OPENERS.sub("", _strip_markup(sentence)).strip().rstrip(".:;!")
     name = re.sub(
         r"^(?:remember|note|tip|important|the (?:key|main) (?:idea|point|thing|rule)(?: here)? is)"

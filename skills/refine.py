@@ -324,7 +324,7 @@ class Refiner:
         sentence = qs._clean(q.evidence["quote"])
         if not sentence:
             return None
-        return extract._name_from(sentence), extract._when(sentence, title), [sentence], node_id
+        return extract.name_from(sentence), extract._when(sentence, title), [sentence], node_id
 
     def _covering_node(self, q: Question, spans: list[_Span], known: dict) -> tuple[str | None, str]:
         """The node the tutorial's outline put the question's span in: where consolidation

@@ -10,6 +10,9 @@ import unicodedata
 from tutorialbook.models import SkillView
 
 
+#: "When to use" of a skill that names no condition; read back as none
+ANY_TIME = "Whenever the steps below apply."
+
 def skill_slug(name: str, skill_id: str = "") -> str:
     """A valid Agent Skills name: lowercase letters, digits and single hyphens, at most 64,
     not starting or ending with a hyphen. With ``skill_id``, ends with part of it so two
@@ -111,7 +114,7 @@ def render_skill_md(skill: SkillView) -> str:
         "",
         "## When to use",
         "",
-        _one_line(skill.when_to_use) or "Whenever the steps below apply.",
+        _one_line(skill.when_to_use) or ANY_TIME,
         "",
         "## Steps",
         "",

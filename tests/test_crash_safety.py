@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, reteaching_tutorial
 from tutorialbook.library import Library
 
 CHILD = r"""
@@ -36,9 +36,9 @@ def counts(library):
 
 
 @pytest.mark.parametrize("table, nth", [("tutorials", 1), ("segments", 1), ("nodes", 1), ("skills", 1)])
-def test_killed_mid_commit_leaves_nothing_partial(store_path, table, nth):
+def test_killed_mid_commit_leaves_nothing_partial(store_path, tmp_path, table, nth):
     first = EXAMPLES / "sourdough-basics.md"
-    second = EXAMPLES / "sourdough-troubleshooting.srt"
+    second = reteaching_tutorial(tmp_path)
     library = Library(store=str(store_path))
     library.ingest(str(first), book="baking")
     before = counts(library)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, reteaching_tutorial
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.library import Library
 
@@ -17,10 +17,11 @@ TROUBLE = EXAMPLES / "sourdough-troubleshooting.srt"
 
 
 @pytest.fixture
-def two_ingests(library):
+def two_ingests(library, tmp_path):
     """'baking' from two tutorials by two agents; the second extends one skill of the first."""
     library.ingest(str(BASICS), book="baking", refine_rounds=0, agent="ingester-a")
-    report = library.ingest(str(TROUBLE), book="baking", refine_rounds=0, agent="ingester-b").tutorials[0]
+    report = library.ingest(str(reteaching_tutorial(tmp_path)), book="baking", refine_rounds=0,
+                            agent="ingester-b").tutorials[0]
     assert report.skills_updated == 1
     return library
 

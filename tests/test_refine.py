@@ -9,6 +9,7 @@ import pytest
 
 from conftest import ROOT
 from tutorialbook.errors import NotFound, TutorialbookError
+from tutorialbook.memory.store import in_list
 from tutorialbook.skills import questions as qs
 from tutorialbook.skills.questions import HarvestSource
 from tutorialbook.acquire.sources import parse_markdown
@@ -63,7 +64,11 @@ def holding(library, phrase):
 def test_refinement_repairs_what_the_first_consolidation_missed(library, pan):
     report = library.ingest(str(pan), book="kitchen", domain="general", refine_rounds=0).tutorials[0]
     assert report.questions_harvested == 0 and report.pass_rate_before is None
-    assert not holding(library, "about ten minutes"), "a plain fact is not a skill after consolidation"
+    # consolidation keeps every passage, plain facts included; lose two of them to see them repaired
+    lost = holding(library, "about ten minutes") + holding(library, "polymerised oil")
+    assert len(lost) == 2, "a plain fact is part of a passage skill after consolidation"
+    library.store.delete("skills", in_list("id", [r["id"] for r in lost]))
+    assert not holding(library, "about ten minutes")
     evidence_before = evidence_by_skill(library)
 
     result = library.refine("kitchen", rounds=2)
@@ -71,7 +76,7 @@ def test_refinement_repairs_what_the_first_consolidation_missed(library, pan):
     assert result.pass_rate_after > result.pass_rate_before
     assert result.pass_rate_after >= 0.9, [f.question for f in result.failures]
     tutorial = result.tutorials[0]
-    assert tutorial.skills_added >= 3 and tutorial.rounds >= 1
+    assert tutorial.skills_added >= 2 and tutorial.rounds >= 1
 
     # the facts are skills now, each under the node that covers its span, with its evidence
     (heat,) = holding(library, "Cast iron holds heat for about ten minutes after the burner is turned off")
@@ -103,8 +108,8 @@ def test_refinement_repairs_what_the_first_consolidation_missed(library, pan):
 
 def test_ingest_refines_by_default_and_keeps_the_exam(library, pan):
     report = library.ingest(str(pan), book="kitchen", domain="general").tutorials[0]
-    assert report.questions_harvested >= 10 and report.repairs >= 3
-    assert report.pass_rate_after > report.pass_rate_before
+    assert report.questions_harvested >= 10
+    assert report.pass_rate_after >= report.pass_rate_before and report.pass_rate_after >= 0.9
     assert report.stage_seconds["refine"] > 0
     stored = library.store.rows("questions")
     assert len(stored) == report.questions_harvested

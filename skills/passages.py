@@ -1,0 +1,207 @@
+"""Passages: the unit of knowledge a general tutorial becomes.
+
+Every block of a section (a paragraph, a list, a code block with the prose that introduces it,
+or a stretch of narration) belongs to one passage, and every passage that teaches something
+becomes a skill carrying the whole passage: an agent that reads one skill reads what the
+author wrote there, not one sentence cut out of it. Passages are kept near ``WORDS`` words so
+a skill costs about what a retrieved chunk costs; a paragraph is split only when it is far
+longer, at sentence ends.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tutorialbook.acquire.transcript import Segment
+from tutorialbook.skills.extract import SkillDraft, is_instructive, split_sentences
+
+#: target words per passage; a block never joins a passage it would take past MAX_WORDS
+WORDS = 55
+MAX_WORDS = 110
+
+_BOILERPLATE = re.compile(
+    r"(?:\bcopyright\b|©|\(c\) ?\d{4}|\ball rights reserved\b|\bpermission is (?:hereby )?granted\b"
+    r"|\blicen[cs]ed? under\b|\bgnu (?:general|free|lesser) (?:public|documentation) licen[cs]e\b"
+    r"|\bthis (?:program|library|manual|document) is free software\b|\bwithout any warranty\b"
+    r"|\bsubscribe\b|\bthanks? (?:you )?for (?:watching|listening|reading)\b|\bsee you (?:next time|soon|in the next)\b"
+    r"|\b(?:hi|hello|hey) (?:everyone|everybody|guys|there|folks)\b|\bwelcome (?:back )?to (?:my|this|the|our) (?:channel|video|tutorial)\b"
+    r"|\bin this (?:short |quick |little )?(?:video|episode|tutorial|lesson)\b,? (?:i|we)(?:'ll| will| am going| are going)\b"
+    r"|\blike and subscribe\b|\bsmash (?:that|the) like\b|^\W*welcome (?:back )?to\b)",
+    re.I,
+)
+_NAV = re.compile(r"^(?:next|previous|prev|up|contents|index|home|top)\s*[:»›→]", re.I)
+_ITEM = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][a-z]+)?")
+
+
+@dataclass
+class Passage:
+    """Consecutive blocks of one section: segment indexes and, for a split paragraph, the part kept."""
+
+    indexes: list[int]
+    text: str
+    start: float
+    end: float
+    blocks: list[tuple[str, str]] = field(default_factory=list)
+    """(kind, text) of each block, in order: what the skill's steps are made of."""
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
+    """Material that teaches nothing: licences and copyright lines, greetings and sign-offs,
+    navigation, and lists that only repeat the document's headings (a table of contents) or
+    are runs of one- or two-word entries (an index)."""
+    lines = [line.strip(" -*•\t") for line in text.splitlines() if line.strip(" -*•\t")]
+    if not lines:
+        return True
+    short = words(text) <= 60
+    if _BOILERPLATE.search(text) and (short or len(_BOILERPLATE.findall(text)) >= 2):
+        return True
+    if all(_NAV.match(line) for line in lines):
+        return True
+    if len(lines) >= 4:
+        if headings and sum(_key(line) in headings for line in lines) >= 0.6 * len(lines):
+            return True
+        if sum(words(line) <= 2 for line in lines) >= 0.8 * len(lines) and not _looks_like_code(text):
+            return True
+    return False
+
+
+def _key(text: str) -> str:
+    return " ".join(_WORD.findall(re.sub(r"^[\d.]+\s+", "", text).lower()))
+
+
+def heading_keys(titles: list[str]) -> frozenset[str]:
+    return frozenset(_key(t) for t in titles if _key(t))
+
+
+def _looks_like_code(text: str) -> bool:
+    return sum(ch in "{}();=<>[]$#/\\" for ch in text) > 0.05 * max(1, len(text))
+
+
+def group(segments: list[Segment], indexes: list[int], kinds: list[str] | None = None) -> list[Passage]:
+    """Consecutive segments of one section into passages of about ``WORDS`` words: a code block
+    stays with the prose before it (which usually introduces it, ending in ':'), a short block
+    joins its neighbour, and a paragraph far over ``MAX_WORDS`` is cut at sentence ends."""
+    out: list[Passage] = []
+    current: list[int] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal current, size
+        if current:
+            first, last = segments[current[0]], segments[current[-1]]
+            text = "\n".join(segments[i].text.strip() for i in current)
+            blocks = [(getattr(segments[i], "kind", "text"), segments[i].text.strip()) for i in current]
+            out.append(Passage(current, text, first.start, last.end, blocks))
+        current, size = [], 0
+
+    for n, i in enumerate(indexes):
+        seg = segments[i]
+        kind = kinds[n] if kinds else getattr(seg, "kind", "text")
+        w = words(seg.text)
+        if w > MAX_WORDS and kind not in ("code", "list", "table"):
+            flush()
+            out.extend(_split(seg, i))
+            continue
+        introduced = bool(current) and (kind == "code" or segments[current[-1]].text.rstrip().endswith(":"))
+        if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS):
+            flush()
+        current.append(i)
+        size += w
+    flush()
+    return out
+
+
+def _split(seg: Segment, index: int) -> list[Passage]:
+    """A long paragraph as runs of whole sentences of about ``WORDS`` words, each with its own
+    span (offsets or times interpolated over the segment)."""
+    sentences = split_sentences(seg.text) or [seg.text]
+    runs: list[list[str]] = [[]]
+    for sentence in sentences:
+        if runs[-1] and words(" ".join(runs[-1])) + words(sentence) > WORDS:
+            runs.append([])
+        runs[-1].append(sentence)
+    total = max(1, len(seg.text))
+    out, at = [], 0
+    for run in runs:
+        text = " ".join(run)
+        found = seg.text.find(run[0], at)
+        begin = found if found >= 0 else at
+        at = begin + len(text)
+        span = seg.end - seg.start
+        out.append(Passage([index], text, seg.start + span * begin / total,
+                           seg.start + span * min(at, total) / total, [("paragraph", text)]))
+    return out
+
+
+def step_name(text: str) -> str:
+    """A passage's name: its first instruction as the author wrote it (when short enough to be a
+    name), else a title phrase from its opening."""
+    from tutorialbook.skills.extract import name_from
+
+    for sentence in [s for s in split_sentences(text) if words(s) >= 3][:4]:
+        if is_instructive(sentence) and len(sentence) <= 100:
+            return name_from(sentence)
+    return title_phrase(text)
+
+
+def title_phrase(text: str, limit: int = 8) -> str:
+    """A short title taken from a passage itself, in its author's words: its first instruction
+    when it gives one, else the opening of its first sentence, cut at a clause boundary."""
+    sentences = [s for s in split_sentences(text) if words(s) >= 3] or [text]
+    chosen = next((s for s in sentences[:4] if is_instructive(s)), sentences[0])
+    chosen = re.sub(r"^(?:so|and|but|now|okay|ok|well|then|first|next|finally|also)[,]?\s+", "", chosen.strip(),
+                    flags=re.I)
+    clause = re.split(r"(?<=\w)(?:[,;:(]| - | – | — |\s(?:which|because|so that|where|although|but)\s)", chosen)[0]
+    tokens = clause.split()
+    if len(tokens) > limit:
+        tokens = tokens[:limit]
+        while tokens and tokens[-1].lower().strip(".,") in _WEAK_END:
+            tokens.pop()
+    phrase = " ".join(tokens).strip(" .,:;!?\"'")
+    return (phrase[:1].upper() + phrase[1:]) or "Untitled"
+
+
+_WEAK_END = frozenset("a an the and or of to in on at by for with from into as is are be that this its your their".split())
+
+
+def _items(lines: list[str]) -> list[str]:
+    """List items, each with its wrapped continuation lines."""
+    items: list[str] = []
+    for line in lines:
+        if _ITEM.match(line) or not items:
+            items.append(_ITEM.sub("", line))
+        else:
+            items[-1] += " " + line
+    return items
+
+
+def draft(passage: Passage, context: str) -> SkillDraft:
+    """The skill a passage becomes: named by its first instruction or opening words, its steps
+    the passage's blocks and sentences (code blocks whole), its evidence the whole passage.
+    ``context`` (the section's title path) is searched with it."""
+    steps: list[str] = []
+    for kind, block in passage.blocks or [("text", passage.text)]:
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if kind == "code":
+            steps.append(block)
+        elif kind == "list" or len(lines) > 1 and all(_ITEM.match(line) for line in lines[1:]):
+            head = [] if _ITEM.match(lines[0]) else [lines.pop(0)]
+            steps += head + _items(lines)
+        else:
+            steps.append(" ".join(lines))
+    name = step_name(passage.text)
+    when = ""
+    first = split_sentences(passage.text)[:1]
+    lead = re.match(r"^((?:if|when|whenever|before|after|once|to)\b[^,]{3,70}),", first[0], re.I) if first else None
+    if lead:
+        when = lead.group(1)
+    # the steps carry the whole passage; the quote only shows where it starts
+    quote = passage.text if words(passage.text) <= 20 else " ".join(passage.text.split()[:14])
+    search = f"{context}: {passage.text}" if context else passage.text
+    return SkillDraft(name, when, steps, quote, list(passage.indexes), search, (passage.start, passage.end))
