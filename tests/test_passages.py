@@ -1,0 +1,85 @@
+"""Passages: every block of a tutorial belongs to a skill that carries it whole; material that
+teaches nothing does not become a skill."""
+
+from tutorialbook.acquire.sources import parse_markdown
+from tutorialbook.acquire.transcript import Segment
+from tutorialbook.skills import passages
+
+GUIDE = """# Caring for a cast iron pan
+
+Copyright © 2024 Jane Doe. Permission is granted to copy this page under the terms of the GNU Free Documentation License.
+
+## Seasoning
+
+Seasoning is a thin layer of polymerised oil that protects the pan. Because the layer is
+built up slowly, every time you cook with fat you add to it. Wipe a thin film of oil over
+the whole pan, then heat it upside down in the oven for an hour. Thick layers turn sticky,
+so wipe off as much oil as you can before it goes in.
+
+To check the seasoning:
+
+```
+hold the pan under running water
+water beads up on a seasoned pan
+```
+
+## Cleaning
+
+Never soak the pan overnight. Rinse it with hot water while it is still warm.
+"""
+
+
+def test_a_skill_holds_its_whole_passage_and_its_span(tmp_path, library):
+    path = tmp_path / "cast-iron.md"
+    path.write_text(GUIDE)
+    library.ingest(str(path), book="kitchen", refine_rounds=0)
+    skills = library.skills("kitchen")
+    seasoning = next(s for s in skills if any("polymerised oil" in step for step in s.steps))
+    body = " ".join(seasoning.steps)
+    # the answer to "why does seasoning build up" sits in the sentence after the definition
+    assert "every time you cook with fat you add to it" in body
+    assert "Thick layers turn sticky" in body, "the paragraph is kept whole, not cut to its instructions"
+    evidence = seasoning.evidence[0]
+    assert evidence.quote in GUIDE[int(evidence.start):int(evidence.end)]
+    assert "wipe off as much oil" in GUIDE[int(evidence.start):int(evidence.end)], "the span is the whole passage"
+    check = next(s for s in skills if any("water beads up" in step for step in s.steps))
+    assert check.steps[0] == "To check the seasoning:", "a code block stays with the prose that introduces it"
+    assert {s.name for s in skills} >= {"Never soak the pan overnight"}
+
+
+def test_licence_and_greetings_do_not_become_skills(tmp_path, library):
+    path = tmp_path / "cast-iron.md"
+    path.write_text(GUIDE)
+    library.ingest(str(path), book="kitchen", refine_rounds=0)
+    bodies = [" ".join(s.steps) for s in library.skills("kitchen")]
+    assert not any("Copyright" in b or "Permission is granted" in b for b in bodies)
+    segments = [Segment(0, 3, "Hi everyone, welcome to my channel."),
+                Segment(3, 9, "Sharpen the knife at a twenty degree angle on the coarse stone."),
+                Segment(9, 12, "Thanks for watching and see you next time!")]
+    kept = [s for s in segments if not passages.is_boilerplate(s.text)]
+    assert [s.start for s in kept] == [3]
+
+
+def test_a_table_of_contents_is_not_a_skill():
+    titles = ["Seasoning", "Cleaning", "Storing the pan", "Cooking acidic food"]
+    keys = passages.heading_keys(titles)
+    toc = "\n".join(f"- {i}.{n} {t}" for i, (n, t) in enumerate(zip(range(1, 5), titles), 1))
+    assert passages.is_boilerplate(toc, keys)
+    assert not passages.is_boilerplate("Season the pan before first use, then cook something fatty in it.", keys)
+
+
+def test_long_paragraphs_are_cut_at_sentence_ends_with_their_own_spans():
+    sentence = "The dough rises while the yeast eats the sugars and makes gas that the gluten traps. "
+    text = sentence * 12
+    transcript = parse_markdown(text)
+    out = passages.group(transcript.segments, list(range(len(transcript.segments))))
+    assert len(out) >= 2 and all(passages.words(p.text) <= passages.MAX_WORDS for p in out)
+    assert " ".join(p.text for p in out).split() == text.split(), "nothing is dropped or repeated"
+    assert all(a.end <= b.start + 1e-6 for a, b in zip(out, out[1:]))
+
+
+def test_title_phrases_are_words_of_the_passage_not_keyword_lists():
+    phrase = passages.title_phrase("A factor is a vector object used to specify a discrete classification "
+                                   "of the components of other vectors of the same length.")
+    assert phrase == "A factor is a vector object used"
+    assert "," not in phrase and " and " not in phrase
