@@ -18,7 +18,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from tutorialbook.skills import extract
+from tutorialbook.skills import extract, passages
 from tutorialbook.skills.builder import OutlineNode, TutorialContext
 from tutorialbook.skills.extract import SkillDraft
 from tutorialbook.llm.client import LLM
@@ -147,8 +147,8 @@ def _to_outline(reply: OutlineOut, tutorial: TutorialContext, dropped: list[int]
             own = sorted({i for d in found for i in d.segment_indexes})
         if not own and not children and not found:
             return None
-        texts = [tutorial.transcript.segments[i].text for i in own]
-        return OutlineNode(title or extract.extractive_title(texts), kind, own, found,
+        opening = tutorial.transcript.segments[own[0]].text if own else ""
+        return OutlineNode(title or passages.title_phrase(opening), kind, own, found,
                            sorted(children, key=_first_segment), summary=_clip(summary, MAX_SUMMARY))
 
     sections = []

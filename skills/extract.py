@@ -185,12 +185,18 @@ def one_line(text: str, limit: int = 160) -> str:
     return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
-def extractive_title(texts: list[str]) -> str:
-    words = keywords(texts, 3)
-    if not words:
-        return "Untitled"
-    title = ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1]
-    return title[:1].upper() + title[1:]
+def summary(segments, indexes: list[int], vectors: np.ndarray, ideas: int = 2) -> str:
+    """A node's summary: the opening sentence of its most central segment and, where it holds
+    more than one idea, of the central segment least like that one, in document order."""
+    first = central_index(vectors)
+    chosen = [first]
+    if len(indexes) >= 4 and ideas > 1:
+        centre = vectors.mean(axis=0)
+        fit = vectors @ centre - vectors @ vectors[first]  # central overall, unlike the first
+        fit[first] = -np.inf
+        chosen.append(int(np.argmax(fit)))
+    lines = [one_line(segments[indexes[i]].text) for i in sorted(chosen)]
+    return " ".join(dict.fromkeys(line for line in lines if line))
 
 
 def topic_boundaries(vectors: np.ndarray, window: int = 3, min_size: int = 4) -> list[int]:

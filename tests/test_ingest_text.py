@@ -136,3 +136,52 @@ def test_markdown_offsets_are_exact():
         "First paragraph here.", "Second one.\nStill second."
     ]
     assert transcript.headings == [(0, 1, "T"), (1, 2, "S")]
+
+
+DATA_STRUCTURES = """# Data structures
+
+## More on lists
+
+The list data type has some more methods. Use append to add an item to the end of the list,
+and extend to append all the items from another iterable.
+
+Insert puts an item at a given position; the first argument is the index of the element
+before which to insert. Remove deletes the first item whose value is equal to the argument.
+
+## Dictionaries
+
+A dictionary maps keys to values. Keys can be any immutable type, such as strings and numbers.
+Placing a comma-separated list of key:value pairs within the braces adds initial pairs.
+
+Use the in keyword to check whether a single key is in the dictionary, and del to delete a pair.
+"""
+
+CLASSES = """# Classes
+
+## A first look at classes
+
+Classes provide a means of bundling data and functionality together. Creating a new class
+creates a new type of object, allowing new instances of that type to be made.
+
+The class definition must be executed before it has any effect. Define methods inside the
+class body with def; the first argument of a method is called self by convention.
+
+## Inheritance
+
+A derived class names its base class in parentheses after the class name. Methods of the base
+class are found when they are not defined in the derived class.
+
+Call super() to reach the base class's method from an overriding method of the derived class.
+"""
+
+
+def test_two_topics_of_one_domain_stay_separate_chapters(library, tmp_path):
+    """Two pages of one programming tutorial are about different topics: neither is filed
+    under the other's chapter, and their sections stay with their own page."""
+    (tmp_path / "datastructures.md").write_text(DATA_STRUCTURES)
+    (tmp_path / "classes.md").write_text(CLASSES)
+    library.ingest(str(tmp_path), book="python", refine_rounds=0)
+    chapters = children(library, "python")
+    assert sorted(chapters) == ["Classes", "Data structures"]
+    assert list(children(library, "python", chapters["Classes"].id)) == ["A first look at classes", "Inheritance"]
+    assert list(children(library, "python", chapters["Data structures"].id)) == ["More on lists", "Dictionaries"]
