@@ -1,0 +1,191 @@
+"""PDF: pypdf for what the file says about itself (encryption, metadata title, outline),
+pdfminer.six for the text laid out in blocks with their font sizes and fonts. Headings
+come from the outline (bookmarks) where the PDF has one, else from text set larger than
+the body; monospaced blocks are code; running headers, footers and page numbers (text
+repeated on most pages) are dropped."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from tutorialbook.acquire.formats.document import Document, squash
+from tutorialbook.errors import TutorialbookError
+
+_MONO = re.compile(r"mono|courier|code|typewriter|consol|menlo|inconsolata|\btt|cmtt|nimbusmon", re.I)
+_LEADERS = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")
+_BULLET = re.compile(r"^\s*(?:[•◦▪‣·\-–*]|\d{1,3}[.)])\s")
+MAX_HEADING_CHARS = 150
+
+
+@dataclass
+class _Box:
+    page: int
+    text: str
+    lines: list[str]
+    size: float
+    mono: bool
+
+
+def read_pdf(data: bytes, name: str) -> Document:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise TutorialbookError("source", f"{name} is an encrypted PDF; it needs a password to read, "
+                                              "save a decrypted copy and ingest that")
+        outline = _outline(reader)
+        meta_title = (reader.metadata.title if reader.metadata else None) or None
+    except TutorialbookError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError) as exc:
+        raise TutorialbookError("source", f"{name} is not a readable PDF ({exc})") from exc
+    boxes = _boxes(data, name)
+    if not any(b.text for b in boxes):
+        raise TutorialbookError("source", f"{name} has no text layer (an image-only or scanned PDF); "
+                                          "run OCR on it first")
+    doc = Document(name)
+    if isinstance(meta_title, str) and meta_title.strip() and not re.search(r"\.(pdf|docx?|tex|dvi)$|^untitled$",
+                                                                          meta_title.strip(), re.I):
+        doc.title = meta_title.strip()
+    _lay_out(_drop_furniture(boxes), outline, doc)
+    return doc
+
+
+def _outline(reader) -> list[tuple[int, str, int]]:
+    """(level, title, page index) of the bookmarks, in order."""
+    found: list[tuple[int, str, int]] = []
+
+    def walk(items, level):
+        for item in items:
+            if isinstance(item, list):
+                walk(item, level + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+            except Exception:  # a bookmark to nowhere: pypdf raises assorted errors
+                continue
+            if page is not None and page >= 0 and squash(str(item.title or "")):
+                found.append((level, squash(str(item.title)), page))
+
+    try:
+        walk(reader.outline, 1)
+    except Exception:  # a broken outline tree is no reason to refuse the text
+        return []
+    return found
+
+
+def _boxes(data: bytes, name: str) -> list[_Box]:
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LAParams, LTChar, LTTextContainer, LTTextLine
+    from pdfminer.pdfparser import PDFSyntaxError
+
+    boxes: list[_Box] = []
+    try:
+        for page_no, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams())):
+            for element in page:
+                if not isinstance(element, LTTextContainer):
+                    continue
+                lines = [line for line in element if isinstance(line, LTTextLine)] or [element]
+                texts = [line.get_text().rstrip("\n") for line in lines]
+                chars = [c for line in lines for c in (line if isinstance(line, LTTextLine) else [])
+                         if isinstance(c, LTChar) and c.get_text().strip()]
+                if not chars:
+                    continue
+                size = Counter(round(c.size, 1) for c in chars).most_common(1)[0][0]
+                mono = sum(bool(_MONO.search(c.fontname)) for c in chars) > 0.8 * len(chars)
+                boxes.append(_Box(page_no, squash(" ".join(texts)), texts, size, mono))
+    except PDFSyntaxError as exc:
+        raise TutorialbookError("source", f"{name} is not a readable PDF ({exc})") from exc
+    return boxes
+
+
+def _drop_furniture(boxes: list[_Box]) -> list[_Box]:
+    """Running heads, footers and page numbers: the same words (digits aside) on most pages;
+    dotted table-of-contents lines."""
+    pages = len({b.page for b in boxes})
+    key = lambda b: re.sub(r"\d+", "#", b.text.lower())  # noqa: E731
+    seen = Counter(key(b) for b in {(b.page, key(b)): b for b in boxes}.values())
+    keep = []
+    for b in boxes:
+        if re.fullmatch(r"[\divxlc\s\-–|/]*", b.text, re.I):
+            continue
+        if pages >= 3 and seen[key(b)] > max(2, pages // 2):
+            continue
+        if all(_LEADERS.search(line) for line in b.lines if line.strip()):
+            continue
+        keep.append(b)
+    return keep
+
+
+def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Document) -> None:
+    body = Counter()
+    for b in boxes:
+        body[b.size] += len(b.text)
+    body_size = body.most_common(1)[0][0] if body else 0
+    levels = _size_levels(boxes, body_size) if not outline else {}
+    marks = _place_outline(boxes, outline)
+    for i, b in enumerate(boxes):
+        text = b.text
+        for level, title, found in marks.get(i, []):
+            doc.heading(level, title)
+            if found:
+                text = _after(text, title)
+        if not text:
+            continue
+        if not outline and b.size in levels and len(text) <= MAX_HEADING_CHARS and len(b.lines) <= 3:
+            doc.heading(levels[b.size], text)
+        elif b.mono:
+            doc.block("code", "\n".join(b.lines))
+        elif sum(bool(_BULLET.match(line)) for line in b.lines) >= 2 and _BULLET.match(b.lines[0]):
+            doc.block("list", "\n".join(b.lines))
+        else:
+            doc.block("paragraph", text)
+    for level, title, _ in marks.get(len(boxes), []):
+        doc.heading(level, title)
+
+
+def _place_outline(boxes: list[_Box], outline) -> dict[int, list[tuple[int, str, bool]]]:
+    """Box index -> the bookmarks that start there: on the box that begins with the
+    bookmark's words, else at the top of its page."""
+    marks: dict[int, list[tuple[int, str, bool]]] = {}
+    cursor = 0
+    for level, title, page in outline:
+        at = next((i for i in range(cursor, len(boxes)) if boxes[i].page == page and _starts_with(boxes[i].text, title)),
+                  None)
+        found = at is not None
+        if at is None:
+            at = next((i for i in range(cursor, len(boxes)) if boxes[i].page >= page), len(boxes))
+        marks.setdefault(at, []).append((level, title, found))
+        cursor = at + 1 if found else at
+    return marks
+
+
+def _size_levels(boxes: list[_Box], body_size: float) -> dict[float, int]:
+    """Font sizes clearly above the body's, largest first, as heading levels 1-3."""
+    sizes = sorted({b.size for b in boxes if b.size >= body_size * 1.15 and len(b.text) <= MAX_HEADING_CHARS},
+                   reverse=True)
+    return {size: min(n + 1, 3) for n, size in enumerate(sizes)}
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
+def _starts_with(text: str, title: str) -> bool:
+    a, b = _norm(text), _norm(title)
+    return bool(b) and a.startswith(b)
+
+
+def _after(text: str, title: str) -> str:
+    """The box's words after its heading (a heading set in the same block as its paragraph)."""
+    want, i = len(_norm(title)), 0
+    seen = 0
+    while i < len(text) and seen < want:
+        seen += bool(re.match(r"[0-9a-z]", text[i].lower()))
+        i += 1
+    return text[i:].strip(" :.-–")
