@@ -25,8 +25,10 @@ def squash(text: str) -> str:
 
 
 def squash_lines(text: str) -> str:
-    """Keep the line structure (lists, tables), squash each line, drop empty lines."""
-    return "\n".join(line for line in (squash(part) for part in text.splitlines()) if line)
+    """Keep the line structure (lists, tables) and each line's indent (a nested item);
+    squash the rest of each line, drop empty lines."""
+    lines = (part[: len(part) - len(part.lstrip(" "))] + squash(part) for part in text.splitlines())
+    return "\n".join(line for line in lines if line.strip()).strip("\n")
 
 
 class Document:
@@ -37,6 +39,8 @@ class Document:
         self.source = source
         """Set when blocks come with their spans in this text (then it is the rendering)."""
         self.title: str | None = None
+        self.warnings: list[str] = []
+        """What the reader could not read (it goes into the ingest report)."""
         self._parts: list[str] = []
         self._length = 0
         self._segments: list[Segment] = []
@@ -86,14 +90,15 @@ class Document:
     def transcript(self) -> Transcript:
         if not self._segments:
             what = "headings but no paragraphs" if self._headings else "no text"
-            raise TutorialbookError("source", f"{self.name} holds {what} to learn from")
+            why = f" ({'; '.join(self.warnings)})" if self.warnings else ""
+            raise TutorialbookError("source", f"{self.name} holds {what} to learn from{why}")
         title = self.title
         if title is None and self._headings:
             top = min(level for _, level, _ in self._headings)
             title = next(t for _, level, t in self._headings if level == top)
         text = self.source if self.source is not None else "".join(self._parts)
         return Transcript(self._segments, duration=float(len(text)), timed=False,
-                          headings=_without_empty_sections(self._headings, len(self._segments)), title=squash(title) if title else None, text=text)
+                          headings=_without_empty_sections(self._headings, len(self._segments)), warnings=self.warnings, title=squash(title) if title else None, text=text)
 
 
 def _without_empty_sections(headings: list[tuple[int, int, str]], n: int) -> list[tuple[int, int, str]]:

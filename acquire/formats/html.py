@@ -35,12 +35,16 @@ _LISTS = frozenset({"ul", "ol", "dl"})
 _BLOCKY = ("pre", "table", "h1", "h2", "h3", "h4", "h5", "h6")
 MAX_DEPTH = 200
 """Deeper nesting than this (hostile or broken pages) is read as plain text, not walked."""
+PARSER_DEPTH = 256
+"""libxml2 stops at this depth unless told otherwise (huge_tree): a bound kept on purpose."""
 _WORD_SPLIT = re.compile(r"[\s_\-]+")
 
 
 def read_html(data: bytes, name: str) -> Document:
-    root = _parse(data, name)
+    root, cut_short = _parse(data, name)
     doc = Document(name)
+    if cut_short:
+        doc.warnings.append(f"{name} nests elements deeper than {PARSER_DEPTH} levels; what follows that point was not read")
     doc.title = _title(root)
     content = _content_root(root)
     _strip_chrome(content)
@@ -66,7 +70,7 @@ def _parse(data: bytes, name: str):
         raise TutorialbookError("source", f"{name} is not readable HTML ({exc}); it holds no text") from exc
     if root is None:
         raise TutorialbookError("source", f"{name} is not readable HTML; it holds no text")
-    return root
+    return root, any("Excessive depth" in e.message for e in parser.error_log)
 
 
 def _title(root) -> str | None:

@@ -90,15 +90,21 @@ def _boxes(data: bytes, name: str) -> list[_Box]:
             for element in page:
                 if not isinstance(element, LTTextContainer):
                     continue
-                lines = [line for line in element if isinstance(line, LTTextLine)] or [element]
-                texts = [line.get_text().rstrip("\n") for line in lines]
-                chars = [c for line in lines for c in (line if isinstance(line, LTTextLine) else [])
-                         if isinstance(c, LTChar) and c.get_text().strip()]
-                if not chars:
-                    continue
-                size = Counter(round(c.size, 1) for c in chars).most_common(1)[0][0]
-                mono = sum(bool(_MONO.search(c.fontname)) for c in chars) > 0.8 * len(chars)
-                boxes.append(_Box(page_no, squash(" ".join(texts)), texts, size, mono))
+                runs: list[tuple[float, bool, list[str]]] = []  # lines of one size and font kind
+                for line in element:
+                    if not isinstance(line, LTTextLine):
+                        continue
+                    chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
+                    if not chars:
+                        continue
+                    size = Counter(round(c.size, 1) for c in chars).most_common(1)[0][0]
+                    mono = sum(bool(_MONO.search(c.fontname)) for c in chars) > 0.8 * len(chars)
+                    if runs and runs[-1][0] == size and runs[-1][1] == mono:
+                        runs[-1][2].append(line.get_text().rstrip("\n"))
+                    else:
+                        runs.append((size, mono, [line.get_text().rstrip("\n")]))
+                for size, mono, texts in runs:
+                    boxes.append(_Box(page_no, squash(" ".join(texts)), texts, size, mono))
     except PDFSyntaxError as exc:
         raise TutorialbookError("source", f"{name} is not a readable PDF ({exc})") from exc
     return boxes
@@ -188,4 +194,4 @@ def _after(text: str, title: str) -> str:
     while i < len(text) and seen < want:
         seen += bool(re.match(r"[0-9a-z]", text[i].lower()))
         i += 1
-    return text[i:].strip(" :.-–")
+    return text[i:].lstrip(" :.-–")

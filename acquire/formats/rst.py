@@ -26,6 +26,8 @@ def read_rst(text: str, name: str) -> Document:
     _register_sphinx()
     tree = publish_doctree(text, source_path=name, parser=Parser(inliner=_inliner()),
                            settings_overrides=_SETTINGS)
+    for message in list(tree.findall(nodes.system_message)):  # parser reports, not the author's words
+        message.parent.remove(message)
     doc = Document(name)
     _blocks(tree, doc, 1)
     return doc
@@ -49,7 +51,9 @@ def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None)
 def _interpreted(self, rawsource, text, role, lineno):
     """Inliner.interpreted, with unknown roles read by ``_text_role`` instead of an error."""
     role_fn, messages = roles.role(role, self.language, lineno, self.reporter)
-    nodes_, more = (role_fn or _text_role)(role, rawsource, text, lineno, self)
+    if role_fn is None:  # the lookup's messages only say it was not found
+        return _text_role(role, rawsource, text, lineno, self)
+    nodes_, more = role_fn(role, rawsource, text, lineno, self)
     return nodes_, messages + more
 
 
@@ -101,10 +105,11 @@ class _Body(_Generic):
         argument = self.arguments[0] if self.arguments else ""
         lead = self.LEADS.get(self.name)
         if lead and argument:
-            version, _, rest = argument.partition(" ")
-            node += nodes.paragraph(text=f"{lead} {version}: {rest}".strip().rstrip(":") + ("" if rest else "."))
-        elif argument and self.name not in self.BARE:
-            node += nodes.paragraph(text=argument)
+            version, *rest = argument.split(None, 1)
+            argument = f"{lead} {version}: {rest[0]}" if rest else f"{lead} {version}."
+        if argument and self.name not in self.BARE:
+            words, messages = self.state.inline_text(argument, self.lineno)
+            node += nodes.paragraph(argument, "", *words)
         self.state.nested_parse(self.content, self.content_offset, node)
         return [node]
 
