@@ -305,3 +305,22 @@ def test_hostile_html_and_huge_lines_stay_bounded(tmp_path):
         transcript = read_source(tmp_path / name)
         assert max(len(s.text) for s in transcript.segments) <= MAX_BLOCK_CHARS
         assert sum(len(s.text) for s in transcript.segments) >= 0.99 * len(line)
+
+
+def test_media_title_comes_from_the_container(tmp_path):
+    import os
+    import shutil
+
+    from media import _ffmpeg
+    from tutorialbook.acquire.media import container_title
+
+    if shutil.which("ffmpeg") is None:
+        if os.environ.get("CI"):
+            pytest.fail("ffmpeg is missing (CI installs it through .ci/run)")
+        pytest.skip("ffmpeg is not installed")
+    titled, bare = tmp_path / "k1.m4a", tmp_path / "k2.m4a"
+    _ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-metadata", "title=Knife  skills, part 1",
+            "-c:a", "aac", str(titled))
+    _ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac", str(bare))
+    assert container_title(titled) == "Knife skills, part 1"
+    assert container_title(bare) is None

@@ -17,6 +17,7 @@ from tutorialbook.errors import TutorialbookError
 _MONO = re.compile(r"mono|courier|code|typewriter|consol|menlo|inconsolata|\btt|cmtt|nimbusmon", re.I)
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")
 _BULLET = re.compile(r"^\s*(?:[•◦▪‣·\-–*]|\d{1,3}[.)])\s")
+_NUMBER = re.compile(r"^\s*(?:chapter\s+|appendix\s+)?(?:\d+|[A-Z])(?:\.\d+)*\.?\s+", re.I)
 MAX_HEADING_CHARS = 150
 
 
@@ -52,8 +53,21 @@ def read_pdf(data: bytes, name: str) -> Document:
     if isinstance(meta_title, str) and meta_title.strip() and not re.search(r"\.(pdf|docx?|tex|dvi)$|^untitled$",
                                                                           meta_title.strip(), re.I):
         doc.title = meta_title.strip()
-    _lay_out(_drop_furniture(boxes), outline, doc)
+    doc.title = doc.title or _title_page_title(boxes)  # before furniture: a running head may repeat it
+    _lay_out(_merge(_drop_furniture(boxes)), outline, doc)
     return doc
+
+
+def _title_page_title(boxes: list[_Box]) -> str | None:
+    """The largest type on the first page, when it stands above the body text (a title page)."""
+    first = [b for b in boxes if b.page == boxes[0].page and len(b.text) <= MAX_HEADING_CHARS] if boxes else []
+    if not first:
+        return None
+    body = Counter()
+    for b in boxes:
+        body[b.size] += len(b.text)
+    top = max(first, key=lambda b: b.size)
+    return top.text if top.size >= 1.3 * body.most_common(1)[0][0] else None
 
 
 def _outline(reader) -> list[tuple[int, str, int]]:
@@ -97,9 +111,9 @@ def _boxes(data: bytes, name: str) -> list[_Box]:
                     chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
                     if not chars:
                         continue
-                    size = Counter(round(c.size, 1) for c in chars).most_common(1)[0][0]
-                    mono = sum(bool(_MONO.search(c.fontname)) for c in chars) > 0.8 * len(chars)
-                    if runs and runs[-1][0] == size and runs[-1][1] == mono:
+                    size = Counter(round(c.size * 2) / 2 for c in chars).most_common(1)[0][0]
+                    mono = all(_MONO.search(c.fontname) for c in chars)  # a whole line set in a code font
+                    if runs and runs[-1][1] == mono and max(size, runs[-1][0]) <= 1.1 * min(size, runs[-1][0]):
                         runs[-1][2].append(line.get_text().rstrip("\n"))
                     else:
                         runs.append((size, mono, [line.get_text().rstrip("\n")]))
@@ -126,6 +140,21 @@ def _drop_furniture(boxes: list[_Box]) -> list[_Box]:
             continue
         keep.append(b)
     return keep
+
+
+def _merge(boxes: list[_Box]) -> list[_Box]:
+    """Join what the layout analysis cut apart: consecutive lines of code, and a paragraph
+    whose sentence runs on into the next block on the same page."""
+    out: list[_Box] = []
+    for b in boxes:
+        prev = out[-1] if out else None
+        same = prev is not None and prev.page == b.page and prev.mono == b.mono and \
+            max(prev.size, b.size) <= 1.1 * min(prev.size, b.size)
+        if same and (b.mono or (not re.search(r"[.!?:;]$", prev.text) and b.text[:1].islower())):
+            out[-1] = _Box(prev.page, f"{prev.text} {b.text}", prev.lines + b.lines, prev.size, prev.mono)
+        else:
+            out.append(b)
+    return out
 
 
 def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Document) -> None:
@@ -182,13 +211,20 @@ def _norm(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", text.lower())
 
 
+def _unnumbered(text: str, title: str) -> str:
+    """The text without a section number ("2.1 ", "A.3. ") the bookmark's title does not have."""
+    number = _NUMBER.match(text)
+    return text[number.end():] if number and not _NUMBER.match(title) else text
+
+
 def _starts_with(text: str, title: str) -> bool:
-    a, b = _norm(text), _norm(title)
+    a, b = _norm(_unnumbered(text, title)), _norm(title)
     return bool(b) and a.startswith(b)
 
 
 def _after(text: str, title: str) -> str:
     """The box's words after its heading (a heading set in the same block as its paragraph)."""
+    text = _unnumbered(text, title)
     want, i = len(_norm(title)), 0
     seen = 0
     while i < len(text) and seen < want:
