@@ -95,6 +95,56 @@ def test_saved_html_page_becomes_a_toc_of_its_headings_with_its_title(library, t
     assert list(children(library, "tea", sections["Heating the water"].id)) == ["Measuring the temperature"]
 
 
+GENERATED_PAGES = {
+    "sphinx.htm": """<html><head><title>Signals &#8212; Demo 1.0 documentation</title></head><body>
+<div class="related" role="navigation" aria-label="related navigation"><h3>Navigation</h3>
+  <ul><li><a href="genindex.html">index</a></li><li><a href="py-modindex.html">modules</a> |</li></ul></div>
+<div class="document"><div class="documentwrapper"><div class="bodywrapper"><div class="body" role="main">
+<section id="signals"><h1>Signals<a class="headerlink" href="#signals" title="Link to this heading">¶</a></h1>
+<p>A signal is sent to every connected <code class="docutils literal"><span class="pre">receiver</span></code>.</p>
+<section id="connecting"><h2>Connecting<a class="headerlink" href="#connecting">¶</a></h2>
+<div class="highlight-python notranslate"><div class="highlight"><pre><span></span><span class="n">ready</span><span class="o">.</span><span class="n">connect</span><span class="p">(</span><span class="n">subscriber</span><span class="p">)</span>
+<span class="n">ready</span><span class="o">.</span><span class="n">send</span><span class="p">(</span><span class="s1">'me'</span><span class="p">)</span>
+</pre></div></div>
+</section></section></div></div></div>
+<div class="sphinxsidebar" role="navigation" aria-label="main navigation"><h3>Quick search</h3>
+  <form class="search"><input type="text" name="q"></form><h3>This Page</h3><a href="_sources/x.rst.txt">Show Source</a></div>
+</div><div class="footer">&#169;2026, Demo authors. Created using Sphinx.</div></body></html>""",
+    "texinfo.html": """<html><head><title>Signals</title></head><body>
+<div class="header"><p>Next: <a href="#Basics" accesskey="n">Basics</a> &nbsp; [<a href="#SEC_Contents">Contents</a>][<a href="#Index">Index</a>]</p></div>
+<h1 class="top">Signals</h1>
+<p>A signal is sent to every connected receiver.</p>
+<ul class="section-toc"><li><a href="#Connecting">Connecting</a></li><li><a href="#Sending">Sending</a></li></ul>
+<hr><div class="section" id="Connecting">
+<div class="header"><p>Next: <a href="#Sending">Sending</a>, Previous: <a href="#Top">Top</a>, Up: <a href="#Top">Top</a></p></div>
+<h2 class="section">Connecting</h2>
+<div class="example"><pre class="example">ready.connect(subscriber)
+ready.send('me')
+</pre></div></div></body></html>""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED_PAGES))
+def test_generated_documentation_keeps_content_and_drops_navigation(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(GENERATED_PAGES[name])
+    transcript = read_source(path)
+    assert transcript.title == "Signals"
+    assert [(level, title) for _, level, title in transcript.headings] == [(1, "Signals"), (2, "Connecting")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "A signal is sent to every connected receiver."),
+        ("code", "ready.connect(subscriber)\nready.send('me')"),
+    ]
+
+
+def test_html_declared_charset_is_honoured(tmp_path):
+    path = tmp_path / "latin.html"
+    path.write_bytes('<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head>'
+                     '<body><p>Cr\xe8me br\xfbl\xe9e needs a torch.</p></body></html>'.encode("latin-1"))
+    transcript = read_source(path)
+    assert transcript.title == "Café" and transcript.segments[0].text == "Crème brûlée needs a torch."
+
+
 SPHINX_SOURCE = """\
 =====================
 Errors and Exceptions

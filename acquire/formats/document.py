@@ -48,7 +48,7 @@ class Document:
 
     def heading(self, level: int, text: str) -> None:
         text = squash(text)
-        if text:
+        if any(ch.isalpha() for ch in text):  # not "(19)": a footnote's number is no section
             self._headings.append((len(self._segments), max(1, min(level, 6)), text))
             self._place(text)
 

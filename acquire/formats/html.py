@@ -4,7 +4,8 @@ preformatted code block, table or quote.
 
 Chrome is recognised by what it is, not by site: navigation/page-furniture elements (nav,
 header and footer outside the content, aside, forms), ARIA landmark roles, class or id
-words that name navigation (nav, menu, sidebar, breadcrumb, skip...), "skip to" links,
+words that name navigation (nav, menu, sidebar, breadcrumb, skip...; "header" when it holds
+no heading), "skip to" links,
 permalink anchors (a lone ¶), and blocks that are mostly links (next/previous panels,
 link-only tables of contents and indexes)."""
 
@@ -125,6 +126,8 @@ def _is_chrome(el, content) -> bool:
     if len(id_words) <= 2:  # "site-nav" is chrome; "Related-software-and-documentation" is a section
         words.update(id_words)
     if words & _CHROME_WORDS:
+        return True
+    if words & {"header", "topnav"} and not any(True for _ in el.iter(*_HEADINGS)):  # a page header, not a title block
         return True
     if tag == "a":
         text = squash(el.text_content())
