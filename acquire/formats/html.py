@@ -137,12 +137,13 @@ def _is_chrome(el, content) -> bool:
 
 def _mostly_links(el) -> bool:
     """Next/previous panels, link-only tables of contents and indexes."""
+    listing = el.tag in _LISTS or el.tag == "table"
     links = el.findall(".//a")
-    if len(links) < 2 or any(True for _ in el.iter(*_HEADINGS)):  # a section is never navigation
+    if len(links) < (1 if listing else 2) or any(True for _ in el.iter(*_HEADINGS)):  # a section is never navigation
         return False
     text = len(squash(el.text_content()))
     linked = sum(len(squash(a.text_content())) for a in links)
-    return text > 0 and linked >= (0.8 if el.tag in _LISTS or el.tag == "table" else 0.5) * text
+    return text > 0 and linked >= (0.8 if listing else 0.5) * text
 
 
 class _Walker:
@@ -182,7 +183,7 @@ class _Walker:
                         self.container(item, depth)
             else:
                 self.doc.block("list", "\n".join(_list_lines(el, 0)))
-        elif tag == "table":
+        elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)):  # else a layout table: walked
             self.doc.block("table", "\n".join(
                 " | ".join(squash(cell.text_content()) for cell in row if cell.tag in ("td", "th"))
                 for row in el.iter("tr")))
