@@ -131,3 +131,48 @@ def test_store_path_not_writable(tmp_path):
 def test_bad_domain_and_title_for_folder(library):
     expect("domain", ["'cooking' is not one of"], library.ingest, str(EXAMPLES), domain="cooking")
     expect("title", ["one file"], library.ingest, str(EXAMPLES), title="Both")
+
+
+ODD_DOCUMENTS = {
+    ".md": ["# a\n```\n", "> " * 500 + "x", "<div>\n\n# x", "[x]: /u\n[x]"],
+    ".rst": [".. note::", "`a <b>`_ :x:`", "::\n\n  x", ".. include:: /etc/passwd\n\n.. raw:: html\n\n  <b>x</b>",
+             ".. csv-table::\n   :file: /etc/passwd\n"],
+    ".html": ["<", "<<p>>x", "<table><tr><td><pre>x", "<ul><li>" * 300 + "x", "<p>a&#0;&#xD800;b<pre>c"],
+    ".ipynb": ['{"cells": [1, "x", {"cell_type": "code"}]}', '{"cells": [{"cell_type": "markdown", "source": 5}]}',
+               '{"worksheets": [{"cells": [{"cell_type": "heading", "level": "x", "source": "T"}]}]}',
+               '{"cells": [{"cell_type": "code", "source": "x", "outputs": [{"text": 3}, 5, {"data": []}]}]}'],
+}
+
+
+def test_odd_documents_are_read_or_refused_never_a_crash(tmp_path):
+    from tutorialbook.acquire.sources import read_source
+
+    for ext, texts in ODD_DOCUMENTS.items():
+        for n, text in enumerate(texts):
+            path = tmp_path / f"odd{n}{ext}"
+            path.write_text(text)
+            try:
+                transcript = read_source(path)
+            except TutorialbookError as exc:
+                assert exc.field == "source" and path.name in exc.reason
+            else:
+                assert all("/etc/passwd" not in s.text and "root:" not in s.text for s in transcript.segments)
+
+
+def test_damaged_pdfs_are_refused_by_name(tmp_path):
+    from tutorialbook.acquire.sources import read_source
+
+    good = write_pdf(tmp_path / "good.pdf").read_bytes()
+    variants = [good[:cut] for cut in (40, len(good) // 3, len(good) // 2, len(good) - 30)]
+    for n in range(6):  # bytes overwritten inside the objects
+        data = bytearray(good)
+        for k in range(12):
+            data[(n * 997 + k * 131) % len(data)] = (n * 31 + k * 17) % 256
+        variants.append(bytes(data))
+    for n, data in enumerate(variants):
+        path = tmp_path / f"damaged{n}.pdf"
+        path.write_bytes(data)
+        try:
+            read_source(path)
+        except TutorialbookError as exc:
+            assert exc.field == "source" and path.name in exc.reason

@@ -31,7 +31,8 @@ def read_notebook(text: str, name: str) -> Document:
         if kind == "markdown":
             add_markdown(source, doc)
         elif kind == "heading":  # nbformat 3
-            doc.heading(int(cell.get("level", 1) or 1), source)
+            level = cell.get("level")
+            doc.heading(level if isinstance(level, int) else 1, source)
         elif kind == "code":
             doc.block("code", source)
             output = _short_output(cell.get("outputs") or [])

@@ -32,7 +32,6 @@ class _Box:
 
 def read_pdf(data: bytes, name: str) -> Document:
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -43,9 +42,12 @@ def read_pdf(data: bytes, name: str) -> Document:
         meta_title = (reader.metadata.title if reader.metadata else None) or None
     except TutorialbookError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError) as exc:
-        raise TutorialbookError("source", f"{name} is not a readable PDF ({exc})") from exc
-    boxes = _boxes(data, name)
+    except Exception as exc:  # a damaged file makes pypdf raise anything from PdfReadError to AttributeError
+        raise _unreadable(name, exc) from exc
+    try:
+        boxes = _boxes(data)
+    except Exception as exc:  # likewise pdfminer: PSEOF, PSSyntaxError, PDFNotImplementedError...
+        raise _unreadable(name, exc) from exc
     if not any(b.text for b in boxes):
         raise TutorialbookError("source", f"{name} has no text layer (an image-only or scanned PDF); "
                                           "run OCR on it first")
@@ -68,6 +70,11 @@ def _title_page_title(boxes: list[_Box]) -> str | None:
         body[b.size] += len(b.text)
     top = max(first, key=lambda b: b.size)
     return top.text if top.size >= 1.3 * body.most_common(1)[0][0] else None
+
+
+def _unreadable(name: str, exc: Exception) -> TutorialbookError:
+    return TutorialbookError("source", f"{name} is not a readable PDF (damaged or truncated: "
+                                       f"{type(exc).__name__}: {str(exc)[:200]})")
 
 
 def _outline(reader) -> list[tuple[int, str, int]]:
@@ -93,34 +100,30 @@ def _outline(reader) -> list[tuple[int, str, int]]:
     return found
 
 
-def _boxes(data: bytes, name: str) -> list[_Box]:
+def _boxes(data: bytes) -> list[_Box]:
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams, LTChar, LTTextContainer, LTTextLine
-    from pdfminer.pdfparser import PDFSyntaxError
 
     boxes: list[_Box] = []
-    try:
-        for page_no, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams())):
-            for element in page:
-                if not isinstance(element, LTTextContainer):
+    for page_no, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams())):
+        for element in page:
+            if not isinstance(element, LTTextContainer):
+                continue
+            runs: list[tuple[float, bool, list[str]]] = []  # lines of one size and font kind
+            for line in element:
+                if not isinstance(line, LTTextLine):
                     continue
-                runs: list[tuple[float, bool, list[str]]] = []  # lines of one size and font kind
-                for line in element:
-                    if not isinstance(line, LTTextLine):
-                        continue
-                    chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
-                    if not chars:
-                        continue
-                    size = Counter(round(c.size * 2) / 2 for c in chars).most_common(1)[0][0]
-                    mono = all(_MONO.search(c.fontname) for c in chars)  # a whole line set in a code font
-                    if runs and runs[-1][1] == mono and max(size, runs[-1][0]) <= 1.1 * min(size, runs[-1][0]):
-                        runs[-1][2].append(line.get_text().rstrip("\n"))
-                    else:
-                        runs.append((size, mono, [line.get_text().rstrip("\n")]))
-                for size, mono, texts in runs:
-                    boxes.append(_Box(page_no, squash(" ".join(texts)), texts, size, mono))
-    except PDFSyntaxError as exc:
-        raise TutorialbookError("source", f"{name} is not a readable PDF ({exc})") from exc
+                chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
+                if not chars:
+                    continue
+                size = Counter(round(c.size * 2) / 2 for c in chars).most_common(1)[0][0]
+                mono = all(_MONO.search(c.fontname) for c in chars)  # a whole line set in a code font
+                if runs and runs[-1][1] == mono and max(size, runs[-1][0]) <= 1.1 * min(size, runs[-1][0]):
+                    runs[-1][2].append(line.get_text().rstrip("\n"))
+                else:
+                    runs.append((size, mono, [line.get_text().rstrip("\n")]))
+            for size, mono, texts in runs:
+                boxes.append(_Box(page_no, squash(" ".join(texts)), texts, size, mono))
     return boxes
 
 
