@@ -13,7 +13,7 @@ from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, do
 from tutorialbook.acquire.formats.document import Document
 from tutorialbook.acquire.transcript import Segment, Transcript
 
-TEXT_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
+TEXT_EXTENSIONS = frozenset({".txt"})  # plain text; Markdown and the rest are DOCUMENT_EXTENSIONS
 SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
 PGN_EXTENSIONS = frozenset({".pgn"})
 MAX_TEXT_BYTES = 20 * 1024 * 1024
@@ -69,9 +69,8 @@ def read_source(path: Path, **media_options) -> Transcript:
     to transcription. A cancelled transcription raises ``Cancelled``."""
     suffix = path.suffix.lower()
     if suffix in media_extensions():
-        from tutorialbook.acquire.transcribe import TranscriptionCancelled, transcribe
-
         from tutorialbook.acquire.media import container_title
+        from tutorialbook.acquire.transcribe import TranscriptionCancelled, transcribe
 
         try:
             transcript = transcribe(path, **media_options)
@@ -94,14 +93,16 @@ def read_source(path: Path, **media_options) -> Transcript:
 
 def _read_bytes(path: Path) -> bytes:
     """A document's bytes, its size checked before reading."""
+    too_big = f"{path.name} is over {MAX_TEXT_BYTES // 2**20} MiB; split it or ingest its parts"
     try:
-        size = path.stat().st_size
-        if size > MAX_TEXT_BYTES:
-            raise TutorialbookError("source", f"{path.name} is over {MAX_TEXT_BYTES // 2**20} MiB "
-                                              f"({size / 2**20:.1f} MiB); split it or ingest its parts")
-        data = path.read_bytes()
+        if path.stat().st_size > MAX_TEXT_BYTES:
+            raise TutorialbookError("source", too_big)
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_TEXT_BYTES + 1)  # bounded even if the file grows after the stat
     except OSError as exc:
         raise TutorialbookError("source", f"cannot read {path}: {exc.strerror}") from exc
+    if len(data) > MAX_TEXT_BYTES:
+        raise TutorialbookError("source", too_big)
     if not data.strip():
         raise TutorialbookError("source", f"{path.name} is empty")
     return data

@@ -98,7 +98,8 @@ class Document:
             title = next(t for _, level, t in self._headings if level == top)
         text = self.source if self.source is not None else "".join(self._parts)
         return Transcript(self._segments, duration=float(len(text)), timed=False,
-                          headings=_without_empty_sections(self._headings, len(self._segments)), warnings=self.warnings, title=squash(title) if title else None, text=text)
+                          headings=_without_empty_sections(self._headings, len(self._segments)),
+                          warnings=self.warnings, title=squash(title) if title else None, text=text)
 
 
 def _without_empty_sections(headings: list[tuple[int, int, str]], n: int) -> list[tuple[int, int, str]]:
