@@ -290,6 +290,16 @@ def test_markdown_fenced_code_and_blocks(tmp_path):
     assert MARKDOWN[int(fence.start):int(fence.end)].startswith("```bash\ngit add -A")  # offsets into the file
 
 
+def test_markdown_front_matter_gives_the_title_and_is_not_text(tmp_path):
+    text = "---\nlayout: post\ntitle: \"Pruning roses\"\ntags: [garden]\n---\n\nCut above an outward bud.\n"
+    path = tmp_path / "2026-03-01-roses.md"
+    path.write_text(text)
+    transcript = read_source(path)
+    assert transcript.title == "Pruning roses" and transcript.headings == []
+    assert [s.text for s in transcript.segments] == ["Cut above an outward bud."]
+    assert text[int(transcript.segments[0].start):int(transcript.segments[0].end)] == "Cut above an outward bud."
+
+
 def test_notebook_cells_become_markdown_and_code(tmp_path):
     notebook = {
         "nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3"}},

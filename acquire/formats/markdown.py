@@ -19,8 +19,27 @@ def read_markdown(text: str, name: str) -> Document:
     starts = [0]
     for line in text.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    _blocks(SyntaxTreeNode(_PARSER.parse(text)), _Spans(doc, text, starts))
+    body, doc.title = _front_matter(text)
+    _blocks(SyntaxTreeNode(_PARSER.parse(body)), _Spans(doc, text, starts))
     return doc
+
+
+def _front_matter(text: str) -> tuple[str, str | None]:
+    """A leading YAML front matter block (Jekyll, Hugo, MkDocs pages): its ``title:`` is the
+    document's title, and its lines are blanked (kept as empty lines, so block line numbers
+    still index the file) instead of being read as a rule and a heading."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return text, None
+    end = next((i for i, line in enumerate(lines[1:200], 1) if line.rstrip() in ("---", "...")), None)
+    if end is None:
+        return text, None
+    title = None
+    for line in lines[1:end]:
+        key, sep, value = line.partition(":")
+        if sep and key.strip().lower() == "title":
+            title = value.strip().strip("\"'") or None
+    return "\n" * (end + 1) + "".join(lines[end + 1:]), title
 
 
 def add_markdown(text: str, doc: Document) -> None:
