@@ -363,3 +363,13 @@ def decode_audio(
     if float(np.max(np.abs(samples))) <= _SILENCE_PEAK:
         raise _err(f"no speech found: the audio track of {p.name} is silent ({decoded:.1f} s of silence)")
     return DecodedAudio(samples=samples, info=info, warnings=warnings)
+
+
+def container_title(path: str | os.PathLike[str]) -> str | None:
+    """The title a media file's container states (its metadata ``title`` tag), if any."""
+    try:
+        with av.open(str(path), mode="r", metadata_errors="ignore") as container:
+            title = (container.metadata or {}).get("title", "")
+    except (av.error.FFmpegError, OSError, UnicodeDecodeError):
+        return None
+    return " ".join(title.split()) or None

@@ -1,5 +1,6 @@
-"""Acquire: turn a source file into a Transcript (text, Markdown and subtitles here; media
-through transcription). A folder is expanded into its supported files in name order."""
+"""Acquire: turn a source file into a Transcript (plain text and subtitles here; documents
+through acquire/formats/; media through transcription). A folder is expanded into its
+supported files in name order."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import re
 from pathlib import Path
 
 from tutorialbook.errors import Cancelled, TutorialbookError
+from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
+from tutorialbook.acquire.formats.document import Document
 from tutorialbook.acquire.transcript import Segment, Transcript
 
-TEXT_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
+TEXT_EXTENSIONS = frozenset({".txt"})  # plain text; Markdown and the rest are DOCUMENT_EXTENSIONS
 SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
 PGN_EXTENSIONS = frozenset({".pgn"})
 MAX_TEXT_BYTES = 20 * 1024 * 1024
@@ -23,7 +26,7 @@ def media_extensions() -> frozenset[str]:
 
 
 def supported_extensions() -> frozenset[str]:
-    return TEXT_EXTENSIONS | SUBTITLE_EXTENSIONS | PGN_EXTENSIONS | media_extensions()
+    return TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS | SUBTITLE_EXTENSIONS | PGN_EXTENSIONS | media_extensions()
 
 
 def expand(source: str) -> list[Path]:
@@ -66,12 +69,18 @@ def read_source(path: Path, **media_options) -> Transcript:
     to transcription. A cancelled transcription raises ``Cancelled``."""
     suffix = path.suffix.lower()
     if suffix in media_extensions():
+        from tutorialbook.acquire.media import container_title
         from tutorialbook.acquire.transcribe import TranscriptionCancelled, transcribe
 
         try:
-            return transcribe(path, **media_options)
+            transcript = transcribe(path, **media_options)
         except TranscriptionCancelled as exc:
             raise Cancelled(str(exc)) from exc
+        transcript.title = transcript.title or container_title(path)
+        return transcript
+    fmt = document_format(path)
+    if fmt is not None:
+        return read_document(fmt, _read_bytes(path) if fmt in BINARY_FORMATS else _read_text(path), path.name)
     text = _read_text(path)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, path.name)
@@ -79,18 +88,28 @@ def read_source(path: Path, **media_options) -> Transcript:
         from tutorialbook.skills.chess.pgn import read_pgn
 
         return read_pgn(text, path.name)
-    return parse_markdown(text) if suffix in (".md", ".markdown") else parse_plain(text)
+    return parse_plain(text, path.name)
+
+
+def _read_bytes(path: Path) -> bytes:
+    """A document's bytes, its size checked before reading."""
+    too_big = f"{path.name} is over {MAX_TEXT_BYTES // 2**20} MiB; split it or ingest its parts"
+    try:
+        if path.stat().st_size > MAX_TEXT_BYTES:
+            raise TutorialbookError("source", too_big)
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_TEXT_BYTES + 1)  # bounded even if the file grows after the stat
+    except OSError as exc:
+        raise TutorialbookError("source", f"cannot read {path}: {exc.strerror}") from exc
+    if len(data) > MAX_TEXT_BYTES:
+        raise TutorialbookError("source", too_big)
+    if not data.strip():
+        raise TutorialbookError("source", f"{path.name} is empty")
+    return data
 
 
 def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise TutorialbookError("source", f"cannot read {path}: {exc.strerror}") from exc
-    if not data.strip():
-        raise TutorialbookError("source", f"{path.name} is empty")
-    if len(data) > MAX_TEXT_BYTES:
-        raise TutorialbookError("source", f"{path.name} is over {MAX_TEXT_BYTES // 2**20} MiB")
+    data = _read_bytes(path)
     if b"\x00" in data:
         raise TutorialbookError("source", f"{path.name} is binary, not text")
     try:
@@ -103,51 +122,17 @@ def _read_text(path: Path) -> str:
     return text
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+def parse_markdown(text: str, name: str = "markdown") -> Transcript:
+    """A Markdown text (acquire/formats/markdown.py) as a Transcript."""
+    return read_document(".md", text, name)
 
 
-def parse_markdown(text: str) -> Transcript:
-    """Headings give structure; each paragraph (or list block) is one segment at its
-    character offsets."""
-    segments: list[Segment] = []
-    headings: list[tuple[int, int, str]] = []
-    block: list[str] = []
-    block_start = 0
-    offset = 0
-    in_fence = False
-
-    def flush(end: int) -> None:
-        body = "\n".join(block).strip()
-        if body:
-            segments.append(Segment(float(block_start), float(end), body))
-        block.clear()
-
-    for line in text.splitlines(keepends=True):
-        stripped = line.rstrip("\n")
-        if _FENCE.match(stripped):
-            in_fence = not in_fence
-        heading = None if in_fence else _HEADING.match(stripped)
-        if heading:
-            flush(offset)
-            headings.append((len(segments), len(heading.group(1)), _clean_inline(heading.group(2))))
-        elif not stripped.strip() and not in_fence:
-            flush(offset)
-        else:
-            if not block:
-                block_start = offset
-            block.append(stripped)
-        offset += len(line)
-    flush(offset)
-    if not segments:
-        raise TutorialbookError("source", "holds headings but no paragraphs to learn from")
-    return Transcript(segments, duration=float(len(text)), timed=False, headings=headings)
-
-
-def parse_plain(text: str) -> Transcript:
-    transcript = parse_markdown(text)
-    transcript.headings = []
-    return transcript
+def parse_plain(text: str, name: str = "text") -> Transcript:
+    """Plain text: each blank-line-separated block is one paragraph; no headings."""
+    doc = Document(name)
+    for block in re.split(r"\n\s*\n", text):
+        doc.block("paragraph", block)
+    return doc.transcript()
 
 
 _CUE_TIME = re.compile(
@@ -194,7 +179,3 @@ def sentences_from_cues(cues: list[Segment]) -> list[Segment]:
     if parts:
         out.append(Segment(start, cues[-1].end, " ".join(parts)))
     return out
-
-
-def _clean_inline(text: str) -> str:
-    return re.sub(r"[*_`]+", "", text).strip()

@@ -10,6 +10,8 @@ class Segment:
     start: float
     end: float
     text: str
+    kind: str = "text"
+    """For documents, the block this is: "paragraph", "list", "code", "table", "quote" ("text" otherwise)."""
 
 
 @dataclass
@@ -26,3 +28,7 @@ class Transcript:
     warnings: list[str] = field(default_factory=list)
     moves: list | None = None
     """Chess move events a source states exactly (PGN), used instead of parsing the words."""
+    title: str | None = None
+    """The document's own title (HTML <title> or first h1, first top heading, PDF metadata), if it has one."""
+    text: str | None = None
+    """For documents: the plain-text rendering that segment offsets point into."""

@@ -3,6 +3,8 @@
 import pytest
 
 from conftest import EXAMPLES
+from documents import write_pdf
+from tutorialbook.acquire.sources import MAX_TEXT_BYTES
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.library import Library
 from tutorialbook.models import SkillFeedback
@@ -33,6 +35,13 @@ def expect(field, words, fn, *args, **kwargs):
         ("notes.docx", b"PK\x03\x04 not really", ["unsupported file type '.docx'"]),
         ("headings-only.md", b"# Title\n\n## Section\n", ["no paragraphs"]),
         ("nocues.srt", b"1\nhello there\n", ["no subtitle cues"]),
+        ("no-text.html", b"<html><head><title></title><script>var a = 1;</script></head>"
+                         b"<body><div><span></div></table></p><nav><a href='/'>Home</a></nav></body></html>",
+         ["no-text.html holds no text"]),
+        ("binary.html", b"<html>\x00\x01\x02" * 50, ["binary.html is binary"]),
+        ("broken.ipynb", b'{"cells": [{"cell_type": "markdown", "source": ', ["broken.ipynb is not valid JSON"]),
+        ("list.ipynb", b"[1, 2, 3]", ["list.ipynb is not a Jupyter notebook"]),
+        ("fake.pdf", b"%PDF-1.4 this is not really a PDF at all", ["fake.pdf is not a readable PDF"]),
     ],
 )
 def test_bad_sources(library, tmp_path, name, content, words):
@@ -41,6 +50,30 @@ def test_bad_sources(library, tmp_path, name, content, words):
     path = tmp_path / name
     path.write_bytes(content)
     expect("source", words, library.ingest, str(path), book="b")
+    assert snapshot(library) == before
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("encrypted", ["locked.pdf is an encrypted PDF", "password"]),
+    ("image-only", ["locked.pdf has no text layer", "OCR"]),
+])
+def test_unreadable_pdfs(library, tmp_path, kind, words):
+    library.ensure_book("b")
+    before = snapshot(library)
+    path = write_pdf(tmp_path / "locked.pdf", encrypt=kind == "encrypted", text=kind != "image-only")
+    expect("source", words, library.ingest, str(path), book="b")
+    assert snapshot(library) == before
+
+
+@pytest.mark.parametrize("name", ["huge.md", "huge.html", "huge.pdf", "huge.rst.txt", "huge.ipynb", "huge.txt"])
+def test_documents_over_the_size_limit(library, tmp_path, name):
+    library.ensure_book("b")
+    before = snapshot(library)
+    path = tmp_path / name
+    with open(path, "wb") as handle:  # sparse: the size is checked before anything is read
+        handle.write(b"# Big\n\nwords\n")
+        handle.truncate(MAX_TEXT_BYTES + 1)
+    expect("source", [f"{name} is over 20 MiB"], library.ingest, str(path), book="b")
     assert snapshot(library) == before
 
 
@@ -98,3 +131,48 @@ def test_store_path_not_writable(tmp_path):
 def test_bad_domain_and_title_for_folder(library):
     expect("domain", ["'cooking' is not one of"], library.ingest, str(EXAMPLES), domain="cooking")
     expect("title", ["one file"], library.ingest, str(EXAMPLES), title="Both")
+
+
+ODD_DOCUMENTS = {
+    ".md": ["# a\n```\n", "> " * 500 + "x", "<div>\n\n# x", "[x]: /u\n[x]"],
+    ".rst": [".. note::", "`a <b>`_ :x:`", "::\n\n  x", ".. include:: /etc/passwd\n\n.. raw:: html\n\n  <b>x</b>",
+             ".. csv-table::\n   :file: /etc/passwd\n"],
+    ".html": ["<", "<<p>>x", "<table><tr><td><pre>x", "<ul><li>" * 300 + "x", "<p>a&#0;&#xD800;b<pre>c"],
+    ".ipynb": ['{"cells": [1, "x", {"cell_type": "code"}]}', '{"cells": [{"cell_type": "markdown", "source": 5}]}',
+               '{"worksheets": [{"cells": [{"cell_type": "heading", "level": "x", "source": "T"}]}]}',
+               '{"cells": [{"cell_type": "code", "source": "x", "outputs": [{"text": 3}, 5, {"data": []}]}]}'],
+}
+
+
+def test_odd_documents_are_read_or_refused_never_a_crash(tmp_path):
+    from tutorialbook.acquire.sources import read_source
+
+    for ext, texts in ODD_DOCUMENTS.items():
+        for n, text in enumerate(texts):
+            path = tmp_path / f"odd{n}{ext}"
+            path.write_text(text)
+            try:
+                transcript = read_source(path)
+            except TutorialbookError as exc:
+                assert exc.field == "source" and path.name in exc.reason
+            else:
+                assert all("/etc/passwd" not in s.text and "root:" not in s.text for s in transcript.segments)
+
+
+def test_damaged_pdfs_are_refused_by_name(tmp_path):
+    from tutorialbook.acquire.sources import read_source
+
+    good = write_pdf(tmp_path / "good.pdf").read_bytes()
+    variants = [good[:cut] for cut in (40, len(good) // 3, len(good) // 2, len(good) - 30)]
+    for n in range(6):  # bytes overwritten inside the objects
+        data = bytearray(good)
+        for k in range(12):
+            data[(n * 997 + k * 131) % len(data)] = (n * 31 + k * 17) % 256
+        variants.append(bytes(data))
+    for n, data in enumerate(variants):
+        path = tmp_path / f"damaged{n}.pdf"
+        path.write_bytes(data)
+        try:
+            read_source(path)
+        except TutorialbookError as exc:
+            assert exc.field == "source" and path.name in exc.reason

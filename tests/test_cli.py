@@ -27,7 +27,7 @@ def test_readme_main_job(tmp_path):
         args = [a.strip('"') for a in args]
         args[args.index("./store")] = str(tmp_path / "store")
         outputs.append(cli(tmp_path / "store", *args[2:]).stdout)
-    assert "added     Sourdough basics" in outputs[0]
+    assert "added     Sourdough bread basics" in outputs[0]  # the document's own title
     assert "└── Sourdough bread basics" in outputs[1] and "Feeding the starter" in outputs[1]
     assert "route: Sourdough bread basics" in outputs[2]
 

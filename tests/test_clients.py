@@ -80,7 +80,7 @@ def test_readme_python_example_runs(tmp_path):
                             timeout=600)
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "('Sourdough basics', 'added'" in out and "Sourdough bread basics →" in out
+    assert "('Sourdough bread basics', 'added'" in out and "Sourdough bread basics →" in out
     assert "route: Sourdough bread basics" in out and "helpful: 1" in out
     assert re.search(r"^\d+ skills already in the book$", out, re.M)
     library = Library(store=str(tmp_path / "store"))

@@ -57,7 +57,7 @@ async def test_ingest_browse_retrieve_over_stdio(tmp_path, mode):
         )).structured_content
         top = found["skills"][0]
         assert "feed" in top["name"].lower()
-        assert top["evidence"][0]["quote"] and top["evidence"][0]["tutorial_title"] == "Sourdough basics"
+        assert top["evidence"][0]["quote"] and top["evidence"][0]["tutorial_title"] == "Sourdough bread basics"
         assert "Quoted tutorial material" in found["note"]
 
 

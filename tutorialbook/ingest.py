@@ -50,11 +50,11 @@ class Ingest:
             def file_progress(done: float, total: float, message: str, n=n) -> None:
                 if progress:
                     progress(n + (done / total if total else 0), len(files), f"{path.name}: {message}")
-            reports.append(self._ingest_file(path, book, title or _title_from(path), domain, file_progress, cancel,
+            reports.append(self._ingest_file(path, book, title, domain, file_progress, cancel,
                                              refine_rounds, agent=agent, llm=llm))
         return IngestReport(book=book, tutorials=reports)
 
-    def _ingest_file(self, path: Path, book: str, title: str, domain: str, progress: Progress,
+    def _ingest_file(self, path: Path, book: str, title: str | None, domain: str, progress: Progress,
                      cancel: Callable[[], bool] | None, refine_rounds: int = 1,
                      agent: str | None = None, llm=None) -> TutorialReport:
         timings: dict[str, float] = {}
@@ -79,9 +79,10 @@ class Ingest:
         def heard(done: float, total: float) -> None:
             progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
 
-        pack = get_pack(domain) if domain != "auto" else recognise(f"{title} {path.name}")
+        pack = get_pack(domain) if domain != "auto" else recognise(f"{title or _title_from(path)} {path.name}")
         transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=pack.initial_prompt if pack else None)
+        title = title or transcript.title or _title_from(path)  # the caller's, the document's own, the name's
         if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
             pack = get_pack("chess")
         if pack is None:  # auto, and the name did not tell: the transcript decides
@@ -209,7 +210,7 @@ def _note_llm(report: TutorialReport, run) -> None:
 
 
 def _title_from(path: Path) -> str:
-    return re.sub(r"[_-]+", " ", path.stem).strip().capitalize() or path.name
+    return re.sub(r"[_-]+", " ", path.stem.removesuffix(".rst")).strip().capitalize() or path.name
 
 
 def _owner() -> str:

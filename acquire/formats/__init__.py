@@ -1,0 +1,41 @@
+"""Document readers, one module per format, each giving a Transcript of headings and blocks
+(acquire/formats/document.py) with the document's own title."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tutorialbook.acquire.transcript import Transcript
+
+DOCUMENT_EXTENSIONS = frozenset({".md", ".markdown", ".rst", ".html", ".htm", ".xhtml", ".ipynb", ".pdf"})
+BINARY_FORMATS = frozenset({".html", ".pdf"})
+"""Read as bytes: the reader decodes (an HTML page's declared charset) or parses them itself."""
+
+
+def document_format(path: Path) -> str | None:
+    """The reader a file needs, by name: Sphinx's ``x.rst.txt`` sources are reStructuredText."""
+    name = path.name.lower()
+    if name.endswith(".rst.txt"):
+        return ".rst"
+    suffix = path.suffix.lower()
+    if suffix in (".htm", ".xhtml"):
+        return ".html"
+    if suffix == ".markdown":
+        return ".md"
+    return suffix if suffix in DOCUMENT_EXTENSIONS else None
+
+
+def read_document(fmt: str, data: str | bytes, name: str) -> Transcript:
+    if fmt == ".md":
+        from tutorialbook.acquire.formats.markdown import read_markdown as read
+    elif fmt == ".rst":
+        from tutorialbook.acquire.formats.rst import read_rst as read
+    elif fmt == ".html":
+        from tutorialbook.acquire.formats.html import read_html as read
+    elif fmt == ".ipynb":
+        from tutorialbook.acquire.formats.notebook import read_notebook as read
+    elif fmt == ".pdf":
+        from tutorialbook.acquire.formats.pdf import read_pdf as read
+    else:
+        raise ValueError(f"no reader for {fmt}")
+    return read(data, name).transcript()

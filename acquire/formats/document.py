@@ -1,0 +1,130 @@
+"""A document's blocks in reading order, rendered to plain text: every reader (Markdown,
+reStructuredText, HTML, notebook, PDF) emits headings and blocks here, and gets back a
+Transcript whose segment offsets point into that rendering. A reader that knows where each
+block sits in a text source (Markdown) gives those spans instead, so evidence offsets
+point into the file itself."""
+
+from __future__ import annotations
+
+import re
+
+from tutorialbook.acquire.transcript import Segment, Transcript
+from tutorialbook.errors import TutorialbookError
+
+KINDS = frozenset({"paragraph", "list", "code", "table", "quote", "text"})
+MAX_BLOCK_CHARS = 6000
+"""A longer block (a huge single line, a runaway table) is cut into pieces at this size so
+nothing downstream sees one unbounded segment."""
+
+_SPACE = re.compile(r"\s+")
+
+
+def squash(text: str) -> str:
+    """Inline text as prose: runs of whitespace (line breaks, tabs, nbsp) become one space."""
+    return _SPACE.sub(" ", text).strip()
+
+
+def squash_lines(text: str) -> str:
+    """Keep the line structure (lists, tables) and each line's indent (a nested item);
+    squash the rest of each line, drop empty lines."""
+    lines = (part[: len(part) - len(part.lstrip(" "))] + squash(part) for part in text.splitlines())
+    return "\n".join(line for line in lines if line.strip()).strip("\n")
+
+
+class Document:
+    """Collects headings and blocks; ``transcript()`` lays them out as plain text."""
+
+    def __init__(self, name: str, source: str | None = None):
+        self.name = name
+        self.source = source
+        """Set when blocks come with their spans in this text (then it is the rendering)."""
+        self.title: str | None = None
+        self.warnings: list[str] = []
+        """What the reader could not read (it goes into the ingest report)."""
+        self._parts: list[str] = []
+        self._length = 0
+        self._segments: list[Segment] = []
+        self._headings: list[tuple[int, int, str]] = []
+
+    def heading(self, level: int, text: str) -> None:
+        text = squash(text)
+        if any(ch.isalpha() for ch in text):  # not "(19)": a footnote's number is no section
+            self._headings.append((len(self._segments), max(1, min(level, 6)), text))
+            self._place(text)
+
+    def block(self, kind: str, text: str, span: tuple[int, int] | None = None) -> None:
+        """One paragraph, a whole list, a whole code block...: code keeps its exact lines,
+        lists and tables their lines, prose is squashed to one line."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown block kind {kind!r}")
+        if kind == "code":
+            text = text.strip("\n").rstrip()
+        elif kind in ("list", "table"):
+            text = squash_lines(text)
+        else:
+            text = squash(text)
+        if not text.strip():
+            return
+        done = 0
+        for piece in _pieces(text, kind):
+            if self.source is not None and span is not None:  # a piece's share of the block's span
+                start = min(span[0] + done, span[1])
+                end = span[1] if done + len(piece) >= len(text) else min(span[0] + done + len(piece), span[1])
+            else:
+                start = self._place(piece)
+                end = start + len(piece)
+            done += len(piece) + 1
+            self._segments.append(Segment(float(start), float(end), piece, kind))
+
+    def _place(self, text: str) -> int:
+        if self.source is not None:
+            return 0
+        if self._parts:
+            self._parts.append("\n\n")
+            self._length += 2
+        start = self._length
+        self._parts.append(text)
+        self._length += len(text)
+        return start
+
+    def transcript(self) -> Transcript:
+        if not self._segments:
+            what = "headings but no paragraphs" if self._headings else "no text"
+            why = f" ({'; '.join(self.warnings)})" if self.warnings else ""
+            raise TutorialbookError("source", f"{self.name} holds {what} to learn from{why}")
+        title = self.title
+        if title is None and self._headings:
+            top = min(level for _, level, _ in self._headings)
+            title = next(t for _, level, t in self._headings if level == top)
+        text = self.source if self.source is not None else "".join(self._parts)
+        return Transcript(self._segments, duration=float(len(text)), timed=False,
+                          headings=_without_empty_sections(self._headings, len(self._segments)),
+                          warnings=self.warnings, title=squash(title) if title else None, text=text)
+
+
+def _without_empty_sections(headings: list[tuple[int, int, str]], n: int) -> list[tuple[int, int, str]]:
+    """Drop a heading whose section holds nothing, no text and no subsection (it titled
+    navigation that was dropped, like a "Table of Contents" over a list of links)."""
+    kept = []
+    for i, (at, level, title) in enumerate(headings):
+        following = headings[i + 1] if i + 1 < len(headings) else None
+        empty = at >= n if following is None else following[0] == at and following[1] <= level
+        if not empty:
+            kept.append((at, level, title))
+    return kept
+
+
+def _pieces(text: str, kind: str) -> list[str]:
+    """Cut an over-long block at line breaks (code, lists) or spaces (prose)."""
+    if len(text) <= MAX_BLOCK_CHARS:
+        return [text]
+    out: list[str] = []
+    sep = "\n" if "\n" in text else " "
+    while len(text) > MAX_BLOCK_CHARS:
+        cut = text.rfind(sep, MAX_BLOCK_CHARS // 2, MAX_BLOCK_CHARS)
+        cut = cut if cut > 0 else MAX_BLOCK_CHARS
+        out.append(text[:cut].rstrip())
+        text = text[cut:].lstrip("\n ") if kind != "code" else text[cut:].lstrip("\n")
+    if text.strip():
+        out.append(text)
+    return [p for p in out if p.strip()]

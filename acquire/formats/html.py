@@ -1,0 +1,217 @@
+"""HTML (saved pages, generated documentation) through lxml's libxml2 parser: the main
+content without navigation chrome, as headings h1-h6 and one block per paragraph, list,
+preformatted code block, table or quote.
+
+Chrome is recognised by what it is, not by site: navigation/page-furniture elements (nav,
+header and footer outside the content, aside, forms), ARIA landmark roles, class or id
+words that name navigation (nav, menu, sidebar, breadcrumb, skip...; "header" when it holds
+no heading), "skip to" links,
+permalink anchors (a lone ¶), and blocks that are mostly links (next/previous panels,
+link-only tables of contents and indexes)."""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from tutorialbook.acquire.formats.document import Document, squash
+from tutorialbook.errors import TutorialbookError
+
+_DROP_TAGS = frozenset({"script", "style", "noscript", "template", "nav", "aside", "form", "button", "input",
+                        "select", "textarea", "svg", "iframe", "object", "embed", "canvas", "head", "link",
+                        "meta", "dialog", "menu"})
+_PAGE_FURNITURE = frozenset({"header", "footer"})
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "menu",
+                           "menubar", "toolbar", "dialog", "alert"})
+_CHROME_WORDS = frozenset({"nav", "navbar", "navigation", "menu", "sidebar", "sphinxsidebar", "related",
+                           "breadcrumb", "breadcrumbs", "skip", "skiplink", "footer", "masthead", "cookie",
+                           "cookies", "headerlink", "permalink", "toc", "sidenav", "topbar", "pager"})
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
+                     "font", "i", "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike",
+                     "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "label", "nobr"})
+_LISTS = frozenset({"ul", "ol", "dl"})
+_BLOCKY = ("pre", "table", "h1", "h2", "h3", "h4", "h5", "h6")
+MAX_DEPTH = 200
+"""Deeper nesting than this (hostile or broken pages) is read as plain text, not walked."""
+PARSER_DEPTH = 256
+"""libxml2 stops at this depth unless told otherwise (huge_tree): a bound kept on purpose."""
+_WORD_SPLIT = re.compile(r"[\s_\-]+")
+
+
+def read_html(data: bytes, name: str) -> Document:
+    root, cut_short = _parse(data, name)
+    doc = Document(name)
+    if cut_short:
+        doc.warnings.append(f"{name} nests elements deeper than {PARSER_DEPTH} levels; what follows that point was not read")
+    doc.title = _title(root)
+    content = _content_root(root)
+    _strip_chrome(content)
+    _Walker(doc).container(content, 0)
+    return doc
+
+
+def fragment_text(markup: str) -> str:
+    """The words of an HTML fragment (raw HTML inside Markdown)."""
+    try:
+        return squash(lxml_html.fragment_fromstring(markup, create_parent="div").text_content())
+    except (etree.ParserError, ValueError):
+        return ""
+
+
+def _parse(data: bytes, name: str):
+    if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):  # NULs outside UTF-16
+        raise TutorialbookError("source", f"{name} is binary, not HTML")
+    parser = lxml_html.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, recover=True)
+    try:
+        root = lxml_html.document_fromstring(data, parser=parser)
+    except (etree.ParserError, ValueError) as exc:
+        raise TutorialbookError("source", f"{name} is not readable HTML ({exc}); it holds no text") from exc
+    if root is None:
+        raise TutorialbookError("source", f"{name} is not readable HTML; it holds no text")
+    return root, any("Excessive depth" in e.message for e in parser.error_log)
+
+
+def _title(root) -> str | None:
+    title = root.find(".//title")
+    title_text = squash(title.text_content()) if title is not None else ""
+    h1 = next(iter(root.iter("h1")), None)
+    h1_text = squash(_visible_text(h1)) if h1 is not None else ""
+    if h1_text and (not title_text or h1_text.lower() in title_text.lower()):
+        return h1_text  # the page's own words, without a " — Site name" suffix
+    return title_text or h1_text or None
+
+
+def _visible_text(el) -> str:
+    clone = lxml_html.fromstring(etree.tostring(el))
+    _strip_chrome(clone)
+    return clone.text_content()
+
+
+def _content_root(root):
+    for path in ("//main", "//*[@role='main']", "//article"):
+        found = root.xpath(path)
+        if len(found) == 1 or (found and path != "//article"):
+            return found[0]
+    body = root.find("body")
+    return body if body is not None else root
+
+
+def _strip_chrome(content) -> None:
+    doomed = []
+    for el in content.iter():
+        if not isinstance(el.tag, str):
+            doomed.append(el)
+        elif el is not content and _is_chrome(el, content):
+            doomed.append(el)
+    for el in doomed:
+        if el.getparent() is not None:
+            el.drop_tree()  # keeps the tail text
+
+
+def _is_chrome(el, content) -> bool:
+    tag = el.tag.lower()
+    if tag in _DROP_TAGS:
+        return True
+    if tag in _PAGE_FURNITURE and not any(a.tag in ("article", "main", "section") for a in el.iterancestors()):
+        return True
+    if el.get("role", "").lower() in _CHROME_ROLES or el.get("aria-hidden") == "true" or el.get("hidden") is not None:
+        return True
+    if "display:none" in el.get("style", "").replace(" ", "").lower():
+        return True
+    words = {w for w in _WORD_SPLIT.split(el.get("class", "").lower()) if w}
+    id_words = [w for w in _WORD_SPLIT.split(el.get("id", "").lower()) if w]
+    if len(id_words) <= 2:  # "site-nav" is chrome; "Related-software-and-documentation" is a section
+        words.update(id_words)
+    if words & _CHROME_WORDS:
+        return True
+    if words & {"header", "topnav"} and not any(True for _ in el.iter(*_HEADINGS)):  # a page header, not a title block
+        return True
+    if tag == "a":
+        text = squash(el.text_content())
+        return text in ("¶", "#", "§", "🔗") or text.lower().startswith("skip to")
+    return False
+
+
+def _mostly_links(el) -> bool:
+    """Next/previous panels, link-only tables of contents and indexes."""
+    listing = el.tag in _LISTS or el.tag == "table"
+    links = el.findall(".//a")
+    if len(links) < (1 if listing else 2) or any(True for _ in el.iter(*_HEADINGS)):  # a section is never navigation
+        return False
+    text = len(squash(el.text_content()))
+    linked = sum(len(squash(a.text_content())) for a in links)
+    return text > 0 and linked >= (0.8 if listing else 0.5) * text
+
+
+class _Walker:
+    def __init__(self, doc: Document):
+        self.doc = doc
+
+    def container(self, el, depth: int) -> None:
+        """Inline runs become paragraphs; block children are read in order."""
+        run: list[str] = [el.text or ""]
+        for child in el:
+            tag = child.tag.lower() if isinstance(child.tag, str) else ""
+            if tag in _INLINE:
+                run.append(" " if tag == "br" else child.get("alt", "") if tag == "img" else child.text_content())
+            else:
+                self._flush(run)
+                self.block(child, tag, depth + 1)
+            run.append(child.tail or "")
+        self._flush(run)
+
+    def _flush(self, run: list[str]) -> None:
+        self.doc.block("paragraph", "".join(run))
+        run.clear()
+
+    def block(self, el, tag: str, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            self.doc.block("paragraph", el.text_content())
+        elif tag in _HEADINGS:
+            self.doc.heading(_HEADINGS[tag], el.text_content())
+        elif tag == "pre":
+            self.doc.block("code", el.text_content())
+        elif _mostly_links(el):
+            return
+        elif tag in _LISTS:
+            if any(True for _ in el.iter(*_BLOCKY)):  # code or tables inside items: their own blocks
+                for item in el:
+                    if isinstance(item.tag, str):
+                        self.container(item, depth)
+            else:
+                self.doc.block("list", "\n".join(_list_lines(el, 0)))
+        elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)):  # else a layout table: walked
+            self.doc.block("table", "\n".join(
+                " | ".join(squash(cell.text_content()) for cell in row if cell.tag in ("td", "th"))
+                for row in el.iter("tr")))
+        elif tag == "blockquote" and not any(True for _ in el.iter(*_BLOCKY, *_LISTS)):
+            self.doc.block("quote", el.text_content())
+        elif tag in ("p", "dt", "figcaption", "caption", "summary", "address"):
+            self.doc.block("paragraph", el.text_content())
+        else:
+            self.container(el, depth)
+
+
+def _list_lines(el, depth: int) -> list[str]:
+    lines: list[str] = []
+    number = int(el.get("start", "1")) if el.get("start", "1").isdigit() else 1
+    for item in el:
+        if not isinstance(item.tag, str) or item.tag not in ("li", "dt", "dd"):
+            continue
+        nested = [sub for sub in item if isinstance(sub.tag, str) and sub.tag in _LISTS]
+        words = [item.text or ""]
+        for sub in item:
+            if sub not in nested:
+                words.append(sub.text_content())
+            words.append(sub.tail or "")
+        marker = {"ol": f"{number}. ", "ul": "- "}.get(el.tag, "" if item.tag == "dt" else "  ")
+        number += el.tag == "ol"
+        text = squash("".join(words))
+        if text:
+            lines.append("  " * depth + marker + text)
+        for sub in nested:
+            lines.extend(_list_lines(sub, depth + 1))
+    return lines

@@ -1,0 +1,138 @@
+"""Markdown through markdown-it-py, a CommonMark parser (with GFM tables): headings, and one
+block per paragraph, whole list, fenced or indented code block, table or quote."""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+
+from tutorialbook.acquire.formats.document import Document
+
+_PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+_LISTS = ("bullet_list", "ordered_list")
+_BLOCKY = frozenset({"fence", "code_block", "table", "heading", "blockquote"})
+
+
+def read_markdown(text: str, name: str) -> Document:
+    """Segment offsets point into the Markdown file itself: each block's lines."""
+    doc = Document(name, source=text)
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    body, doc.title = _front_matter(text)
+    _blocks(SyntaxTreeNode(_PARSER.parse(body)), _Spans(doc, text, starts))
+    return doc
+
+
+def _front_matter(text: str) -> tuple[str, str | None]:
+    """A leading YAML front matter block (Jekyll, Hugo, MkDocs pages): its ``title:`` is the
+    document's title, and its lines are blanked (kept as empty lines, so block line numbers
+    still index the file) instead of being read as a rule and a heading."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return text, None
+    end = next((i for i, line in enumerate(lines[1:200], 1) if line.rstrip() in ("---", "...")), None)
+    if end is None:
+        return text, None
+    title = None
+    for line in lines[1:end]:
+        key, sep, value = line.partition(":")
+        if sep and key.strip().lower() == "title":
+            title = value.strip().strip("\"'") or None
+    return "\n" * (end + 1) + "".join(lines[end + 1:]), title
+
+
+def add_markdown(text: str, doc: Document) -> None:
+    """Append a Markdown text's blocks to a document (a notebook's markdown cells)."""
+    _blocks(SyntaxTreeNode(_PARSER.parse(text)), _Spans(doc))
+
+
+class _Spans:
+    """What the walk writes to: the Document, with each block put at its source lines when
+    the text is the document itself (not a notebook's cell)."""
+
+    def __init__(self, doc: Document, text: str = "", starts: list[int] | None = None):
+        self.doc, self.text, self.starts = doc, text, starts
+
+    def heading(self, level: int, text: str) -> None:
+        self.doc.heading(level, text)
+
+    def block(self, kind: str, text: str, node: SyntaxTreeNode | None = None) -> None:
+        span = None
+        if self.starts is not None and node is not None and node.map:
+            first, last = node.map
+            start = self.starts[first]
+            raw = self.text[start:self.starts[min(last, len(self.starts) - 1)]]
+            span = (start + len(raw) - len(raw.lstrip()), start + len(raw.rstrip()))
+        self.doc.block(kind, text, span)
+
+
+def _blocks(node: SyntaxTreeNode, doc: Document) -> None:
+    for child in node.children:
+        kind = child.type
+        if kind == "heading":
+            doc.heading(int(child.tag[1]), inline_text(child))
+        elif kind == "paragraph":
+            doc.block("paragraph", inline_text(child), child)
+        elif kind in ("fence", "code_block"):
+            doc.block("code", child.content, child)
+        elif kind in _LISTS:
+            if _holds(child, _BLOCKY):  # code or tables inside items: keep them as their own blocks
+                for item in child.children:
+                    _blocks(item, doc)
+            else:
+                doc.block("list", "\n".join(_list_lines(child, 0)), child)
+        elif kind == "blockquote":
+            if _holds(child, _BLOCKY | set(_LISTS)):
+                _blocks(child, doc)
+            else:
+                doc.block("quote", " ".join(inline_text(p) for p in child.children), child)
+        elif kind == "table":
+            doc.block("table", "\n".join(
+                " | ".join(inline_text(cell) for cell in row.children) for row in _rows(child)), child)
+        elif kind == "html_block":
+            from tutorialbook.acquire.formats.html import fragment_text
+
+            doc.block("paragraph", fragment_text(child.content), child)
+        elif child.children:
+            _blocks(child, doc)
+
+
+def inline_text(node: SyntaxTreeNode) -> str:
+    """The words of a node's inline content: no emphasis marks, backticks or tags."""
+    parts: list[str] = []
+    for child in node.children:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "html_inline":
+            continue
+        else:
+            parts.append(inline_text(child))
+    return "".join(parts)
+
+
+def _list_lines(node: SyntaxTreeNode, depth: int) -> list[str]:
+    lines: list[str] = []
+    number = int(node.attrs.get("start", 1) or 1)
+    for i, item in enumerate(node.children):
+        marker = f"{number + i}." if node.type == "ordered_list" else "-"
+        words, nested = [], []
+        for part in item.children:
+            if part.type in _LISTS:
+                nested.extend(_list_lines(part, depth + 1))
+            else:
+                words.append(inline_text(part))
+        lines.append("  " * depth + f"{marker} {' '.join(words)}")
+        lines.extend(nested)
+    return lines
+
+
+def _rows(table: SyntaxTreeNode):
+    for section in table.children:
+        yield from section.children
+
+
+def _holds(node: SyntaxTreeNode, kinds) -> bool:
+    return any(n.type in kinds for n in node.walk(include_self=False))

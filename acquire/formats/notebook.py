@@ -1,0 +1,76 @@
+"""Jupyter notebooks (.ipynb, nbformat 3 and 4, read as JSON): markdown cells are Markdown,
+code cells code blocks, and a code cell's text output is kept short (its first lines)."""
+
+from __future__ import annotations
+
+import json
+
+from tutorialbook.acquire.formats.document import Document
+from tutorialbook.acquire.formats.markdown import add_markdown
+from tutorialbook.errors import TutorialbookError
+
+OUTPUT_LINES = 8
+
+
+def read_notebook(text: str, name: str) -> Document:
+    try:
+        notebook = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TutorialbookError(
+            "source", f"{name} is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg}); "
+            "a notebook is a JSON document") from exc
+    cells = _cells(notebook)
+    if cells is None:
+        raise TutorialbookError("source", f"{name} is not a Jupyter notebook (no list of cells)")
+    doc = Document(name)
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        kind = cell.get("cell_type")
+        source = _text(cell.get("source", cell.get("input", "")))
+        if kind == "markdown":
+            add_markdown(source, doc)
+        elif kind == "heading":  # nbformat 3
+            level = cell.get("level")
+            doc.heading(level if isinstance(level, int) else 1, source)
+        elif kind == "code":
+            doc.block("code", source)
+            output = _short_output(cell.get("outputs") or [])
+            if output:
+                doc.block("code", output)
+        elif kind == "raw":
+            doc.block("text", source)
+    title = notebook.get("metadata", {}).get("title") if isinstance(notebook.get("metadata"), dict) else None
+    doc.title = title if isinstance(title, str) and title.strip() else None
+    return doc
+
+
+def _cells(notebook):
+    if not isinstance(notebook, dict):
+        return None
+    if isinstance(notebook.get("cells"), list):
+        return notebook["cells"]
+    worksheets = notebook.get("worksheets")
+    if isinstance(worksheets, list) and worksheets and isinstance(worksheets[0], dict):
+        return [c for sheet in worksheets if isinstance(sheet, dict) for c in sheet.get("cells") or []]
+    return None
+
+
+def _text(value) -> str:
+    if isinstance(value, list):
+        return "".join(v for v in value if isinstance(v, str))
+    return value if isinstance(value, str) else ""
+
+
+def _short_output(outputs: list) -> str:
+    """Printed or returned text, first lines only; images, HTML and errors are dropped."""
+    lines: list[str] = []
+    for output in outputs:
+        if not isinstance(output, dict):
+            continue
+        data = output.get("data") if isinstance(output.get("data"), dict) else {}
+        text = _text(output.get("text", data.get("text/plain", "")))
+        lines.extend(text.splitlines())
+    if len(lines) > OUTPUT_LINES:
+        lines = lines[:OUTPUT_LINES] + ["..."]
+    return "\n".join(lines)

@@ -1,0 +1,218 @@
+"""reStructuredText, Sphinx sources (.rst, .rst.txt) included, through docutils. Sphinx's
+roles and directives are unknown to docutils: any unknown role degrades to its text, and
+Sphinx's directives are registered with generic handlers (code-like ones become code
+blocks, admonition-like ones their content, index/toctree-like ones nothing), so no markup
+or parse error reaches a segment."""
+
+from __future__ import annotations
+
+import re
+import types
+
+from docutils import nodes, utils
+from docutils.core import publish_doctree
+from docutils.parsers.rst import Directive, Parser, directives, roles, states
+
+from tutorialbook.acquire.formats.document import Document
+
+_SETTINGS = {
+    "report_level": 5, "halt_level": 5, "warning_stream": False, "file_insertion_enabled": False,
+    "raw_enabled": False, "doctitle_xform": False, "sectsubtitle_xform": False,
+    "syntax_highlight": "none", "input_encoding": "unicode", "_disable_config": True,
+}
+
+
+def read_rst(text: str, name: str) -> Document:
+    _register_sphinx()
+    tree = publish_doctree(text, source_path=name, parser=Parser(inliner=_inliner()),
+                           settings_overrides=_SETTINGS)
+    for message in list(tree.findall(nodes.system_message)):  # parser reports, not the author's words
+        message.parent.remove(message)
+    doc = Document(name)
+    _blocks(tree, doc, 1)
+    return doc
+
+
+# -- roles ---------------------------------------------------------------------------
+_EXPLICIT_TITLE = re.compile(r"^(.+?)\s*<[^<>]+>$", re.S)
+
+
+def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """A role docutils does not know (:func:, :keyword:, :ref:, :doc:...) shows its text:
+    the explicit title of ``title <target>``; ``~a.b`` shows ``b``; ``!x`` shows ``x``."""
+    text = utils.unescape(text)
+    match = _EXPLICIT_TITLE.match(text)
+    shown = match.group(1) if match else text
+    if not match and shown.startswith("~"):
+        shown = shown[1:].rsplit(".", 1)[-1]
+    return [nodes.literal(rawtext, shown.lstrip("!"))], []
+
+
+def _interpreted(self, rawsource, text, role, lineno):
+    """Inliner.interpreted, with unknown roles read by ``_text_role`` instead of an error."""
+    role_fn, messages = roles.role(role, self.language, lineno, self.reporter)
+    if role_fn is None:  # the lookup's messages only say it was not found
+        return _text_role(role, rawsource, text, lineno, self)
+    nodes_, more = role_fn(role, rawsource, text, lineno, self)
+    return nodes_, messages + more
+
+
+def _inliner() -> states.Inliner:
+    # set on the instance: docutils' Inliner reads its patterns from vars(type(self)),
+    # which a subclass would not hold
+    inliner = states.Inliner()
+    inliner.interpreted = types.MethodType(_interpreted, inliner)
+    return inliner
+
+
+# -- directives ----------------------------------------------------------------------
+class _AnyOption(dict):
+    """Sphinx directives take options docutils cannot know; accept any, as text."""
+
+    def __missing__(self, key):
+        return directives.unchanged
+
+
+class _Generic(Directive):
+    has_content = True
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec = _AnyOption()
+
+
+class _Code(_Generic):
+    def run(self):
+        text = "\n".join(self.content)
+        return [nodes.literal_block(text, text)] if text.strip() else []
+
+
+class _Drop(_Generic):
+    def run(self):
+        return []
+
+
+class _Body(_Generic):
+    """Admonition-like: the content as body text, after a lead line from the argument
+    ("New in version 3.2." for versionadded)."""
+
+    LEADS = {"versionadded": "New in version", "versionchanged": "Changed in version",
+             "deprecated": "Deprecated since version"}
+    BARE = frozenset({"only", "ifconfig", "rst-class", "cssclass", "hlist", "grid", "tab-set", "glossary"})
+    """Their argument is a condition or a style, not words to read."""
+
+    def run(self):
+        node = nodes.container()
+        argument = self.arguments[0] if self.arguments else ""
+        lead = self.LEADS.get(self.name)
+        if lead and argument:
+            version, *rest = argument.split(None, 1)
+            argument = f"{lead} {version}: {rest[0]}" if rest else f"{lead} {version}."
+        if argument and self.name not in self.BARE:
+            words, messages = self.state.inline_text(argument, self.lineno)
+            node += nodes.paragraph(argument, "", *words)
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
+_CODE = ("code-block", "sourcecode", "testcode", "testoutput", "testsetup", "testcleanup", "doctest",
+         "productionlist", "literalinclude", "ipython", "jupyter-execute", "prompt")
+_DROP = ("index", "toctree", "highlight", "module", "currentmodule", "default-domain", "default-role",
+         "tabularcolumns", "sectionauthor", "moduleauthor", "codeauthor", "autosummary", "automodule",
+         "autoclass", "autofunction", "automethod", "autoattribute", "autoexception", "autodata",
+         "autoproperty", "graphviz", "digraph", "graph", "inheritance-diagram", "plot", "todolist",
+         "program", "py:module", "py:currentmodule", "c:namespace", "cpp:namespace", "js:module")
+_BODY = ("seealso", "versionadded", "versionchanged", "deprecated", "only", "ifconfig", "hlist",
+         "centered", "glossary", "todo", "tab", "tabs", "tab-set", "tab-item", "card", "grid",
+         "grid-item", "grid-item-card", "dropdown", "rst-class", "cssclass", "versionremoved")
+_DESCRIBE = ("function", "class", "method", "attribute", "data", "exception", "staticmethod",
+             "classmethod", "decorator", "decoratormethod", "property", "describe", "object", "envvar",
+             "option", "cmdoption", "confval", "type", "member", "macro", "var", "struct", "enum",
+             "enumerator", "union", "directive", "role")
+_DOMAINS = ("py", "c", "cpp", "js", "rst", "std")
+_registered = False
+
+
+def _register_sphinx() -> None:
+    global _registered
+    if _registered:
+        return
+    table = {name: _Code for name in _CODE} | {name: _Drop for name in _DROP} | {name: _Body for name in _BODY}
+    for name in _DESCRIBE:
+        table.setdefault(name, _Body)
+        for domain in _DOMAINS:
+            table.setdefault(f"{domain}:{name}", _Body)
+    for name, cls in table.items():
+        if directives._directives.get(name) is None and name not in directives._directive_registry:
+            directives.register_directive(name, cls)
+    _registered = True
+
+
+# -- the doctree as blocks -----------------------------------------------------------
+_SKIP = (nodes.comment, nodes.system_message, nodes.target, nodes.substitution_definition, nodes.raw,
+         nodes.pending, nodes.problematic, nodes.title, getattr(nodes, "meta", nodes.comment))
+_LIST_NODES = (nodes.bullet_list, nodes.enumerated_list, nodes.definition_list, nodes.field_list,
+               nodes.option_list)
+_BLOCKY = (nodes.literal_block, nodes.doctest_block, nodes.table, nodes.section)
+
+
+def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
+    for child in node.children:
+        if isinstance(child, nodes.section):
+            title = child.next_node(nodes.title)
+            doc.heading(level, title.astext() if title is not None else "")
+            _blocks(child, doc, level + 1)
+        elif isinstance(child, _SKIP):
+            if isinstance(child, nodes.title) and not isinstance(node, nodes.section):
+                doc.block("paragraph", child.astext())  # an admonition's or table's own title
+        elif isinstance(child, (nodes.paragraph, nodes.rubric, nodes.caption, nodes.attribution)):
+            doc.block("paragraph", child.astext())
+        elif isinstance(child, (nodes.literal_block, nodes.doctest_block)):
+            doc.block("code", child.astext())
+        elif isinstance(child, nodes.line_block):
+            doc.block("paragraph", " ".join(line.astext() for line in child.findall(nodes.line)))
+        elif isinstance(child, _LIST_NODES):
+            if _holds(child, _BLOCKY):
+                _blocks(child, doc, level)
+            else:
+                doc.block("list", "\n".join(_list_lines(child, 0)))
+        elif isinstance(child, nodes.table):
+            doc.block("table", "\n".join(
+                " | ".join(" ".join(entry.astext().split()) for entry in row.findall(nodes.entry))
+                for row in child.findall(nodes.row)))
+        elif isinstance(child, nodes.block_quote) and not _holds(child, _BLOCKY + _LIST_NODES):
+            doc.block("quote", child.astext())
+        elif isinstance(child, nodes.topic) and "contents" in child.get("classes", []):
+            continue  # a generated table of contents
+        elif isinstance(child, nodes.Element):
+            _blocks(child, doc, level)
+        elif isinstance(child, nodes.Text) and child.astext().strip():
+            doc.block("paragraph", child.astext())
+
+
+def _list_lines(node: nodes.Element, depth: int) -> list[str]:
+    lines: list[str] = []
+    start = int(node.get("start", 1) or 1)
+    for i, item in enumerate(node.children):
+        if isinstance(node, nodes.enumerated_list):
+            marker = f"{start + i}. "
+        elif isinstance(node, nodes.bullet_list):
+            marker = "- "
+        else:
+            marker = ""
+        words, nested = [], []
+        for part in item.children:
+            subs = part.children if isinstance(part, (nodes.definition, nodes.field_body, nodes.description)) else [part]
+            for sub in subs:
+                if isinstance(sub, _LIST_NODES):
+                    nested.extend(_list_lines(sub, depth + 1))
+                else:
+                    words.append(" ".join(sub.astext().split()))
+        if not marker and len(words) > 1:  # a term or field name, then what it means
+            words = [f"{words[0]}: {' '.join(words[1:])}"]
+        lines.append("  " * depth + marker + " ".join(words))
+        lines.extend(nested)
+    return lines
+
+
+def _holds(node: nodes.Element, kinds) -> bool:
+    return any(True for _ in node.findall(lambda n: isinstance(n, kinds), include_self=False))

@@ -1,0 +1,386 @@
+"""Real document formats keep their structure: headings, whole blocks, clean text, the
+document's own title. Every document here is written by the test."""
+
+import json
+import re
+
+import pytest
+
+from tutorialbook.acquire.formats.document import MAX_BLOCK_CHARS
+from tutorialbook.acquire.sources import read_source
+from tutorialbook.errors import TutorialbookError
+
+from documents import SECTIONS, write_pdf
+
+MARKUP = re.compile(r"::|`|\*\*|:[a-z]+:|</?[a-z]+[ >/]|&[a-z]+;|^\.\. |¶", re.M)
+
+
+def children(library, book, node_id=""):
+    return {c.title: c for c in library.browse(book, node_id).children}
+
+
+def prose(transcript):
+    return [s for s in transcript.segments if s.kind != "code"]
+
+
+SAVED_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>Brewing green tea &mdash; The Tea Club</title>
+<script>var tracking = "Subscribe now";</script><style>body { color: black }</style>
+</head><body>
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="site-header"><a href="/">The Tea Club home</a>
+  <nav><ul><li><a href="/shop">Shop</a></li><li><a href="/blog">Blog</a></li><li><a href="/about">About us</a></li></ul></nav>
+</header>
+<div class="breadcrumbs"><a href="/">Home</a> &rsaquo; <a href="/guides">Guides</a> &rsaquo; Green tea</div>
+<aside class="sidebar"><h3>Popular posts</h3><p>Ten teapots we love</p></aside>
+<main id="main">
+  <h1>Brewing green tea</h1>
+  <p>Green tea turns bitter when it is brewed like black tea. This guide shows the
+     three things that matter: the leaves, the water &amp; the time.</p>
+  <h2>Choosing the leaves<a class="headerlink" href="#leaves">&para;</a></h2>
+  <p>Buy loose <em>sencha</em> or <strong>gyokuro</strong> in small bags, and keep them
+     away from light.</p>
+  <ul><li>Sencha: grassy and bright</li><li>Gyokuro: sweet, shaded before harvest
+    <ul><li>Brew it cooler than sencha</li></ul></li></ul>
+  <h2>Heating the water</h2>
+  <p>Boiling water scalds the leaves, so let it cool before pouring.</p>
+  <h3>Measuring the temperature</h3>
+  <p>Use a kitchen thermometer and wait until the water reads 75&nbsp;&deg;C.</p>
+  <pre>heat(water, to=100)
+while thermometer() &gt; 75:
+    wait(30)</pre>
+  <h2>Steeping</h2>
+  <table><tr><th>Tea</th><th>Minutes</th></tr><tr><td>Sencha</td><td>1</td></tr>
+    <tr><td>Gyokuro</td><td>2</td></tr></table>
+  <blockquote>Pour the last drops too: they hold the most flavour.</blockquote>
+</main>
+<footer><p>Copyright 2026 The Tea Club. All rights reserved.</p>
+  <p><a href="/privacy">Privacy</a> <a href="/terms">Terms</a></p></footer>
+</body></html>
+"""
+
+
+def test_saved_html_page_becomes_a_toc_of_its_headings_with_its_title(library, tmp_path):
+    path = tmp_path / "tea_guide_final(2).html"
+    path.write_text(SAVED_PAGE)
+    transcript = read_source(path)
+    assert transcript.title == "Brewing green tea"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Brewing green tea"), (2, "Choosing the leaves"), (2, "Heating the water"),
+        (3, "Measuring the temperature"), (2, "Steeping")]
+    text = transcript.text
+    for chrome in ("Skip to", "Shop", "About us", "Home", "Guides", "Popular posts", "Copyright", "Privacy",
+                   "Subscribe", "color: black", "¶"):
+        assert chrome not in text, chrome
+    kinds = [s.kind for s in transcript.segments]
+    assert kinds == ["paragraph", "paragraph", "list", "paragraph", "paragraph", "code", "table", "quote"]
+    by_kind = {s.kind: s.text for s in transcript.segments}
+    assert by_kind["code"] == "heat(water, to=100)\nwhile thermometer() > 75:\n    wait(30)"
+    assert by_kind["list"] == ("- Sencha: grassy and bright\n- Gyokuro: sweet, shaded before harvest\n"
+                               "  - Brew it cooler than sencha")
+    assert by_kind["table"] == "Tea | Minutes\nSencha | 1\nGyokuro | 2"
+    assert "the leaves, the water & the time." in transcript.segments[0].text
+    assert "75 °C" in text
+    for s in prose(transcript):
+        assert not MARKUP.search(s.text), s.text
+        assert text[int(s.start):int(s.end)] == s.text
+
+    report = library.ingest(str(path), book="tea", refine_rounds=0)
+    assert report.tutorials[0].title == "Brewing green tea"
+    chapters = children(library, "tea")
+    assert list(chapters) == ["Brewing green tea"]
+    sections = children(library, "tea", chapters["Brewing green tea"].id)
+    assert list(sections) == ["Choosing the leaves", "Heating the water", "Steeping"]
+    assert list(children(library, "tea", sections["Heating the water"].id)) == ["Measuring the temperature"]
+
+
+GENERATED_PAGES = {
+    "sphinx.htm": """<html><head><title>Signals &#8212; Demo 1.0 documentation</title></head><body>
+<div class="related" role="navigation" aria-label="related navigation"><h3>Navigation</h3>
+  <ul><li><a href="genindex.html">index</a></li><li><a href="py-modindex.html">modules</a> |</li></ul></div>
+<div class="document"><div class="documentwrapper"><div class="bodywrapper"><div class="body" role="main">
+<section id="signals"><h1>Signals<a class="headerlink" href="#signals" title="Link to this heading">¶</a></h1>
+<p>A signal is sent to every connected <code class="docutils literal"><span class="pre">receiver</span></code>.</p>
+<section id="connecting"><h2>Connecting<a class="headerlink" href="#connecting">¶</a></h2>
+<div class="highlight-python notranslate"><div class="highlight"><pre><span></span><span class="n">ready</span><span class="o">.</span><span class="n">connect</span><span class="p">(</span><span class="n">subscriber</span><span class="p">)</span>
+<span class="n">ready</span><span class="o">.</span><span class="n">send</span><span class="p">(</span><span class="s1">'me'</span><span class="p">)</span>
+</pre></div></div>
+</section></section></div></div></div>
+<div class="sphinxsidebar" role="navigation" aria-label="main navigation"><h3>Quick search</h3>
+  <form class="search"><input type="text" name="q"></form><h3>This Page</h3><a href="_sources/x.rst.txt">Show Source</a></div>
+</div><div class="footer">&#169;2026, Demo authors. Created using Sphinx.</div></body></html>""",
+    "texinfo.html": """<html><head><title>Signals</title></head><body>
+<div class="header"><p>Next: <a href="#Basics" accesskey="n">Basics</a> &nbsp; [<a href="#SEC_Contents">Contents</a>][<a href="#Index">Index</a>]</p></div>
+<h1 class="top">Signals</h1>
+<p>A signal is sent to every connected receiver.</p>
+<ul class="section-toc"><li><a href="#Connecting">Connecting</a></li><li><a href="#Sending">Sending</a></li></ul>
+<hr><div class="section" id="Connecting">
+<div class="header"><p>Next: <a href="#Sending">Sending</a>, Previous: <a href="#Top">Top</a>, Up: <a href="#Top">Top</a></p></div>
+<h2 class="section">Connecting</h2>
+<div class="example"><pre class="example">ready.connect(subscriber)
+ready.send('me')
+</pre></div></div></body></html>""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED_PAGES))
+def test_generated_documentation_keeps_content_and_drops_navigation(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(GENERATED_PAGES[name])
+    transcript = read_source(path)
+    assert transcript.title == "Signals"
+    assert [(level, title) for _, level, title in transcript.headings] == [(1, "Signals"), (2, "Connecting")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "A signal is sent to every connected receiver."),
+        ("code", "ready.connect(subscriber)\nready.send('me')"),
+    ]
+
+
+def test_html_declared_charset_is_honoured(tmp_path):
+    path = tmp_path / "latin.html"
+    path.write_bytes('<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head>'
+                     '<body><p>Cr\xe8me br\xfbl\xe9e needs a torch.</p></body></html>'.encode("latin-1"))
+    transcript = read_source(path)
+    assert transcript.title == "Café" and transcript.segments[0].text == "Crème brûlée needs a torch."
+
+
+SPHINX_SOURCE = """\
+=====================
+Errors and Exceptions
+=====================
+
+.. index:: single: exceptions
+
+Until now error messages haven't been more than mentioned. There are (at least) two
+distinguishable kinds of errors: *syntax errors* and **exceptions**.
+
+Handling Exceptions
+===================
+
+The :keyword:`try` statement works as follows; see :ref:`the tutorial <tut-handling>` and
+:func:`~builtins.print` or :class:`ValueError`. Use ``except`` to catch, :pep:`8` for style, and
+:meth:`!str.format` for messages::
+
+   >>> while True:
+   ...     try:
+   ...         x = int(input("Please enter a number: "))
+   ...         break
+   ...     except ValueError:
+   ...         print("Oops!  That was no valid number.  Try again...")
+
+.. code-block:: python
+   :emphasize-lines: 2
+
+   raise NameError('HiThere')
+
+.. versionadded:: 3.11
+   Exception groups with :keyword:`except* <except_star>`.
+
+.. note::
+
+   An :exc:`Exception` is an ordinary class.
+
+.. seealso::
+
+   :doc:`classes`
+
+.. toctree::
+   :maxdepth: 2
+
+   classes
+
+Raising Exceptions
+------------------
+
+- :keyword:`raise` forces an exception;
+- the argument is an instance.
+
+.. someunknowndirective:: whatever
+   This is hidden content.
+
+.. autofunction:: builtins.print
+"""
+
+
+def test_rst_txt_loses_its_markup_and_keeps_headings_and_code(tmp_path):
+    path = tmp_path / "errors.rst.txt"
+    path.write_text(SPHINX_SOURCE)
+    transcript = read_source(path)
+    assert transcript.title == "Errors and Exceptions"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Errors and Exceptions"), (2, "Handling Exceptions"), (3, "Raising Exceptions")]
+    codes = [s.text for s in transcript.segments if s.kind == "code"]
+    assert codes == [
+        ">>> while True:\n...     try:\n...         x = int(input(\"Please enter a number: \"))\n"
+        "...         break\n...     except ValueError:\n...         print(\"Oops!  That was no valid number.  Try again...\")",
+        "raise NameError('HiThere')",
+    ]
+    texts = [s.text for s in prose(transcript)]
+    for t in texts:
+        assert not MARKUP.search(t), t
+    assert texts[0] == ("Until now error messages haven't been more than mentioned. There are (at least) two "
+                        "distinguishable kinds of errors: syntax errors and exceptions.")
+    assert texts[1] == ("The try statement works as follows; see the tutorial and print or ValueError. "
+                        "Use except to catch, PEP 8 for style, and str.format for messages:")
+    assert "New in version 3.11: Exception groups with except*." in texts
+    assert "An Exception is an ordinary class." in texts
+    assert "classes" in texts  # the seealso's link text
+    assert "- raise forces an exception;\n- the argument is an instance." in texts
+    assert all("maxdepth" not in t and "whatever" not in t and "builtins.print" not in t for t in texts)
+    headed = {title: at for at, _, title in transcript.headings}
+    assert transcript.segments[headed["Raising Exceptions"]].kind == "list"
+
+
+def test_a_folder_reads_rst_txt_sources(tmp_path):
+    (tmp_path / "errors.rst.txt").write_text(SPHINX_SOURCE)
+    (tmp_path / "notes.rst").write_text("Notes\n=====\n\nA plain :term:`note`.\n")
+    from tutorialbook.acquire.sources import expand
+
+    assert [p.name for p in expand(str(tmp_path))] == ["errors.rst.txt", "notes.rst"]
+    assert read_source(tmp_path / "notes.rst").segments[0].text == "A plain note."
+
+
+MARKDOWN = """\
+# Git in ten minutes
+
+Commit **early** and `often`; see [the book](https://example.org/book).
+
+## Making a commit
+
+1. Stage the files
+2. Write the message
+   - short subject
+   - blank line
+
+```bash
+git add -A
+git commit -m "First commit"
+
+git log --oneline
+```
+
+    indented code stays code
+
+| Command | Does |
+|---------|------|
+| `git status` | shows changes |
+
+> A commit is a snapshot,
+> not a diff.
+"""
+
+
+def test_markdown_fenced_code_and_blocks(tmp_path):
+    path = tmp_path / "git.md"
+    path.write_text(MARKDOWN)
+    transcript = read_source(path)
+    assert transcript.title == "Git in ten minutes"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Git in ten minutes"), (2, "Making a commit")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Commit early and often; see the book."),
+        ("list", "1. Stage the files\n2. Write the message\n  - short subject\n  - blank line"),
+        ("code", 'git add -A\ngit commit -m "First commit"\n\ngit log --oneline'),
+        ("code", "indented code stays code"),
+        ("table", "Command | Does\ngit status | shows changes"),
+        ("quote", "A commit is a snapshot, not a diff."),
+    ]
+    fence = transcript.segments[2]
+    assert MARKDOWN[int(fence.start):int(fence.end)].startswith("```bash\ngit add -A")  # offsets into the file
+
+
+def test_markdown_front_matter_gives_the_title_and_is_not_text(tmp_path):
+    text = "---\nlayout: post\ntitle: \"Pruning roses\"\ntags: [garden]\n---\n\nCut above an outward bud.\n"
+    path = tmp_path / "2026-03-01-roses.md"
+    path.write_text(text)
+    transcript = read_source(path)
+    assert transcript.title == "Pruning roses" and transcript.headings == []
+    assert [s.text for s in transcript.segments] == ["Cut above an outward bud."]
+    assert text[int(transcript.segments[0].start):int(transcript.segments[0].end)] == "Cut above an outward bud."
+
+
+def test_notebook_cells_become_markdown_and_code(tmp_path):
+    notebook = {
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3"}},
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Plotting with *pandas*\n", "\n",
+                                                                 "Load the data **first**.\n"]},
+            {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "import pandas as pd\ndf = pd.read_csv('x.csv')",
+             "outputs": [{"output_type": "stream", "name": "stdout", "text": [f"row {i}\n" for i in range(30)]},
+                         {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo="}, "metadata": {}}]},
+            {"cell_type": "markdown", "metadata": {}, "source": "## A line chart\n\nCall `df.plot()`."},
+            {"cell_type": "code", "metadata": {}, "execution_count": 2, "source": ["df.plot()"],
+             "outputs": [{"output_type": "execute_result", "data": {"text/plain": ["<Axes: >"]},
+                          "metadata": {}, "execution_count": 2}]},
+        ],
+    }
+    path = tmp_path / "plotting.ipynb"
+    path.write_text(json.dumps(notebook))
+    transcript = read_source(path)
+    assert transcript.title == "Plotting with pandas"
+    assert [(level, title) for _, level, title in transcript.headings] == [(1, "Plotting with pandas"), (2, "A line chart")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Load the data first."),
+        ("code", "import pandas as pd\ndf = pd.read_csv('x.csv')"),
+        ("code", "\n".join(f"row {i}" for i in range(8)) + "\n..."),
+        ("paragraph", "Call df.plot()."),
+        ("code", "df.plot()"),
+        ("code", "<Axes: >"),
+    ]
+
+
+@pytest.mark.parametrize("outline", [True, False], ids=["bookmarks", "font-sizes"])
+def test_pdf_headings_from_bookmarks_or_type_size(tmp_path, outline):
+    transcript = read_source(write_pdf(tmp_path / "handbook.pdf", outline=outline))
+    assert transcript.title == "The Tool Handbook"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Getting started"), (1, "Your first project"), (2, "Options")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", SECTIONS[0][2]),
+        ("paragraph", SECTIONS[1][2]),
+        ("code", SECTIONS[1][3]),
+        ("paragraph", SECTIONS[2][2]),
+    ]
+
+
+def test_pdf_without_metadata_title_is_titled_by_its_first_heading(tmp_path):
+    transcript = read_source(write_pdf(tmp_path / "handbook.pdf", title=None))
+    assert transcript.title == "Getting started"
+
+
+def test_hostile_html_and_huge_lines_stay_bounded(tmp_path):
+    nested = "<div>" * 100_000 + "deep words" + "</div>" * 100_000
+    deep = tmp_path / "deep.html"
+    deep.write_text(f"<html><body><p>Words before the nesting.</p>{nested}<p>after</p></body></html>")
+    transcript = read_source(deep)  # the parser stops at its depth bound and says so
+    assert transcript.segments[0].text == "Words before the nesting."
+    assert any("deeper than 256 levels" in w for w in transcript.warnings)
+    (tmp_path / "only-deep.html").write_text(nested)
+    with pytest.raises(TutorialbookError, match="only-deep.html holds no text.*deeper than 256 levels"):
+        read_source(tmp_path / "only-deep.html")
+    line = " ".join(f"word{i}" for i in range(400_000))  # ~3.6 MB on one line
+    for name, content in (("line.md", line), ("line.html", f"<p>{line}</p>"), ("line.txt", line)):
+        (tmp_path / name).write_text(content)
+        transcript = read_source(tmp_path / name)
+        assert max(len(s.text) for s in transcript.segments) <= MAX_BLOCK_CHARS
+        assert sum(len(s.text) for s in transcript.segments) >= 0.99 * len(line)
+
+
+def test_media_title_comes_from_the_container(tmp_path):
+    import os
+    import shutil
+
+    from media import _ffmpeg
+    from tutorialbook.acquire.media import container_title
+
+    if shutil.which("ffmpeg") is None:
+        if os.environ.get("CI"):
+            pytest.fail("ffmpeg is missing (CI installs it through .ci/run)")
+        pytest.skip("ffmpeg is not installed")
+    titled, bare = tmp_path / "k1.m4a", tmp_path / "k2.m4a"
+    _ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-metadata", "title=Knife  skills, part 1",
+            "-c:a", "aac", str(titled))
+    _ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac", str(bare))
+    assert container_title(titled) == "Knife skills, part 1"
+    assert container_title(bare) is None
