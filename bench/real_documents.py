@@ -361,7 +361,8 @@ def run(names: list[str], modes: list[str], rounds: int, fresh: bool, log=print)
             log(f"{name}: system rows SKIPPED — the project cannot ingest {doc.source}: {reason}")
         else:
             for label, r in (("off", 0), ("on", rounds)):
-                log(f"{name}: refine_rounds={r}: ingesting (or reusing bench/.cache/real) and asking {len(qs)} questions …")
+                log(f"{name}: refine_rounds={r}: ingesting (or reusing bench/.cache/real), "
+                    f"then asking {len(qs)} questions …")
                 result["system"][label] = system(doc, qs, modes, r, fresh)
         results[name] = result
     return results
