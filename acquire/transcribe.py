@@ -239,14 +239,18 @@ def _run_whisper(
     mode: str = MODE,
     initial_prompt: str | None = None,
     batch_size: int = BATCH_SIZE,
+    beam_size: int | None = None,
+    hotwords: str | None = None,
 ):
-    """faster-whisper with our settings: VAD on, word timestamps, beam 5. Returns (segments, info)."""
+    """faster-whisper with our settings: VAD on, word timestamps, beam 5 (or ``beam_size``).
+    Returns (segments, info)."""
     common = dict(
         language="en" if not whisper.model.is_multilingual else None,
-        beam_size=BEAM_SIZE,
+        beam_size=beam_size or BEAM_SIZE,
         vad_filter=True,
         word_timestamps=True,
         initial_prompt=initial_prompt or None,
+        hotwords=hotwords or None,
     )
     if mode == "batched":
         from faster_whisper import BatchedInferencePipeline
@@ -272,12 +276,16 @@ def transcribe(
     initial_prompt: str | None = None,
     progress: Callable[[float, float], None] | None = None,
     cancel: Callable[[], bool] | None = None,
+    beam_size: int | None = None,
+    hotwords: str | None = None,
 ) -> Transcript:
     """Transcribe an audio or video file into sentence-level, timestamped segments.
 
     ``path``: a file with one of ``MEDIA_EXTENSIONS``. ``model``: a model directory or a locally cached
     faster-whisper model name (default: ``TUTORIALBOOK_WHISPER_MODEL``, then the bundled tiny.en).
     ``initial_prompt``: vocabulary/style hint for Whisper (a domain pack's prompt).
+    ``beam_size`` (default ``BEAM_SIZE``) and ``hotwords`` (faster-whisper's hint phrases, added to
+    every window's prompt) are there for ``bench/asr.py`` to compare decodings.
     ``progress(seconds_done, total_seconds)`` is called as audio is transcribed and finally with
     ``(total, total)``. ``cancel()`` is polled between segments (and between stages); when it
     returns True, ``TranscriptionCancelled`` is raised.
@@ -295,7 +303,8 @@ def transcribe(
     if progress is not None:
         progress(0.0, total)
 
-    segments_iter, info = _run_whisper(whisper, decoded.samples, mode=MODE, initial_prompt=initial_prompt)
+    segments_iter, info = _run_whisper(whisper, decoded.samples, mode=MODE, initial_prompt=initial_prompt,
+                                       beam_size=beam_size, hotwords=hotwords)
     words: list[tuple[float, float, str]] = []
     done = 0.0
     for seg in _iterate(segments_iter, cancel):
@@ -325,10 +334,11 @@ def transcribe(
         "asr_compute_type": COMPUTE_TYPE,
         "asr_cpu_threads": str(_threads()),
         "asr_mode": MODE if MODE != "batched" else f"batched (batch_size {BATCH_SIZE})",
-        "asr_beam_size": str(BEAM_SIZE),
+        "asr_beam_size": str(beam_size or BEAM_SIZE),
         "asr_vad": "silero (faster-whisper vad_filter)",
         "asr_word_timestamps": "true",
         "asr_initial_prompt": initial_prompt or "",
+        "asr_hotwords": hotwords or "",
     }
     return Transcript(
         segments=segments,

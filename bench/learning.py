@@ -2,6 +2,11 @@
 learned early survive what it learns later?
 
     python bench/learning.py [--rounds 1] [--modes hybrid,toc] [--json]
+    python bench/learning.py --real [--docs ...] [--modes ...] [--fresh] [--json]
+
+``--real`` runs the bench on real documents nobody here wrote instead (r-intro and the Flask
+tutorial, against chunk retrieval and BM25 in the same run): see ``bench/real_documents.py``.
+Without it, the bench below runs on our own tutorials.
 
 The question set (``bench/data/learning/questions.json``) is written by hand, over the
 tutorials in that folder (Markdown, plain text and subtitles on bikes, espresso, git,
@@ -134,6 +139,10 @@ def drops(steps: list[Step], mode: str) -> list[str]:
 
 
 def main() -> int:
+    if "--real" in sys.argv[1:]:
+        import real_documents
+
+        return real_documents.main(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=1, help="refine_rounds when refinement is on")
     parser.add_argument("--modes", default="hybrid,toc", help="retrieve_skill modes to score")

@@ -359,6 +359,23 @@ def test_initial_prompt_steers_vocabulary(media_dir):
     assert plain.models["asr_initial_prompt"] == ""
 
 
+@needs_tools
+@pytest.mark.slow
+def test_hotwords_steer_vocabulary_and_beam_size_is_recorded(media_dir):
+    """bench/asr.py compares decodings through transcribe(): hotwords reach faster-whisper (they
+    steer tiny.en as the prompt does) and the settings used are recorded."""
+    path = media_dir / "chess-hotwords.wav"
+    media.narrated_audio(CHESS_SCRIPT, path, pause_s=1.0, lead_s=0.5)
+    hinted = transcribe(path, hotwords=CHESS_PROMPT, beam_size=1)
+    text = " ".join(s.text for s in hinted.segments)
+    assert "knight" in text.lower(), text
+    assert hinted.models["asr_hotwords"] == CHESS_PROMPT and hinted.models["asr_beam_size"] == "1"
+    plain = transcribe(path, beam_size=1)
+    assert " ".join(s.text for s in plain.segments) != text
+    assert plain.models["asr_hotwords"] == "" and plain.models["asr_beam_size"] == "1"
+    assert transcribe(path).models["asr_beam_size"] == str(tx.BEAM_SIZE)
+
+
 # --------------------------------------------------------------------------- bad input
 
 

@@ -1,0 +1,25 @@
+"""bench/asr.py's word error rate: normalised words and edit distance, checked by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+_spec = importlib.util.spec_from_file_location("bench_asr", BENCH / "asr.py")
+asr = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = asr
+_spec.loader.exec_module(asr)
+
+
+def test_wer_words_spell_numbers_and_drop_punctuation():
+    assert asr.words("Mix 350 grams, then fold: e4-pawn!") == \
+        "mix three hundred and fifty grams then fold e4 pawn".split()
+    assert asr.spell(1005) == "one thousand and five" and asr.spell(40) == "forty"
+
+
+def test_edit_distance_counts_substitutions_deletions_and_insertions():
+    assert asr.edits("a b c".split(), "a x c d".split()) == 2
+    assert asr.edits("a b c".split(), []) == 3
+    assert asr.edits([], "a".split()) == 1
