@@ -344,7 +344,17 @@ def test_pdf_headings_from_bookmarks_or_type_size(tmp_path, outline):
     ]
 
 
-def test_pdf_without_metadata_title_is_titled_by_its_first_heading(tmp_path):
+@pytest.mark.parametrize("method", ["RC4", "AES_128", "AES_256"])
+def test_pdf_with_only_an_owner_password_is_read(tmp_path, method):
+    from fpdf.enums import EncryptionMethod
+
+    path = write_pdf(tmp_path / "restricted.pdf", encrypt=True, user_password=None,
+                     method=getattr(EncryptionMethod, method))
+    transcript = read_source(path)
+    assert [s.text for s in transcript.segments][:2] == [SECTIONS[0][2], SECTIONS[1][2]]
+
+
+def test_pdf_without_metadata_title_is_titled_by_the_largest_type_on_its_first_page(tmp_path):
     transcript = read_source(write_pdf(tmp_path / "handbook.pdf", title=None))
     assert transcript.title == "Getting started"
 
