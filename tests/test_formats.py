@@ -137,6 +137,15 @@ def test_generated_documentation_keeps_content_and_drops_navigation(tmp_path, na
     ]
 
 
+def test_html_title_without_a_matching_h1(tmp_path):
+    page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
+            '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')
+    (tmp_path / "a.html").write_text(page.format(""))
+    (tmp_path / "b.html").write_text(page.format('<meta property="og:title" content="Green tea">'))
+    assert read_source(tmp_path / "a.html").title == "Green tea | The Tea Club"
+    assert read_source(tmp_path / "b.html").title == "Green tea"
+
+
 def test_html_declared_charset_is_honoured(tmp_path):
     path = tmp_path / "latin.html"
     path.write_bytes('<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head>'
