@@ -162,7 +162,7 @@ Errors and Exceptions
 .. index:: single: exceptions
 
 Until now error messages haven't been more than mentioned. There are (at least) two
-distinguishable kinds of errors: *syntax errors* and **exceptions**.
+distinguishable kinds of errors: *syntax errors* and **exceptions** (see `the reference`_ and |nosuch|).
 
 Handling Exceptions
 ===================
@@ -229,7 +229,7 @@ def test_rst_txt_loses_its_markup_and_keeps_headings_and_code(tmp_path):
     for t in texts:
         assert not MARKUP.search(t), t
     assert texts[0] == ("Until now error messages haven't been more than mentioned. There are (at least) two "
-                        "distinguishable kinds of errors: syntax errors and exceptions.")
+                        "distinguishable kinds of errors: syntax errors and exceptions (see the reference and nosuch).")
     assert texts[1] == ("The try statement works as follows; see the tutorial and print or ValueError. "
                         "Use except to catch, PEP 8 for style, and str.format for messages:")
     assert "New in version 3.11: Exception groups with except*." in texts

@@ -28,6 +28,8 @@ def read_rst(text: str, name: str) -> Document:
                            settings_overrides=_SETTINGS)
     for message in list(tree.findall(nodes.system_message)):  # parser reports, not the author's words
         message.parent.remove(message)
+    for bad in list(tree.findall(nodes.problematic)):  # a reference to nowhere: its words, not its markup
+        bad.parent.replace(bad, nodes.Text(bad.astext().strip("`_|")))
     doc = Document(name)
     _blocks(tree, doc, 1)
     return doc
