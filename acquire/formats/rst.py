@@ -98,7 +98,7 @@ class _Body(_Generic):
     ("New in version 3.2." for versionadded)."""
 
     LEADS = {"versionadded": "New in version", "versionchanged": "Changed in version",
-             "deprecated": "Deprecated since version"}
+             "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
     BARE = frozenset({"only", "ifconfig", "rst-class", "cssclass", "hlist", "grid", "tab-set", "glossary"})
     """Their argument is a condition or a style, not words to read."""
 
@@ -110,7 +110,7 @@ class _Body(_Generic):
             version, *rest = argument.split(None, 1)
             argument = f"{lead} {version}: {rest[0]}" if rest else f"{lead} {version}."
         if argument and self.name not in self.BARE:
-            words, messages = self.state.inline_text(argument, self.lineno)
+            words, _ = self.state.inline_text(argument, self.lineno)
             node += nodes.paragraph(argument, "", *words)
         self.state.nested_parse(self.content, self.content_offset, node)
         return [node]
