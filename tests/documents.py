@@ -9,12 +9,16 @@ SECTIONS = [
 ]
 
 
-def write_pdf(path, outline=True, title="The Tool Handbook", encrypt=False, text=True):
+def write_pdf(path, outline=True, title="The Tool Handbook", encrypt=False, text=True, user_password="secret",
+              method=None):
+    """A small handbook: SECTIONS with bookmarks (or without), in Helvetica with Courier code;
+    encrypted (a user password, or none: owner-only restrictions), or a drawing and no text."""
     pdf = FPDF()
     if title:
         pdf.set_title(title)
     if encrypt:
-        pdf.set_encryption(owner_password="owner", user_password="secret")
+        pdf.set_encryption(owner_password="owner", user_password=user_password,
+                           **({"encryption_method": method} if method else {}))
     pdf.add_page()
     if text:
         for name, level, body, code in SECTIONS:

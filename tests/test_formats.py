@@ -137,6 +137,15 @@ def test_generated_documentation_keeps_content_and_drops_navigation(tmp_path, na
     ]
 
 
+def test_html_title_without_a_matching_h1(tmp_path):
+    page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
+            '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')
+    (tmp_path / "a.html").write_text(page.format(""))
+    (tmp_path / "b.html").write_text(page.format('<meta property="og:title" content="Green tea">'))
+    assert read_source(tmp_path / "a.html").title == "Green tea | The Tea Club"
+    assert read_source(tmp_path / "b.html").title == "Green tea"
+
+
 def test_html_declared_charset_is_honoured(tmp_path):
     path = tmp_path / "latin.html"
     path.write_bytes('<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head>'
@@ -153,7 +162,7 @@ Errors and Exceptions
 .. index:: single: exceptions
 
 Until now error messages haven't been more than mentioned. There are (at least) two
-distinguishable kinds of errors: *syntax errors* and **exceptions**.
+distinguishable kinds of errors: *syntax errors* and **exceptions** (see `the reference`_ and |nosuch|).
 
 Handling Exceptions
 ===================
@@ -220,7 +229,7 @@ def test_rst_txt_loses_its_markup_and_keeps_headings_and_code(tmp_path):
     for t in texts:
         assert not MARKUP.search(t), t
     assert texts[0] == ("Until now error messages haven't been more than mentioned. There are (at least) two "
-                        "distinguishable kinds of errors: syntax errors and exceptions.")
+                        "distinguishable kinds of errors: syntax errors and exceptions (see the reference and nosuch).")
     assert texts[1] == ("The try statement works as follows; see the tutorial and print or ValueError. "
                         "Use except to catch, PEP 8 for style, and str.format for messages:")
     assert "New in version 3.11: Exception groups with except*." in texts
@@ -344,7 +353,17 @@ def test_pdf_headings_from_bookmarks_or_type_size(tmp_path, outline):
     ]
 
 
-def test_pdf_without_metadata_title_is_titled_by_its_first_heading(tmp_path):
+@pytest.mark.parametrize("method", ["RC4", "AES_128", "AES_256"])
+def test_pdf_with_only_an_owner_password_is_read(tmp_path, method):
+    from fpdf.enums import EncryptionMethod
+
+    path = write_pdf(tmp_path / "restricted.pdf", encrypt=True, user_password=None,
+                     method=getattr(EncryptionMethod, method))
+    transcript = read_source(path)
+    assert [s.text for s in transcript.segments][:2] == [SECTIONS[0][2], SECTIONS[1][2]]
+
+
+def test_pdf_without_metadata_title_is_titled_by_the_largest_type_on_its_first_page(tmp_path):
     transcript = read_source(write_pdf(tmp_path / "handbook.pdf", title=None))
     assert transcript.title == "Getting started"
 

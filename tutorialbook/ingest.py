@@ -44,7 +44,8 @@ class Ingest:
         check_book_name(book)
         files = expand(source)
         if title and len(files) > 1:
-            raise TutorialbookError("title", "a title applies to one file; a folder's tutorials are titled by file name")
+            raise TutorialbookError("title", "a title applies to one file; a folder's tutorials are titled "
+                                             "by their own titles (else file names)")
         reports = []
         for n, path in enumerate(files):
             def file_progress(done: float, total: float, message: str, n=n) -> None:

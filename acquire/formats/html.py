@@ -81,7 +81,8 @@ def _title(root) -> str | None:
     h1_text = squash(_visible_text(h1)) if h1 is not None else ""
     if h1_text and (not title_text or h1_text.lower() in title_text.lower()):
         return h1_text  # the page's own words, without a " — Site name" suffix
-    return title_text or h1_text or None
+    og_title = root.xpath("string(//meta[@property='og:title']/@content)")  # a page's title for sharing, no suffix
+    return squash(og_title) or title_text or h1_text or None
 
 
 def _visible_text(el) -> str:

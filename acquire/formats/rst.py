@@ -28,6 +28,8 @@ def read_rst(text: str, name: str) -> Document:
                            settings_overrides=_SETTINGS)
     for message in list(tree.findall(nodes.system_message)):  # parser reports, not the author's words
         message.parent.remove(message)
+    for bad in list(tree.findall(nodes.problematic)):  # a reference to nowhere: its words, not its markup
+        bad.parent.replace(bad, nodes.Text(bad.astext().strip("`_|")))
     doc = Document(name)
     _blocks(tree, doc, 1)
     return doc
@@ -96,7 +98,7 @@ class _Body(_Generic):
     ("New in version 3.2." for versionadded)."""
 
     LEADS = {"versionadded": "New in version", "versionchanged": "Changed in version",
-             "deprecated": "Deprecated since version"}
+             "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
     BARE = frozenset({"only", "ifconfig", "rst-class", "cssclass", "hlist", "grid", "tab-set", "glossary"})
     """Their argument is a condition or a style, not words to read."""
 
@@ -108,7 +110,7 @@ class _Body(_Generic):
             version, *rest = argument.split(None, 1)
             argument = f"{lead} {version}: {rest[0]}" if rest else f"{lead} {version}."
         if argument and self.name not in self.BARE:
-            words, messages = self.state.inline_text(argument, self.lineno)
+            words, _ = self.state.inline_text(argument, self.lineno)
             node += nodes.paragraph(argument, "", *words)
         self.state.nested_parse(self.content, self.content_offset, node)
         return [node]
