@@ -83,3 +83,39 @@ def test_title_phrases_are_words_of_the_passage_not_keyword_lists():
                                    "of the components of other vectors of the same length.")
     assert phrase == "A factor is a vector object used"
     assert "," not in phrase and " and " not in phrase
+
+
+def _at_cosine(base, cosine):
+    """A unit vector at a given cosine from ``base``."""
+    import numpy as np
+
+    other = np.zeros_like(base)
+    other[1] = 1.0
+    other -= other @ base * base
+    other /= np.linalg.norm(other)
+    return (cosine * base + (1 - cosine ** 2) ** 0.5 * other).astype(np.float32)
+
+
+def test_the_chapter_rule_both_ways():
+    """A tutorial joins a chapter on close content (CHAPTER_MATCH), or on somewhat close content
+    when both titles share a topic word (CHAPTER_TITLED_MATCH); otherwise it gets its own."""
+    import numpy as np
+
+    from tutorialbook.memory.tree import Tree
+    from tutorialbook.skills.builder import CHAPTER_MATCH, CHAPTER_TITLED_MATCH, Builder, OutlineNode
+
+    base = np.zeros(8, dtype=np.float32)
+    base[0] = 1.0
+    tree = Tree(book="b", root_id="root", nodes={}, children={"root": ["n1"]})
+
+    def joins(title, cosine):
+        builder = Builder(None, None, "b", tree)
+        builder.plan.nodes = [{"id": "n1", "title": "Sourdough bread basics", "_content": base}]
+        return builder._match_node(OutlineNode(title, "chapter"), "root", _at_cosine(base, cosine), CHAPTER_MATCH)
+
+    between = (CHAPTER_TITLED_MATCH + CHAPTER_MATCH) / 2
+    assert joins("Sourdough troubleshooting", between) is not None, "same topic word, close content"
+    assert joins("Knife sharpening", between) is None, "close content alone is not enough below CHAPTER_MATCH"
+    assert joins("Knife sharpening", CHAPTER_MATCH + 0.01) is not None
+    assert joins("Sourdough troubleshooting", CHAPTER_TITLED_MATCH - 0.02) is None, "a shared word alone is not"
+    assert joins("Getting started basics", between) is None, "words any title may carry do not count"
