@@ -489,8 +489,14 @@ def _cue(q: Question) -> str:
 
 
 def _add_cue(row: dict, cue: str) -> bool:
+    """Add how a question asked for the skill to its "when to use", unless the skill's own words
+    already say it (a cloze of a sentence its passage holds): a repeat would only lengthen what
+    every retrieval returns."""
     when = row["when_to_use"] or ""
     if not cue or qs.contains(when, cue):
+        return False
+    body = " ".join([row["name"], *json.loads(row["steps"] or "[]")])
+    if all(qs.contains(body, part) for part in cue.split("…") if part.strip()):
         return False
     parts = [p for p in when.split(" | ") if p]
     if len(parts) > MAX_CUES:
