@@ -9,7 +9,7 @@ import sys
 from conftest import ROOT
 from tutorialbook.server.doctor import find_engine
 
-CHECKS = ["store", "embedder", "whisper", "engine", "llm"]
+CHECKS = ["store", "tables", "embedder", "whisper", "engine", "llm"]
 
 
 def doctor(store, *args, **env_changes):
@@ -25,7 +25,7 @@ def test_doctor_on_a_working_setup(tmp_path):
     report = json.loads(result.stdout)
     checks = {c["name"]: c for c in report["checks"]}
     assert list(checks) == CHECKS and report["ok"] is True
-    for name in ("store", "embedder", "whisper", "llm"):
+    for name in ("store", "tables", "embedder", "whisper", "llm"):
         assert checks[name]["status"] == "OK", checks[name]
     assert str(tmp_path / "store") in checks["store"]["detail"] and "0 book(s)" in checks["store"]["detail"]
     assert "384 dimensions" in checks["embedder"]["detail"]
@@ -40,7 +40,8 @@ def test_doctor_on_a_working_setup(tmp_path):
     human = doctor(tmp_path / "store")
     lines = human.stdout.splitlines()
     assert human.returncode == 0 and lines[-1] == "ready"
-    assert [line.split()[:2] for line in lines[:3]] == [["OK", "store"], ["OK", "embedder"], ["OK", "whisper"]]
+    assert [line.split()[:2] for line in lines[:4]] == [["OK", "store"], ["OK", "tables"], ["OK", "embedder"],
+                                                       ["OK", "whisper"]]
 
 
 def test_doctor_names_what_is_missing_and_how_to_fix_it(tmp_path):
