@@ -252,7 +252,7 @@ class Ingest:
             "language": transcript.language, "domain": report.domain, "models": dumps(transcript.models),
             "status": "committing", "owner": _owner(), "report": report.model_dump_json(), "created_at": time.time(),
         }
-        self.store.upsert("tutorials", [row])
+        started = self.store.upsert("tutorials", [row])
         self.store.insert("segments", [
             {"id": f"{tutorial_id}:{i}", "book": book, "tutorial_id": tutorial_id, "idx": i,
              "start": s.start, "end": s.end, "text": s.text, "vector": vectors[i]}
@@ -263,7 +263,8 @@ class Ingest:
         skills = self.store.upsert("skills", [build.clean_row(s) for s in plan.skills])
         for table, rows in extra.items():
             self.store.insert(table, rows)
-        versions = {"nodes": hist.version_of(nodes), "skills": hist.version_of(skills)}
+        versions = {"tutorials": hist.version_of(started), "nodes": hist.version_of(nodes),
+                    "skills": hist.version_of(skills)}
         added = [s["id"] for s in plan.skills if s.get("_status") == "added"]
         # the event first, the 'ready' marker last: a tutorial reads as committed only with its event
         hist.record(self.store, [hist.ingest_event(book, agent or self.agent, report, before, versions, added)])

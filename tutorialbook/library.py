@@ -168,11 +168,12 @@ class Library(Ingest, Refinement, Lessons):
 
         return export_skills(self, book, directory, progress)
 
-    def import_skills(self, book: str, directory: str, progress: Progress | None = None):
-        """Read Agent Skills folders into a book; importing the same folders again changes nothing."""
+    def import_skills(self, book: str, directory: str, progress: Progress | None = None, agent: str | None = None):
+        """Read Agent Skills folders into a book; importing the same folders again changes nothing.
+        The import is an event in the book's history (so it can be restored to before it)."""
         from tutorialbook.skills.agent_skills import import_skills
 
-        return import_skills(self, book, directory, progress)
+        return import_skills(self, book, directory, progress, agent)
 
     def retrieve(self, query: str, book: str, k: int = 5, mode: str = "hybrid", fen: str = "",
                  llm=None) -> RetrieveResult:
