@@ -120,3 +120,24 @@ def test_doctor_finds_a_damaged_table_and_the_tools_name_it(tmp_path, how):
     import lancedb
     lancedb.connect(str(store)).open_table("skills").restore(version)
     assert doctor(store, "--json").returncode == 0
+
+
+@pytest.mark.asyncio
+async def test_a_damaged_table_over_mcp_names_the_table_and_the_fix(tmp_path):
+    from mcp import Client, StdioServerParameters
+
+    from conftest import EXAMPLES
+    from tutorialbook.library import Library
+
+    store = tmp_path / "store"
+    Library(store=str(store)).ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking", refine_rounds=0)
+    _damage(store, "skills", "truncate")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "tutorialbook.server", "serve"],
+                                   env=dict(os.environ, TUTORIALBOOK_STORE=str(store)))
+    async with Client(params) as client:
+        result = await client.call_tool("retrieve_skill", {"query": "feed the starter", "book": "baking"})
+        assert result.is_error
+        text = " ".join(getattr(c, "text", "") for c in result.content)
+        assert "table 'skills' is damaged" in text and "tutorialbook doctor" in text
+        browse = await client.call_tool("browse_toc", {"book": "baking"})  # the TOC reads the skills too
+        assert browse.is_error and "table 'skills' is damaged" in " ".join(getattr(c, "text", "") for c in browse.content)
