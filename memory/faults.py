@@ -10,9 +10,9 @@ from tutorialbook.errors import TutorialbookError
 
 #: what Lance's IO errors carry for a full disk ("No space left on device (os error 28)")
 _FULL = ("no space left on device", f"os error {errno.ENOSPC}", "disk quota exceeded")
-#: what they carry for a data file that is missing or cut short
-_DAMAGE = ("not found", "no such file", "unexpected eof", "out of range", "corrupt", "invalid data",
-           "failed to fill whole buffer", "file size", "io error", "lanceerror(io)")
+#: what they carry for a data file that is missing or cut short (a missing one: "Not found:
+#: <table>.lance/data/<file>.lance"; a truncated one: "LanceError(IO): … failed to fill whole buffer")
+_DAMAGE = ("lanceerror(io)", "unexpected eof", "failed to fill whole buffer", "corrupt")
 _TABLE = re.compile(r"([A-Za-z_]+)\.lance[/\\]")
 
 
@@ -41,7 +41,8 @@ def looks_damaged(exc: BaseException) -> bool:
     if isinstance(exc, TutorialbookError) or is_disk_full(exc):
         return False
     lower = str(exc).lower()
-    return any(marker in lower for marker in _DAMAGE)
+    missing = ("not found" in lower or "no such file" in lower) and ".lance" in lower
+    return missing or any(marker in lower for marker in _DAMAGE)
 
 
 def damaged(exc: BaseException, table: str | None = None, store=None) -> StoreDamaged | None:

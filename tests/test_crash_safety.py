@@ -52,7 +52,7 @@ TABLES = ("books", "tutorials", "segments", "nodes", "skills", "questions", "eve
 def visible(library: Library) -> dict:
     """What a reader of the book gets: tutorials, TOC, skills with their evidence, a search."""
     return {
-        "books": [b.model_dump() | {"nodes": None, "skills": None} for b in library.books()],
+        "books": [b.model_dump() for b in library.books()],
         "tutorials": [t.id for t in library.tutorials("baking")],
         "toc": library.toc_markdown("baking"),
         "skills": {s.id: ([e.tutorial_id for e in s.evidence], s.sources) for s in library.skills("baking")},

@@ -80,10 +80,12 @@ class Library(Ingest, Refinement, Lessons):
         out = []
         for row in sorted(self.store.rows("books"), key=lambda r: r["id"]):
             where = f"book = {quote(row['id'])}"
+            hidden = self._trees.hidden(row["id"])  # rows of unfinished commits are not counted
+            visible = where + (f" AND NOT ({in_list('origin', hidden)})" if hidden else "")
             out.append(BookInfo(
                 name=row["id"], title=row["title"],
                 tutorials=self.store.count("tutorials", where + " AND status = 'ready'"),
-                nodes=self.store.count("nodes", where), skills=self.store.count("skills", where),
+                nodes=self.store.count("nodes", visible), skills=self.store.count("skills", visible),
                 lessons=self.store.count("lessons", where),
             ))
         return out
