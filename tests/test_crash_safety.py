@@ -151,6 +151,12 @@ def test_full_disk_is_a_clear_error_and_the_store_still_opens(tmp_path, monkeypa
                                capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
         assert books.returncode == 0, books.stderr
         assert [b["tutorials"] for b in json.loads(books.stdout)] == [1]
+        if mounted:  # read-only, even for root: opening and reading still work
+            subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+            try:
+                assert visible(Library(store=str(store))) == before
+            finally:
+                subprocess.run(["mount", "-o", "remount,rw", str(mount)], check=True)
 
         # space again: the same ingest succeeds (undoing what the failed one left)
         if mounted:
