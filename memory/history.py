@@ -9,13 +9,16 @@ skill edit.
   table changed but not *who* changed it, hence this table.
 
   The event is committed right after the data it describes (two tables cannot share one
-  commit). A writer killed between the two leaves the data without its event; for lessons
-  :func:`history` fills such a gap from the lesson row itself, which carries its agent and
-  time.
+  commit); an ingest writes its event before the tutorial's 'ready' marker, so a visible
+  tutorial always has one, and an interrupted refinement or import still writes the event of
+  what it wrote. A writer killed between data and event leaves the data without its event;
+  for lessons :func:`history` fills such a gap from the lesson row itself, which carries its
+  agent and time. Rolling back an abandoned commit is an event too (``rollback``).
 
 * **Restore** (:func:`restore`) puts *one book* back as it was at a moment: for every table,
   the book's rows at the last table version committed by then replace the book's rows now,
-  in one commit per table (other books' rows are untouched). It needs those table versions
+  in one commit per table (other books' rows are untouched); the restored tutorials keep
+  their exam questions, later ones included (see :func:`_keep_finished`). It needs those table versions
   to still exist: the store prunes versions older than 7 days when it optimizes, so restore
   reaches back about a week. Restore is itself a new version, so it can be undone the same way.
 
@@ -359,6 +362,7 @@ def restore(store: Store, book: str, moment: float, agent: str) -> RestoreReport
     if not then.get("books"):
         raise TutorialbookError("at", f"book {book!r} did not exist at {iso(moment)}; "
                                       "`tutorialbook history` shows its first event")
+    _keep_finished(store, where, then)
     tables = []
     for name, version in plans:
         rows = then[name]
@@ -379,6 +383,30 @@ def restore(store: Store, book: str, moment: float, agent: str) -> RestoreReport
                detail={"at": moment, "from_versions": {t.table: t.from_version for t in tables}})
     record(store, [ev])
     return RestoreReport(book=book, at=moment, time=iso(moment), agent=agent, tables=tables, event_id=ev["id"])
+
+
+def _keep_finished(store: Store, where: str, then: dict[str, list[dict]]) -> None:
+    """What a restore keeps beyond the rows of its moment:
+
+    * a tutorial whose ingest event is at or before the moment but whose 'ready' marker was
+      committed just after it (the event is written first) comes back ready, as it is now;
+    * every tutorial the restored book holds keeps its exam questions, the ones harvested
+      after the moment (refinement runs after the commit, later tutorials' refinements
+      re-ask stored questions) included: the exam is how a restore is checked."""
+    now_tutorials = {r["id"]: r for r in store.rows("tutorials", where)}
+    fixed = []
+    for row in then.get("tutorials", []):
+        current = now_tutorials.get(row["id"])
+        if row["status"] != "ready" and current is not None and current["status"] == "ready":
+            row = image(current)
+        fixed.append(row)
+    if "tutorials" in then:
+        then["tutorials"] = fixed
+    if "questions" in then:
+        kept = {r["id"] for r in fixed}
+        have = {r["id"] for r in then["questions"]}
+        then["questions"] += [image(r) for r in store.rows("questions", where)
+                              if r["tutorial_id"] in kept and r["id"] not in have]
 
 
 def _same(then: list[dict], now: list[dict]) -> bool:

@@ -176,9 +176,10 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Calla
     """Descend the tree with a beam; return the skills under the chosen branches (their rows
     limited to ``columns``, and ``node_id``; or the ``snapshot``'s, searched on it)."""
     columns = [*columns, "node_id"] if columns else None
-    skill_hits = search(store, "skills", tree.book, query, vector, "hybrid", max(50, 5 * k), columns=columns,
-                        snapshot=snapshot)
-    node_hits = search(store, "nodes", tree.book, query, vector, "hybrid", 50, columns=["id"])
+    unfinished = unfinished_filter(tree)
+    skill_hits = search(store, "skills", tree.book, query, vector, "hybrid", max(50, 5 * k), where=unfinished,
+                        columns=columns, snapshot=snapshot)
+    node_hits = search(store, "nodes", tree.book, query, vector, "hybrid", 50, where=unfinished, columns=["id"])
     own = {h.row["id"]: h.score for h in node_hits}
     by_node: dict[str, float] = defaultdict(float)
     for hit in skill_hits:
@@ -236,9 +237,14 @@ def _fill(store: Store, tree: Tree, allowed: set[str], vector, seen: set[str], n
     """Skills of the chosen branches that the global search did not rank: order by cosine."""
     if not allowed:
         return []
-    hits = search(store, "skills", tree.book, "", vector, "vector", n + len(seen), in_list("node_id", allowed), columns,
-                  snapshot)
+    where = in_list("node_id", allowed) + (f" AND {unfinished_filter(tree)}" if tree.hidden else "")
+    hits = search(store, "skills", tree.book, "", vector, "vector", n + len(seen), where, columns, snapshot)
     return [Hit(h.row, h.score / RRF_K) for h in hits if h.row["id"] not in seen][:n]
+
+
+def unfinished_filter(tree: Tree) -> str | None:
+    """A filter leaving out the rows added by the book's unfinished commits (see ``Tree.hidden``)."""
+    return f"NOT ({in_list('origin', tree.hidden)})" if tree.hidden else None
 
 
 def _reason(own: float, skills: float, total: float) -> str:

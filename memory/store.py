@@ -18,14 +18,14 @@ import time
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import lancedb
 import pyarrow as pa
 from lancedb.background_loop import LOOP
 
-from tutorialbook.errors import TutorialbookError
-from tutorialbook.memory import indexing
+from tutorialbook.errors import Cancelled, TutorialbookError
+from tutorialbook.memory import faults, indexing
 from tutorialbook.memory.schemas import SCHEMAS, with_dim
 
 log = logging.getLogger(__name__)
@@ -57,17 +57,20 @@ class Store:
         self.uri = uri
         self.dim = dim
         self._local: Path | None = None
-        # flock is per open file, not per thread; re-entrant so a holder may take another name
-        self._thread_lock = threading.RLock()
+        # flock is per open file, not per thread: a name's thread lock is taken first, and only
+        # its outermost holder takes the file lock (so a holder may take the same name again)
+        self._name_locks: dict[str, threading.RLock] = {}
+        self._name_depth: dict[str, int] = {}
+        self._locks_guard = threading.Lock()
         if "://" not in uri:
             path = Path(uri).expanduser()
-            try:
-                path.mkdir(parents=True, exist_ok=True)
-                probe = path / f".write-probe-{os.getpid()}"
-                probe.write_bytes(b"")
-                probe.unlink()
-            except OSError as exc:
-                raise TutorialbookError("store", f"{path} is not writable ({exc.strerror})") from exc
+            if not path.is_dir():  # a new store: the folder is the only thing opening writes
+                try:
+                    path.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise TutorialbookError("store", f"{path} is not writable: it cannot be created ({exc.strerror})") from exc
+            elif not os.access(path, os.R_OK | os.X_OK):
+                raise TutorialbookError("store", f"{path} is not readable")
             uri = str(path)
             self._local = path
         self._db = lancedb.connect(
@@ -83,6 +86,18 @@ class Store:
         return self._tables[name]
 
     def _open_or_create(self, name: str):
+        """An existing table is only opened (opening a store never writes: a full disk or a
+        read-only mount still reads); a missing one is created with its indexes."""
+        try:
+            table = self._db.open_table(name)
+        except Exception as exc:  # noqa: BLE001 - not there yet (or unreadable: create says which)
+            log.debug("open %s: %s; creating it", name, exc)
+        else:
+            try:
+                self._ensure_indexes(name, table)
+            except Exception as exc:  # noqa: BLE001 - a missing index is slower, never wrong
+                log.warning("indexes of %s not checked: %s", name, exc)
+            return table
         schema = with_dim(SCHEMAS[name], self.dim)
         for attempt in range(WRITE_ATTEMPTS):
             try:
@@ -102,6 +117,15 @@ class Store:
     # -- reads -----------------------------------------------------------------
     def rows(self, name: str, where: str | None = None, columns: list[str] | None = None,
              limit: int | None = None) -> list[dict]:
+        try:
+            return self._rows(name, where, columns, limit)
+        except Exception as exc:
+            fault = faults.damaged(exc, name)
+            if fault is None:
+                raise
+            raise fault from exc
+
+    def _rows(self, name: str, where: str | None, columns: list[str] | None, limit: int | None) -> list[dict]:
         table = self.table(name)
         inner = getattr(table, "_table", None)  # the AsyncTable behind a local LanceTable
         if inner is not None and hasattr(inner, "query"):
@@ -121,7 +145,13 @@ class Store:
         return found[0] if found else None
 
     def count(self, name: str, where: str | None = None) -> int:
-        return self.table(name).count_rows(where)
+        try:
+            return self.table(name).count_rows(where)
+        except Exception as exc:
+            fault = faults.damaged(exc, name)
+            if fault is None:
+                raise
+            raise fault from exc
 
     def version(self, name: str) -> int:
         return self.table(name).version
@@ -189,23 +219,63 @@ class Store:
             return self._retry(name, lambda t: t.add(rows))
 
     @contextmanager
-    def lock(self, name: str) -> Iterator[None]:
-        """Mutual exclusion across processes for a check-then-write on a local store.
+    def lock(self, name: str, cancel: Callable[[], bool] | None = None) -> Iterator[None]:
+        """Mutual exclusion across processes (and threads) for a check-then-write on a local store.
 
         LanceDB detects conflicting *changes* to rows, but two concurrent inserts of one
-        new id both succeed; writes that must not duplicate an id hold this lock. Object
-        stores have no such lock: there the race stays possible (see README)."""
-        if self._local is None:
+        new id both succeed; writes that must not duplicate an id hold this lock. While
+        waiting, ``cancel`` is polled: when it returns True, :class:`Cancelled` is raised.
+        Object stores have no such lock: there the race stays possible (see README)."""
+        with self._held(name, wait=True, cancel=cancel):
             yield
+
+    @contextmanager
+    def try_lock(self, name: str) -> Iterator[bool]:
+        """The lock if nobody holds it now (yields True), else yields False at once."""
+        with self._held(name, wait=False) as got:
+            yield got
+
+    @contextmanager
+    def _held(self, name: str, wait: bool, cancel: Callable[[], bool] | None = None) -> Iterator[bool]:
+        if self._local is None:
+            yield True
             return
-        lock_dir = self._local / ".locks"
-        lock_dir.mkdir(exist_ok=True)
-        with open(lock_dir / name, "a+") as handle, self._thread_lock:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with self._locks_guard:
+            thread_lock = self._name_locks.setdefault(name, threading.RLock())
+        while not thread_lock.acquire(timeout=0.1 if wait else 0):
+            if not wait:
+                yield False
+                return
+            _check(cancel, name)
+        try:
+            if self._name_depth.get(name, 0):  # this thread holds it already
+                self._name_depth[name] += 1
+                try:
+                    yield True
+                finally:
+                    self._name_depth[name] -= 1
+                return
+            lock_dir = self._local / ".locks"
+            lock_dir.mkdir(exist_ok=True)
+            with open(lock_dir / name, "a+") as handle:
+                while True:
+                    try:
+                        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if not wait:
+                            yield False
+                            return
+                        _check(cancel, name)
+                        time.sleep(0.05)
+                self._name_depth[name] = 1
+                try:
+                    yield True
+                finally:
+                    self._name_depth[name] = 0
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+        finally:
+            thread_lock.release()
 
     def insert_if_absent(self, name: str, rows: list[dict]) -> int:
         """Insert the rows whose id is new; returns how many were inserted."""
@@ -236,6 +306,8 @@ class Store:
                 result = write(table)
                 break
             except (OSError, RuntimeError, ValueError) as exc:
+                if faults.is_disk_full(exc):
+                    raise faults.disk_full(self.uri, name) from exc
                 if attempt == WRITE_ATTEMPTS - 1 or not _is_conflict(exc):
                     raise
                 log.info("write to %s conflicted (%s); retry %d", name, exc, attempt + 1)
@@ -299,6 +371,11 @@ async def collect(query) -> pa.Table:
     these tables do not have."""
     stream = await query._inner.execute(None, None)
     return pa.Table.from_batches([batch async for batch in stream], schema=stream.schema)
+
+
+def _check(cancel: Callable[[], bool] | None, name: str) -> None:
+    if cancel is not None and cancel():
+        raise Cancelled(f"cancelled while waiting for the {name!r} lock; nothing was written")
 
 
 def _backoff(attempt: int) -> None:

@@ -6,6 +6,7 @@ counts are cached per (nodes version, skills version, lessons version).
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,10 @@ class Tree:
     """node id -> its skills' brief fields, so a browse needs no query."""
     skills_version: int = 0
     """the ``skills`` table version checked before this tree was read"""
+    hidden: frozenset = frozenset()
+    """tutorials of the book whose commit has not finished (or was abandoned): their rows are left out"""
+    hidden_skills: frozenset = frozenset()
+    """ids of the skills those tutorials added (left out of the tree; searches drop them too)"""
     _subtree_totals: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     def path(self, node_id: str) -> list[str]:
@@ -71,32 +76,53 @@ class TreeCache:
     def __init__(self, store: Store):
         self._store = store
         self._cache: dict[str, tuple[tuple[int, ...], Tree]] = {}
+        self._pending: tuple[int, dict[str, frozenset]] = (-1, {})  # tutorials version -> unfinished commits
         self._lock = threading.Lock()
 
     def get(self, book: str) -> Tree | None:
-        nodes_v, skills_v, lessons_v = self._store.versions(("nodes", "skills", "lessons"))
+        nodes_v, skills_v, lessons_v, tutorials_v = self._store.versions(("nodes", "skills", "lessons", "tutorials"))
         with self._lock:
             hit = self._cache.get(book)
-        if hit and hit[0] == (nodes_v, skills_v, lessons_v):
+        key = (nodes_v, skills_v, tutorials_v, lessons_v)
+        if hit and hit[0] == key:
             return hit[1]
-        if hit and hit[0][:2] == (nodes_v, skills_v):
+        if hit and hit[0][:3] == key[:3]:
             tree = replace(hit[1], lesson_counts=self._lesson_counts(book))
         else:
-            tree = self._load(book)
+            tree = self._load(book, self.hidden(book, tutorials_v))
             tree = tree and replace(tree, skills_version=skills_v)
         if tree is not None:
             with self._lock:
-                self._cache[book] = ((nodes_v, skills_v, lessons_v), tree)
+                self._cache[book] = (key, tree)
         return tree
+
+    def hidden(self, book: str, tutorials_version: int | None = None) -> frozenset:
+        """The book's tutorials whose commit is not finished: being written, or abandoned by a
+        writer that died (commit visibility is decided here, at read time, from the 'ready'
+        marker a commit writes last)."""
+        if tutorials_version is None:
+            tutorials_version = self._store.version("tutorials")
+        with self._lock:
+            if self._pending[0] == tutorials_version:
+                return self._pending[1].get(book, frozenset())
+        pending: dict[str, set] = defaultdict(set)
+        for row in self._store.rows("tutorials", "status != 'ready'", ["id", "book"]):
+            pending[row["book"]].add(row["id"])
+        frozen = {b: frozenset(ids) for b, ids in pending.items()}
+        with self._lock:
+            self._pending = (tutorials_version, frozen)
+        return frozen.get(book, frozenset())
 
     def _lesson_counts(self, book: str) -> Counter:
         return Counter(r["node_id"] for r in self._store.rows("lessons", f"book = {quote(book)}", ["node_id"]))
 
-    def _load(self, book: str) -> Tree | None:
+    def _load(self, book: str, hidden: frozenset = frozenset()) -> Tree | None:
         where = f"book = {quote(book)}"
         rows = self._store.rows(
-            "nodes", where, ["id", "parent_id", "position", "title", "summary", "kind", "evidence", "version"]
+            "nodes", where, ["id", "parent_id", "position", "title", "summary", "kind", "evidence", "version", "origin"]
         )
+        if hidden:
+            rows = [without_hidden(r, hidden) for r in rows if r["origin"] not in hidden]
         if not rows:
             return None
         nodes = {r["id"]: r for r in rows}
@@ -108,7 +134,30 @@ class TreeCache:
             elif r["kind"] == "book":
                 root_id = r["id"]
         skills_at: dict[str, list[dict]] = defaultdict(list)
-        for r in self._store.rows("skills", where, BRIEF_COLUMNS):
+        hidden_skills = set()
+        for r in self._store.rows("skills", where, BRIEF_COLUMNS + (["origin", "evidence"] if hidden else [])):
+            if hidden:
+                if r.pop("origin") in hidden:
+                    hidden_skills.add(r["id"])
+                    continue
+                r = without_hidden(r, hidden)
+                r.pop("evidence")
             skills_at[r.pop("node_id")].append(r)
         counts = Counter({node: len(rows) for node, rows in skills_at.items()})
-        return Tree(book, root_id, nodes, dict(children), counts, self._lesson_counts(book), dict(skills_at))
+        return Tree(book, root_id, nodes, dict(children), counts, self._lesson_counts(book), dict(skills_at),
+                    hidden=hidden, hidden_skills=frozenset(hidden_skills))
+
+
+def without_hidden(row: dict, hidden: frozenset) -> dict:
+    """A node or skill row without the evidence of unfinished commits (and, for a skill, its
+    ``sources`` counted again): what the row read like before such a commit extended it."""
+    if not hidden or "evidence" not in row:
+        return row
+    evidence = json.loads(row["evidence"] or "[]")
+    kept = [e for e in evidence if e.get("tutorial_id") not in hidden]
+    if len(kept) == len(evidence):
+        return row
+    row = {**row, "evidence": json.dumps(kept)}
+    if "sources" in row:
+        row["sources"] = len({e["tutorial_id"] for e in kept})
+    return row

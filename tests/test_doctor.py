@@ -6,10 +6,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 from tutorialbook.server.doctor import find_engine
 
-CHECKS = ["store", "embedder", "whisper", "engine", "llm"]
+CHECKS = ["store", "tables", "embedder", "whisper", "engine", "llm"]
 
 
 def doctor(store, *args, **env_changes):
@@ -25,7 +27,7 @@ def test_doctor_on_a_working_setup(tmp_path):
     report = json.loads(result.stdout)
     checks = {c["name"]: c for c in report["checks"]}
     assert list(checks) == CHECKS and report["ok"] is True
-    for name in ("store", "embedder", "whisper", "llm"):
+    for name in ("store", "tables", "embedder", "whisper", "llm"):
         assert checks[name]["status"] == "OK", checks[name]
     assert str(tmp_path / "store") in checks["store"]["detail"] and "0 book(s)" in checks["store"]["detail"]
     assert "384 dimensions" in checks["embedder"]["detail"]
@@ -40,7 +42,8 @@ def test_doctor_on_a_working_setup(tmp_path):
     human = doctor(tmp_path / "store")
     lines = human.stdout.splitlines()
     assert human.returncode == 0 and lines[-1] == "ready"
-    assert [line.split()[:2] for line in lines[:3]] == [["OK", "store"], ["OK", "embedder"], ["OK", "whisper"]]
+    assert [line.split()[:2] for line in lines[:4]] == [["OK", "store"], ["OK", "tables"], ["OK", "embedder"],
+                                                       ["OK", "whisper"]]
 
 
 def test_doctor_names_what_is_missing_and_how_to_fix_it(tmp_path):
@@ -68,3 +71,73 @@ def test_doctor_names_what_is_missing_and_how_to_fix_it(tmp_path):
     assert human.stdout.rstrip().endswith("ready")
     broken = doctor(tmp_path / "store", TUTORIALBOOK_WHISPER_MODEL=str(tmp_path / "no-model"))
     assert broken.returncode == 1 and "not ready: whisper missing" in broken.stdout
+
+
+def _damage(store, table: str, how: str) -> None:
+    """Cut short (or delete) the newest data file of a table, as a crash or a bad copy can."""
+    files = sorted((store / f"{table}.lance" / "data").glob("*.lance"), key=lambda f: f.stat().st_mtime)
+    if how == "truncate":
+        with open(files[-1], "r+b") as handle:
+            handle.truncate(100)
+    else:
+        files[-1].unlink()
+
+
+@pytest.mark.parametrize("how", ["truncate", "delete"])
+def test_doctor_finds_a_damaged_table_and_the_tools_name_it(tmp_path, how):
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from conftest import EXAMPLES
+    from tutorialbook.library import Library
+    from tutorialbook.server.auth import EVERYTHING
+    from tutorialbook.tools._run import Scope, run
+
+    store = tmp_path / "store"
+    library = Library(store=str(store))
+    library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking", refine_rounds=0)
+    library.ingest(str(EXAMPLES / "sourdough-troubleshooting.srt"), book="baking", refine_rounds=0)
+    _damage(store, "skills", how)
+
+    result = doctor(store, "--json")
+    assert result.returncode == 1, result.stdout
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["store"]["status"] == "OK"  # it opens ...
+    tables = checks["tables"]
+    assert tables["status"] == "MISSING" and tables["detail"].startswith("damaged: skills (")  # ... one table does not read
+    assert "restore its last readable version" in tables["fix"] and ".restore(" in tables["fix"]
+    human = doctor(store)
+    assert "not ready: tables missing" in human.stdout and "MISSING  tables" in human.stdout
+
+    # a tool's answer names the table and the fix, not only "Error executing tool"
+    reader = Library(store=str(store))
+    with pytest.raises(ToolError) as answer:
+        anyio.run(lambda: run(reader.retrieve, "starter", "baking", scope=Scope(EVERYTHING, reader, "baking")))
+    assert "table 'skills' is damaged" in str(answer.value) and "tutorialbook doctor" in str(answer.value)
+
+    # the fix doctor names works: restore that version, and doctor is ready again
+    version = int(tables["fix"].split(".restore(")[1].split(")")[0])
+    import lancedb
+    lancedb.connect(str(store)).open_table("skills").restore(version)
+    assert doctor(store, "--json").returncode == 0
+
+
+@pytest.mark.asyncio
+async def test_a_damaged_table_over_mcp_names_the_table_and_the_fix(tmp_path):
+    from mcp import Client, StdioServerParameters
+
+    from conftest import EXAMPLES
+    from tutorialbook.library import Library
+
+    store = tmp_path / "store"
+    Library(store=str(store)).ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking", refine_rounds=0)
+    _damage(store, "skills", "truncate")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "tutorialbook.server", "serve"],
+                                   env=dict(os.environ, TUTORIALBOOK_STORE=str(store)))
+    async with Client(params) as client:
+        result = await client.call_tool("retrieve_skill", {"query": "feed the starter", "book": "baking"})
+        assert result.is_error
+        text = " ".join(getattr(c, "text", "") for c in result.content)
+        assert "table 'skills' is damaged" in text and "tutorialbook doctor" in text
+        browse = await client.call_tool("browse_toc", {"book": "baking"})  # the TOC reads the skills too
+        assert browse.is_error and "table 'skills' is damaged" in " ".join(getattr(c, "text", "") for c in browse.content)

@@ -14,6 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.library import Library
+from tutorialbook.memory.faults import damaged
 from tutorialbook.server.auth import EVERYTHING, Access, access_from_token
 
 T = TypeVar("T")
@@ -96,3 +97,8 @@ async def run(fn: Callable[..., T], *args: Any, scope: Scope | None = None, **kw
         return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
     except TutorialbookError as exc:
         raise ToolError(str(scope.hide(exc) if scope else exc)) from exc
+    except Exception as exc:  # a damaged table: name it and the fix, not only "Error executing tool"
+        fault = damaged(exc, store=scope.library.store if scope else None)
+        if fault is None:
+            raise
+        raise ToolError(str(fault)) from exc

@@ -12,14 +12,14 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from tutorialbook.common import Progress, check_book_name, check_rounds
+from tutorialbook.common import Progress, check_book_name, check_rounds, pack_of
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.memory import history as hist
 from tutorialbook.memory.store import dumps, quote
-from tutorialbook.models import IngestReport, TutorialReport
+from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise
-from tutorialbook.acquire.sources import content_hash, expand, read_source
+from tutorialbook.acquire.sources import content_hash, expand, read_source, supported_extensions
 
 #: tables whose rows belong to one tutorial and go when it is undone
 TUTORIAL_TABLES = ("segments", "questions", "positions")
@@ -46,30 +46,74 @@ class Ingest:
         if title and len(files) > 1:
             raise TutorialbookError("title", "a title applies to one file; a folder's tutorials are titled "
                                              "by their own titles (else file names)")
-        reports = []
+        folder = Path(source.removeprefix("file://")).expanduser().is_dir()
+        warnings = self._recover_abandoned()  # the first write: undo commits whose writer died
+        reports: list[TutorialReport] = []
+        statuses: list[FileStatus] = []
         for n, path in enumerate(files):
             def file_progress(done: float, total: float, message: str, n=n) -> None:
                 if progress:
                     progress(n + (done / total if total else 0), len(files), f"{path.name}: {message}")
-            reports.append(self._ingest_file(path, book, title, domain, file_progress, cancel,
-                                             refine_rounds, agent=agent, llm=llm))
-        return IngestReport(book=book, tutorials=reports)
+            try:
+                report = self._ingest_file(path, book, title, domain, file_progress,
+                                           cancel, refine_rounds, agent=agent, llm=llm)
+            except (Cancelled, KeyboardInterrupt) as exc:
+                raise type(exc)(_with_earlier(str(exc), reports)) from exc
+            except Exception as exc:  # noqa: BLE001 - a folder reports each file's failure and goes on
+                if not folder:
+                    raise
+                statuses.append(FileStatus(source=str(path), status="failed", title=_title_from(path),
+                                           reason=str(exc) if isinstance(exc, TutorialbookError)
+                                           else f"{type(exc).__name__}: {exc}"))
+                continue
+            reports.append(report)
+            statuses.append(FileStatus(source=str(path), status=report.status, title=report.title,
+                                       tutorial_id=report.tutorial_id))
+        statuses += [_skipped(path) for path in (_unsupported(source, files) if folder else [])]
+        return IngestReport(book=book, tutorials=reports, warnings=warnings, files=statuses,
+                            failed=sum(f.status == "failed" for f in statuses),
+                            skipped=sum(f.status == "skipped" for f in statuses))
 
     def _ingest_file(self, path: Path, book: str, title: str | None, domain: str, progress: Progress,
                      cancel: Callable[[], bool] | None, refine_rounds: int = 1,
                      agent: str | None = None, llm=None) -> TutorialReport:
-        timings: dict[str, float] = {}
-        clock = time.perf_counter()
         digest = content_hash(path)
         tutorial_id = "t_" + hashlib.sha256(f"{book}\n{digest}".encode()).hexdigest()[:16]
-        existing = self.store.get("tutorials", tutorial_id)
-        if existing and existing["status"] == "ready":
-            return self._exam_fields(TutorialReport(
-                tutorial_id=tutorial_id, title=existing["title"], source=str(path), status="unchanged",
-                domain=existing["domain"], duration=existing["duration"],
-                segments=self.store.count("segments", f"tutorial_id = {quote(tutorial_id)}")))
-        if existing:
-            self._recover(existing)
+        # one ingest of this content into this book at a time: the others wait, then find it stored
+        with self.store.lock(f"ingest-{tutorial_id}", cancel):
+            existing = self.store.get("tutorials", tutorial_id)
+            if existing and existing["status"] == "ready":
+                return self._stored(existing, path, refine_rounds, progress, cancel, agent, llm)
+            if existing:  # we hold its lock, so its writer is gone: undo what it left
+                self._recover(existing, agent)
+            return self._ingest_new(path, book, title, domain, progress, cancel, refine_rounds, agent, llm,
+                                    digest, tutorial_id)
+
+    def _stored(self, existing: dict, path: Path, refine_rounds: int, progress: Progress, cancel,
+                agent: str | None, llm) -> TutorialReport:
+        """A tutorial already in the book: unchanged, or its interrupted refinement resumed."""
+        tutorial_id = existing["id"]
+        report = TutorialReport(
+            tutorial_id=tutorial_id, title=existing["title"], source=str(path), status="unchanged",
+            domain=existing["domain"], duration=existing["duration"],
+            segments=self.store.count("segments", f"tutorial_id = {quote(tutorial_id)}"))
+        stored = _stored_report(existing)
+        if stored is not None and stored.refinement == "pending" and refine_rounds:
+            stored.source, stored.status, stored.warnings = str(path), "refined", []
+            pack = pack_of(existing)
+            run = llm.fork() if llm is not None else None
+            clock = time.perf_counter()
+            self._refine_new(existing["book"], tutorial_id, pack, refine_rounds, stored, progress, cancel, agent, run)
+            stored.stage_seconds = {"refine": _lap(clock)}
+            return stored
+        if stored is not None:
+            report.refinement = stored.refinement
+        return self._exam_fields(report)
+
+    def _ingest_new(self, path: Path, book: str, title: str, domain: str, progress: Progress, cancel,
+                    refine_rounds: int, agent: str | None, llm, digest: str, tutorial_id: str) -> TutorialReport:
+        timings: dict[str, float] = {}
+        clock = time.perf_counter()
 
         def check_cancel() -> None:
             if cancel and cancel():
@@ -122,7 +166,16 @@ class Ingest:
             positions_indexed=len(extra.get("positions", [])), warnings=transcript.warnings,
         )
         _note_llm(report, run)
-        self._commit(book, tutorial_id, title, path, digest, transcript, vectors, plan, extra, report, agent)
+        report.refinement = "pending" if refine_rounds else "skipped"
+        try:
+            self._commit(book, tutorial_id, title, path, digest, transcript, vectors, plan, extra, report, agent)
+        except BaseException as exc:  # a failed or interrupted commit is undone (or stays hidden)
+            outcome = self._undo(tutorial_id, agent)
+            if isinstance(exc, (Cancelled, KeyboardInterrupt)):
+                raise type(exc)(f"ingest of {path.name} interrupted while committing; {outcome}") from exc
+            if isinstance(exc, TutorialbookError):
+                raise type(exc)(exc.field, f"{exc.reason}; {outcome}") from exc
+            raise
         timings["commit"] = _lap(clock)
         if refine_rounds:
             clock = time.perf_counter()
@@ -137,21 +190,59 @@ class Ingest:
         """Refine the memory with the just-committed tutorial's questions (after the commit:
         a cancel or crash here leaves a complete tutorial, just less refined)."""
         tutorial = self.store.get("tutorials", tutorial_id)
-        summary, _ = self._refiner(book, agent, llm).refine_tutorial(
-            tutorial, rounds, pack, cancel, lambda message: progress(3.5, 4, f"refining: {message}"))
+        what = (f"{tutorial['title']!r} is committed with its events; refinement stopped, each repair it wrote "
+                "is stored with its event and the questions with their results so far; ingesting it again "
+                "resumes the refinement")
+        try:
+            summary, _ = self._refiner(book, agent, llm).refine_tutorial(
+                tutorial, rounds, pack, cancel, lambda message: progress(3.5, 4, f"refining: {message}"))
+        except KeyboardInterrupt as exc:
+            raise KeyboardInterrupt(f"interrupted during refinement: {what}") from exc
         report.questions_harvested = summary.questions
         report.pass_rate_before, report.pass_rate_after = summary.pass_rate_before, summary.pass_rate_after
         report.repairs = summary.skills_added + summary.skills_extended + summary.skills_moved
         _note_llm(report, llm)
+        if cancel and cancel():  # the refiner stops early when cancelled: the report stays 'pending'
+            raise Cancelled(f"ingest cancelled during refinement: {what}")
+        report.refinement = "done"
         self.store.update("tutorials", f"id = {quote(tutorial_id)}", {"report": report.model_dump_json()})
 
-    def _recover_abandoned(self) -> None:
-        """Undo tutorials whose ingesting process died mid-commit, so no partial tutorial
-        survives a crash."""
-        for row in self.store.rows("tutorials", "status = 'committing'"):
-            host, _, pid = row["owner"].partition(":")
-            if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
-                self._recover(row)
+    def _recover_abandoned(self) -> list[str]:
+        """Undo tutorials whose ingesting process died mid-commit (called before a write, never
+        at open). A commit whose writer still holds its lock is left alone; one that cannot be
+        undone now (a full or read-only disk) stays hidden from reads and is retried next time.
+        Returns warnings, never raises: recovery must not stop the write that asked for it."""
+        warnings = []
+        try:
+            abandoned = self.store.rows("tutorials", "status = 'committing'")
+        except Exception as exc:  # noqa: BLE001
+            return [f"abandoned commits not checked: {exc}"]
+        for row in abandoned:
+            with self.store.try_lock(f"ingest-{row['id']}") as free:
+                if not free:
+                    continue  # being committed right now
+                host, _, pid = row["owner"].partition(":")
+                if host != socket.gethostname():
+                    continue  # another machine's process: its liveness is unknown here
+                if pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid() and not _lock_aware(row):
+                    continue
+                try:
+                    self._recover(row)
+                except Exception as exc:  # noqa: BLE001 - e.g. the disk is still full
+                    warnings.append(f"the abandoned commit of {row['title']!r} could not be undone yet ({exc}); "
+                                    "it stays hidden from reads")
+        return warnings
+
+    def _undo(self, tutorial_id: str, agent: str | None = None) -> str:
+        """Undo this process's own failed commit; says what became of it."""
+        try:
+            row = self.store.get("tutorials", tutorial_id)
+            if row is not None:
+                self._recover(row, agent, why="its commit failed or was interrupted")
+            return "nothing of it was committed (the partial commit was rolled back)"
+        except BaseException as exc:  # noqa: BLE001 - a full disk refuses the undo too
+            return (f"the partial commit could not be rolled back ({exc}); it stays hidden from reads and the "
+                    "next ingest undoes it")
 
     def _commit(self, book, tutorial_id, title, path, digest, transcript, vectors, plan, extra, report,
                 agent: str | None = None) -> None:
@@ -161,9 +252,9 @@ class Ingest:
             "id": tutorial_id, "book": book, "title": title, "source": str(path.resolve()),
             "content_hash": digest, "duration": transcript.duration, "timed": transcript.timed,
             "language": transcript.language, "domain": report.domain, "models": dumps(transcript.models),
-            "status": "committing", "owner": _owner(), "report": "", "created_at": time.time(),
+            "status": "committing", "owner": _owner(), "report": report.model_dump_json(), "created_at": time.time(),
         }
-        self.store.upsert("tutorials", [row])
+        started = self.store.upsert("tutorials", [row])
         self.store.insert("segments", [
             {"id": f"{tutorial_id}:{i}", "book": book, "tutorial_id": tutorial_id, "idx": i,
              "start": s.start, "end": s.end, "text": s.text, "vector": vectors[i]}
@@ -174,18 +265,16 @@ class Ingest:
         skills = self.store.upsert("skills", [build.clean_row(s) for s in plan.skills])
         for table, rows in extra.items():
             self.store.insert(table, rows)
-        done = self.store.update("tutorials", f"id = {quote(tutorial_id)}",
-                                 {"status": "ready", "report": report.model_dump_json()})
-        versions = {"tutorials": hist.version_of(done), "nodes": hist.version_of(nodes),
+        versions = {"tutorials": hist.version_of(started), "nodes": hist.version_of(nodes),
                     "skills": hist.version_of(skills)}
         added = [s["id"] for s in plan.skills if s.get("_status") == "added"]
+        # the event first, the 'ready' marker last: a tutorial reads as committed only with its event
         hist.record(self.store, [hist.ingest_event(book, agent or self.agent, report, before, versions, added)])
+        self.store.update("tutorials", f"id = {quote(tutorial_id)}",
+                          {"status": "ready", "report": report.model_dump_json()})
 
-    def _recover(self, tutorial: dict) -> None:
-        """Undo a tutorial whose commit never finished (its process died)."""
-        host, _, pid = tutorial["owner"].partition(":")
-        if host == socket.gethostname() and pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid():
-            raise TutorialbookError("source", f"{tutorial['title']!r} is being ingested by process {pid}; try again when it ends")
+    def _recover(self, tutorial: dict, agent: str | None = None, why: str = "its writer died mid-commit") -> None:
+        """Undo a tutorial whose commit never finished, and say so in the book's history."""
         tid = tutorial["id"]
         for table in TUTORIAL_TABLES:
             self.store.delete(table, f"tutorial_id = {quote(tid)}")
@@ -201,6 +290,42 @@ class Ingest:
                     row["sources"] = len({e["tutorial_id"] for e in kept})
                 self.store.upsert(table, [row])
         self.store.delete("tutorials", f"id = {quote(tid)}")
+        hist.record(self.store, [hist.event(
+            book=tutorial["book"], agent=agent or self.agent, action="rollback", target=tid,
+            summary=f"rolled back the unfinished commit of {tutorial['title']!r} ({why})",
+            detail={"source": tutorial["source"], "owner": tutorial["owner"]})])
+
+
+def _stored_report(row: dict) -> TutorialReport | None:
+    try:
+        return TutorialReport.model_validate_json(row["report"]) if row["report"] else None
+    except ValueError:
+        return None
+
+
+def _lock_aware(row: dict) -> bool:
+    """A commit written by this version holds its lock while it runs (so a free lock means an
+    abandoned commit, whatever the pid says: pids are reused)."""
+    report = _stored_report(row)
+    return report is not None and bool(report.refinement)
+
+
+def _skipped(path: Path) -> FileStatus:
+    return FileStatus(source=str(path), status="skipped", title=_title_from(path),
+                      reason=f"unsupported file type {path.suffix or '(none)'!r}; supported: "
+                             f"{', '.join(sorted(supported_extensions()))}")
+
+
+def _unsupported(source: str, files: list[Path]) -> list[Path]:
+    """The files of a folder that its ingest passes over (not a supported type)."""
+    folder = Path(source.removeprefix("file://")).expanduser()
+    taken = {f.name for f in files}
+    return sorted(p for p in folder.iterdir() if p.name not in taken and not p.name.startswith(".") and p.is_file())
+
+
+def _with_earlier(message: str, reports: list[TutorialReport]) -> str:
+    done = [f"{r.title!r} ({r.status})" for r in reports if r.status in ("added", "unchanged", "refined")]
+    return message + (f"; committed before it, and kept: {', '.join(done)}" if done else "")
 
 
 def _note_llm(report: TutorialReport, run) -> None:

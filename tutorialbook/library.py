@@ -22,9 +22,9 @@ from tutorialbook.refinement import Refinement
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory import history as hist
 from tutorialbook.memory.embedder import DIM, get_embedder
-from tutorialbook.memory.search import MODES, Snapshot, search, toc_descent
+from tutorialbook.memory.search import MODES, Snapshot, search, toc_descent, unfinished_filter
 from tutorialbook.memory.store import Store, in_list, quote
-from tutorialbook.memory.tree import Tree, TreeCache
+from tutorialbook.memory.tree import Tree, TreeCache, without_hidden
 from tutorialbook.models import (
     BookInfo, EngineLine, EngineView, Evidence, LessonView, NodeBrief, NodeView, OpeningName, PositionReport,
     PositionStatus, RetrieveResult, SkillBrief, SkillView, TutorialInfo,
@@ -56,8 +56,7 @@ class Library(Ingest, Refinement, Lessons):
         self.store = Store(self.settings.store, dim=self._embedder_dim())
         self._trees = TreeCache(self.store)
         self._snapshots: OrderedDict[str, Snapshot] = OrderedDict()  # book -> its latest snapshot, least recent first
-        self._snapshots_lock = threading.Lock()
-        self._recover_abandoned()
+        self._snapshots_lock = threading.Lock()  # opening writes nothing: recovery waits for the first ingest
 
     def _embedder_dim(self) -> int:
         if self.settings.embedder in ("default", ""):
@@ -81,10 +80,12 @@ class Library(Ingest, Refinement, Lessons):
         out = []
         for row in sorted(self.store.rows("books"), key=lambda r: r["id"]):
             where = f"book = {quote(row['id'])}"
+            hidden = self._trees.hidden(row["id"])  # rows of unfinished commits are not counted
+            visible = where + (f" AND NOT ({in_list('origin', hidden)})" if hidden else "")
             out.append(BookInfo(
                 name=row["id"], title=row["title"],
                 tutorials=self.store.count("tutorials", where + " AND status = 'ready'"),
-                nodes=self.store.count("nodes", where), skills=self.store.count("skills", where),
+                nodes=self.store.count("nodes", visible), skills=self.store.count("skills", visible),
                 lessons=self.store.count("lessons", where),
             ))
         return out
@@ -145,9 +146,10 @@ class Library(Ingest, Refinement, Lessons):
 
     def skill(self, skill_id: str) -> SkillView:
         row = self.store.get("skills", skill_id)
-        if row is None:
+        tree = self.tree(row["book"]) if row is not None else None
+        if row is None or row["id"] in tree.hidden_skills:
             raise NotFound("skill_id", f"no skill {skill_id!r}")
-        return self._skill_views([(row, None)], self.tree(row["book"]))[0]
+        return self._skill_views([(row, None)], tree)[0]
 
     def skills(self, book: str) -> list[SkillView]:
         """Every skill of a book, in TOC order (then by name)."""
@@ -168,11 +170,12 @@ class Library(Ingest, Refinement, Lessons):
 
         return export_skills(self, book, directory, progress)
 
-    def import_skills(self, book: str, directory: str, progress: Progress | None = None):
-        """Read Agent Skills folders into a book; importing the same folders again changes nothing."""
+    def import_skills(self, book: str, directory: str, progress: Progress | None = None, agent: str | None = None):
+        """Read Agent Skills folders into a book; importing the same folders again changes nothing.
+        The import is an event in the book's history (so it can be restored to before it)."""
         from tutorialbook.skills.agent_skills import import_skills
 
-        return import_skills(self, book, directory, progress)
+        return import_skills(self, book, directory, progress, agent)
 
     def retrieve(self, query: str, book: str, k: int = 5, mode: str = "hybrid", fen: str = "",
                  llm=None) -> RetrieveResult:
@@ -224,11 +227,14 @@ class Library(Ingest, Refinement, Lessons):
         pool = max(k, chess_query.POOL) if moves else k
         if moves and columns:
             columns = [*columns, "name", "steps"]
+        tree = tree or self.tree(book)
         if mode == "toc":
-            hits, route = toc_descent(self.store, tree or self.tree(book), query, vector, pool, columns, snapshot)
+            hits, route = toc_descent(self.store, tree, query, vector, pool, columns, snapshot)
         else:
-            hits, route = search(self.store, "skills", book, query, vector, mode, pool, columns=columns,
-                                 snapshot=snapshot), []
+            hits, route = search(self.store, "skills", book, query, vector, mode, pool, where=unfinished_filter(tree),
+                                 columns=columns, snapshot=snapshot), []
+        if tree.hidden_skills:  # added by a commit that has not finished: not in the book yet
+            hits = [h for h in hits if h.row["id"] not in tree.hidden_skills]
         if moves:
             hits = chess_query.moves_first(hits, moves)[:k]
         return hits, route
@@ -270,6 +276,7 @@ class Library(Ingest, Refinement, Lessons):
         return [(rows[h.row["id"]], h.score) for h in hits if h.row["id"] in rows]
 
     def _skill_views(self, rows: list[tuple[dict, float | None]], tree: Tree) -> list[SkillView]:
+        rows = [(without_hidden(r, tree.hidden), score) for r, score in rows if r["id"] not in tree.hidden_skills]
         ids = [r["id"] for r, _ in rows]
         attached: dict[str, list[LessonView]] = {}
         for lesson in self.store.rows("lessons", in_list("skill_id", ids)) if ids and tree.lesson_counts else []:
@@ -360,7 +367,7 @@ class Library(Ingest, Refinement, Lessons):
     # -- documents (resources) ---------------------------------------------------
     def tutorials(self, book: str) -> list[TutorialInfo]:
         self.tree(book)
-        rows = self.store.rows("tutorials", f"book = {quote(book)}")
+        rows = self.store.rows("tutorials", f"book = {quote(book)} AND status = 'ready'")
         return [self._tutorial_info(r) for r in sorted(rows, key=lambda r: r["created_at"])]
 
     def _tutorial_info(self, r: dict) -> TutorialInfo:
@@ -370,8 +377,9 @@ class Library(Ingest, Refinement, Lessons):
 
     def transcript_markdown(self, tutorial_id: str) -> str:
         row = self.store.get("tutorials", tutorial_id)
-        if row is None:
-            raise NotFound("tutorial_id", f"no tutorial {tutorial_id!r}")
+        if row is None or row["status"] != "ready":
+            raise NotFound("tutorial_id", f"no tutorial {tutorial_id!r}" + (
+                " (its commit has not finished)" if row is not None else ""))
         segments = sorted(self.store.rows("segments", f"tutorial_id = {quote(tutorial_id)}",
                                           ["idx", "start", "end", "text"]), key=lambda s: s["idx"])
         lines = [f"# {row['title']}", "", f"Source: {row['source']}", ""]
@@ -383,8 +391,8 @@ class Library(Ingest, Refinement, Lessons):
     def toc_markdown(self, book: str) -> str:
         tree = self.tree(book)
         names: dict[str, list[dict]] = {}
-        for s in self.store.rows("skills", f"book = {quote(book)}", ["id", "node_id", "name", "sources"]):
-            names.setdefault(s["node_id"], []).append(s)
+        for node_id, briefs in tree.skills_at.items():
+            names[node_id] = [{**b, "node_id": node_id} for b in briefs]
         lines = [f"# {tree.nodes[tree.root_id]['title']}", ""]
 
         def walk(node_id: str, level: int) -> None:

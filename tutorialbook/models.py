@@ -145,7 +145,9 @@ class TutorialReport(BaseModel):
     tutorial_id: str
     title: str
     source: str
-    status: Literal["added", "unchanged"]
+    status: Literal["added", "unchanged", "refined"] = Field(
+        description="added; unchanged (already in the book); refined (already in the book, its unfinished "
+                    "refinement was completed now)")
     domain: str
     duration: float = Field(description="seconds of media, or characters of text")
     segments: int
@@ -161,12 +163,29 @@ class TutorialReport(BaseModel):
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
     llm: LLMUsage | None = Field(None, description="tokens and cost of this tutorial's model calls (when configured)")
+    refinement: str = Field("", description="done; pending (interrupted: re-ingest resumes it); skipped "
+                                            "(refine_rounds 0)")
+
+
+class FileStatus(BaseModel):
+    """What became of one file of an ingest: each good file is committed on its own."""
+
+    source: str
+    status: Literal["added", "unchanged", "refined", "failed", "skipped"] = Field(
+        description="failed: nothing of it was committed (see reason); skipped: not a supported file type")
+    title: str = ""
+    tutorial_id: str = ""
+    reason: str = ""
 
 
 class IngestReport(BaseModel):
     book: str
-    tutorials: list[TutorialReport]
+    tutorials: list[TutorialReport] = Field(description="the tutorials now in the book (added, unchanged, refined)")
     warnings: list[str] = Field(default_factory=list)
+    files: list[FileStatus] = Field(default_factory=list, description="every file of the source, in order, with "
+                                                                      "what became of it")
+    failed: int = Field(0, description="files that failed; the others were committed or found unchanged")
+    skipped: int = Field(0, description="files skipped as unsupported")
 
 
 class BookInfo(BaseModel):
