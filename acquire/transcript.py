@@ -26,3 +26,17 @@ class Transcript:
     warnings: list[str] = field(default_factory=list)
     moves: list | None = None
     """Chess move events a source states exactly (PGN), used instead of parsing the words."""
+    screen: list["ScreenText"] = field(default_factory=list)
+    """Text read off the video's frames (commands, code, slides), each with when it was visible."""
+
+
+@dataclass(frozen=True)
+class ScreenText:
+    """One distinct text shown on screen, from the keyframe it appeared in until it went away.
+    ``kind``: command (a shell prompt's line, prompt removed), code, output (a terminal's other
+    lines), title (a slide's larger top line), bullets, or text."""
+
+    start: float
+    end: float
+    text: str
+    kind: str

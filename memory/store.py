@@ -26,6 +26,7 @@ from lancedb.background_loop import LOOP
 
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory import indexing
+from tutorialbook.memory import terms
 from tutorialbook.memory.schemas import SCHEMAS, with_dim
 
 log = logging.getLogger(__name__)
@@ -259,6 +260,8 @@ def _complete(name: str, row: dict) -> dict:
             value = _EMPTY.get(str(field.type), None)
         if field.name == "vector" and value is not None:
             value = [float(x) for x in value]
+        if field.name == "text" and name in terms.ALIASED and value:
+            value = terms.searchable(value)  # code-like terms findable as written
         out[field.name] = value
     return out
 
