@@ -44,11 +44,13 @@ class Line:
 
 
 def tessdata() -> str | None:
-    """The folder holding eng.traineddata: $TESSDATA_PREFIX, else the usual system places."""
+    """The folder holding eng.traineddata: $TESSDATA_PREFIX when set (as for Tesseract itself:
+    then only there), else the usual system places."""
     configured = os.environ.get("TESSDATA_PREFIX", "").strip()
-    candidates = [configured, os.path.join(configured, "tessdata")] if configured else []
-    for pattern in TESSDATA_GLOBS:
-        candidates += sorted(glob.glob(pattern), reverse=True)
+    if configured:
+        candidates = [configured, os.path.join(configured, "tessdata")]
+    else:
+        candidates = [c for pattern in TESSDATA_GLOBS for c in sorted(glob.glob(pattern), reverse=True)]
     return next((c for c in candidates if os.path.isfile(os.path.join(c, "eng.traineddata"))), None)
 
 
@@ -75,7 +77,8 @@ def _api():
     path = tessdata()
     if path is None:
         raise OcrUnavailable(f"Tesseract's English data (eng.traineddata) was not found; {INSTALL_HINT}")
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # one frame is small work: threads only contend
+    # (not OMP_THREAD_LIMIT=1, as Tesseract's docs suggest for small images: CTranslate2 reads
+    # it too, and faster-whisper then decodes garbage)
     try:
         api = tesserocr.PyTessBaseAPI(path=path, lang="eng", psm=tesserocr.PSM.SINGLE_LINE,
                                       oem=tesserocr.OEM.LSTM_ONLY)

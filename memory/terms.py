@@ -1,11 +1,11 @@
-"""Code-like terms for full-text search: ``--force-with-lease``, ``HEAD~3``, ``call_api``.
+"""Code-like terms for full-text search: ``--force-with-lease``, ``HEAD~3``, ``refs/heads/main``.
 
 LanceDB's full-text tokenizer (``simple``) splits on punctuation, so ``--force-with-lease``
 is indexed as *force*, *with*, *lease* — words that many texts hold — and a keyword search
 for the option ranks any text about force and leases alike. No tokenizer setting keeps such
 tokens and still splits prose at its commas and full stops, so both sides get an alias
-instead: a term with punctuation inside (or a camelCase one) also stands as its parts glued
-together (*forcewithlease*, *head3*), a word no prose holds. The search text of skills and
+instead: a term with punctuation inside also stands as its parts glued together
+(*forcewithlease*, *head3*), a word no prose holds. The search text of skills and
 nodes carries the aliases (the store adds them on write, see ``ALIASED``), and a query's
 code-like terms gain theirs, so the exact term ranks first.
 """
@@ -19,7 +19,6 @@ ALIASED = frozenset({"skills", "nodes", "screen"})
 
 _TERM = re.compile(r"\S+")
 _PART = re.compile(r"[A-Za-z]+|\d+")
-_CAMEL = re.compile(r"[a-z][A-Z]")
 
 
 def aliases(text: str) -> list[str]:
@@ -31,8 +30,9 @@ def aliases(text: str) -> list[str]:
         if len(parts) < 2:
             continue
         inner = term[term.find(parts[0]):]  # punctuation inside the term, not just around it
-        if re.search(r"[^A-Za-z0-9'’]", inner) or _CAMEL.search(term):  # not a "don't"
-            out["".join(parts).lower()] = None
+        glued = "".join(parts).lower()
+        if re.search(r"[^A-Za-z0-9'’]", inner) and not glued.isdigit():  # not "don't", "0:42"
+            out[glued] = None
     return list(out)
 
 

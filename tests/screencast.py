@@ -87,3 +87,38 @@ def render(scenes: list[Scene], out_path, *, size: str = "1280x720", rate: int =
         part.unlink()
     work.rmdir()
     return shown
+
+
+def talking_head(sentences: list[str], out_path, *, size: str = "640x360", rate: int = 25) -> Path:
+    """A narrated video with no text in it: a slowly changing fractal stands in for a face."""
+    out_path = Path(out_path)
+    wav = out_path.with_name(out_path.stem + ".narration.wav")
+    media.narrated_wav(sentences, wav)
+    subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"mandelbrot=s={size}:r={rate}:start_scale=2:end_scale=0.5", "-i", str(wav),
+                    "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                    "-c:a", "aac", "-b:a", "64k", "-shortest", str(out_path)], check=True)
+    wav.unlink()
+    return out_path
+
+
+def still(lines: list[tuple[int, int, str]], out_path, *, size: str = "1280x720", seconds: float = 2.0,
+          angle: float = 0.0, fontsize: int = 28) -> Path:
+    """A silent video of dark text placed at (x, y) on white, optionally rotated by ``angle`` radians."""
+    out_path = Path(out_path)
+    work = out_path.with_name(out_path.stem + ".parts")
+    work.mkdir(exist_ok=True)
+    filters = []
+    for n, (x, y, text) in enumerate(lines):
+        path = work / f"l{n}.txt"
+        path.write_text(text)
+        filters.append(f"drawtext=fontfile={SANS}:textfile={path}:fontcolor=black:fontsize={fontsize}:x={x}:y={y}")
+    if angle:
+        filters.append(f"rotate={angle}:fillcolor=white")
+    subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"color=c=white:s={size}:r=5:d={seconds}", "-vf", ",".join(filters),
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(out_path)], check=True)
+    for part in work.iterdir():
+        part.unlink()
+    work.rmdir()
+    return out_path
