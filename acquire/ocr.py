@@ -150,9 +150,8 @@ def pieces(mask: np.ndarray, top: int, bottom: int) -> list[tuple[int, int]]:
     return [(max(0, int(a) - 4), min(mask.shape[1], int(b) + 5)) for a, b in zip(starts, ends) if b - a >= 4]
 
 
-def regions(image: np.ndarray) -> list[tuple[int, int, int, int]]:
-    """Boxes (x, y, w, h) of the frame that may hold a line of text."""
-    gray = grey(image)
+def regions(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Boxes (x, y, w, h) of a frame (its grey levels) that may hold a line of text."""
     mask = ink(gray)
     boxes = []
     for top, bottom in bands(mask):
@@ -175,12 +174,13 @@ def prepare(gray: np.ndarray) -> np.ndarray:
     return np.pad(page, 10, constant_values=255)
 
 
-def read_box(image: np.ndarray, box: tuple[int, int, int, int]) -> Line | None:
-    """Read one region as a single line; None when Tesseract finds no confident text."""
+def read_box(gray: np.ndarray, box: tuple[int, int, int, int]) -> Line | None:
+    """Read one region of a frame's grey levels as a single line; None when Tesseract finds
+    no confident text."""
     from PIL import Image
 
     x, y, w, h = box
-    page = prepare(grey(image[y:y + h, x:x + w]))
+    page = prepare(gray[y:y + h, x:x + w])
     api = _api()
     api.SetImage(Image.fromarray(page))
     text = " ".join(api.GetUTF8Text().split())

@@ -12,14 +12,17 @@ row without text (before any was found) the reader stops and says so.
 from __future__ import annotations
 
 import re
+import threading
 import time
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from tutorialbook.acquire import ocr
 from tutorialbook.acquire.frames import FrameStats, has_video, sample_frames
+from tutorialbook.acquire.media import MEDIA_EXTENSIONS
 from tutorialbook.acquire.transcript import ScreenText, Transcript
 
 FPS = 2.0  # keyframes a second at most: a text's times are known to half a second
@@ -48,6 +51,7 @@ class ScreenReading:
     keyframes: int = 0
     lines_read: int = 0  # lines sent to Tesseract (lines that did not change are not)
     stopped_at: float | None = None  # when the reader gave up on a textless video
+    last_time: float = 0.0  # the last keyframe's time
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
 
@@ -90,7 +94,7 @@ def read_screen(path: str | Path, duration: float | None = None, fps: float = FP
         reading.keyframes += 1
         last_time = frame.time
         gray = ocr.grey(frame.image)
-        lines, read = _lines(frame.image, gray, previous)
+        lines, read = _lines(gray, previous)
         reading.lines_read += read
         previous = (gray, {line.box: line for line in lines})
         if not lines:
@@ -113,6 +117,7 @@ def read_screen(path: str | Path, duration: float | None = None, fps: float = FP
             seen = active.pop(key)
             seen.last = frame.time  # visible until this keyframe replaced it
             done.append(seen)
+    reading.last_time = last_time
     end = max(last_time, duration or 0.0)
     for seen in active.values():
         seen.last = end
@@ -123,28 +128,47 @@ def read_screen(path: str | Path, duration: float | None = None, fps: float = FP
     return reading
 
 
-def read_into(transcript: Transcript, path: str | Path, cancel=None) -> str:
-    """Read a video's screen into ``transcript.screen``; returns the line the ingest report
-    shows. Without Tesseract the transcript is left as heard, with a warning saying how to
-    install it."""
-    if not transcript.timed or not has_video(path):
-        return ""
-    try:
-        reading = read_screen(path, duration=transcript.duration, cancel=cancel)
-    except ocr.OcrUnavailable as exc:
-        transcript.warnings.append(f"screen not read: {exc}")
-        return "not read: Tesseract is not installed"
-    transcript.screen = reading.texts
-    transcript.warnings.extend(reading.warnings)
-    return reading.summary()
+class ScreenJob:
+    """A video's screen read on a worker thread while its speech is transcribed (the two
+    overlap well on two cores: Whisper leaves a core idle for much of its run). One worker for
+    the process, so its Tesseract engine is loaded once. Dropping the job (an ingest that
+    failed) stops the reading at the next keyframe."""
+
+    _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen")
+
+    def __init__(self, path: str | Path, cancel=None):
+        stop = self._stop = threading.Event()
+        self._future = None
+        if Path(path).suffix.lower() in MEDIA_EXTENSIONS and has_video(path):
+            self._future = self._pool.submit(read_screen, path, None, FPS, MAX_EMPTY,
+                                             lambda: stop.is_set() or bool(cancel and cancel()))
+
+    def __del__(self):
+        self._stop.set()
+
+    def into(self, transcript: Transcript) -> str:
+        """Put what was read into ``transcript.screen`` (texts still shown at the last keyframe
+        last until the media ends); returns the line the ingest report shows. Without
+        Tesseract the transcript stays as heard, with a warning saying how to install it."""
+        if self._future is None or not transcript.timed:
+            return ""
+        try:
+            reading = self._future.result()
+        except ocr.OcrUnavailable as exc:
+            transcript.warnings.append(f"screen not read: {exc}")
+            return "not read: Tesseract is not installed"
+        end = max(transcript.duration, reading.last_time)
+        transcript.screen = [replace(t, end=round(end, 2)) if t.end >= reading.last_time - 1e-6 else t
+                             for t in reading.texts]
+        transcript.warnings.extend(reading.warnings)
+        return reading.summary()
 
 
-def _lines(image: np.ndarray, gray: np.ndarray,
-           previous: tuple[np.ndarray, dict[tuple, ocr.Line | None]] | None) -> tuple[list[ocr.Line], int]:
+def _lines(gray: np.ndarray, previous: tuple[np.ndarray, dict[tuple, ocr.Line | None]] | None) -> tuple[list[ocr.Line], int]:
     """The frame's text lines, top to bottom, and how many had to be read (the others are
     where the previous keyframe had the same pixels)."""
     lines, read = [], 0
-    for box in ocr.regions(image):
+    for box in ocr.regions(gray):
         x, y, w, h = box
         if previous is not None and box in previous[1] and previous[0].shape == gray.shape:
             before = previous[0][y:y + h, x:x + w].astype(np.int16)
@@ -153,7 +177,7 @@ def _lines(image: np.ndarray, gray: np.ndarray,
                     lines.append(previous[1][box])
                 continue
         read += 1
-        line = ocr.read_box(image, box)
+        line = ocr.read_box(gray, box)
         if line is not None:
             lines.append(line)
     return lines, read

@@ -138,7 +138,7 @@ def test_a_video_without_text_stops_reading_after_a_few_keyframes(tmp_path):
 def test_skills_hold_the_exact_commands_shown_with_their_times(cast, library):
     path, shown = cast
     report = library.ingest(str(path), book="git", refine_rounds=0).tutorials[0]
-    assert report.screen_texts >= 5 and "screen texts" in report.screen and "screen" in report.stage_seconds
+    assert report.screen_texts >= 5 and "screen texts" in report.screen and "screen_wait" in report.stage_seconds
     skills = library.store.rows("skills", "book = 'git'")
     steps = [step for s in skills for step in json.loads(s["steps"])]
     for n, command in ((1, "git rebase -i HEAD~3"), (2, "git push --force-with-lease origin main")):

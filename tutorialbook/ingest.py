@@ -20,7 +20,7 @@ from tutorialbook.models import IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise
 from tutorialbook.acquire.sources import content_hash, expand, read_source
-from tutorialbook.acquire.screen import read_into as read_screen_into
+from tutorialbook.acquire.screen import ScreenJob
 from tutorialbook.acquire.screen_attach import for_consolidation
 
 #: tables whose rows belong to one tutorial and go when it is undone
@@ -82,6 +82,7 @@ class Ingest:
             progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
 
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title} {path.name}")
+        screen_job = ScreenJob(path, cancel) if self.settings.screen else None  # frames read meanwhile
         transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=pack.initial_prompt if pack else None)
         if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
@@ -95,8 +96,8 @@ class Ingest:
         check_cancel()
         clock = time.perf_counter()
         progress(0.9, 4, "reading the screen")
-        screen_note = read_screen_into(transcript, path, cancel)  # what the frames show, with times
-        timings["screen"] = _lap(clock)
+        screen_note = screen_job.into(transcript) if screen_job else ""  # what the frames show, with times
+        timings["screen_wait"] = _lap(clock)
         check_cancel()
         told = for_consolidation(transcript)  # what consolidation reads: the speech and the screen
         progress(1, 4, "embedding")
