@@ -137,12 +137,14 @@ def whole(path: Path, workdir: Path, name: str, with_screen: bool) -> tuple[floa
     return time.perf_counter() - start, library, report.tutorials[0]
 
 
-def hit_at_5(library: Library, questions: list[tuple[str, str]]) -> float:
-    hits = 0
+def hit_at_5(library: Library, questions: list[tuple[str, str]]) -> tuple[float, list[str]]:
+    """Share of questions with the answer in a top-5 skill's steps, and the questions missed."""
+    missed = []
     for question, answer in questions:
         found = library.retrieve(question, book="git", k=5, mode="hybrid").skills
-        hits += any(answer in " ".join(s.steps) for s in found)
-    return hits / len(questions)
+        if not any(answer in " ".join(s.steps) for s in found):
+            missed.append(question)
+    return 1 - len(missed) / len(questions), missed
 
 
 def main() -> None:
@@ -174,8 +176,9 @@ def main() -> None:
             withs.append(seconds)
             seconds, off, report_off = whole(video, workdir, f"off{n}", False)
             withouts.append(seconds)
-        print(f"QA hit@5 (on-screen answers): with the screen {hit_at_5(on, questions):.0%}, "
-              f"without {hit_at_5(off, questions):.0%}")
+        (with_screen, missed), (without, _) = hit_at_5(on, questions), hit_at_5(off, questions)
+        print(f"QA hit@5 (on-screen answers): with the screen {with_screen:.0%}, without {without:.0%}"
+              + (f"  missed with the screen: {missed}" if missed else ""))
         b, w, o = statistics.median(bares), statistics.median(withs), statistics.median(withouts)
         print(f"bare transcription       : median {b:6.2f} s  runs {['%.2f' % x for x in bares]}")
         print(f"ingest with the screen   : median {w:6.2f} s  runs {['%.2f' % x for x in withs]}")
