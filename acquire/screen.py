@@ -15,6 +15,7 @@ import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -138,10 +139,10 @@ class ScreenJob:
 
     def __init__(self, path: str | Path, cancel=None):
         stop = self._stop = threading.Event()
+        self._cancel = cancel  # polled on the caller's thread only (an MCP call's check must be)
         self._future = None
         if Path(path).suffix.lower() in MEDIA_EXTENSIONS and has_video(path):
-            self._future = self._pool.submit(read_screen, path, None, FPS, MAX_EMPTY,
-                                             lambda: stop.is_set() or bool(cancel and cancel()))
+            self._future = self._pool.submit(read_screen, path, None, FPS, MAX_EMPTY, stop.is_set)
 
     def __del__(self):
         self._stop.set()
@@ -149,14 +150,22 @@ class ScreenJob:
     def into(self, transcript: Transcript) -> str:
         """Put what was read into ``transcript.screen`` (texts still shown at the last keyframe
         last until the media ends); returns the line the ingest report shows. Without
-        Tesseract the transcript stays as heard, with a warning saying how to install it."""
+        Tesseract the transcript stays as heard, with a warning saying how to install it.
+        Cancelled meanwhile: the reading stops and nothing is put."""
         if self._future is None or not transcript.timed:
+            self._stop.set()
             return ""
-        try:
-            reading = self._future.result()
-        except ocr.OcrUnavailable as exc:
-            transcript.warnings.append(f"screen not read: {exc}")
-            return "not read: Tesseract is not installed"
+        while True:
+            try:
+                reading = self._future.result(timeout=0.25)
+                break
+            except FutureTimeout:
+                if self._cancel is not None and self._cancel():
+                    self._stop.set()
+                    return ""
+            except ocr.OcrUnavailable as exc:
+                transcript.warnings.append(f"screen not read: {exc}")
+                return "not read: Tesseract is not installed"
         end = max(transcript.duration, reading.last_time)
         transcript.screen = [replace(t, end=round(end, 2)) if t.end >= reading.last_time - 1e-6 else t
                              for t in reading.texts]

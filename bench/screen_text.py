@@ -108,17 +108,21 @@ def distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def accuracy(shown, texts) -> tuple[float, int, int]:
-    """Character accuracy over every line shown, against the closest line read meanwhile."""
+def accuracy(shown, texts) -> tuple[float, int, int, list[tuple[str, str]]]:
+    """Character accuracy over every line shown, against the closest line read meanwhile; and
+    the lines read wrong (shown, read)."""
     errors = total = 0
+    wrong = []
     for item in shown:
         read = [" ".join(line.split()) for t in texts if t.start < item.end and t.end > item.start
                 for line in t.text.splitlines()]
         for truth in truth_lines(item.scene):
-            best = min((distance(truth, r) for r in read), default=len(truth))
+            best, closest = min(((distance(truth, r), r) for r in read), default=(len(truth), ""))
             errors += min(best, len(truth))
             total += len(truth)
-    return 1 - errors / total, errors, total
+            if best and (truth, closest) not in wrong:
+                wrong.append((truth, closest))
+    return 1 - errors / total, errors, total, wrong
 
 
 def bare(model, path: Path) -> float:
@@ -160,8 +164,10 @@ def main() -> None:
               f"{len(questions)} questions answered only on screen")
         reading = screen.read_screen(video, duration=shown[-1].end)
         print(f"screen reading: {reading.summary()}")
-        acc, errors, total = accuracy(shown, reading.texts)
+        acc, errors, total, wrong = accuracy(shown, reading.texts)
         print(f"OCR character accuracy: {acc:.1%} ({errors} errors in {total} characters)")
+        for truth, read in wrong:
+            print(f"  shown {truth!r}, read {read!r}")
         commands = {screen.PROMPT.sub("", line) for s in cast for line in s.lines if screen.PROMPT.match(line)}
         read = {t.text for t in reading.texts if t.kind == "command"}
         print(f"commands recovered exactly: {len(commands & read)}/{len(commands)} = {len(commands & read) / len(commands):.1%}"
