@@ -95,9 +95,9 @@ def read_screen(path: str | Path, duration: float | None = None, fps: float = FP
         reading.keyframes += 1
         last_time = frame.time
         gray = ocr.grey(frame.image)
-        lines, read = _lines(gray, previous)
+        lines, boxes, read = _lines(gray, previous)
         reading.lines_read += read
-        previous = (gray, {line.box: line for line in lines})
+        previous = (gray, boxes)
         if not lines:
             empty += 1
             if not found and empty >= max_empty:
@@ -173,23 +173,26 @@ class ScreenJob:
         return reading.summary()
 
 
-def _lines(gray: np.ndarray, previous: tuple[np.ndarray, dict[tuple, ocr.Line | None]] | None) -> tuple[list[ocr.Line], int]:
-    """The frame's text lines, top to bottom, and how many had to be read (the others are
-    where the previous keyframe had the same pixels)."""
-    lines, read = [], 0
+def _lines(gray: np.ndarray, previous: tuple[np.ndarray, dict[tuple, ocr.Line | None]] | None
+           ) -> tuple[list[ocr.Line], dict[tuple, ocr.Line | None], int]:
+    """The frame's text lines, top to bottom; what each region held (a line, or None when it
+    was not text); and how many regions had to be read — the others are where the previous
+    keyframe had the same pixels, and keep its reading."""
+    lines, boxes, read = [], {}, 0
     for box in ocr.regions(gray):
         x, y, w, h = box
         if previous is not None and box in previous[1] and previous[0].shape == gray.shape:
             before = previous[0][y:y + h, x:x + w].astype(np.int16)
             if float(np.abs(before - gray[y:y + h, x:x + w]).mean()) < SAME_PIXELS:
-                if previous[1][box] is not None:
-                    lines.append(previous[1][box])
+                boxes[box] = previous[1][box]
+                if boxes[box] is not None:
+                    lines.append(boxes[box])
                 continue
         read += 1
-        line = ocr.read_box(gray, box)
-        if line is not None:
-            lines.append(line)
-    return lines, read
+        boxes[box] = ocr.read_box(gray, box)
+        if boxes[box] is not None:
+            lines.append(boxes[box])
+    return lines, boxes, read
 
 
 def _classify(lines: list[ocr.Line]) -> list[tuple[ocr.Line, str, str]]:

@@ -6,7 +6,8 @@ segments also say what was on screen while they were spoken.
   ("git rebase dash i head tilde three" while ``git rebase -i HEAD~3`` is shown), the screen's
   spelling replaces the heard words, and a command gets its time: "(on screen at 0:42)".
 * A command or code block shown but not named joins the last sentence of the segment spoken
-  when it appeared, with its time, so the skill drafted from that segment carries it as a step.
+  when it appeared, as an instruction with its time ("…: run git status --short (on screen at
+  0:00)."), so the skill drafted from that segment carries it as a step.
 * Slide titles become section headings (segment index, level 2) when the source has none.
 """
 
@@ -187,9 +188,11 @@ def _spans(words: list[tuple[str, int, int]], parts: list[str]) -> list[tuple[in
 
 
 def _append(text: str, shown: ScreenText) -> str:
-    """The segment's text with a shown command or code joined to its last sentence."""
+    """The segment's text with a shown command or code joined to its last sentence as an
+    instruction ("…: run git status --short (on screen at 0:00).")."""
     body = shown.text.replace("\n", LINE_BREAK)
-    return f"{text.rstrip().rstrip('.!?')} (on screen at {clock(shown.start)}: {body})."
+    verb = "use" if shown.kind == "code" else "run"
+    return f"{text.rstrip().rstrip('.!?')}: {verb} {body} (on screen at {clock(shown.start)})."
 
 
 def _when_shown(segments: list[Segment], shown: ScreenText) -> int:

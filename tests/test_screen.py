@@ -50,9 +50,8 @@ def cast(tmp_path_factory):
 
 
 def _shown_at(step: str, command: str) -> tuple[int, int]:
-    """The m:ss a step gives for a command: "cmd (on screen at m:ss)" or "(on screen at m:ss: cmd)"."""
-    c = re.escape(command)
-    match = re.search(c + r" \(on screen at (\d+):(\d\d)\)", step) or re.search(r"on screen at (\d+):(\d\d): " + c, step)
+    """The m:ss a step gives for a command: "cmd (on screen at m:ss)"."""
+    match = re.search(re.escape(command) + r" \(on screen at (\d+):(\d\d)\)", step)
     assert match, step
     return int(match.group(1)), int(match.group(2))
 
@@ -78,7 +77,7 @@ def test_consolidation_reads_the_shown_commands_and_slide_titles():
                                                   ScreenText(1.0, 4.0, "M app.py", "output"),
                                                   ScreenText(4.0, 8.0, "Safe rewriting", "title")])
     told = for_consolidation(transcript)
-    assert told.segments[0].text == "Check the state first (on screen at 0:00: git status --short)."
+    assert told.segments[0].text == "Check the state first: run git status --short (on screen at 0:00)."
     assert told.headings == [(1, 2, "Safe rewriting")]
     assert transcript.segments[0].text == "Check the state first."  # what was heard is kept
     assert for_consolidation(Transcript([Segment(0, 1, "x")], 1.0)).segments[0].text == "x"
@@ -93,6 +92,7 @@ def test_code_terms_get_glued_aliases_for_keyword_search():
 
 # -- OCR on rendered frames ------------------------------------------------------------
 
+@pytest.mark.slow
 @needs_tools
 def test_a_screencast_is_read_into_distinct_texts_with_their_spans(cast):
     path, shown = cast
@@ -107,6 +107,7 @@ def test_a_screencast_is_read_into_distinct_texts_with_their_spans(cast):
     assert reading.stopped_at is None and "screen texts" in reading.summary()
 
 
+@pytest.mark.slow
 @needs_tools
 def test_two_columns_and_slanted_text_do_not_break_the_reader(tmp_path):
     columns = still([(60, 100, "Left column first line"), (60, 150, "Left column second line"),
@@ -122,6 +123,7 @@ def test_two_columns_and_slanted_text_do_not_break_the_reader(tmp_path):
     assert reading.keyframes >= 1 and all(isinstance(t.text, str) for t in reading.texts)
 
 
+@pytest.mark.slow
 @needs_tools
 def test_a_video_without_text_stops_reading_after_a_few_keyframes(tmp_path):
     path = talking_head(["Hello, and welcome to the channel.", "Today we talk about good habits."],
