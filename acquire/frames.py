@@ -46,11 +46,15 @@ def has_video(path: str | Path) -> bool:
 
 def _blocks(image: np.ndarray, block: int = 8) -> np.ndarray:
     """Grey block means (block x block pixels each): a change of a few characters of text moves
-    some block by tens of grey levels, while compression noise averages out."""
+    some block by tens of grey levels, while compression noise averages out. (Integer sums along
+    rows, then columns: a tenth of the time of float means over the colour axis, which cost
+    ~40 ms a 720p frame.)"""
     h, w = image.shape[:2]
     h, w = h - h % block, w - w % block
-    grey = image[:h, :w].mean(axis=2, dtype=np.float32)
-    return grey.reshape(h // block, block, w // block, block).mean(axis=(1, 3))
+    rgb = image[:h, :w].astype(np.uint16)
+    grey = rgb[..., 0] + rgb[..., 1] + rgb[..., 2]
+    rows = grey.reshape(h, w // block, block).sum(axis=2, dtype=np.uint32)
+    return rows.reshape(h // block, block, w // block).sum(axis=1, dtype=np.uint32) / np.float32(3 * block * block)
 
 
 def sample_frames(

@@ -32,3 +32,17 @@ class Transcript:
     """The document's own title (HTML <title> or first h1, first top heading, PDF metadata), if it has one."""
     text: str | None = None
     """For documents: the plain-text rendering that segment offsets point into."""
+    screen: list["ScreenText"] = field(default_factory=list)
+    """Text read off the video's frames (commands, code, slides), each with when it was visible."""
+
+
+@dataclass(frozen=True)
+class ScreenText:
+    """One distinct text shown on screen, from the keyframe it appeared in until it went away.
+    ``kind``: command (a shell prompt's line, prompt removed), code, output (a terminal's other
+    lines), title (a slide's larger top line), bullets, or text."""
+
+    start: float
+    end: float
+    text: str
+    kind: str

@@ -51,6 +51,7 @@ SCALAR_INDEXES: dict[str, dict[str, type]] = {
     "lessons": {"book": Bitmap, "node_id": BTree, "skill_id": BTree},
     "segments": {"book": Bitmap, "tutorial_id": BTree},
     "positions": {"epd": BTree, "tutorial_id": BTree},
+    "screen": {"book": Bitmap, "tutorial_id": BTree},
 }
 
 VECTOR_INDEX = re.compile(r"^vector_([a-z_]+)_p(\d+)$")

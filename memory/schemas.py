@@ -46,6 +46,10 @@ SCHEMAS: dict[str, pa.Schema] = {
         ("ply", I), ("start", F), ("end", F), ("quote", S), ("reason", S), ("node_id", S),
         ("skill_id", S), ("eco", S), ("opening", S),
     ),
+    # text read off a video's frames (acquire/screen.py): ``shown`` as read, ``text`` searched
+    "screen": _schema(
+        ("tutorial_id", S), ("idx", I), ("start", F), ("end", F), ("kind", S), ("shown", S), ("text", S),
+    ),
     "questions": _schema(
         ("tutorial_id", S), ("question", S), ("answer", S), ("kind", S), ("evidence", S),
         ("passed_before", B), ("passed_after", B), ("created_at", F),
@@ -58,7 +62,7 @@ SCHEMAS: dict[str, pa.Schema] = {
 }
 
 #: Tables searched by text get a native BM25 index on this column.
-FTS_TABLES = ("segments", "nodes", "skills", "lessons")
+FTS_TABLES = ("segments", "nodes", "skills", "lessons", "screen")
 
 
 def with_dim(schema: pa.Schema, dim: int) -> pa.Schema:

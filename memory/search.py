@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 from lancedb.background_loop import LOOP
 
-from tutorialbook.memory import indexing
+from tutorialbook.memory import indexing, terms
 from tutorialbook.memory.store import Store, collect, in_list, quote
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RouteStep
@@ -114,7 +114,7 @@ def _ranked(hits: list[Hit]) -> list[Hit]:
 
 
 def _text(inner, query: str, scope: str | None, select: list[str] | None, limit: int, row_ids: bool = False):
-    q = inner.query().nearest_to_text(query)
+    q = inner.query().nearest_to_text(terms.query(query))
     return _finish(q.where(scope) if scope else q, "_score", select, limit, row_ids)
 
 

@@ -25,7 +25,7 @@ import pyarrow as pa
 from lancedb.background_loop import LOOP
 
 from tutorialbook.errors import Cancelled, TutorialbookError
-from tutorialbook.memory import faults, indexing
+from tutorialbook.memory import faults, indexing, terms
 from tutorialbook.memory.schemas import SCHEMAS, with_dim
 
 log = logging.getLogger(__name__)
@@ -331,6 +331,8 @@ def _complete(name: str, row: dict) -> dict:
             value = _EMPTY.get(str(field.type), None)
         if field.name == "vector" and value is not None:
             value = [float(x) for x in value]
+        if field.name == "text" and name in terms.ALIASED and value:
+            value = terms.searchable(value)  # code-like terms findable as written
         out[field.name] = value
     return out
 

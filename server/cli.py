@@ -183,6 +183,8 @@ def cmd_ingest(library, args) -> int:
         if t.questions_harvested:
             lines.append(f"          exam: {t.questions_harvested} questions, pass rate {_pct(t.pass_rate_before)} "
                          f"→ {_pct(t.pass_rate_after)}" + (f" ({t.repairs} repairs)" if t.status == "added" else ""))
+        if t.screen:
+            lines.append(f"          screen: {t.screen}")
         lines += [f"          warning: {w}" for w in t.warnings]
         if t.llm and t.llm.calls:
             tokens = "" if t.llm.prompt_tokens is None else f", {t.llm.prompt_tokens}+{t.llm.completion_tokens or 0} tokens"

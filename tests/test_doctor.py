@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from tutorialbook.server.doctor import find_engine
 
-CHECKS = ["store", "tables", "embedder", "whisper", "engine", "llm"]
+CHECKS = ["store", "tables", "embedder", "whisper", "engine", "llm", "ocr"]
 
 
 def doctor(store, *args, **env_changes):
@@ -29,6 +29,8 @@ def test_doctor_on_a_working_setup(tmp_path):
     assert list(checks) == CHECKS and report["ok"] is True
     for name in ("store", "tables", "embedder", "whisper", "llm"):
         assert checks[name]["status"] == "OK", checks[name]
+    if os.environ.get("CI"):  # .ci/run installs tesseract-ocr and its English data
+        assert checks["ocr"]["status"] == "OK" and "English data" in checks["ocr"]["detail"]
     assert str(tmp_path / "store") in checks["store"]["detail"] and "0 book(s)" in checks["store"]["detail"]
     assert "384 dimensions" in checks["embedder"]["detail"]
     assert "tiny.en" in checks["whisper"]["detail"]
@@ -69,6 +71,10 @@ def test_doctor_names_what_is_missing_and_how_to_fix_it(tmp_path):
     assert human.returncode == 0, human.stdout
     assert "MISSING  engine" in human.stdout and "[optional]" in human.stdout and "fix: sudo apt-get" in human.stdout
     assert human.stdout.rstrip().endswith("ready")
+    no_ocr = json.loads(doctor(tmp_path / "store", "--json", TESSDATA_PREFIX=str(tmp_path)).stdout)
+    ocr = {c["name"]: c for c in no_ocr["checks"]}["ocr"]
+    assert no_ocr["ok"] is True and ocr["status"] == "MISSING" and ocr["required"] is False
+    assert "eng.traineddata" in ocr["detail"] and "apt-get install tesseract-ocr tesseract-ocr-eng" in ocr["fix"]
     broken = doctor(tmp_path / "store", TUTORIALBOOK_WHISPER_MODEL=str(tmp_path / "no-model"))
     assert broken.returncode == 1 and "not ready: whisper missing" in broken.stdout
 

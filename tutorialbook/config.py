@@ -20,3 +20,6 @@ class Settings:
     llm: str = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_LLM", "none"))
     llm_api_base: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_LLM_API_BASE"))
     llm_timeout: float = field(default_factory=lambda: float(os.environ.get("TUTORIALBOOK_LLM_TIMEOUT") or 60))
+    #: read the text videos show (acquire/screen.py); TUTORIALBOOK_SCREEN=off: videos are read from speech only
+    screen: bool = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_SCREEN", "on").strip().lower()
+                         not in ("off", "0", "false", "no"))

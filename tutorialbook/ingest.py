@@ -20,9 +20,11 @@ from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise
 from tutorialbook.acquire.sources import content_hash, expand, read_source, supported_extensions
+from tutorialbook.acquire.screen import ScreenJob
+from tutorialbook.acquire.screen_attach import for_consolidation
 
 #: tables whose rows belong to one tutorial and go when it is undone
-TUTORIAL_TABLES = ("segments", "questions", "positions")
+TUTORIAL_TABLES = ("segments", "questions", "positions", "screen")
 
 
 class Ingest:
@@ -125,6 +127,7 @@ class Ingest:
             progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
 
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title or _title_from(path)} {path.name}")
+        screen_job = ScreenJob(path, cancel) if self.settings.screen else None  # frames read meanwhile
         transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=_prompt(title or _title_from(path), pack))
         title = title or transcript.title or _title_from(path)  # the caller's, the document's own, the name's
@@ -137,15 +140,21 @@ class Ingest:
                                          cancel=cancel, initial_prompt=_prompt(title, pack))
         timings["acquire"] = _lap(clock)
         check_cancel()
+        clock = time.perf_counter()
+        progress(0.9, 4, "reading the screen")
+        screen_note = screen_job.into(transcript) if screen_job else ""  # what the frames show, with times
+        timings["screen_wait"] = _lap(clock)
+        check_cancel()
+        told = for_consolidation(transcript)  # what consolidation reads: the speech and the screen
         progress(1, 4, "embedding")
         clock = time.perf_counter()
-        vectors = self.embed([s.text for s in transcript.segments])
+        vectors = self.embed([s.text for s in told.segments])
         timings["embed"] = _lap(clock)
         check_cancel()
         progress(2, 4, "consolidating")
         clock = time.perf_counter()
         tree = self.ensure_book(book)
-        context = build.TutorialContext(tutorial_id, title, path.resolve().as_uri(), transcript, vectors)
+        context = build.TutorialContext(tutorial_id, title, path.resolve().as_uri(), told, vectors)
         run = llm.fork() if llm is not None else None  # this tutorial's model calls, warnings and usage
         outline = pack.outline(context)
         if run is not None and type(pack).outline is DomainPack.outline:  # a pack's own structure stays
@@ -164,6 +173,7 @@ class Ingest:
             nodes_added=plan.nodes_added, nodes_updated=plan.nodes_updated,
             skills_added=plan.skills_added, skills_updated=plan.skills_updated,
             positions_indexed=len(extra.get("positions", [])), warnings=transcript.warnings,
+            screen_texts=len(transcript.screen), screen=screen_note,
         )
         _note_llm(report, run)
         report.refinement = "pending" if refine_rounds else "skipped"
@@ -260,6 +270,12 @@ class Ingest:
              "start": s.start, "end": s.end, "text": s.text, "vector": vectors[i]}
             for i, s in enumerate(transcript.segments)
         ])
+        if transcript.screen:
+            self.store.insert("screen", [
+                {"id": f"{tutorial_id}:s{i}", "book": book, "tutorial_id": tutorial_id, "idx": i, "start": s.start,
+                 "end": s.end, "kind": s.kind, "shown": s.text, "text": s.text}
+                for i, s in enumerate(transcript.screen)
+            ])
         nodes = self.store.upsert("nodes", [build.clean_row(n) for n in plan.nodes])
         before = hist.skills_before(self.store, [s["id"] for s in plan.skills if s.get("_status") == "updated"])
         skills = self.store.upsert("skills", [build.clean_row(s) for s in plan.skills])

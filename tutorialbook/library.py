@@ -383,9 +383,14 @@ class Library(Ingest, Refinement, Lessons):
         segments = sorted(self.store.rows("segments", f"tutorial_id = {quote(tutorial_id)}",
                                           ["idx", "start", "end", "text"]), key=lambda s: s["idx"])
         lines = [f"# {row['title']}", "", f"Source: {row['source']}", ""]
+        said = []
         for s in segments:
             stamp = f"[{_clock(s['start'])}–{_clock(s['end'])}]" if row["timed"] else f"[chars {int(s['start'])}–{int(s['end'])}]"
-            lines.append(f"{stamp} {s['text']}")
+            said.append((s["start"], 0, f"{stamp} {s['text']}"))
+        shown = self.store.rows("screen", f"tutorial_id = {quote(tutorial_id)}", ["start", "end", "kind", "shown"])
+        said += [(s["start"], 1, f"[{_clock(s['start'])}–{_clock(s['end'])}] on screen ({s['kind']}): "
+                  + s["shown"].replace("\n", "\n    ")) for s in shown]  # beside the speech, by time
+        lines += [line for _, _, line in sorted(said, key=lambda x: x[:2])]
         return "\n".join(lines) + "\n"
 
     def toc_markdown(self, book: str) -> str:

@@ -160,6 +160,8 @@ class TutorialReport(BaseModel):
     pass_rate_before: float | None = Field(None, description="share of them the memory answered before refinement")
     pass_rate_after: float | None = Field(None, description="share answered after refinement repaired the failures")
     repairs: int = Field(0, description="skills added or extended by refinement")
+    screen_texts: int = Field(0, description="distinct texts read off the video's frames (commands, code, slides)")
+    screen: str = Field("", description="what reading the screen did: texts and keyframes, or why it stopped")
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
     llm: LLMUsage | None = Field(None, description="tokens and cost of this tutorial's model calls (when configured)")
