@@ -49,7 +49,7 @@ def test_folder_with_bad_files_reports_each_and_continues(tmp_path):
     assert report["failed"] == 2 and report["skipped"] == 1 and len(report["tutorials"]) == 2
 
     library = Library(store=str(store))
-    assert [t.title for t in library.tutorials("baking")] == ["A basics", "D trouble"]
+    assert [t.title for t in library.tutorials("baking")] == ["Sourdough bread basics", "D trouble"]
     assert library.store.count("tutorials") == 2  # nothing of the failed files was written
 
     # a folder without failures exits 0 (a skipped file is not a failure)
