@@ -16,6 +16,8 @@ from tutorialbook import __version__
 from tutorialbook.config import Settings
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.library import Library
+from tutorialbook.server import client_log
+from tutorialbook.server.errors import ProtocolServer
 from tutorialbook.server.auth import Access, BookTokenVerifier, TokenFile, TokenTable
 from tutorialbook.memory.store import quote
 from tutorialbook.skills.skill_md import render_skill_md
@@ -72,7 +74,7 @@ def create_server(settings: Settings | None = None, tokens: TokenFile | TokenTab
         finally:
             state[0].library.close()  # the chess engine process, if one was started
 
-    server = MCPServer(
+    server = ProtocolServer(
         "tutorialbook", title="Tutorialbook", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
         **auth_kwargs,
     )
@@ -86,6 +88,7 @@ def create_server(settings: Settings | None = None, tokens: TokenFile | TokenTab
         read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))(record_lesson)
     _register_resources(server, lambda: state[0].library, lambda: caller(state[0]))
     _register_prompts(server)
+    client_log.offer_set_level(server)
     _register_completions(server, lambda: state[0].library, lambda: caller(state[0]))
     return server
 

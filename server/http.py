@@ -21,6 +21,7 @@ import sys
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.server.auth import TokenFile, tokens_path
+from tutorialbook.server.protocol_version import ProtocolVersionGuard
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
             allowed_origins=[f"{scheme}://{h}" for h in patterns for scheme in ("http", "https")],
         )
     app = server.streamable_http_app(host=host, transport_security=security)
+    app.add_middleware(ProtocolVersionGuard)  # a clear 400 for an MCP-Protocol-Version we do not speak
     return app, server, token_file
 
 
