@@ -17,8 +17,9 @@ from tutorialbook.config import Settings
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.library import Library
 from tutorialbook.server import client_log, skills_ext
+from tutorialbook.server import oauth as oauth_mod
 from tutorialbook.server.errors import ProtocolServer
-from tutorialbook.server.auth import Access, BookTokenVerifier, TokenFile, TokenTable
+from tutorialbook.server.auth import Access, TokenFile, TokenTable
 from tutorialbook.memory.store import quote
 from tutorialbook.skills.skill_md import render_skill_md
 from tutorialbook.tools.browse import browse_toc
@@ -46,28 +47,21 @@ class AppState:
 
 
 def create_server(settings: Settings | None = None, tokens: TokenFile | TokenTable | None = None,
-                  url: str = "http://127.0.0.1:8765", warm: bool = False) -> MCPServer:
+                  url: str = "http://127.0.0.1:8765", warm: bool = False,
+                  oauth: "oauth_mod.OAuthSettings | None" = None) -> MCPServer:
     """An MCP server over a store; the library opens once, when the server starts.
 
     With ``tokens`` (streamable HTTP), every request needs a bearer token: identity and
     per-book rights come from it (server/auth.py); ``url`` is where the server is reached."""
     settings = settings or Settings()
-    auth_kwargs = {}
-    if tokens is not None:
-        from mcp.server.auth.settings import AuthSettings
-        from pydantic import AnyHttpUrl
-
-        base = url.rstrip("/")
-        auth_kwargs = dict(token_verifier=BookTokenVerifier(tokens), auth=AuthSettings(
-            issuer_url=AnyHttpUrl(base), resource_server_url=AnyHttpUrl(base + "/mcp"),
-            validate_token_resource=False))  # static tokens: no audience to check
+    auth_kwargs = oauth_mod.auth_kwargs(tokens, oauth, url)  # tokens file or OAuth issuer (server/oauth.py)
 
     state: list[AppState] = []
 
     @asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[AppState]:
         if not state:
-            state.append(AppState(library=Library(settings), auth_required=tokens is not None))
+            state.append(AppState(library=Library(settings), auth_required=bool(auth_kwargs)))
             if warm:  # a shared server loads the embedder now, not inside its first callers' requests
                 await anyio.to_thread.run_sync(state[0].library.embed, ["warm up"])
         try:

@@ -38,6 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tokens", help="JSON file of bearer tokens and their rights (or $TUTORIALBOOK_TOKENS)")
     p.add_argument("--allowed-host", action="append", default=[], dest="allowed_hosts",
                    help="a Host header to accept besides loopback (DNS-rebinding protection); repeatable")
+    p.add_argument("--oauth-issuer", dest="oauth_issuer",
+                   help="accept OAuth 2.1 access tokens (JWT) from this issuer instead of a tokens file; scopes "
+                        "read:BOOK, write:BOOK, admin:BOOK (BOOK may be *) give the rights (or $TUTORIALBOOK_OAUTH_ISSUER)")
+    p.add_argument("--oauth-jwks", dest="oauth_jwks",
+                   help="the issuer's JWKS URL (default: its jwks_uri from the issuer's metadata; or $TUTORIALBOOK_OAUTH_JWKS)")
+    p.add_argument("--oauth-agent-claim", dest="oauth_agent_claim",
+                   help="the token claim that names the agent (default sub; or $TUTORIALBOOK_OAUTH_AGENT_CLAIM)")
 
     p = sub.add_parser("ingest", help="ingest a tutorial file or folder")
     p.add_argument("source")
@@ -129,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.http:
                 from tutorialbook.server.http import serve
 
-                serve(settings, args.host, args.port, args.tokens, args.allowed_hosts)
+                from tutorialbook.server.oauth import OAuthSettings
+
+                oauth = OAuthSettings.from_env(args.oauth_issuer, args.oauth_jwks, args.oauth_agent_claim)
+                serve(settings, args.host, args.port, args.tokens, args.allowed_hosts, oauth=oauth)
                 return 0
             from tutorialbook.server.app import create_server
 
