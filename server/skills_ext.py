@@ -37,9 +37,7 @@ from mcp_types.jsonrpc import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tutorialbook.errors import NotFound, TutorialbookError
-from tutorialbook.memory.store import quote
 from tutorialbook.server.auth import Access
-from tutorialbook.skills.agent_skills import render_evidence_md
 from tutorialbook.skills.skill_md import EVIDENCE_FILE, render_skill_md, skill_slug
 
 log = logging.getLogger(__name__)
@@ -97,6 +95,8 @@ class SkillCatalog:
 
     def _index(self, book: str) -> list[tuple[str, str]]:
         """(name, skill id) of every skill of a book, by name."""
+        from tutorialbook.memory.store import quote  # LanceDB loads on first use, not at start
+
         rows = self.library.store.rows("skills", f"book = {quote(book)}", ["id", "name"])
         return sorted((skill_slug(r["name"], r["id"]), r["id"]) for r in rows)
 
@@ -105,6 +105,8 @@ class SkillCatalog:
         return [(book, name, sid) for book in self._readable_books() for name, sid in self._index(book)]
 
     def files(self, book: str, skill_id: str) -> SkillFiles:
+        from tutorialbook.skills.agent_skills import render_evidence_md
+
         view = self.library.skill(skill_id)
         return SkillFiles(book, skill_slug(view.name, view.id),
                           {SKILL_FILE: render_skill_md(view), EVIDENCE_FILE: render_evidence_md(view)})
