@@ -19,8 +19,9 @@ def cli(store, *args, check=True):
 def test_readme_main_job(tmp_path):
     readme = (ROOT / "README.md").read_text()
     main_job = re.search(r"```bash\n(sudo apt-get[^\n]+)\n```", readme).group(1)
-    steps = [s.strip() for s in main_job.split("&&")][2:]  # after the apt and pip installs
-    assert steps[0].startswith("tutorialbook --store ./store ingest examples/")
+    steps = [s.strip() for s in main_job.split("&&")][3:]  # after the apt install, the venv and pip
+    assert main_job.split("&&")[1].strip() == "python3 -m venv .venv"
+    assert steps[0].startswith(".venv/bin/tutorialbook --store ./store ingest examples/")
     outputs = []
     for step in steps:
         args = re.findall(r'"[^"]*"|\S+', step)[1:]
