@@ -150,6 +150,12 @@ def auth_kwargs(tokens, oauth: OAuthSettings | None, base_url: str) -> dict:
     return {}
 
 
+#: where clients look for OAuth when a server gives them no metadata (MCP 2025-03-26 defaults)
+NO_OAUTH_PATHS = frozenset({"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration",
+                            "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp",
+                            "/register", "/authorize", "/token"})
+
+
 class BearerChallenge:
     """ASGI wrapper: a 401 from the SDK's auth says what this server needs, in words; in OAuth
     mode it also serves the protected-resource metadata (RFC 9728) naming the issuer exactly."""
@@ -187,6 +193,11 @@ class BearerChallenge:
                 (b"content-type", b"application/json"), (b"content-length", str(len(self.metadata)).encode()),
                 (b"access-control-allow-origin", b"*")]})
             await send({"type": "http.response.body", "body": self.metadata if scope["method"] == "GET" else b""})
+            return
+        if self.oauth is None and scope["path"] in NO_OAUTH_PATHS:  # a client trying OAuth: say why it cannot
+            await send({"type": "http.response.start", "status": 404, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(self.body)).encode())]})
+            await send({"type": "http.response.body", "body": self.body})
             return
         replaced = False
 
