@@ -10,7 +10,8 @@ the organizational prefix. ``skills/list`` (paginated) and ``skills/get`` return
 entry: its front matter as JSON and the manifest of its files with SHA-256 digests and sizes.
 Access is the same as everywhere: a book a token cannot read has no skills here, and its
 skill:// URIs read as unknown (``-32602``). A tool call that changed a book (ingest, a lesson)
-announces ``notifications/resources/list_changed`` so hosts re-list.
+announces ``notifications/resources/list_changed`` to every session of this server (2025-era
+sessions directly, 2026-07-28 ones on their ``subscriptions/listen`` streams) so hosts re-list.
 
 ``tutorialbook://skills/{skill_id}`` stays, serving the same SKILL.md.
 """
@@ -23,7 +24,9 @@ import hashlib
 import json
 import logging
 import re
+import weakref
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 
 import anyio
@@ -198,14 +201,28 @@ class SkillsExtension(Extension):
         return result
 
 
+#: 2025-era connections seen (connection -> a session of it, for standalone notifications)
+_legacy_sessions: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+async def remember_legacy_sessions(ctx, call_next):
+    """Server middleware: note each 2025-era connection, so a change reaches all of them."""
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and getattr(ctx, "session", None) is not None:
+        _legacy_sessions[getattr(ctx.session, "_connection", ctx.session)] = ctx.session
+    return await call_next(ctx)
+
+
 async def announce_change(server: MCPServer, ctx) -> None:
-    """Resources (skill files among them) changed: tell subscribed 2026 streams and this 2025 session."""
+    """Resources (skill files among them) changed: tell subscribed 2026 streams and every 2025 session."""
     try:
         await server._subscriptions.publish(ResourcesListChanged())
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            await ctx.session.send_resource_list_changed()
     except Exception as exc:  # noqa: BLE001 - a closed stream must not fail the tool
-        log.debug("could not announce a change: %s", exc)
+        log.debug("could not publish a change: %s", exc)
+    for session in list(_legacy_sessions.values()):
+        try:
+            await session.send_resource_list_changed()
+        except Exception as exc:  # noqa: BLE001 - that client has gone
+            log.debug("could not announce a change to a session: %s", exc)
 
 
 def register(server: MCPServer, library: Callable, who: Callable[[], Access]) -> None:
@@ -213,6 +230,7 @@ def register(server: MCPServer, library: Callable, who: Callable[[], Access]) ->
     catalog = lambda: SkillCatalog(library(), who())  # noqa: E731 - the caller is per request
     server._apply_extension(SkillsExtension(catalog, server))
     server._install_extension_interceptor()
+    server.middleware.append(remember_legacy_sessions)
 
     @server.resource(SCHEME + "{book}/{name}/SKILL.md", mime_type="text/markdown", title="Skill (Skills over MCP)")
     def skill_md(book: str, name: str) -> str:

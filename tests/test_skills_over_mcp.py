@@ -114,10 +114,20 @@ async def test_skills_list_get_and_read_agree(tmp_path, mode, monkeypatch):
         assert missing_file.value.error.code == (-32602 if mode == "auto" else -32002) and "scripts/run.sh" in missing_file.value.error.message
 
         if mode == "legacy":  # 2026 sessions hear it on a subscriptions/listen stream instead
-            changed.clear()
-            await client.call_tool("record_lesson", {"lesson": "Warm water woke the starter.", "book": "baking",
-                                                     "outcome": "success", "skill_id": skill_id})
+            heard = []
+
+            async def on_other(message):
+                if isinstance(message, types.ResourceListChangedNotification):
+                    heard.append(message)
+
+            async with Client(server, mode="legacy", message_handler=on_other) as other:
+                await other.list_tools()
+                changed.clear()
+                await client.call_tool("record_lesson", {"lesson": "Warm water woke the starter.",
+                                                         "book": "baking", "outcome": "success", "skill_id": skill_id})
+                await other.send_ping()
             assert changed, "a lesson changes the skill's SKILL.md: resources list-changed is announced"
+            assert heard, "another session of the same server hears it too"
         after = await request(client, GetSkill(params={"uri": first["uri"]}))
         assert after["skill"]["resources"][0]["digest"] != first["resources"][0]["digest"] or mode == "auto"
 
