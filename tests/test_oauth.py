@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
 from conftest import EXAMPLES
+from test_skills_over_mcp import ListSkills, request
 from tutorialbook.library import Library
 from tutorialbook.server.oauth import TOKEN_NEEDED, rights_from_scopes
 
@@ -135,6 +136,9 @@ def test_a_valid_access_token_maps_claim_and_scopes(oauth_server):
     assert not browse.is_error and browse.structured_content["node"]["title"] == "baking"
     assert write.is_error and "agent 'alice@example.org' holds only the 'read' right" in write.content[0].text
     assert hidden.is_error and "no book named 'secret' (known books: baking)" in hidden.content[0].text
+    (listed,) = session(url, token, lambda c: request(c, ListSkills(params={})))
+    assert listed["skills"] and {e["uri"].split("/")[2] for e in listed["skills"]} == {"baking"}
+    assert listed["cacheScope"] == "private"  # what a token sees is its own
     writer = issuer.token(url, scope="write:*", sub="bob")
     (lesson,) = session(url, writer, lambda c: c.call_tool(
         "record_lesson", {"lesson": "Bob's lesson from an OAuth token.", "book": "secret"}))
