@@ -21,15 +21,17 @@ are made (levels plus retries); past that the descent falls back to the beam, wi
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pydantic import BaseModel, Field
 
-from tutorialbook.memory.search import Hit, search, toc_descent
-from tutorialbook.memory.store import Store, in_list
-from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RouteStep
 from tutorialbook.llm.client import LLM, SAMPLING, NeedReply, ReplayBackend, request_digest, spec_of
+
+if TYPE_CHECKING:  # the store (LanceDB) loads on first use: the MCP server imports this module at start
+    from tutorialbook.memory.search import Hit
+    from tutorialbook.memory.store import Store
+    from tutorialbook.memory.tree import Tree
 
 BEAM = 3  # nodes the model may open per level
 MAX_LEVELS = 6
@@ -68,7 +70,7 @@ class Navigation:
     chosen: list[str]  # the nodes the descent ended in
 
 
-def navigate(tree: Tree, query: str, llm: LLM) -> Navigation | None:
+def navigate(tree: "Tree", query: str, llm: LLM) -> Navigation | None:
     """The model's descent of ``tree`` for ``query``; ``None`` when it gave no usable answer.
     (Only the tree and the query go into the prompts, so a replay is exact.)"""
     route: list[RouteStep] = []
@@ -120,14 +122,17 @@ def navigate(tree: Tree, query: str, llm: LLM) -> Navigation | None:
     return Navigation(route, chosen + frontier)
 
 
-def llm_toc_descent(store: Store, tree: Tree, query: str, vector, k: int, llm: LLM
-                    ) -> tuple[list[Hit], list[RouteStep]] | None:
+def llm_toc_descent(store: "Store", tree: "Tree", query: str, vector, k: int, llm: LLM
+                    ) -> "tuple[list[Hit], list[RouteStep]] | None":
     """Skills under the branches the model navigated to, ranked for the query (hybrid search
     within them), and the model's route; ``None`` when the deterministic beam must run."""
     found = navigate(tree, query, llm)
     if found is None:
         return None
     allowed = {n for c in found.chosen for n in tree.subtree(c)} or set(tree.nodes)
+    from tutorialbook.memory.search import search
+    from tutorialbook.memory.store import in_list
+
     hits = search(store, "skills", tree.book, query, vector, "hybrid", k, in_list("node_id", allowed))
     if not hits:
         llm.warn(f"llm ({llm.name}) toc: the branches the model chose hold no skills for the query; used the "
@@ -136,22 +141,24 @@ def llm_toc_descent(store: Store, tree: Tree, query: str, vector, k: int, llm: L
     return hits, found.route
 
 
-def retrieve_toc(store: Store, tree: Tree, query: str, vector, k: int, llm: LLM | None
-                 ) -> tuple[list[Hit], list[RouteStep]]:
+def retrieve_toc(store: "Store", tree: "Tree", query: str, vector, k: int, llm: LLM | None
+                 ) -> "tuple[list[Hit], list[RouteStep]]":
     """The model's descent when there is a usable model, else (or when it fails) the beam."""
     if llm is not None and llm.available:
         found = llm_toc_descent(store, tree, query, vector, k, llm)
         if found is not None:
             return found
         llm.warn(f"llm ({llm.name}) toc: the route below is the deterministic beam")
+    from tutorialbook.memory.search import toc_descent
+
     return toc_descent(store, tree, query, vector, k)
 
 
-def _where(tree: Tree, parents: list[str]) -> str:
+def _where(tree: "Tree", parents: list[str]) -> str:
     return " | ".join(" › ".join(tree.titles(p)) for p in parents)
 
 
-def _line(tree: Tree, node_id: str) -> str:
+def _line(tree: "Tree", node_id: str) -> str:
     node = tree.nodes[node_id]
     summary = " ".join((node.get("summary") or "").split())
     if len(summary) > SUMMARY_CHARS:
@@ -188,7 +195,7 @@ def plan_llm(plan: "SampledPlan | None") -> LLM | None:
     return LLM(ReplayBackend(plan.replies, exhausted=exhausted), name=SAMPLING)
 
 
-def _replan(tree: Tree, query: str, replies: dict[str, str]) -> NeedReply | None:
+def _replan(tree: "Tree", query: str, replies: dict[str, str]) -> NeedReply | None:
     """Replay the descent on the replies so far; the first request still unanswered."""
     try:
         navigate(tree, query, LLM(ReplayBackend(replies, planning=True), name=SAMPLING))

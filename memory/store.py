@@ -45,11 +45,6 @@ def in_list(column: str, values: Iterable[str]) -> str:
     return f"{column} IN ({', '.join(quote(v) for v in values)})"
 
 
-def default_store_path() -> str:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
-    return os.path.join(base, "tutorialbook", "store")
-
-
 class Store:
     """One LanceDB database holding every book; tables are created on first use."""
 

@@ -7,6 +7,7 @@ structured results the tools return.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import sys
@@ -16,12 +17,19 @@ from typing import Any
 from pydantic import BaseModel
 
 from tutorialbook import __version__
+from tutorialbook.server import cli_tools
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 
 
+BOOK_HELP = "the book to use"
+BOOK_NOTE = ("Commands that take --book use the book named 'default' unless told otherwise; "
+             "`tutorialbook books` lists the books.")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tutorialbook", description="Learn from tutorials; serve the knowledge over MCP.")
+    parser = argparse.ArgumentParser(prog="tutorialbook", description="Learn from tutorials; serve the knowledge over MCP.",
+                                     epilog=BOOK_NOTE, formatter_class=cli_tools.DefaultsShown)
     parser.add_argument("--version", action="version", version=f"tutorialbook {__version__}")
     parser.add_argument("--store", help="store path or LanceDB URI (default: $TUTORIALBOOK_STORE or the XDG data dir)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -30,80 +38,102 @@ def build_parser() -> argparse.ArgumentParser:
                                       "model string such as openai/gpt-4o-mini (or $TUTORIALBOOK_LLM)")
     parser.add_argument("--llm-api-base", dest="llm_api_base",
                         help="the model server's address, e.g. http://127.0.0.1:8000/v1 (or $TUTORIALBOOK_LLM_API_BASE)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do (COMMAND -h for its options)")
+    sub.add_parser = functools.partial(sub.add_parser, formatter_class=cli_tools.DefaultsShown)
 
     p = sub.add_parser("serve", help="run the MCP server (stdio; --http for streamable HTTP)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp")
-    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default loopback)")
-    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (loopback by default)")
+    p.add_argument("--port", type=int, default=8765, help="TCP port for --http")
     p.add_argument("--tokens", help="JSON file of bearer tokens and their rights (or $TUTORIALBOOK_TOKENS)")
     p.add_argument("--allowed-host", action="append", default=[], dest="allowed_hosts",
                    help="a Host header to accept besides loopback (DNS-rebinding protection); repeatable")
+    p.add_argument("--oauth-issuer", dest="oauth_issuer",
+                   help="accept OAuth 2.1 access tokens (JWT) from this issuer instead of a tokens file; scopes "
+                        "read:BOOK, write:BOOK, admin:BOOK (BOOK may be *) give the rights (or $TUTORIALBOOK_OAUTH_ISSUER)")
+    p.add_argument("--oauth-jwks", dest="oauth_jwks",
+                   help="the issuer's JWKS URL (default: its jwks_uri from the issuer's metadata; or $TUTORIALBOOK_OAUTH_JWKS)")
+    p.add_argument("--oauth-agent-claim", dest="oauth_agent_claim",
+                   help="the token claim that names the agent (default sub; or $TUTORIALBOOK_OAUTH_AGENT_CLAIM)")
 
     p = sub.add_parser("ingest", help="ingest a tutorial file or folder")
-    p.add_argument("source")
-    p.add_argument("--book", default="default")
-    p.add_argument("--title", default="")
-    p.add_argument("--domain", default="auto")
+    p.add_argument("source", help="a video/audio file, .srt/.vtt subtitles, .md/.txt text, a .pgn game, or a folder")
+    p.add_argument("--book", default="default", help=BOOK_HELP + " (created if new)")
+    p.add_argument("--title", default="", help="tutorial title (empty: the file name)")
+    p.add_argument("--domain", default="auto", choices=["auto", "general", "chess"],
+                   help="domain pack: auto picks it from the title, file name or transcript")
     p.add_argument("--refine-rounds", type=int, default=1, dest="refine_rounds",
-                   help="rounds of adversarial refinement after each tutorial (0 skips it; default 1)")
+                   help="rounds of adversarial refinement after each tutorial (0 skips it)")
 
     p = sub.add_parser("refine", help="examine a book with questions harvested from its tutorials; repair failures")
-    p.add_argument("--book", default="default")
+    p.add_argument("--book", default="default", help=BOOK_HELP)
     p.add_argument("--rounds", type=int, default=1, help="repair rounds at most (stops when the pass rate stops rising)")
 
     p = sub.add_parser("exam", help="re-ask a book's stored questions from memory alone (a regression check)")
-    p.add_argument("--book", default="default")
+    p.add_argument("--book", default="default", help=BOOK_HELP)
 
     sub.add_parser("books", help="list books")
 
     p = sub.add_parser("toc", help="print a book's table of contents as a tree")
-    p.add_argument("--book", default="default")
-    p.add_argument("--node", default="", help="start at this node id")
-    p.add_argument("--depth", type=int, default=5)
+    p.add_argument("--book", default="default", help=BOOK_HELP)
+    p.add_argument("--node", default="", help="start at this node id (empty: the root)")
+    p.add_argument("--depth", type=int, default=5, help="levels below the start to show (1-10)")
+    p.add_argument("--skills", action="store_true", help="list each node's skills (name and id) under it")
 
-    p = sub.add_parser("search", help="retrieve skills for a query")
-    p.add_argument("query")
-    p.add_argument("--book", default="default")
-    p.add_argument("-k", type=int, default=5)
-    p.add_argument("--mode", default="hybrid", choices=["toc", "hybrid", "keyword", "vector"])
+    p = sub.add_parser("search", help="retrieve skills for a task (the retrieve_skill tool)")
+    p.add_argument("query", help="the task or question, in plain words")
+    p.add_argument("--book", default="default", help=BOOK_HELP)
+    p.add_argument("-k", type=int, default=5, help="how many skills to return (1-50)")
+    p.add_argument("--mode", default="hybrid", choices=["toc", "hybrid", "keyword", "vector"],
+                   help="toc: descend the TOC and show the route; hybrid: BM25 + vectors (RRF); keyword; vector")
+    p.add_argument("--fen", default="", help="chess: a position (FEN); skills the tutorials tie to it come first")
 
-    p = sub.add_parser("lesson", help="record a lesson")
-    p.add_argument("lesson")
-    p.add_argument("--book", default="default")
-    p.add_argument("--outcome", default="note", choices=["success", "failure", "partial", "note"])
-    p.add_argument("--skill", default="", dest="skill_id")
-    p.add_argument("--node", default="", dest="node_id")
-    p.add_argument("--context", default="")
+    p = sub.add_parser("evaluate", help="judge a chess position and what the tutorials teach there "
+                                        "(the evaluate_position tool)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--fen", default="", help="the position as FEN")
+    where.add_argument("--moves", default="", help="moves from the start, SAN or UCI: 'e4 e5 Nf3' or '1. e4 e5 2. Nf3'")
+    p.add_argument("--book", default="", help="book whose tutorials to consult (empty: every book)")
+    p.add_argument("--depth", type=int, default=12, help="engine search depth in plies (1-30)")
+    p.add_argument("--multipv", type=int, default=1, help="how many best lines (1-5)")
+
+    p = sub.add_parser("lesson", help="record a lesson (the record_lesson tool)")
+    p.add_argument("lesson", help="the lesson's text; '-' reads it from standard input, @FILE from a file")
+    p.add_argument("--book", default="default", help=BOOK_HELP)
+    p.add_argument("--outcome", default="note", choices=["success", "failure", "partial", "note"],
+                   help="how acting on the knowledge went (success/failure also count as feedback on --skill)")
+    p.add_argument("--skill", default="", dest="skill_id", help="the skill the lesson is about")
+    p.add_argument("--node", default="", dest="node_id", help="the TOC node the lesson is about, when not one skill")
+    p.add_argument("--context", default="", help="the situation: task, inputs, environment")
 
     p = sub.add_parser("export-skills", help="write a book's skills as Agent Skills folders (SKILL.md + references/)")
     p.add_argument("directory", help="folder to write into, e.g. ~/.claude/skills or .claude/skills")
-    p.add_argument("--book", default="default")
+    p.add_argument("--book", default="default", help=BOOK_HELP)
 
     p = sub.add_parser("import-skills", help="read Agent Skills folders into a book (again: no duplicates)")
     p.add_argument("directory", help="a skill folder, or a folder of skill folders")
-    p.add_argument("--book", default="default")
+    p.add_argument("--book", default="default", help=BOOK_HELP + " (created if new)")
 
     sub.add_parser("doctor", help="check the store, embedder, whisper model, chess engine and LLM setting")
 
     p = sub.add_parser("history", help="who wrote what in a book, when (newest first)")
-    p.add_argument("--book", default="default")
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--book", default="default", help=BOOK_HELP)
+    p.add_argument("--limit", type=int, default=50, help="newest events to show")
     p.add_argument("--action", help="only this action (ingest, lesson, revert-lesson, revert-skill, restore)")
     p.add_argument("--target", help="only events about this row id")
 
     p = sub.add_parser("restore", help="put a book back as it was after an event (or at a time); a new version")
-    p.add_argument("--book", default="default")
+    p.add_argument("--book", default="default", help=BOOK_HELP)
     when = p.add_mutually_exclusive_group(required=True)
     when.add_argument("--to", help="event id from `history`: the book as it was just after it")
     when.add_argument("--at", help="a time: epoch seconds or ISO 8601 (UTC unless it says otherwise)")
 
     p = sub.add_parser("revert-lesson", help="remove one lesson and the feedback it gave; later writes stay")
-    p.add_argument("lesson_id")
+    p.add_argument("lesson_id", help="the lesson's id (l_…), from search or history")
 
     p = sub.add_parser("revert-skill", help="put one skill's content back to an earlier version of that row")
-    p.add_argument("skill_id")
-    p.add_argument("--version", type=int, default=None, help="version to go back to (default: the previous one)")
+    p.add_argument("skill_id", help="the skill's id (s_…), from toc --skills or search")
+    p.add_argument("--version", type=int, default=None, help="version to go back to (none: the previous one)")
 
     for name, command in sub.choices.items():  # --json after the command works too
         if name != "serve":
@@ -114,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@cli_tools.quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
@@ -130,7 +161,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.http:
                 from tutorialbook.server.http import serve
 
-                serve(settings, args.host, args.port, args.tokens, args.allowed_hosts)
+                from tutorialbook.server.oauth import OAuthSettings
+
+                oauth = OAuthSettings.from_env(args.oauth_issuer, args.oauth_jwks, args.oauth_agent_claim)
+                serve(settings, args.host, args.port, args.tokens, args.allowed_hosts, oauth=oauth)
                 return 0
             from tutorialbook.server.app import create_server
 
@@ -254,19 +288,32 @@ def cmd_toc(library, args) -> int:
             walk(node.subnodes, prefix + ("    " if last else "│   "))
 
     walk(view.children, "")
-    return _emit(args, view, "\n".join(lines))
+    return _emit(args, view, "\n".join(_with_skills(library, view, lines) if args.skills else lines))
+
+
+def _with_skills(library, view, lines: list[str]) -> list[str]:
+    """The tree's lines with each node's skills listed under it."""
+    prefixes = {}
+    for line in lines:
+        node_id = line.rsplit("[", 1)[1].split("]", 1)[0]
+        indent = len(line) - len(line.lstrip("│├└─ "))
+        prefixes[node_id] = " " * (indent + 4)
+    listed = cli_tools.toc_skill_lines(library, view, prefixes)
+    out = []
+    for line in lines:
+        out.append(line)
+        out += listed.get(line.rsplit("[", 1)[1].split("]", 1)[0], [])
+    return out
+
+
+def cmd_evaluate(library, args) -> int:
+    report = library.evaluate_position(args.fen, args.moves, args.book, args.depth, args.multipv)
+    return _emit(args, report, "\n".join(cli_tools.evaluate_lines(report)))
 
 
 def cmd_search(library, args) -> int:
-    result = library.retrieve(args.query, args.book, args.k, args.mode)
-    lines = []
-    for n, s in enumerate(result.skills, 1):
-        lines.append(f"{n}. {s.name}  [{s.id}]  ({' › '.join(s.path[1:])})")
-        lines += [f"     - {step}" for step in s.steps]
-        for e in s.evidence[:2]:
-            where = f"{e.start:.0f}s" if e.timed else f"char {int(e.start)}"
-            lines.append(f"     “{e.quote}” — {e.tutorial_title} @ {where}")
-        lines += [f"     lesson ({l.outcome}): {l.text}" for l in s.lessons]
+    result = library.retrieve(args.query, args.book, args.k, args.mode, args.fen)
+    lines = cli_tools.search_lines(result)
     lines += [f"lesson ({l.outcome}): {l.text}" for l in result.lessons]
     if result.route:
         lines.append("route: " + " → ".join(step.title for step in result.route if step.chosen))
@@ -275,7 +322,7 @@ def cmd_search(library, args) -> int:
 
 
 def cmd_lesson(library, args) -> int:
-    result = library.record_lesson(args.lesson, args.book, args.outcome, args.skill_id, args.node_id, args.context)
+    result = library.record_lesson(cli_tools.lesson_text(args.lesson), args.book, args.outcome, args.skill_id, args.node_id, args.context)
     human = f"{'merged into' if result.merged else 'recorded'} {result.lesson_id} ({result.attached_to})"
     human += "".join(f"\n  similar: {l.text} [{l.id}]" for l in result.similar)
     return _emit(args, result, human)
@@ -336,6 +383,7 @@ def cmd_revert_skill(library, args) -> int:
 
 COMMANDS = {"history": cmd_history, "restore": cmd_restore, "revert-lesson": cmd_revert_lesson,
             "revert-skill": cmd_revert_skill, "ingest": cmd_ingest, "books": cmd_books, "toc": cmd_toc, "search": cmd_search, "lesson": cmd_lesson,
+            "evaluate": cmd_evaluate,
             "export-skills": cmd_export_skills, "import-skills": cmd_import_skills,
             "refine": cmd_refine, "exam": cmd_exam}
 

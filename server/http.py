@@ -7,6 +7,8 @@
 * With tokens (``--tokens FILE`` or ``TUTORIALBOOK_TOKENS``) every request needs
   ``Authorization: Bearer TOKEN``; a missing or unknown token gets HTTP 401. The agent id and
   the per-book rights come from the token (server/auth.py).
+* With ``--oauth-issuer URL`` it is an OAuth 2.1 resource server instead: access tokens are
+  JWTs of that issuer for this server's URL, scopes give the rights (server/oauth.py).
 * Without tokens the server only listens on loopback, and every caller may do everything
   as TUTORIALBOOK_AGENT (like stdio).
 """
@@ -21,6 +23,8 @@ import sys
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.server.auth import TokenFile, tokens_path
+from tutorialbook.server.oauth import BearerChallenge, OAuthSettings
+from tutorialbook.server.protocol_version import ProtocolVersionGuard
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +41,14 @@ def is_loopback(host: str) -> bool:
 
 
 def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens: str | None = None,
-              allowed_hosts: list[str] | None = None):
+              allowed_hosts: list[str] | None = None, oauth: OAuthSettings | None = None):
     """The Starlette app (and the MCP server) for ``host:port``; raises TutorialbookError for a
     setup that would be unsafe or cannot work."""
-    path = tokens_path(tokens)
-    if path is None and not is_loopback(host):
+    if oauth is not None and tokens_path(tokens):
+        raise TutorialbookError("oauth_issuer", "give either a tokens file or an OAuth issuer, not both "
+                                                "(TUTORIALBOOK_TOKENS counts as a tokens file)")
+    path = None if oauth is not None else tokens_path(tokens)
+    if path is None and oauth is None and not is_loopback(host):
         raise TutorialbookError("host", f"{host} is not a loopback address: serving beyond this machine needs "
                                         "--tokens FILE (or TUTORIALBOOK_TOKENS)")
     token_file = TokenFile(path) if path else None
@@ -50,11 +57,11 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
 
     from tutorialbook.server.app import create_server
 
-    if token_file is None:
+    if token_file is None and oauth is None:
         print(f"tutorialbook: no tokens; every caller on this machine may read and write every book as "
               f"agent {settings.agent!r}", file=sys.stderr)
     url_host = f"[{host}]" if ":" in host else host
-    server = create_server(settings, tokens=token_file, url=f"http://{url_host}:{port}", warm=True)
+    server = create_server(settings, tokens=token_file, url=f"http://{url_host}:{port}", warm=True, oauth=oauth)
     security = None  # the SDK turns DNS-rebinding protection on for a loopback host
     if allowed_hosts:
         names = list(allowed_hosts) + (["127.0.0.1:*", "localhost:*", "[::1]:*"] if is_loopback(host) else [])
@@ -64,14 +71,19 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
             allowed_origins=[f"{scheme}://{h}" for h in patterns for scheme in ("http", "https")],
         )
     app = server.streamable_http_app(host=host, transport_security=security)
+    app.add_middleware(ProtocolVersionGuard)  # a clear 400 for an MCP-Protocol-Version we do not speak
+    if token_file is not None or oauth is not None:  # a 401 that says what is needed (server/oauth.py)
+        metadata = f"http://{url_host}:{port}/.well-known/oauth-protected-resource/mcp" if oauth else None
+        app.add_middleware(BearerChallenge, oauth=oauth, metadata_url=metadata)
     return app, server, token_file
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens: str | None = None,
-          allowed_hosts: list[str] | None = None, access_log: bool = False) -> None:
+          allowed_hosts: list[str] | None = None, access_log: bool = False, oauth: OAuthSettings | None = None) -> None:
     import uvicorn
 
-    app, _, token_file = build_app(settings, host, port, tokens, allowed_hosts)
-    who = f"{len(token_file.table)} token(s) from {token_file.path}" if token_file else "no tokens"
+    app, _, token_file = build_app(settings, host, port, tokens, allowed_hosts, oauth)
+    who = (f"OAuth access tokens from {oauth.issuer}" if oauth else
+           f"{len(token_file.table)} token(s) from {token_file.path}" if token_file else "no tokens")
     print(f"tutorialbook: serving MCP on http://{host}:{port}/mcp ({who}; store {settings.store})", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)

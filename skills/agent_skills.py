@@ -13,9 +13,7 @@ under a node with the same titles (creating the nodes it needs) and a second imp
 same folders changes nothing. Hand-written skill folders import too: without a recorded
 path they land under an "Imported skills" chapter.
 
-YAML is read by a small parser of the front matter Agent Skills use (``key: value`` with
-plain, quoted or block scalars, one nested map such as ``metadata``, simple lists), so no
-YAML library is needed.
+Front matter is written and read with PyYAML's safe dumper and loader (skills/front_matter.py).
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory import history as hist
 from tutorialbook.memory.store import in_list, quote
 from tutorialbook.models import SOURCE_NOTE, Evidence, SkillView
-from tutorialbook.skills import skill_md
+from tutorialbook.skills import front_matter, skill_md
 from tutorialbook.skills.skill_md import EVIDENCE_FILE, render_skill_md, skill_slug
 
 if TYPE_CHECKING:
@@ -473,220 +471,13 @@ class _Importer:
                              node_id=node_id, path=path)
 
 
-# -- front matter: a small YAML reader ---------------------------------------------------------
+# -- front matter ---------------------------------------------------------------------------------
 def parse_front_matter(text: str) -> tuple[dict, str]:
-    """The YAML front matter of a SKILL.md as a dict, and the Markdown body after it."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].rstrip() != "---":
-        raise SkillFormatError("SKILL.md must start with a '---' line opening its YAML front matter")
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
-    if end is None:
-        raise SkillFormatError("the YAML front matter is not closed by a '---' line")
-    data, i = _yaml_map(lines[1:end], 0, 0)
-    if i < end - 1:
-        raise SkillFormatError(f"front matter line {i + 2} is not understood: {lines[i + 1].strip()!r}")
-    return data, "\n".join(lines[end + 1:])
-
-
-_KEY = re.compile(r"""^(?P<key>"[^"]*"|'[^']*'|[^\s#'"\-?:,\[\]{}][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]+(?P<rest>.*))?$""")
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
-def _blank(line: str) -> bool:
-    stripped = line.strip()
-    return not stripped or stripped.startswith("#")
-
-
-def _yaml_map(lines: list[str], i: int, indent: int) -> tuple[dict, int]:
-    out: dict = {}
-    while i < len(lines):
-        line = lines[i]
-        if _blank(line):
-            i += 1
-            continue
-        if "\t" in line[: _indent(line) + 1]:
-            raise SkillFormatError(f"front matter line {i + 2} is indented with a tab")
-        level = _indent(line)
-        if level < indent:
-            break
-        if level > indent:
-            raise SkillFormatError(f"front matter line {i + 2} is indented unexpectedly: {line.strip()!r}")
-        match = _KEY.match(line[level:].rstrip())
-        if not match:
-            raise SkillFormatError(f"front matter line {i + 2} is not 'key: value': {line.strip()!r}")
-        key = match.group("key")
-        if key[:1] in "'\"":
-            key = key[1:-1]
-        if key in out:
-            raise SkillFormatError(f"front matter key {key!r} appears twice")
-        rest = _strip_comment(match.group("rest") or "")
-        i += 1
-        if not rest:
-            j = i
-            while j < len(lines) and _blank(lines[j]):
-                j += 1
-            if j < len(lines) and _indent(lines[j]) > level and lines[j].lstrip().startswith("- "):
-                out[key], i = _yaml_list(lines, j, _indent(lines[j]))
-            elif j < len(lines) and _indent(lines[j]) > level:
-                out[key], i = _yaml_map(lines, j, _indent(lines[j]))
-            else:
-                out[key] = None
-        else:
-            out[key], i = _scalar(rest, lines, i, level)
-    return out, i
-
-
-def _yaml_list(lines: list[str], i: int, indent: int) -> tuple[list, int]:
-    items = []
-    while i < len(lines):
-        line = lines[i]
-        if _blank(line):
-            i += 1
-            continue
-        if _indent(line) != indent or not line.lstrip().startswith("- "):
-            break
-        value, i = _scalar(_strip_comment(line.lstrip()[2:].strip()), lines, i + 1, indent)
-        items.append(value)
-    return items, i
-
-
-def _scalar(rest: str, lines: list[str], i: int, level: int):
-    """A value starting on the key's line (``rest``), possibly continued on the lines
-    after it that are indented deeper than ``level``."""
-    if re.fullmatch(r"[|>][-+]?[1-9]?", rest):
-        return _block(rest, lines, i, level)
-    if rest[0] in "\"'":
-        quote_char, text = rest[0], rest[1:]
-        pieces = [text]
-        while not _closes(pieces[-1], quote_char):
-            if i >= len(lines):
-                raise SkillFormatError("a quoted value in the front matter is not closed")
-            pieces.append(lines[i].strip())
-            i += 1
-        raw = _fold_quoted(pieces, quote_char)
-        end = _closing_index(raw, quote_char)
-        trailing = raw[end + 1:].strip()
-        if trailing and not trailing.startswith("#"):
-            raise SkillFormatError(f"unexpected text after a quoted value: {trailing!r}")
-        body = raw[:end]
-        return (_unescape_double(body) if quote_char == '"' else body.replace("''", "'")), i
-    if rest[0] in "[{":
-        try:
-            return json.loads(rest), i
-        except json.JSONDecodeError:
-            if rest[0] == "[" and rest.endswith("]"):
-                return [p.strip().strip("'\"") for p in rest[1:-1].split(",") if p.strip()], i
-            raise SkillFormatError(f"flow collection {rest!r} is not supported in front matter") from None
-    if rest[0] in "&*!%@`":
-        raise SkillFormatError(f"YAML feature {rest[0]!r} is not supported in front matter")
-    parts = [rest]
-    while i < len(lines) and not _blank(lines[i]) and _indent(lines[i]) > level:
-        parts.append(_strip_comment(lines[i].strip()))
-        i += 1
-    return " ".join(parts), i
-
-
-def _block(header: str, lines: list[str], i: int, level: int) -> tuple[str, int]:
-    style, chomp = header[0], (header[1:2] if header[1:2] in "+-" else "")
-    body: list[str] = []
-    while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > level):
-        body.append(lines[i])
-        i += 1
-    content = [line for line in body if line.strip()]
-    cut = min((_indent(line) for line in content), default=0)
-    body = [line[cut:] if line.strip() else "" for line in body]
-    while body and not body[-1] and chomp != "+":
-        body.pop()
-    if style == "|":
-        text = "\n".join(body)
-    else:  # folded: lines of a paragraph join with spaces; n blank lines give n newlines
-        text, run, blanks = "", [], 0
-        for line in body + [""]:
-            if line:
-                if not run and text:
-                    text += "\n" * blanks
-                run.append(line)
-                blanks = 0
-                continue
-            if run:
-                text += ("\n" if any(r.startswith((" ", "\t")) for r in run) else " ").join(run)
-                run = []
-            blanks += 1
-    return (text if chomp == "-" or not text else text + "\n"), i
-
-
-def _closes(piece: str, quote_char: str) -> bool:
-    return _closing_index(piece, quote_char) >= 0
-
-
-def _closing_index(text: str, quote_char: str) -> int:
-    k = 0
-    while k < len(text):
-        c = text[k]
-        if quote_char == '"' and c == "\\":
-            k += 2
-            continue
-        if c == quote_char:
-            if quote_char == "'" and text[k + 1:k + 2] == "'":
-                k += 2
-                continue
-            return k
-        k += 1
-    return -1
-
-
-def _fold_quoted(pieces: list[str], quote_char: str) -> str:
-    """Join the lines of a multi-line quoted scalar: a line break is a space, an empty line a
-    newline, and in double quotes a trailing backslash joins with nothing."""
-    out = pieces[0]
-    for piece in pieces[1:]:
-        if quote_char == '"' and out.endswith("\\") and not out.endswith("\\\\"):
-            out = out[:-1] + piece
-        elif not piece:
-            out += "\n"
-        else:
-            out += ("" if out.endswith("\n") else " ") + piece
-    return out
-
-
-_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
-            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85",
-            "_": "\xa0", "L": "\u2028", "P": "\u2029"}
-
-
-def _unescape_double(text: str) -> str:
-    out, k = [], 0
-    while k < len(text):
-        c = text[k]
-        if c != "\\":
-            out.append(c)
-            k += 1
-            continue
-        code = text[k + 1:k + 2]
-        if code in _ESCAPES:
-            out.append(_ESCAPES[code])
-            k += 2
-            continue
-        width = {"x": 2, "u": 4, "U": 8}.get(code)
-        digits = text[k + 2:k + 2 + width] if width else ""
-        if not width or not re.fullmatch(r"[0-9a-fA-F]+", digits) or len(digits) != width:
-            raise SkillFormatError(f"bad escape {text[k:k + 2]!r} in a double-quoted front-matter value")
-        out.append(chr(int(digits, 16)))
-        k += 2 + width
-    joined = "".join(out)
-    try:  # a JSON-style surrogate pair (\ud83d\ude00) becomes one character
-        return joined.encode("utf-16", "surrogatepass").decode("utf-16")
-    except UnicodeDecodeError:
-        return joined
-
-
-def _strip_comment(text: str) -> str:
-    if text[:1] in "\"'":
-        return text.strip()
-    return re.split(r"\s#", text, maxsplit=1)[0].strip()
+    """The YAML front matter of a SKILL.md as a dict (PyYAML's safe loader), and the body after it."""
+    try:
+        return front_matter.load(text)
+    except front_matter.FrontMatterError as exc:
+        raise SkillFormatError(str(exc)) from None
 
 
 # -- Markdown body ----------------------------------------------------------------------------

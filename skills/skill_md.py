@@ -8,6 +8,7 @@ import re
 import unicodedata
 
 from tutorialbook.models import SkillView
+from tutorialbook.skills import front_matter
 
 
 #: "When to use" of a skill that names no condition; read back as none
@@ -37,13 +38,6 @@ META_HARMFUL = "tutorialbook-harmful"
 EVIDENCE_FILE = "references/evidence.md"
 MAX_DESCRIPTION = 1024
 _OPENERS = ("when", "if", "before", "after", "while", "until", "once", "whenever", "as soon as", "to ", "during")
-
-
-def yaml_str(value: str) -> str:
-    """A YAML double-quoted scalar (JSON string syntax, which YAML reads the same), with
-    every non-printable character escaped."""
-    text = json.dumps(value, ensure_ascii=False)
-    return "".join(c if c.isprintable() or c == " " else f"\\u{ord(c):04x}" for c in text)
 
 
 def when_phrase(when_to_use: str) -> str:
@@ -100,13 +94,10 @@ def render_skill_md(skill: SkillView) -> str:
         META_HELPFUL: str(skill.helpful),
         META_HARMFUL: str(skill.harmful),
     }
+    head = front_matter.dump({"name": skill_slug(skill.name, skill.id), "description": skill_description(skill),
+                              "metadata": meta})
     lines = [
-        "---",
-        f"name: {skill_slug(skill.name, skill.id)}",
-        f"description: {yaml_str(skill_description(skill))}",
-        "metadata:",
-        *[f"  {key}: {yaml_str(value)}" for key, value in meta.items()],
-        "---",
+        *head.rstrip("\n").split("\n"),
         "",
         f"# {_one_line(skill.name)}",
         "",

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml  # not a dependency of ours: installed by ctranslate2, huggingface-hub and litellm
+import yaml
 from mcp import Client
 from mcp.types import PromptReference, ResourceTemplateReference
 
@@ -21,7 +21,7 @@ from tutorialbook.library import Library
 from tutorialbook.models import SkillFeedback
 from tutorialbook.server.app import create_server
 from tutorialbook.skills.agent_skills import parse_front_matter
-from tutorialbook.skills.skill_md import yaml_str
+from tutorialbook.skills import front_matter
 
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory) -> Path:
@@ -43,28 +43,11 @@ SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "a
 
 
 def read_front_matter(text: str) -> tuple[dict, str]:
-    """Strict reader of the front matter our exporter writes: '---', then `key: "string"` or
-    `key:` with indented `  key: "string"` lines (values in JSON string syntax), then '---'."""
-    assert text.startswith("---\n"), "SKILL.md must open with a '---' line"
-    head, sep, body = text[4:].partition("\n---\n")
-    assert sep, "front matter must close with a '---' line"
-    data: dict = {}
-    current = None
-    for line in head.split("\n"):
-        nested = re.fullmatch(r"  ([a-z][a-z0-9-]*): (\".*\")", line)
-        top = re.fullmatch(r"([a-z][a-z0-9-]*):(?: (.*))?", line)
-        if nested and current is not None:
-            data[current][nested.group(1)] = json.loads(nested.group(2))
-        elif top and top.group(2) is None:
-            current = top.group(1)
-            data[current] = {}
-        elif top:
-            value = top.group(2)
-            data[top.group(1)] = json.loads(value) if value.startswith('"') else value
-            current = None
-        else:
-            raise AssertionError(f"front-matter line not understood: {line!r}")
-    return data, body
+    """The reference reader's view (skills-ref: split at '---', strictyaml), which Agent Skills
+    hosts follow; ours must read every SKILL.md the same."""
+    from skills_ref.parser import parse_frontmatter
+
+    return parse_frontmatter(text)
 
 
 def agent_skills_errors(folder: Path) -> list[str]:
@@ -209,11 +192,12 @@ def test_front_matter_reads_like_yaml(baking: Library, tmp_path):
         ours, _ = parse_front_matter(text)
         assert ours == yaml.safe_load(text.split("---\n")[1]) == read_front_matter(text)[0]
     tricky = ['say "hi": now', "it's # not a comment", "naïve café ✓ 😀", "line\u2028sep\x85next", "tab\there",
-              "back\\slash", "- dash", "{brace}", "yes", "  padded  "]
+              "back\\slash", "- dash", "{brace}", "yes", "  padded  ", "a --- b", "----", "x\n---\ny"]
     for value in tricky:
-        block = f"name: x\ndescription: {yaml_str(value)}\nmetadata:\n  k: {yaml_str(value)}\n"
-        assert parse_front_matter(f"---\n{block}---\n")[0] == yaml.safe_load(block) == {
-            "name": "x", "description": value, "metadata": {"k": value}}
+        block = front_matter.dump({"name": "x", "description": value, "metadata": {"k": value}})
+        expected = {"name": "x", "description": value, "metadata": {"k": value}}
+        assert parse_front_matter(block)[0] == yaml.safe_load(block.split("---\n")[1]) == expected
+        assert read_front_matter(block + "body")[0] == expected, value
     hand = ("name: a-b\ndescription: |\n  first line\n  second: line\n\n  third\nallowed-tools: Read Grep\n"
             "metadata:\n  author: 'O''Brien'  # a comment\n  version: \"1.0\"\n"
             "compatibility: >-\n  needs a\n  kitchen\n")
@@ -304,3 +288,46 @@ def test_unusual_skills_export_valid_folders_and_read_back(tmp_path):
         assert [e.model_dump() for e in parsed.evidence] == [e.model_dump() for e in view.evidence]
         assert (parsed.helpful, parsed.harmful) == (view.helpful, view.harmful)
     assert skill_slug(views[0].name, views[0].id) == "echecs-la-defense-francaise-toujours-aaaaaa"
+
+
+HOSTILE_TUTORIAL = """# Front matter --- and other traps
+
+## Quoting: "colons", 'apostrophes' and --- dashes
+
+Always write `key: value` pairs --- never "bare: colons" --- when you fill the form.
+Never type three dashes --- like this --- into a YAML field: it ends the block.
+Remember: a line of only dashes is a rule in Markdown.
+
+---
+
+Always check "yes", no, null and ~ values twice; # this is not a comment.
+Never trust a value like {brace: open} or [bracket, list] — quote it.
+
+## Odd characters\u2028and separators
+
+1. Press Ctrl+C\x85 then type 'O''Brien' and "say \\"hi\\"".
+2. Never paste a tab\there or a backslash \\ into the name.
+3. Remember the key idea: ---- four dashes, ----- five, and --- three.
+"""
+
+
+def test_agentskills_validate_accepts_every_skill_of_a_hostile_book(tmp_path):
+    """The reference validator (skills-ref's `agentskills validate`) accepts every exported skill
+    of a book built from text full of YAML traps: `---`, quotes, colons, '#', flow syntax,
+    line separators."""
+    validate = shutil.which("agentskills") or str(Path(sys.executable).parent / "agentskills")
+    source = tmp_path / "hostile.md"
+    source.write_text(HOSTILE_TUTORIAL, encoding="utf-8")
+    library = Library(Settings(store=str(tmp_path / "store")))
+    library.ingest(str(source), book="traps", refine_rounds=0)
+    report = library.export_skills("traps", str(tmp_path / "skills"))
+    assert len(report.skills) >= 5
+    texts = [(tmp_path / "skills" / s.folder / "SKILL.md").read_text(encoding="utf-8") for s in report.skills]
+    assert any("---" in t.split("\n---\n", 1)[1] for t in texts), "the tutorial's --- reaches the skills' bodies"
+    for exported in report.skills:
+        folder = tmp_path / "skills" / exported.folder
+        done = subprocess.run([validate, "validate", str(folder)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, (exported.folder, done.stdout, done.stderr)
+        meta, _ = read_front_matter((folder / "SKILL.md").read_text(encoding="utf-8"))
+        view = library.skill(exported.skill_id)
+        assert meta["metadata"]["tutorialbook-toc-path"] == json.dumps(view.path[1:], ensure_ascii=False)

@@ -19,8 +19,9 @@ def cli(store, *args, check=True):
 def test_readme_main_job(tmp_path):
     readme = (ROOT / "README.md").read_text()
     main_job = re.search(r"```bash\n(sudo apt-get[^\n]+)\n```", readme).group(1)
-    steps = [s.strip() for s in main_job.split("&&")][2:]  # after the apt and pip installs
-    assert steps[0].startswith("tutorialbook --store ./store ingest examples/")
+    steps = [s.strip() for s in main_job.split("&&")][3:]  # after the apt install, the venv and pip
+    assert main_job.split("&&")[1].strip() == "python3 -m venv .venv"
+    assert steps[0].startswith(".venv/bin/tutorialbook --store ./store ingest examples/")
     outputs = []
     for step in steps:
         args = re.findall(r'"[^"]*"|\S+', step)[1:]
@@ -51,3 +52,74 @@ def test_json_output_and_lesson(tmp_path):
 def test_errors_exit_2_with_the_field(tmp_path):
     result = cli(tmp_path / "store", "toc", "--book", "nosuch", check=False)
     assert result.returncode == 2 and result.stderr.startswith("error: book: no book named 'nosuch'")
+
+
+def test_every_option_has_help_and_defaults_are_shown():
+    from tutorialbook.server.cli import build_parser
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    for name, command in [("tutorialbook", parser), *commands.items()]:
+        for action in command._actions:
+            if action.dest == "help" or action.help == "==SUPPRESS==":
+                continue
+            assert action.help, f"{name}: {action.option_strings or action.dest} has no help text"
+        text = command.format_help()
+        if name != "tutorialbook" and "--book" in text and name != "evaluate":
+            assert "--book BOOK" in text and "(default: default)" in text, name
+    assert "book named 'default'" in parser.format_help()
+    assert "(default: hybrid)" in commands["search"].format_help()
+
+
+def test_cli_matches_the_tools(tmp_path):
+    """evaluate, search --fen, lesson from standard input or a file, toc --skills, each hit once."""
+    store = tmp_path / "store"
+    cli(store, "ingest", str(EXAMPLES / "sourdough-basics.md"), "--book", "baking", "--refine-rounds", "0")
+    toc = cli(store, "toc", "--book", "baking", "--skills").stdout
+    skill_lines = [line for line in toc.splitlines() if "• " in line]
+    assert skill_lines and all(re.search(r"\[s_[0-9a-f]+\]$", line) for line in skill_lines)
+    assert "Feeding the starter" in toc
+
+    found = cli(store, "search", "how often should I feed my starter", "--book", "baking", "-k", "3").stdout
+    hits = re.findall(r"^\d+\. (.+?)  \[", found, re.M)
+    assert len(hits) == 3
+    for hit in hits:  # the hit's sentence is printed once, not again as a step and a quote
+        assert found.count(hit) == 1, (hit, found)
+    assert "from Sourdough basics @ characters" in found
+
+    lesson = "Feeding twice a day fixed my sluggish starter."
+    piped = subprocess.run([sys.executable, "-m", "tutorialbook.server", "--store", str(store), "lesson", "-",
+                            "--book", "baking", "--outcome", "success"], input=lesson + "\n", capture_output=True,
+                           text=True, cwd=ROOT, check=True)
+    assert piped.stdout.startswith("recorded l_")
+    note = tmp_path / "note.txt"
+    note.write_text("A warm oven light helps the dough rise.\n")
+    from_file = cli(store, "--json", "lesson", f"@{note}", "--book", "baking")
+    assert json.loads(from_file.stdout)["lesson_id"].startswith("l_")
+    history = json.loads(cli(store, "--json", "history", "--book", "baking", "--action", "lesson").stdout)
+    summaries = " | ".join(e["summary"] for e in history)
+    assert lesson in summaries and "A warm oven light helps the dough rise." in summaries, summaries
+    empty = subprocess.run([sys.executable, "-m", "tutorialbook.server", "--store", str(store), "lesson", "-",
+                            "--book", "baking"], input="  \n", capture_output=True, text=True, cwd=ROOT)
+    assert empty.returncode == 2 and empty.stderr.startswith("error: lesson: the lesson read from standard input is empty")
+
+    evaluated = cli(store, "evaluate", "--moves", "e4 e5 Nf3 Nc6 Bc4", "--depth", "6").stdout
+    assert "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3" in evaluated
+    assert "black to move" in evaluated.lower() and "opening: C50" in evaluated
+    as_json = json.loads(cli(store, "--json", "evaluate", "--fen",
+                             "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", "--depth", "4").stdout)
+    assert as_json["status"]["turn"] == "white"
+    with_fen = cli(store, "--json", "search", "what next", "--book", "baking", "--fen", as_json["status"]["fen"])
+    assert "skills" in json.loads(with_fen.stdout)
+    bad = cli(store, "evaluate", "--fen", "not a fen", check=False)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: fen:")
+
+
+def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
+    store = tmp_path / "store"
+    cli(store, "ingest", str(EXAMPLES / "sourdough-basics.md"), "--book", "baking", "--refine-rounds", "0")
+    command = (f"{sys.executable} -m tutorialbook.server --store {store} export-skills {tmp_path / 'skills'} "
+               f"--book baking | head -n 1")
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.startswith("exported ") and done.stderr == "", done.stderr
+    assert done.returncode == 0

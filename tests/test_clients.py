@@ -45,19 +45,30 @@ def documented_clients() -> dict[str, tuple[str, list[str], dict[str, str]]]:
     return found
 
 
+#: README's clone, /home/me/tutorialbook (or $HOME/…, ${userHome}/…): here, this checkout's environment
+VENV_COMMAND = re.compile(r"^(/home/me|\$HOME|\$\{userHome\})/tutorialbook/\.venv/bin/tutorialbook$")
+
+
+def local_command(command: str) -> str | None:
+    """The documented command as it exists here: the venv's tutorialbook beside this Python."""
+    if VENV_COMMAND.match(command):
+        return shutil.which("tutorialbook", path=os.path.dirname(sys.executable))
+    return shutil.which(command)
+
+
 def test_readme_documents_every_client():
     clients = documented_clients()
     assert set(clients) == set(CLIENTS)
     for command, args, env in clients.values():
-        assert (command, args) == ("tutorialbook", ["serve"]) and set(env) == {"TUTORIALBOOK_STORE"}
+        assert VENV_COMMAND.match(command) and args == ["serve"] and set(env) == {"TUTORIALBOOK_STORE"}, command
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("client", CLIENTS)
 async def test_documented_command_line_serves_the_tools(client, tmp_path):
     command, args, env = documented_clients()[client]
-    executable = shutil.which(command)
-    assert executable, f"{command!r} is not on PATH; pip install -e . puts it there"
+    executable = local_command(command)
+    assert executable, f"{command!r}: no tutorialbook beside {sys.executable}; pip install -e . puts it there"
     env = dict(env, TUTORIALBOOK_STORE=str(tmp_path / "store"))  # the only change: a scratch store
     # like a desktop client: only the documented env over a minimal inherited one (HOME, PATH, …)
     params = StdioServerParameters(command=executable, args=args, env=env)
@@ -69,6 +80,8 @@ async def test_documented_command_line_serves_the_tools(client, tmp_path):
         assert all(t.title and t.annotations is not None for t in tools.values())
         assert tools["browse_toc"].annotations.read_only_hint and not tools["record_lesson"].annotations.idempotent_hint
         assert "browse_toc" in session.instructions
+        books = await session.read_resource("tutorialbook://books")  # the store opens on first use
+        assert books.contents[0].text.strip() == "[]"
     assert (tmp_path / "store").is_dir()  # the server used the store the env named
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -13,14 +13,16 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 from tutorialbook.errors import NotFound, TutorialbookError
-from tutorialbook.library import Library
 from tutorialbook.memory.faults import damaged
 from tutorialbook.server.auth import EVERYTHING, Access, access_from_token
+
+if TYPE_CHECKING:
+    from tutorialbook.library import Library
 
 T = TypeVar("T")
 
 
-def library_of(ctx: Context) -> Library:
+def library_of(ctx: Context) -> "Library":
     return ctx.request_context.lifespan_context.library
 
 
@@ -41,7 +43,7 @@ class Scope:
     """A caller cleared for one book: pass ``agent`` to writes, and the scope to :func:`run`."""
 
     access: Access
-    library: Library
+    library: "Library"
     book: str
 
     @property
@@ -82,6 +84,8 @@ async def scope(ctx: Context, book: str, need: str, tool: str) -> Scope:
     """:func:`check` for the calling tool; a hidden book gets the missing-book error, which
     lists only the books the caller may see (that reads the store, so off the event loop)."""
     state = ctx.request_context.lifespan_context
+    if not getattr(state, "opened", True):  # the first request opens the store: not on the event loop
+        await anyio.to_thread.run_sync(lambda: state.library)
     try:
         return check(state, book, need, tool)
     except Hidden:

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from tutorialbook.models import IngestReport
 from tutorialbook.llm.client import sampling_llm
+from tutorialbook.tools import _log
 from tutorialbook.tools._run import run, scope
 
 
@@ -32,11 +33,18 @@ async def ingest_tutorial(
 
     def progress(done: float, total: float, message: str) -> None:
         anyio.from_thread.run(ctx.report_progress, done, total, message)
+        anyio.from_thread.run(_log.send, ctx, "info", message, "tutorialbook.ingest")
 
     s = await scope(ctx, book, "write", "ingest_tutorial")
     llm = sampling_llm(ctx, s.library.settings)  # TUTORIALBOOK_LLM=sampling: the client's model, if it can be asked
-    return await run(s.library.ingest, source, book, title or None, domain, progress, _cancelled,
-                     refine_rounds=refine_rounds, agent=s.agent, llm=llm, scope=s)
+    report = await run(s.library.ingest, source, book, title or None, domain, progress, _cancelled,
+                       refine_rounds=refine_rounds, agent=s.agent, llm=llm, scope=s)
+    for tutorial in report.tutorials:
+        for warning in tutorial.warnings:
+            await _log.send(ctx, "warning", f"{tutorial.title}: {warning}", "tutorialbook.ingest")
+    for warning in report.warnings:
+        await _log.send(ctx, "warning", warning, "tutorialbook.ingest")
+    return report
 
 
 def _cancelled() -> bool:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from tutorialbook.memory.store import default_store_path
+
+def default_store_path() -> str:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
+    return os.path.join(base, "tutorialbook", "store")
 
 
 @dataclass
