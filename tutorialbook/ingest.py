@@ -18,7 +18,7 @@ from tutorialbook.memory import history as hist
 from tutorialbook.memory.store import dumps, quote
 from tutorialbook.models import IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
-from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise
+from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise, see, watch
 from tutorialbook.acquire.sources import content_hash, expand, read_source
 
 #: tables whose rows belong to one tutorial and go when it is undone
@@ -80,10 +80,12 @@ class Ingest:
             progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
 
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title} {path.name}")
+        watching = watch(path, domain if pack is None else pack.name, cancel)  # frames, beside transcription
         transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=pack.initial_prompt if pack else None)
         if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
             pack = get_pack("chess")
+        pack = see(pack, watching)
         if pack is None:  # auto, and the name did not tell: the transcript decides
             pack = recognise(" ".join(s.text for s in transcript.segments)) or DomainPack()
             if pack.initial_prompt and transcript.timed:
@@ -119,6 +121,7 @@ class Ingest:
             skills_added=plan.skills_added, skills_updated=plan.skills_updated,
             positions_indexed=len(extra.get("positions", [])), warnings=transcript.warnings,
         )
+        pack.note(tutorial_id, report)
         _note_llm(report, run)
         self._commit(book, tutorial_id, title, path, digest, transcript, vectors, plan, extra, report, agent)
         timings["commit"] = _lap(clock)

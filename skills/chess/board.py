@@ -206,22 +206,27 @@ def _checkered(cells: np.ndarray) -> bool:
 
 # -- reading -------------------------------------------------------------------------------------
 
-def describe(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per cell: a descriptor (grey where the piece is, neutral elsewhere, 14x14 flattened), the
-    share of the cell that is piece, and the mean grey of the piece."""
+def describe(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell: a descriptor (grey where the piece is, neutral elsewhere, 14x14 flattened), how
+    much of each descriptor pixel is visible (not under an arrow or marker), the share of the
+    cell that is piece, and the mean grey of the piece."""
     bg = _backgrounds(cells)
     inner = cells[:, _INSET:CELL - _INSET, _INSET:CELL - _INSET]
     diff = np.abs(inner - bg[:, None, None, :]).max(axis=3)
     # pieces are drawn in greys; arrows and markers in colour (blended with the square)
     saturation = inner.max(axis=3) - inner.min(axis=3)
-    mask = (diff > _FG) & (saturation < _SATURATED)
+    covered = (diff > _FG) & (saturation >= _SATURATED)
+    mask = (diff > _FG) & ~covered
     grey = inner @ np.float32([0.299, 0.587, 0.114])
     neutral = np.where(mask, grey, _NEUTRAL)
     n = inner.shape[1] // 2
-    desc = neutral[:, : 2 * n, : 2 * n].reshape(-1, n, 2, n, 2).mean(axis=(2, 4)).reshape(len(cells), -1)
+
+    def pool(a: np.ndarray) -> np.ndarray:
+        return a[:, : 2 * n, : 2 * n].reshape(-1, n, 2, n, 2).mean(axis=(2, 4)).reshape(len(cells), -1)
+
     share = mask.mean(axis=(1, 2))
     tone = np.where(mask, grey, 0).sum(axis=(1, 2)) / np.maximum(mask.sum(axis=(1, 2)), 1)
-    return desc, share, tone
+    return pool(neutral), pool((~covered).astype(np.float32)), share, tone
 
 
 def square_at(index: int, flipped: bool) -> int:
@@ -242,9 +247,11 @@ class Templates:
     labels: list[tuple[int, bool]]
     calibrated: bool = False
 
-    def classify(self, desc: np.ndarray, share: np.ndarray) -> list[tuple[int, bool] | None | str]:
-        """Per cell: a label, "empty", or None (unknown)."""
-        dist = np.abs(desc[:, None, :] - self.descriptors[None, :, :]).mean(axis=2)  # (cells, templates)
+    def classify(self, desc: np.ndarray, visible: np.ndarray, share: np.ndarray) -> list[tuple[int, bool] | None | str]:
+        """Per cell: a label, "empty", or None (unknown). Pixels under an arrow are not compared."""
+        weight = visible[:, None, :]
+        dist = (np.abs(desc[:, None, :] - self.descriptors[None, :, :]) * weight).sum(axis=2) / \
+            np.maximum(weight.sum(axis=2), 1.0)  # (cells, templates)
         out: list = []
         for i in range(len(desc)):
             if share[i] < _EMPTY_SHARE:
@@ -300,11 +307,11 @@ class BoardReader:
                 return Reading(None)
             cells = _cells(image, grid)
         self.grid = grid
-        desc, share, tone = describe(cells)
+        desc, visible, share, tone = describe(cells)
         self._calibrate(desc, share, tone)
         if self.templates is None:
             self.templates = _rendered(max(CELL, int(round(grid.size))))
-        labels = self.templates.classify(desc, share)
+        labels = self.templates.classify(desc, visible, share)
         flipped = self.flipped if self.flipped is not None else _white_on_top(labels)
         placement: Placement = {}
         unknown = 0

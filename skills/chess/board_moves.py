@@ -215,26 +215,34 @@ def track(readings: list[tuple[float, Placement]], hints: Iterable[tuple[str, st
     return tracker.moves, tracker.dropped, tracker.times
 
 
-def read_readings(path: str | Path, cancel: Callable[[], bool] | None = None,
-                  stats: FrameStats | None = None) -> tuple[list[tuple[float, Placement | None]], int, float | None]:
-    """Every sampled frame's reading: (time, placement or None), frames with a board, last time."""
+@dataclass
+class Frames:
+    """What the frame worker read: each sampled frame's placement (None: no board)."""
+
+    readings: list[tuple[float, Placement | None]] = field(default_factory=list)
+    frames_read: int = 0
+    frames_with_board: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_frames(path: str | Path, cancel: Callable[[], bool] | None = None) -> Frames:
+    """Read the board of every sampled frame (runs on a worker beside transcription)."""
+    stats = FrameStats()
     reader = BoardReader()
-    readings: list[tuple[float, Placement | None]] = []
-    with_board = 0
+    out = Frames()
     for frame in sample_frames(path, fps=FPS, max_side=MAX_SIDE, stats=stats, cancel=cancel):
         reading = reader.read(frame.image)
-        with_board += reading.found
-        readings.append((frame.time, reading.placement if reading.found else None))
-    return readings, with_board, None
+        out.frames_with_board += reading.found
+        out.readings.append((frame.time, reading.placement if reading.found else None))
+    out.frames_read = stats.kept
+    out.warnings = list(stats.warnings)
+    return out
 
 
-def see_board(path: str | Path, cancel: Callable[[], bool] | None = None,
-              hints: Iterable[tuple[str, str]] = ()) -> Sight:
-    """Read a video's boards into moves (what `ChessPack.watch` runs on a worker)."""
-    stats = FrameStats()
-    readings, with_board, end = read_readings(path, cancel, stats)
-    moves, dropped, times = track(stable(readings, end), hints)
-    sight = Sight(moves, frames_read=stats.kept, frames_with_board=with_board, dropped=dropped,
-                  warnings=list(stats.warnings), times={e: t for e, t in times.items() if t >= 0})
-    sight.positions = len({m.epd_after for m in moves} | ({moves[0].epd_before} if moves else set()))
-    return sight
+def sight(frames: Frames, hints: Iterable[tuple[str, str]] = ()) -> Sight:
+    """The moves the frames show, ties between move orders broken by the narration's `hints`."""
+    moves, dropped, times = track(stable(frames.readings), hints)
+    seen = Sight(moves, frames_read=frames.frames_read, frames_with_board=frames.frames_with_board,
+                 dropped=dropped, warnings=list(frames.warnings), times={e: t for e, t in times.items() if t >= 0})
+    seen.positions = len({m.epd_after for m in moves} | ({moves[0].epd_before} if moves else set()))
+    return seen
