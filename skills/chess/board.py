@@ -34,6 +34,7 @@ _EMPTY_SHARE = 0.12  # less piece than this (share of the cell) is an empty squa
 _MIN_SQUARE = 12  # smallest square, in pixels of the frame, that is read
 _NEUTRAL = 128.0
 _SATURATED = 48  # a pixel whose channels spread wider than this is colour, not piece
+_OFF_PLANE = 14  # colour distance from the square's piece plane (see describe) that is an arrow
 _MATCH = 22.0  # mean grey difference (0-255) above which a cell matches no template
 _MARGIN = 1.5  # the best template must beat the best of another class by this much
 
@@ -213,9 +214,15 @@ def describe(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     bg = _backgrounds(cells)
     inner = cells[:, _INSET:CELL - _INSET, _INSET:CELL - _INSET]
     diff = np.abs(inner - bg[:, None, None, :]).max(axis=3)
-    # pieces are drawn in greys; arrows and markers in colour (blended with the square)
+    # Pieces are drawn in greys, so a piece pixel blended with its square lies in the plane of
+    # colours spanned by the grey axis and the square's colour; an arrow or marker, drawn in
+    # colour, leaves that plane. (On a grey square the plane is undefined: saturation decides.)
+    normal = np.cross(np.float32([1, 1, 1]), bg)
+    norm = np.linalg.norm(normal, axis=1)
+    off_plane = np.einsum("nhwc,nc->nhw", inner, normal / np.maximum(norm, 1e-6)[:, None])
     saturation = inner.max(axis=3) - inner.min(axis=3)
-    covered = (diff > _FG) & (saturation >= _SATURATED)
+    coloured = np.where((norm > 8)[:, None, None], np.abs(off_plane) >= _OFF_PLANE, saturation >= _SATURATED)
+    covered = (diff > _FG) & coloured
     mask = (diff > _FG) & ~covered
     grey = inner @ np.float32([0.299, 0.587, 0.114])
     neutral = np.where(mask, grey, _NEUTRAL)
