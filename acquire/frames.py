@@ -81,12 +81,14 @@ def sample_frames(
             return
         stream = streams[0]
         stream.thread_type = "AUTO"
+        decoded_to = 0.0
         try:
             for frame in container.decode(stream):
                 if cancel is not None and cancel():
                     return
                 stats.decoded += 1
                 t = float(frame.time) if frame.time is not None else stats.decoded / float(stream.average_rate or 25)
+                decoded_to = t
                 if t + 1e-6 < next_time:
                     continue
                 next_time = t + step
@@ -108,3 +110,17 @@ def sample_frames(
                 f"frames: {Path(path).name} could not be decoded past {next_time:.1f} s ({exc}); "
                 "what was read before is kept"
             )
+            return
+        length = _length(container, stream)
+        if length is not None and stats.decoded and decoded_to < length - 1.0:  # a file cut short ends quietly
+            stats.warnings.append(
+                f"frames: {Path(path).name} could not be decoded past {decoded_to:.1f} s of {length:.1f} s; "
+                "what was read before is kept"
+            )
+
+
+def _length(container, stream) -> float | None:
+    """The video's length as its header states it (None when it does not)."""
+    if stream.duration is not None and stream.time_base is not None:
+        return float(stream.duration * stream.time_base)
+    return container.duration / 1_000_000 if container.duration else None
