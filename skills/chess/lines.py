@@ -60,6 +60,14 @@ _ALTERNATIVE = re.compile(
     re.IGNORECASE,
 )
 _SUPPOSE = re.compile(r"\b(?:suppose|what\s+if|imagine)\b", re.IGNORECASE)
+# A move named in a rule about move order is not made: "get the bishop out before you play e3",
+# "without playing e3", "if you play e3 first (too early), the bishop is locked in".
+_HYPOTHETICAL = re.compile(
+    r"\b(?:(?:before|until|unless)\s+(?:you|we|white|black|they|he|she)\s+(?:have\s+|has\s+)?(?:can\s+)?|"
+    r"(?:before|without|instead\s+of)\s+(?=(?:playing|pushing|moving|putting|developing)\b)|"
+    r"\bif\s+you\s+(?=(?:play|push|move|put|go)\b[^.;!?]*\b(?:first|too\s+early|too\s+soon|prematurely)\b))",
+    re.IGNORECASE,
+)
 _AFTER = re.compile(r"\bafter\b", re.IGNORECASE)
 _AFTER_GAP = re.compile(
     r"\s*(?:the\s+(?:position|moves?)\s+(?:after\s+)?)?(?:\d+\s*(?:\.\.\.|…|\.)\s*(?:\.\.\.|…)?\s*)?", re.IGNORECASE
@@ -108,7 +116,7 @@ class _Said:
     """A mention in its sentence: where it was said and what role the words give it."""
 
     mention: Mention
-    role: str  # "move", "reference", "instead_of", "alternative", "suppose"
+    role: str  # "move", "reference", "instead_of", "alternative", "suppose", "hypothetical"
     kind: str = "move"
     reason: str = ""
 
@@ -354,6 +362,8 @@ class _Tracker:
             seg = seg_at(m.end - 1)  # when the square was said: a move's words may start a segment earlier
             if said.kind == "avoid" and restore is None:
                 restore = (self.line, self.ply)
+            if said.role == "hypothetical":
+                continue  # a rule about when to play a move, not the move
             if said.role == "instead_of":
                 k = self.played_at(m, strict=False, ahead=True)
                 if k is not None:
@@ -463,6 +473,7 @@ def _roles(text: str) -> list[_Said]:
         if not (instead and m.start() == instead.start())
     ]
     markers += [(m.start(), "suppose") for m in _SUPPOSE.finditer(text)]
+    markers += [(m.start(), "hypothetical") for m in _HYPOTHETICAL.finditer(text)]
     afters = [m.end() for m in _AFTER.finditer(text)]
     previous_end, in_run = 0, False
     for m in find_mentions(text):

@@ -525,6 +525,7 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
     toks = _tokens(text)
     mentions: list[Mention] = []
     floor = 0  # tokens before this belong to an earlier mention
+    listing = False  # the last mention was a place: "pawns on c3, d4 and e3" lists more places
     i = 0
     while i < len(toks):
         t = toks[i]
@@ -543,6 +544,9 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
             continue
         mention, end = built
         _number(toks, mention)
+        if listing and mention.bare and all(tok.kind == "filler" or tok.text == "," for tok in toks[floor:i]):
+            mention.location = True
+        listing = mention.location
         if not strict or _plausible(mention):
             mentions.append(mention)
         floor = end
