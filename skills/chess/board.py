@@ -36,6 +36,7 @@ _NEUTRAL = 128.0
 _SATURATED = 48  # a pixel whose channels spread wider than this is colour, not piece
 _OFF_PLANE = 14  # colour distance from the square's piece plane (see describe) that is an arrow
 _MATCH = 22.0  # mean grey difference (0-255) above which a cell matches no template
+_UNCHANGED = 6  # grey levels (0-255) a board thumbnail's pixel may drift and still be the same picture
 _MARGIN = 1.5  # the best template must beat the best of another class by this much
 
 Placement = dict[int, tuple[int, bool] | None]
@@ -304,8 +305,30 @@ class BoardReader:
         self.grid: Grid | None = None
         self.templates: Templates | None = None
         self.flipped: bool | None = None
+        self._last: tuple[np.ndarray, Reading] | None = None  # the board's thumbnail, its reading
 
     def read(self, image: np.ndarray) -> Reading:
+        """The board in `image`; a board unchanged since the last frame (only an overlay or the
+        presenter moved) is not read again."""
+        thumb = self._thumbnail(image)
+        if thumb is not None and self._last is not None and \
+                float(np.abs(thumb - self._last[0]).max()) < _UNCHANGED:
+            return self._last[1]
+        reading = self._read(image)
+        thumb = self._thumbnail(image)
+        self._last = (thumb, reading) if thumb is not None and reading.found else None
+        return reading
+
+    def _thumbnail(self, image: np.ndarray) -> np.ndarray | None:
+        if self.grid is None:
+            return None
+        x, y, x2, y2 = self.grid.box()
+        crop = image[max(0, y):y2, max(0, x):x2]
+        if crop.size == 0:
+            return None
+        return cv2.resize(cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY), (64, 64), interpolation=cv2.INTER_AREA).astype(np.int16)
+
+    def _read(self, image: np.ndarray) -> Reading:
         grid = self.grid
         cells = _cells(image, grid) if grid is not None else None
         if cells is None or not _checkered(cells):
