@@ -178,7 +178,8 @@ def main() -> None:
                       f"{whole / bare:>5.2f}x", flush=True)
                 print(f"{'':<24} report: frames {with_board.frames_read}, positions {with_board.positions_seen}, "
                       f"board moves {with_board.moves_from_board}, speech moves {with_board.moves_from_speech}, "
-                      f"disagreements {with_board.disagreements}; missed with board: "
+                      f"disagreements {with_board.disagreements}; stages {with_board.stage_seconds}, audio only "
+                      f"{speech.stage_seconds}; missed with board: "
                       f"{sorted(lesson.truth[p] for p in set(lesson.truth) - got_board)[:6]}", flush=True)
                 for key, value in (("truth", plies), ("board", len(got_board)), ("speech", len(got_speech)),
                                    ("flite", len(got_flite)), ("right", right), ("squares", squares),
