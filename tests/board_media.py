@@ -153,8 +153,14 @@ def board_video(schedule: list[Shown], look: Look, out: Path, seconds: float, fp
                 pictures[i] = picture
             picture = pictures[i]
         text = next((c for a, b, c in captions if a <= t <= b), "")
-        proc.stdin.write(compose(picture, look, t, text).tobytes())
-    proc.stdin.close()
+        try:
+            proc.stdin.write(compose(picture, look, t, text).tobytes())
+        except BrokenPipeError:
+            break  # ffmpeg stopped: its error follows
+    try:
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
     if proc.wait() != 0:
         raise RuntimeError(f"ffmpeg failed: {proc.stderr.read().decode()[-2000:]}")
     return out

@@ -202,3 +202,23 @@ def test_frames_undecodable_past_a_point_keep_what_was_read_and_warn(tmp_path):
     assert frames.warnings and "kept" in frames.warnings[0]
     assert 2 <= len(sight.moves) < len(RUY)
     assert [m.san for m in sight.moves] == RUY[: len(sight.moves)]
+
+
+def test_the_board_wins_a_disagreement_and_keeps_the_reason_and_talked_about_lines_stay():
+    from tutorialbook.acquire.transcript import Segment
+    from tutorialbook.skills.chess.fuse import fuse
+    from tutorialbook.skills.chess.lines import track_lines
+
+    boards = _positions("e4 e5 Nf3 Nc6 Bb5".split())
+    moves, _, _ = board_moves.track(board_moves.stable(_readings(boards, [0, 2, 4, 6, 8, 10])))
+    said = ["White plays pawn to e4.", "Black answers pawn to e5.", "The knight comes to f3.",
+            "Black plays knight to c6.", "The best move is bishop to c4, to aim at the f7 square.",
+            "Instead of knight to c6, black can play pawn to d6, the Philidor Defense."]
+    segments = [Segment(2.0 * n + 1.6, 2.0 * n + 3.4, s) for n, s in enumerate(said)]
+    fusion = fuse(moves, track_lines(segments), segments)
+    assert fusion.from_board == 5 and fusion.disagreements == 1
+    bb5 = next(e for e in fusion.events if e.san == "Bb5")
+    assert bb5.kind == "recommend" and "aim at the f7 square" in bb5.reason and bb5.start == 8
+    spoken = [e for e in fusion.events if e.line > max(m.line for m in moves)]
+    assert [e.san for e in spoken] == ["d6"] and fusion.from_speech == 1
+    assert all(e.san != "Bc4" for e in fusion.events)

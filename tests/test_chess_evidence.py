@@ -1,7 +1,6 @@
 """What counts as chess: a domain guess needs real chess evidence, and running narration plays only
 moves that are made (not a rule about a later move, not a description of where pawns stand)."""
 
-import chess
 
 from tutorialbook.acquire.transcript import Segment
 from tutorialbook.skills.chess.lines import track_lines

@@ -68,15 +68,6 @@ class Reading:
     def found(self) -> bool:
         return self.grid is not None
 
-    def board_fen(self) -> str | None:
-        """The placement as FEN's first field, when every square was read."""
-        if self.grid is None or self.unknown:
-            return None
-        board = chess.BaseBoard.empty()
-        for square, piece in self.placement.items():
-            board.set_piece_at(square, chess.Piece(piece[0], piece[1]))
-        return board.board_fen()
-
 
 # -- locating ------------------------------------------------------------------------------------
 

@@ -78,14 +78,15 @@ def matches(placement: Placement, board: chess.BaseBoard) -> bool:
     return all(square in placement for square in pieces)
 
 
-def stable(readings: list[tuple[float, Placement | None]], end: float | None = None) -> list[tuple[float, Placement]]:
-    """The readings that held: the same in the next frame, or on screen `HOLD` seconds."""
+def stable(readings: list[tuple[float, Placement | None]]) -> list[tuple[float, Placement]]:
+    """The readings that held: the same in the next frame, or on screen `HOLD` seconds (the
+    last frame holds to the end of the video)."""
     out = []
     for n, (t, placement) in enumerate(readings):
         if placement is None:
             continue
         nxt = readings[n + 1] if n + 1 < len(readings) else None
-        until = nxt[0] if nxt else (end if end is not None else t + HOLD)
+        until = nxt[0] if nxt else t + HOLD
         if (nxt is not None and nxt[1] == placement) or until - t >= HOLD - 1e-6:
             if out and out[-1][1] == placement:
                 continue

@@ -5,9 +5,10 @@ Board moves become the lesson's events, timed by when their position was on scre
 what was being said then. A spoken move on a position the board showed is matched to the board:
 the same move lends its stance and reason; a different move said as played, or recommended while
 the board plays another from there, is a disagreement — the board wins and the speech's reason
-stays attached to the board's move. A warning against a move the board does not play, and moves
-spoken from positions the board never reached by a disagreement, are lines only talked about and
-are kept from the speech.
+stays attached to the board's move. An alternative the narration branches off to ("instead of
+Bc5, black can play Nf6"), a warning against a move the board does not play, and moves spoken
+from positions the board never reached by a disagreement, are lines only talked about and are
+kept from the speech.
 """
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ def fuse(board: list[BoardMove], speech: list[MoveEvent], segments: list[Segment
     kept: list[MoveEvent] = []
     tainted: set[str] = set()  # positions reached only through a move the board contradicts
     fusion = Fusion([])
+    lines_seen: set[int] = set()
     for ev in speech:
         key = (ev.epd_before, ev.uci)
         if key in played:
+            lines_seen.add(ev.line)
             earlier = attached.get(key)
             if earlier is None or (earlier.kind == "move" and ev.kind != "move"):
                 attached[key] = ev  # a stance said about the move wins over a plain mention
@@ -56,8 +59,10 @@ def fuse(board: list[BoardMove], speech: list[MoveEvent], segments: list[Segment
         if ev.epd_before in tainted:
             tainted.add(ev.epd_after)
             continue
+        forks = ev.branch_of is not None and ev.line not in lines_seen  # "instead of ..., black can play"
+        lines_seen.add(ev.line)
         shown = [m for m in by_place.get(ev.epd_before, []) if m.shown - _NEAR <= ev.start <= m.played + _NEAR]
-        if shown and ev.kind in ("move", "recommend"):
+        if shown and ev.kind in ("move", "recommend") and not forks:
             fusion.disagreements += 1
             tainted.add(ev.epd_after)
             if ev.kind == "recommend":  # the board's move keeps the narrator's reason
