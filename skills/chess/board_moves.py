@@ -22,7 +22,7 @@ from tutorialbook.acquire.frames import FrameStats, sample_frames
 from .board import BoardReader, Placement
 
 HOLD = 0.6  # seconds a picture must stay unchanged to count when the next frame differs
-FPS = 4.0  # frames read a second at most (on change)
+FPS = 3.0  # frames read a second at most (on change)
 MAX_SIDE = 960  # frames are scaled to this longer side before reading
 _MAX_UNKNOWN = 6  # squares a reading may leave unread and still be matched
 
