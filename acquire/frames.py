@@ -36,10 +36,11 @@ class FrameStats:
 
 
 def has_video(path: str | Path) -> bool:
-    """True when the file holds a video stream (an audio-only file has nothing to see)."""
+    """True when the file holds a video stream (an audio-only file has nothing to see; a text
+    file, which FFmpeg's tty demuxer would play as a picture of its characters, neither)."""
     try:
         with av.open(str(path), mode="r", metadata_errors="ignore") as container:
-            return any(s.type == "video" for s in container.streams)
+            return container.format.name != "tty" and any(s.type == "video" for s in container.streams)
     except av.error.FFmpegError:
         return False
 

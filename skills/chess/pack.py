@@ -42,9 +42,12 @@ class ChessPack(DomainPack):
 
     def watch(self, path, cancel=None) -> Worker | None:
         """Read the board in a video's frames on a worker (nothing to read in audio or text)."""
-        from tutorialbook.acquire.frames import has_video
+        from pathlib import Path
 
-        if not has_video(path):
+        from tutorialbook.acquire.frames import has_video
+        from tutorialbook.acquire.sources import media_extensions
+
+        if Path(path).suffix.lower() not in media_extensions() or not has_video(path):
             return None
 
         def read() -> board_moves.Frames:
