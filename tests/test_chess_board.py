@@ -222,3 +222,12 @@ def test_the_board_wins_a_disagreement_and_keeps_the_reason_and_talked_about_lin
     spoken = [e for e in fusion.events if e.line > max(m.line for m in moves)]
     assert [e.san for e in spoken] == ["d6"] and fusion.from_speech == 1
     assert all(e.san != "Bc4" for e in fusion.events)
+
+
+@pytest.mark.slow
+@needs_tools
+def test_a_board_on_screen_makes_an_auto_ingest_chess(library, tmp_path):
+    path, _, _ = _lesson_video(tmp_path, bm.Look(theme="blue", pieces="glyph", size=300, x=40, y=40,
+                                                  frame=(960, 540)), _follow, name="video-0042.mp4")
+    report = library.ingest(str(path), book="any", refine_rounds=0).tutorials[0]
+    assert report.domain == "chess" and report.moves_from_board == len(RUY)

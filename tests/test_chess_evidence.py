@@ -83,3 +83,14 @@ def test_a_description_of_the_pawns_is_not_played():
         "Knight to f3.",
     )
     assert [e.san for e in events] == ["d4", "d5", "c4", "c6", "Nf3"]
+
+
+def test_a_move_speech_recognition_lost_is_restored_from_opening_theory():
+    """ "knight to c3, [d takes e4,] knight takes e4": the lost capture is the one book move after
+    which what was heard is a book move too, so the line goes on instead of breaking."""
+    events = _events(
+        "White opens with pawn to e4 and black plays pawn to c6, preparing d5.",
+        "Then pawn to d4, pawn to d5, knight to c3, knight takes e4, and bishop to f5.",
+        "The knight goes to g3 and the bishop retreats to g6.",
+    )
+    assert [e.san for e in events] == ["e4", "c6", "d4", "d5", "Nc3", "dxe4", "Nxe4", "Bf5", "Ng3", "Bg6"]

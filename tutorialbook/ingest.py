@@ -87,7 +87,7 @@ class Ingest:
             pack = get_pack("chess")
         pack = see(pack, watching)
         if pack is None:  # auto, and the name did not tell: the transcript decides
-            pack = recognise(" ".join(s.text for s in transcript.segments)) or DomainPack()
+            pack = see(recognise(" ".join(s.text for s in transcript.segments)), watching) or DomainPack()
             if pack.initial_prompt and transcript.timed:
                 transcript = read_source(path, model=self.settings.whisper_model, progress=heard,
                                          cancel=cancel, initial_prompt=pack.initial_prompt)

@@ -269,6 +269,24 @@ class _Tracker:
         board.push(move)
         return move if self.resolve(following.mention, board) is not None else None
 
+    def lost_ply(self, mention: Mention) -> chess.Move | None:
+        """The one move speech recognition lost before `mention`: "knight to c3, [d takes e4,]
+        knight takes e4" heard without its middle. Only opening theory may supply it: from a book
+        position, the single book move after which the mention names a book move."""
+        board = self.board(self.path())
+        if not openings.in_book(board.epd()):
+            return None
+        found = []
+        for gap in board.legal_moves:
+            if not _in_book(board, gap):
+                continue
+            board.push(gap)
+            move = _pick(mention, board, True)
+            if move is not None and _in_book(board, move):
+                found.append(gap)
+            board.pop()
+        return found[0] if len(found) == 1 else None
+
     # moves -----------------------------------------------------------------------------------
 
     def follow(self, move: chess.Move) -> bool:
@@ -413,6 +431,9 @@ class _Tracker:
             elif said.role == "move" and (move := self.replaces_last(said, next(iter(saids[n + 1 :]), None))):
                 self.ply -= 1
                 self.play(move, said, text, seg)
+            elif said.role == "move" and not again and (gap := self.lost_ply(m)) is not None:
+                self.play(gap, _Said(m, "move"), text, seg)
+                self.play(self.resolve(m, self.board(self.path())), said, text, seg)
             elif said.role == "move" and again:
                 # "pawn to e5 [played before], white can play knight to c3 [fits nowhere here]": an
                 # "instead of" lost to speech recognition; the move replaces the one said again
