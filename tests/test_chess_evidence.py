@@ -94,3 +94,14 @@ def test_a_move_speech_recognition_lost_is_restored_from_opening_theory():
         "The knight goes to g3 and the bishop retreats to g6.",
     )
     assert [e.san for e in events] == ["e4", "c6", "d4", "d5", "Nc3", "dxe4", "Nxe4", "Bf5", "Ng3", "Bg6"]
+
+
+def test_a_pushed_pawn_never_captures():
+    """ "white pushes pawn to d5" where only exd5 goes to d5: a push is no capture, and the
+    sound-alike e5 (the Advance Variation) is the move."""
+    events = _events(
+        "We start with pawn to e4, pawn to e6, pawn to d4, and pawn to d5.",
+        "In the Advance Variation white pushes pawn to d5.",
+        "Black attacks the chain with pawn to c5.",
+    )
+    assert [e.san for e in events] == ["e4", "e6", "d4", "d5", "e5", "c5"]
