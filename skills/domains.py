@@ -7,6 +7,7 @@ the outline (chess: chapters by opening family, sections by variation) and index
 
 from __future__ import annotations
 
+import threading
 from importlib import import_module
 
 from tutorialbook.skills import builder
@@ -28,6 +29,62 @@ class DomainPack:
     def extra_rows(self, tutorial: TutorialContext, plan: Plan) -> dict[str, list[dict]]:
         """Rows for the pack's own tables, keyed by table name, committed with the tutorial."""
         return {}
+
+    def watch(self, path, cancel=None) -> "Worker | None":
+        """Start reading what a video shows on a worker beside transcription; None when the pack
+        has nothing to look for in this source."""
+        return None
+
+    def seen(self, result) -> bool:
+        """Take what the worker read (before `outline`); True when it showed this pack's domain."""
+        return False
+
+    def note(self, tutorial_id: str, report) -> None:
+        """Add what the pack saw and did to the tutorial's report."""
+
+
+class Worker(threading.Thread):
+    """A function run on a daemon thread; `result()` waits for it (and re-raises its error)."""
+
+    def __init__(self, fn) -> None:
+        super().__init__(daemon=True)
+        self._fn, self._value, self._error = fn, None, None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self._value = self._fn()
+        except BaseException as exc:  # handed to the caller of result()
+            self._error = exc
+
+    def result(self):
+        self.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+def watch(path, domain: str, cancel=None) -> list[tuple[DomainPack, Worker]]:
+    """Start the frame readers of the packs a source may belong to (every pack under ``auto``)."""
+    names = [n for n in PACKS if PACKS[n]] if domain == "auto" else [domain] if PACKS.get(domain) else []
+    started = []
+    for name in names:
+        pack = get_pack(name)
+        worker = pack.watch(path, cancel)
+        if worker is not None:
+            started.append((pack, worker))
+    return started
+
+
+def see(pack: DomainPack | None, watching: list[tuple[DomainPack, Worker]]) -> DomainPack | None:
+    """After transcription: each watching pack takes what its worker read. The pack chosen keeps
+    its sight; with no pack chosen yet (``auto``), a pack whose domain was on screen is chosen."""
+    chosen = pack
+    for watcher, worker in watching:
+        showed = watcher.seen(worker.result())
+        if chosen is None and showed or (chosen is not None and chosen.name == watcher.name):
+            chosen = watcher
+    return chosen
 
 
 #: domain name -> "module:Class" of its pack, imported on first use

@@ -54,6 +54,17 @@ def speak(text: str, wav_path, *, voice: str = "en-us", speed: int = 150, gap_ms
     return wav_duration(wav_path)
 
 
+def speak_flite(text: str, wav_path, *, voice: str = "slt") -> float:
+    """Render ``text`` with flite (a second synthesizer, another voice) to a 22.05 kHz mono WAV."""
+    wav_path = Path(wav_path)
+    wav_path.parent.mkdir(parents=True, exist_ok=True)
+    raw = wav_path.with_suffix(".flite.wav")
+    _run(["flite", "-voice", voice, "-t", text, "-o", str(raw)])
+    _ffmpeg("-i", str(raw), "-ar", str(RATE), "-ac", "1", "-c:a", "pcm_s16le", str(wav_path))
+    raw.unlink()
+    return wav_duration(wav_path)
+
+
 def wav_duration(wav_path) -> float:
     with wave.open(str(wav_path), "rb") as w:
         return w.getnframes() / float(w.getframerate())
@@ -91,8 +102,10 @@ def narrated_wav(
     tail_s: float = 1.0,
     voice: str = "en-us",
     speed: int = 150,
+    synthesizer: str = "espeak-ng",
 ) -> list[tuple[float, float, str]]:
     """Speak each sentence, join them with ``pause_s`` of silence after ``lead_s`` of silence.
+    ``synthesizer``: "espeak-ng" (``voice``, ``speed``) or "flite" (its own voice, slt).
 
     Returns ``(start, end, text)`` per sentence: seconds from the start of the WAV during which that
     sentence's speech (silence-trimmed) is heard.
@@ -105,7 +118,10 @@ def narrated_wav(
     with tempfile.TemporaryDirectory(dir=out_wav.parent) as tmp:
         for i, sentence in enumerate(script_sentences):
             clip = Path(tmp) / f"s{i:03d}.wav"
-            speak(sentence, clip, voice=voice, speed=speed)
+            if synthesizer == "flite":
+                speak_flite(sentence, clip)
+            else:
+                speak(sentence, clip, voice=voice, speed=speed)
             speech = _trim(read_wav(clip))
             if speech.size == 0:
                 raise RuntimeError(f"espeak-ng rendered silence for {sentence!r}")

@@ -47,3 +47,10 @@ def test_audio_only_and_garbage_have_no_frames(tmp_path):
     junk.write_bytes(b"not a video at all" * 100)
     stats = FrameStats()
     assert list(sample_frames(junk, stats=stats)) == [] and stats.warnings
+
+
+def test_a_text_file_has_no_video(tmp_path):
+    """FFmpeg's tty demuxer would play a .txt file as a picture of its characters."""
+    text = tmp_path / "notes.txt"
+    text.write_text("git rebase -i HEAD~3\n" * 50)
+    assert not has_video(text)

@@ -18,7 +18,7 @@ from tutorialbook.memory import history as hist
 from tutorialbook.memory.store import dumps, quote
 from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
-from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise
+from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise, see, watch
 from tutorialbook.acquire.sources import content_hash, expand, read_source, supported_extensions
 from tutorialbook.acquire.screen import ScreenJob
 from tutorialbook.acquire.screen_attach import for_consolidation
@@ -128,13 +128,15 @@ class Ingest:
 
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title or _title_from(path)} {path.name}")
         screen_job = ScreenJob(path, cancel) if self.settings.screen else None  # frames read meanwhile
+        watching = watch(path, domain if pack is None else pack.name, cancel)  # frames, beside transcription
         transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=_prompt(title or _title_from(path), pack))
         title = title or transcript.title or _title_from(path)  # the caller's, the document's own, the name's
         if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
             pack = get_pack("chess")
+        pack = see(pack, watching)
         if pack is None:  # auto, and the name did not tell: the transcript decides
-            pack = recognise(" ".join(s.text for s in transcript.segments)) or DomainPack()
+            pack = see(recognise(" ".join(s.text for s in transcript.segments)), watching) or DomainPack()
             if pack.initial_prompt and transcript.timed:
                 transcript = read_source(path, model=self.settings.whisper_model, progress=heard,
                                          cancel=cancel, initial_prompt=_prompt(title, pack))
@@ -175,6 +177,7 @@ class Ingest:
             positions_indexed=len(extra.get("positions", [])), warnings=transcript.warnings,
             screen_texts=len(transcript.screen), screen=screen_note,
         )
+        pack.note(tutorial_id, report)
         _note_llm(report, run)
         report.refinement = "pending" if refine_rounds else "skipped"
         try:

@@ -60,6 +60,14 @@ _ALTERNATIVE = re.compile(
     re.IGNORECASE,
 )
 _SUPPOSE = re.compile(r"\b(?:suppose|what\s+if|imagine)\b", re.IGNORECASE)
+# A move named in a rule about move order is not made: "get the bishop out before you play e3",
+# "without playing e3", "if you play e3 first (too early), the bishop is locked in".
+_HYPOTHETICAL = re.compile(
+    r"\b(?:(?:before|until|unless)\s+(?:you|we|white|black|they|he|she)\s+(?:have\s+|has\s+)?(?:can\s+)?|"
+    r"(?:before|without|instead\s+of)\s+(?=(?:playing|pushing|moving|putting|developing)\b)|"
+    r"\bif\s+you\s+(?=(?:play|push|move|put|go)\b[^.;!?]*\b(?:first|too\s+early|too\s+soon|prematurely)\b))",
+    re.IGNORECASE,
+)
 _AFTER = re.compile(r"\bafter\b", re.IGNORECASE)
 _AFTER_GAP = re.compile(
     r"\s*(?:the\s+(?:position|moves?)\s+(?:after\s+)?)?(?:\d+\s*(?:\.\.\.|…|\.)\s*(?:\.\.\.|…)?\s*)?", re.IGNORECASE
@@ -108,7 +116,7 @@ class _Said:
     """A mention in its sentence: where it was said and what role the words give it."""
 
     mention: Mention
-    role: str  # "move", "reference", "instead_of", "alternative", "suppose"
+    role: str  # "move", "reference", "instead_of", "alternative", "suppose", "hypothetical"
     kind: str = "move"
     reason: str = ""
 
@@ -261,6 +269,24 @@ class _Tracker:
         board.push(move)
         return move if self.resolve(following.mention, board) is not None else None
 
+    def lost_ply(self, mention: Mention) -> chess.Move | None:
+        """The one move speech recognition lost before `mention`: "knight to c3, [d takes e4,]
+        knight takes e4" heard without its middle. Only opening theory may supply it: from a book
+        position, the single book move after which the mention names a book move."""
+        board = self.board(self.path())
+        if not openings.in_book(board.epd()):
+            return None
+        found = []
+        for gap in board.legal_moves:
+            if not _in_book(board, gap):
+                continue
+            board.push(gap)
+            move = _pick(mention, board, True)
+            if move is not None and _in_book(board, move):
+                found.append(gap)
+            board.pop()
+        return found[0] if len(found) == 1 else None
+
     # moves -----------------------------------------------------------------------------------
 
     def follow(self, move: chess.Move) -> bool:
@@ -354,6 +380,8 @@ class _Tracker:
             seg = seg_at(m.end - 1)  # when the square was said: a move's words may start a segment earlier
             if said.kind == "avoid" and restore is None:
                 restore = (self.line, self.ply)
+            if said.role == "hypothetical":
+                continue  # a rule about when to play a move, not the move
             if said.role == "instead_of":
                 k = self.played_at(m, strict=False, ahead=True)
                 if k is not None:
@@ -403,6 +431,9 @@ class _Tracker:
             elif said.role == "move" and (move := self.replaces_last(said, next(iter(saids[n + 1 :]), None))):
                 self.ply -= 1
                 self.play(move, said, text, seg)
+            elif said.role == "move" and not again and (gap := self.lost_ply(m)) is not None:
+                self.play(gap, _Said(m, "move"), text, seg)
+                self.play(self.resolve(m, self.board(self.path())), said, text, seg)
             elif said.role == "move" and again:
                 # "pawn to e5 [played before], white can play knight to c3 [fits nowhere here]": an
                 # "instead of" lost to speech recognition; the move replaces the one said again
@@ -463,6 +494,7 @@ def _roles(text: str) -> list[_Said]:
         if not (instead and m.start() == instead.start())
     ]
     markers += [(m.start(), "suppose") for m in _SUPPOSE.finditer(text)]
+    markers += [(m.start(), "hypothetical") for m in _HYPOTHETICAL.finditer(text)]
     afters = [m.end() for m in _AFTER.finditer(text)]
     previous_end, in_run = 0, False
     for m in find_mentions(text):

@@ -111,6 +111,7 @@ _GLUED_KNIGHT = re.compile(r"^(?P<verb>[a-z]+?)(?:s?ite|s?ight|night|nite)$")
 # "the knight takes" heard as "I'd take": a knight only when a capture or "to" follows, and only
 # a preference (a real "I'd take on d5" still finds the pawn that takes).
 _KNIGHT_SOUNDS = {"i'd", "i"}
+_PUSH_WORDS = {"push", "pushes", "pushed", "pushing", "advance", "advances", "advanced"}
 # Saying "to" rather than "takes" leans toward a move to an empty square.
 _QUIET_BONUS = 0.25
 
@@ -332,6 +333,8 @@ class Mention:
     a misheard "the knight that defends e5", "the knight retreats to f5" is a move."""
     notation: bool = False
     """Written in notation ("Bd2", "exd5", "O-O"): typed, not a guess of speech recognition."""
+    pushed: bool = False
+    """Said with "pushes"/"advances": a pawn walking forward, never a capture."""
     weak: bool = False
     """The target came from an ASR guess ("before", "84", "see 5") rather than a plain square."""
     bare: bool = False
@@ -457,6 +460,8 @@ class Mention:
             if self.maybe_rank is not None and chess.square_rank(move.from_square) == self.maybe_rank:
                 score += 0.5
             is_capture = board.is_capture(move)
+            if self.pushed and is_capture and not (self.capture or self.recapture):
+                return None  # "white pushes pawn to d5" is no exd5
             if self.capture or self.recapture:
                 if not is_capture:
                     return None
@@ -525,6 +530,7 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
     toks = _tokens(text)
     mentions: list[Mention] = []
     floor = 0  # tokens before this belong to an earlier mention
+    listing = False  # the last mention was a place: "pawns on c3, d4 and e3" lists more places
     i = 0
     while i < len(toks):
         t = toks[i]
@@ -543,6 +549,9 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
             continue
         mention, end = built
         _number(toks, mention)
+        if listing and mention.bare and all(tok.kind == "filler" or tok.text == "," for tok in toks[floor:i]):
+            mention.location = True
+        listing = mention.location
         if not strict or _plausible(mention):
             mentions.append(mention)
         floor = end
@@ -584,6 +593,7 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
         elif t.kind in _CUE_KINDS:
             mention.cue = True
             mention.acted |= t.kind == "verb"
+            mention.pushed |= t.text in _PUSH_WORDS
             if t.kind == "to":
                 mention.quiet = True
                 if t.value == 2:

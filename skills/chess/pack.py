@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 from tutorialbook.skills import extract
 from tutorialbook.skills.builder import OutlineNode, Plan, TutorialContext
-from tutorialbook.skills.chess import openings, vocabulary
+from tutorialbook.skills.chess import board_moves, openings, vocabulary
+from tutorialbook.skills.chess.fuse import fuse
 from tutorialbook.skills.chess import questions as chess_questions
 from tutorialbook.skills.chess.lines import MoveEvent, track_lines
 from tutorialbook.skills.chess.questions import first_paths, numbered
-from tutorialbook.skills.domains import DomainPack
+from tutorialbook.skills.domains import DomainPack, Worker
 from tutorialbook.skills.extract import SkillDraft
 
 UNNAMED = "Other openings"
@@ -32,13 +33,75 @@ class ChessPack(DomainPack):
 
     def __init__(self) -> None:
         self._events: dict[str, tuple[list[MoveEvent], dict[int, SkillDraft], dict[int, OutlineNode]]] = {}
+        self._frames: board_moves.Frames | None = None
+        self._seen: dict[str, dict] = {}  # tutorial id -> report counts and warnings
+        self._times: dict[str, float] = {}  # EPD -> when the board first showed it
 
     def recognises(self, text: str) -> bool:
         return vocabulary.looks_like_chess(text)
 
+    def watch(self, path, cancel=None) -> Worker | None:
+        """Read the board in a video's frames on a worker (nothing to read in audio or text)."""
+        from pathlib import Path
+
+        from tutorialbook.acquire.frames import has_video
+        from tutorialbook.acquire.sources import media_extensions
+
+        if Path(path).suffix.lower() not in media_extensions() or not has_video(path):
+            return None
+
+        def read() -> board_moves.Frames:
+            try:
+                return board_moves.read_frames(path, cancel)
+            except Exception as exc:  # a reader failure costs the board, never the tutorial
+                return board_moves.Frames(warnings=[f"board: reading the frames failed ({exc}); moves come from the narration"])
+        return Worker(read)
+
+    def seen(self, result: board_moves.Frames) -> bool:
+        """Keep the frames' readings; a board on screen for a few frames is a chess video."""
+        self._frames = result
+        return result.frames_with_board >= 3
+
+    def note(self, tutorial_id: str, report) -> None:
+        counts = self._seen.pop(tutorial_id, None)
+        if counts is None:
+            return
+        warnings = counts.pop("warnings")
+        for name, value in counts.items():
+            setattr(report, name, value)
+        report.warnings = list(dict.fromkeys([*report.warnings, *warnings]))
+
+    def _moves(self, tutorial: TutorialContext) -> list[MoveEvent]:
+        """The lesson's moves: the board's fused with the narration's when a board was read,
+        else the narration's (or a PGN's) alone."""
+        segments = tutorial.transcript.segments
+        spoken = tutorial.transcript.moves if tutorial.transcript.moves is not None else track_lines(segments)
+        frames, self._frames = self._frames, None
+        self._times = {}
+        if frames is None:
+            self._seen[tutorial.id] = {"moves_from_speech": len(spoken), "warnings": []}
+            return spoken
+        counts = {"frames_read": frames.frames_read, "warnings": list(frames.warnings)}
+        self._seen[tutorial.id] = counts
+        sight = board_moves.sight(frames, {(e.epd_before, e.uci) for e in spoken})
+        if not sight.moves:
+            counts["moves_from_speech"] = len(spoken)
+            counts["warnings"].append(
+                "no chessboard was read in the video's frames; the moves come from the narration alone"
+                if not sight.has_board else
+                "a chessboard was on screen but no legal move was read off it; the moves come from the narration alone")
+            return spoken
+        fusion = fuse(sight.moves, spoken, segments)
+        counts.update(positions_seen=sight.positions, moves_from_board=fusion.from_board,
+                      moves_from_speech=fusion.from_speech, disagreements=fusion.disagreements)
+        if sight.dropped:
+            counts["warnings"].append(f"board: {sight.dropped} stable readings matched no legal move and were dropped")
+        self._times = sight.times
+        return sorted(fusion.events, key=lambda e: e.start)
+
     def outline(self, tutorial: TutorialContext) -> OutlineNode:
         segments = tutorial.transcript.segments
-        events = tutorial.transcript.moves if tutorial.transcript.moves is not None else track_lines(segments)
+        events = self._moves(tutorial)
         paths = first_paths(events)
         lines = {ev.line: _name_line([e for e in events if e.line == ev.line]) for ev in events}
         root = OutlineNode(tutorial.title, "root")
@@ -72,7 +135,8 @@ class ChessPack(DomainPack):
             node_for_event[n] = node
             if ev.kind in ("recommend", "avoid"):
                 seg_index = max(0, bisect_right(starts, ev.start) - 1)
-                draft = _advice_draft(ev, paths.get(ev.epd_before, []), lines[ev.line], seg_index)
+                draft = _advice_draft(ev, paths.get(ev.epd_before, []), lines[ev.line], seg_index,
+                                      self._times.get(ev.epd_before))
                 node.drafts.append(draft)
                 drafts_for_event[n] = draft
         for line_id, line in lines.items():
@@ -149,12 +213,15 @@ def _fallback(root: OutlineNode, title: str) -> OutlineNode:
     return root.children[0]
 
 
-def _advice_draft(ev: MoveEvent, path: list[str], line: _Line, seg_index: int) -> SkillDraft:
+def _advice_draft(ev: MoveEvent, path: list[str], line: _Line, seg_index: int,
+                  shown: float | None = None) -> SkillDraft:
     where = f"after {numbered(path)}" if path else "from the starting position"
     verb = "play" if ev.kind == "recommend" else "avoid"
     steps = [f"{verb.capitalize()} {ev.san}."]
     if ev.reason and ev.reason != ev.quote.strip():
         steps.append(f"Why: {ev.reason}.")
+    if shown is not None:
+        steps.append(f"On the board at {int(shown) // 60}:{int(shown) % 60:02d} ({shown:.1f} s).")
     return SkillDraft(
         name=f"{line.family}: {where}, {verb} {ev.san}",
         when_to_use=f"In the {line.name} {where}",

@@ -2,7 +2,9 @@
 
 import re
 
-from .moves import find_mentions
+import chess
+
+from .moves import find_moves
 
 __all__ = ["INITIAL_PROMPT", "looks_like_chess"]
 
@@ -30,12 +32,24 @@ _WEAK = re.compile(
 def looks_like_chess(text: str) -> bool:
     """True when `text` reads as chess narration, for choosing the domain pack automatically.
 
-    Moves count most (a parsed mention such as "knight to f3"), then words only chess uses,
-    then words chess shares with everyday English (king, check, attack). The signal must also be
-    dense enough that one aside in a long talk about something else does not count.
+    Square-like tokens are no evidence by themselves (a hex dump's "d4 c3 b2 a1", a command
+    line's "a1 a2"): moves count only as far as they make a legal sequence from the starting
+    position, and a word only chess uses (pawn, gambit, Sicilian ...) or pieces moved in that
+    sequence ("Nf3", "the knight to f3") must be there too. Words chess
+    shares with everyday English (king, check, attack) count half. The signal must be dense enough
+    that one aside in a long talk about something else does not count.
     """
     words = len(text.split())
     if not words:
         return False
-    score = 2 * len(find_mentions(text)) + len(_STRONG.findall(text)) + 0.5 * len(_WEAK.findall(text))
+    strong = len(_STRONG.findall(text))
+    board = chess.Board()
+    played = pieces = 0
+    for move, _ in find_moves(board, text):
+        pieces += board.piece_type_at(move.from_square) != chess.PAWN
+        played += 1
+        board.push(move)
+    if not strong and pieces < 2:  # bare squares alone ("e4 e5 f3 c6" in a hex dump) are no game
+        return False
+    score = 2 * played + strong + 0.5 * len(_WEAK.findall(text))
     return score >= 4 and score >= words / 40

@@ -1,0 +1,209 @@
+"""Chess lessons as videos whose board follows the narration: what reading the board adds.
+
+    python bench/chess_board.py                 # every lesson in bench/data/chess_lessons
+    python bench/chess_board.py --lessons 2     # the first two only
+    python bench/chess_board.py --no-flite      # skip the second synthesizer's speech-only run
+
+Each lesson script (see bench/chess_moves.py) is spoken by espeak-ng; its moves, placed by
+``track_lines`` on the script text, drive a board (python-chess SVG rendered by cairosvg) that
+shows each position as its sentence is said, goes back where the narrator goes back, highlights
+the last move and draws an arrow for the next one now and then. The board is placed in a
+1280x720, 25 fps frame beside a webcam box, a caption bar and a moving overlay in a corner, in a
+different look per lesson (colour theme, piece set — python-chess's, or a font's chess glyphs the
+reader has no template for — size, place, coordinates, one board flipped).
+
+Printed, in the same run:
+* per-square accuracy of the reader on sampled frames (an unread square counts as wrong);
+* board reading speed (frames/s, one thread, decoding included);
+* plies recovered (the (position, SAN) pairs of the script's lines) from the video with a board
+  (Library.ingest, board fused with speech) vs speech only (the same narration as audio);
+* whole ingest time vs bare transcription of the same file (targets: 99% plies, <= 1.3x);
+* speech only in a second synthesizer (flite), against the same truth (target >= 95%).
+Figures only; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import chess
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import board_media as bm  # noqa: E402
+import media  # noqa: E402
+from bench.chess_moves import LESSONS, Lesson, text_segments  # noqa: E402
+from tutorialbook.skills.chess.lines import track_lines  # noqa: E402
+
+BOOK = "chess-board-bench"
+LOOKS = [
+    bm.Look(theme="brown", pieces="cburnett", size=400, x=40, y=60),
+    bm.Look(theme="green", pieces="glyph", size=360, x=420, y=200, coordinates=True),
+    bm.Look(theme="blue", pieces="cburnett", size=460, x=80, y=100, flipped=True, coordinates=True),
+    bm.Look(theme="purple", pieces="glyph", size=300, x=60, y=330),
+    bm.Look(theme="green", pieces="cburnett", size=520, x=300, y=20, background=(245, 245, 245)),
+    bm.Look(theme="brown", pieces="glyph", size=420, x=700, y=150, webcam=False, flipped=True),
+    bm.Look(theme="blue", pieces="glyph", size=380, x=40, y=40, coordinates=True),
+]
+FPS = 25
+
+
+def schedule_for(lesson: Lesson, spans: list[tuple[float, float, str]]) -> list[bm.Shown]:
+    """The board following the script: each move shown as its share of its sentence is said;
+    a move played from another position is preceded by that position (the narrator went back)."""
+    events = track_lines(text_segments(lesson, spans))
+    boards = {chess.Board().epd(): chess.Board()}
+    shown = [bm.Shown(0.0, chess.Board())]
+    by_sentence: dict[float, list] = {}
+    for ev in events:
+        by_sentence.setdefault(ev.start, []).append(ev)
+    for start, evs in sorted(by_sentence.items()):
+        end = next(e for s, e, _ in spans if s == start)
+        step = max(0.9, (end - start) / len(evs))
+        for j, ev in enumerate(evs):
+            t = start + 0.3 + j * step
+            current = shown[-1].board
+            if ev.epd_after == current.epd() or ev.epd_before not in boards:
+                continue
+            if ev.epd_before != current.epd():
+                before = boards[ev.epd_before]
+                shown.append(bm.Shown(t, before.copy(), before.move_stack[-1] if before.move_stack else None))
+                t += 0.8
+            board = boards[ev.epd_before].copy()
+            move = chess.Move.from_uci(ev.uci)
+            board.push(move)
+            boards.setdefault(board.epd(), board)
+            shown.append(bm.Shown(t, board.copy(), move))
+    for n, s in enumerate(shown[:-1]):  # an arrow for the next move on every third position
+        nxt = shown[n + 1]
+        if n % 3 == 1 and nxt.lastmove is not None and nxt.board.move_stack[:-1] == s.board.move_stack:
+            s.arrows.append((nxt.lastmove.from_square, nxt.lastmove.to_square))
+    return shown
+
+
+def square_accuracy(video: Path, schedule: list[bm.Shown], every: int = 3) -> tuple[int, int, int, float]:
+    """Reader accuracy on every `every`-th sampled frame, away from changes: (squares right,
+    squares compared, frames, frames read per second of reading)."""
+    from tutorialbook.acquire.frames import sample_frames
+    from tutorialbook.skills.chess.board import BoardReader
+
+    reader = BoardReader()
+    right = total = frames = 0
+    clock = time.perf_counter()
+    times = [s.time for s in schedule]
+    for n, frame in enumerate(sample_frames(video, fps=4.0, max_side=960, on_change=False)):
+        reading = reader.read(frame.image)
+        frames += 1
+        if n % every:
+            continue
+        i = max(k for k, t in enumerate(times) if t <= frame.time + 1e-6) if frame.time >= times[0] else None
+        if i is None or (i + 1 < len(times) and times[i + 1] - frame.time < 0.1) or frame.time - times[i] < 0.1:
+            continue
+        truth = schedule[i].board
+        for square in chess.SQUARES:
+            piece = truth.piece_at(square)
+            want = (piece.piece_type, piece.color) if piece else "empty"
+            got = reading.placement.get(square, "empty") if reading.found else "unread"
+            right += got == want
+            total += 1
+    return right, total, frames, frames / (time.perf_counter() - clock)
+
+
+def recovered(library, report, lesson: Lesson) -> set:
+    from tutorialbook.memory.store import quote
+
+    rows = library.store.rows("positions", f"tutorial_id = {quote(report.tutorial_id)}")
+    return {(r["epd"], r["move_san"]) for r in rows} & set(lesson.truth)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lessons", type=int, default=0, help="only the first N lessons")
+    parser.add_argument("--no-flite", action="store_true", help="skip the flite speech-only run")
+    args = parser.parse_args()
+    from tutorialbook.acquire import transcribe as tx
+    from tutorialbook.library import Library
+    from tutorialbook.skills.chess.vocabulary import INITIAL_PROMPT
+
+    lessons = [Lesson.load(p) for p in sorted(LESSONS.glob("*.json"))]
+    lessons = lessons[: args.lessons] if args.lessons else lessons
+    totals = {k: 0.0 for k in ("truth", "board", "speech", "flite", "right", "squares", "frames",
+                               "read_s", "ingest_s", "bare_s", "audio_s")}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        library = Library(store=str(work / "store"))
+        media.speak("The model is loaded before anything is timed.", work / "warm.wav")
+        tx.transcribe(work / "warm.wav")  # the models loaded before anything is timed
+        library.embed(["the embedder loaded before anything is timed"])
+        print(f"{'lesson':<24} {'look':<28} {'plies':>5} {'board+speech':>12} {'speech':>7} {'flite':>6} "
+              f"{'squares':>8} {'read f/s':>8} {'ingest':>7} {'bare':>6} {'ratio':>6}")
+        try:
+            for n, lesson in enumerate(lessons):
+                look = LOOKS[n % len(LOOKS)]
+                wav = work / f"{lesson.name}.wav"
+                spans = media.narrated_wav(lesson.sentences, wav)
+                schedule = schedule_for(lesson, spans)
+                video = bm.board_video(schedule, look, work / f"{lesson.name}.mp4", seconds=spans[-1][1] + 1.5,
+                                       fps=FPS, audio=wav, captions=spans)
+                right, squares, frames, speed = square_accuracy(video, schedule)
+                clock = time.perf_counter()
+                tx.transcribe(video, initial_prompt=INITIAL_PROMPT)
+                bare = time.perf_counter() - clock
+                clock = time.perf_counter()
+                with_board = library.ingest(str(video), book=BOOK, title=lesson.opening, domain="chess",
+                                            refine_rounds=0).tutorials[0]
+                whole = time.perf_counter() - clock
+                clock = time.perf_counter()
+                speech = library.ingest(str(wav), book=BOOK + "-speech", title=lesson.opening, domain="chess",
+                                        refine_rounds=0).tutorials[0]
+                audio_only = time.perf_counter() - clock
+                got_board, got_speech = recovered(library, with_board, lesson), recovered(library, speech, lesson)
+                got_flite: set = set()
+                if not args.no_flite:
+                    fwav = work / f"{lesson.name}-flite.wav"
+                    media.narrated_wav(lesson.sentences, fwav, synthesizer="flite")
+                    flite = library.ingest(str(fwav), book=BOOK + "-flite", title=lesson.opening, domain="chess",
+                                           refine_rounds=0).tutorials[0]
+                    got_flite = recovered(library, flite, lesson)
+                plies = len(lesson.truth)
+                name = f"{look.theme}/{look.pieces}/{look.size}px{'/flipped' if look.flipped else ''}"
+                print(f"{lesson.opening:<24} {name:<28} {plies:>5} {len(got_board) / plies:>12.1%} "
+                      f"{len(got_speech) / plies:>7.1%} {len(got_flite) / plies if not args.no_flite else 0:>6.1%} "
+                      f"{right / max(squares, 1):>8.2%} {speed:>8.1f} {whole:>6.1f}s {bare:>5.1f}s "
+                      f"{whole / bare:>5.2f}x", flush=True)
+                print(f"{'':<24} report: frames {with_board.frames_read}, positions {with_board.positions_seen}, "
+                      f"board moves {with_board.moves_from_board}, speech moves {with_board.moves_from_speech}, "
+                      f"disagreements {with_board.disagreements}; stages {with_board.stage_seconds}, audio only "
+                      f"{speech.stage_seconds}; missed with board: "
+                      f"{sorted(lesson.truth[p] for p in set(lesson.truth) - got_board)[:6]}", flush=True)
+                for key, value in (("truth", plies), ("board", len(got_board)), ("speech", len(got_speech)),
+                                   ("flite", len(got_flite)), ("right", right), ("squares", squares),
+                                   ("frames", frames), ("read_s", frames / speed), ("ingest_s", whole),
+                                   ("bare_s", bare), ("audio_s", audio_only)):
+                    totals[key] += value
+        finally:
+            library.close()
+    t = totals
+    print()
+    print(f"plies recovered with a board (board + speech): {t['board'] / t['truth']:.1%}  (target 99%)")
+    print(f"plies recovered from speech only, espeak-ng:   {t['speech'] / t['truth']:.1%}")
+    if not args.no_flite:
+        print(f"plies recovered from speech only, flite:       {t['flite'] / t['truth']:.1%}  (target 95%)")
+    print(f"per-square accuracy on sampled frames:         {t['right'] / max(t['squares'], 1):.2%} "
+          f"({int(t['squares'])} squares)")
+    print(f"board reading speed:                           {t['frames'] / t['read_s']:.1f} frames/s "
+          f"(1280x720 frames scaled to 960, decoding included)")
+    print(f"whole ingest vs bare transcription:            {t['ingest_s']:.1f} s vs {t['bare_s']:.1f} s = "
+          f"{t['ingest_s'] / t['bare_s']:.2f}x  (target <= 1.3x)")
+    print(f"ingest of the narration alone (audio, no frames): {t['audio_s']:.1f} s = "
+          f"{t['audio_s'] / t['bare_s']:.2f}x bare transcription")
+
+
+if __name__ == "__main__":
+    main()

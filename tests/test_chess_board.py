@@ -1,0 +1,233 @@
+"""The board in the frames: reading rendered boards, joining positions into moves, and whole
+videos (rendered here, narrated by espeak-ng) ingested with the board fused into the narration."""
+
+import os
+import shutil
+
+import chess
+import pytest
+
+import board_media as bm
+import media
+from tutorialbook.skills.chess import board_moves
+from tutorialbook.skills.chess.board import BoardReader, locate
+
+CI = bool(os.environ.get("CI"))
+needs_tools = pytest.mark.skipif(not media.have_tools() and not CI, reason="espeak-ng or ffmpeg missing")
+needs_ffmpeg = pytest.mark.skipif(not shutil.which("ffmpeg") and not CI, reason="ffmpeg missing")
+
+
+def _truth(board: chess.BaseBoard) -> dict:
+    return {sq: (p.piece_type, p.color) for sq, p in board.piece_map().items()}
+
+
+def _positions(sans):
+    board, out = chess.Board(), [chess.Board()]
+    for san in sans:
+        board.push_san(san)
+        out.append(board.copy())
+    return out
+
+
+LINE = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7".split()
+
+
+@pytest.mark.parametrize("look", [
+    bm.Look(),
+    bm.Look(theme="green", pieces="glyph", size=300, x=520, y=220),
+    bm.Look(theme="blue", size=420, x=90, y=120, coordinates=True, flipped=True),
+    bm.Look(theme="purple", size=256, x=600, y=60, webcam=False, caption=False),
+], ids=["brown", "glyph-set", "flipped-with-coordinates", "small-purple"])
+def test_every_square_is_read_in_every_look(look):
+    reader = BoardReader()
+    schedule = bm.line_schedule(LINE, first=0, every=1)
+    for shown in schedule:
+        frame = bm.compose(bm.render_board(shown.board, look, shown.lastmove, shown.arrows), look, shown.time,
+                           "and the knight goes to f3")
+        reading = reader.read(frame)
+        assert reading.found and reading.flipped == look.flipped
+        truth = _truth(shown.board)
+        unread = {sq for sq, piece in reading.placement.items() if piece is None}
+        # nothing is misread; a square is left unread only under an arrow (the tracker skips it)
+        assert {sq: p for sq, p in reading.placement.items() if p is not None} == \
+            {sq: p for sq, p in truth.items() if sq not in unread}, shown.board.fen()
+        under_arrows = {sq for a, b in shown.arrows for sq in chess.SquareSet.between(a, b) | {a, b}}
+        assert unread <= under_arrows
+    x, y, w, _ = bm.board_box(look)
+    assert abs(reader.grid.x - x) < 2 and abs(reader.grid.y - y) < 2 and abs(8 * reader.grid.size - w) < 3
+
+
+def test_no_board_and_half_drawn_boards_are_not_read():
+    look = bm.Look()
+    assert locate(bm.compose(None, look, 0.0, "no board yet")) is None
+    picture = bm.render_board(chess.Board(), look)
+    picture[picture.shape[0] // 2:] = look.background
+    assert locate(bm.compose(picture, look, 0.0)) is None
+
+
+def _readings(boards, times, extra=()):
+    readings = [(t, _truth(b)) for t, b in zip(times, boards)]
+    for t, placement in extra:
+        readings.append((t, placement))
+    return sorted(readings, key=lambda r: r[0])
+
+
+def test_positions_become_moves_and_a_take_back_becomes_a_branch():
+    main = _positions("e4 e5 Nf3 Nc6 Bc4".split())
+    side = _positions("e4 e5 Nf3 Nc6 Bb5 a6".split())
+    boards = main + [main[4], side[5], side[6]]  # back to the position after 2...Nc6, then 3. Bb5 a6
+    times = [0, 2, 4, 6, 8, 10, 12, 14, 16]
+    moves, dropped, shown_at = board_moves.track(board_moves.stable(_readings(boards, times)))
+    assert [m.san for m in moves] == ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bb5", "a6"]
+    assert [m.line for m in moves] == [1, 1, 1, 1, 1, 2, 2] and moves[5].branch_of == 1
+    assert moves[5].epd_before == main[4].epd() and moves[5].shown == 8  # when that position was first shown
+    assert [m.played for m in moves[:5]] == [2, 4, 6, 8, 10] and not dropped
+    assert shown_at[main[3].epd()] == 6
+
+
+def test_transitions_are_skipped_and_unexplained_readings_dropped():
+    boards = _positions("d4 d5 c4".split())
+    mixed = dict(_truth(boards[1]))
+    mixed.update({chess.E5: (chess.KNIGHT, True)})  # a crossfade caught between two pictures
+    readings = _readings(boards, [0, 2, 4, 6], extra=[(3.9, mixed)])
+    moves, dropped, _ = board_moves.track(board_moves.stable(readings))
+    assert [m.san for m in moves] == ["d4", "d5", "c4"] and not dropped
+    nonsense = _truth(boards[3])
+    nonsense[chess.A5] = (chess.QUEEN, False)
+    nonsense.pop(chess.D8)
+    moves, dropped, _ = board_moves.track(board_moves.stable(readings + [(8.0, dict(nonsense))]))
+    assert [m.san for m in moves] == ["d4", "d5", "c4"] and dropped == 1
+
+
+def test_two_moves_in_one_jump_are_joined_three_are_not_guessed():
+    boards = _positions("Nf3 Nf6 c4 e6".split())
+    moves, dropped, _ = board_moves.track(board_moves.stable(_readings([boards[0], boards[2]], [0, 3])))
+    assert [m.san for m in moves] == ["Nf3", "Nf6"] and [m.played for m in moves] == [3, 3]
+    moves, dropped, _ = board_moves.track(board_moves.stable(_readings([boards[0], boards[3]], [0, 3])))
+    assert moves == [] and dropped == 1
+
+
+# -- videos ---------------------------------------------------------------------------------------
+
+SCRIPT = [
+    "Welcome to this short lesson on the Ruy Lopez.",
+    "White starts with pawn to e4.",
+    "Black answers with pawn to e5.",
+    "The knight comes out to f3, attacking the pawn.",
+    "Black defends it with knight to c6.",
+    "Now the bishop goes to b5. This is the Ruy Lopez.",
+    "Black asks the bishop a question with pawn to a6.",
+    "That is all for today.",
+]
+RUY = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]
+
+
+def _lesson_video(tmp_path, look, schedule_for, name="lesson.mp4"):
+    wav = tmp_path / "narration.wav"
+    spans = media.narrated_wav(SCRIPT, wav, pause_s=0.6)
+    schedule = schedule_for(spans)
+    return bm.board_video(schedule, look, tmp_path / name, seconds=spans[-1][1] + 1.0, fps=10, audio=wav,
+                          captions=spans), schedule, spans
+
+
+def _follow(spans, sans=RUY):
+    """The starting position from 0 s, each move shown as its sentence begins."""
+    boards = _positions(sans)
+    schedule = [bm.Shown(0.0, boards[0])]
+    for n, board in enumerate(boards[1:], 1):
+        schedule.append(bm.Shown(spans[n][0] + 0.3, board, board.move_stack[-1]))
+    return schedule
+
+
+@pytest.mark.slow
+@needs_tools
+def test_a_video_whose_board_follows_the_line_indexes_every_position_when_shown(library, tmp_path):
+    path, schedule, _ = _lesson_video(tmp_path, bm.Look(theme="green", size=320, x=60, y=80, frame=(960, 540)),
+                                      _follow)
+    report = library.ingest(str(path), book="chess", domain="chess", refine_rounds=0).tutorials[0]
+    assert report.moves_from_board == len(RUY) and report.positions_seen == len(RUY) + 1
+    assert report.frames_read > 10 and report.disagreements == 0
+    rows = {(r["epd"], r["move_san"]): r for r in library.store.rows("positions")}
+    for before, after in zip(schedule, schedule[1:]):
+        row = rows[(before.board.epd(), before.board.san(after.board.move_stack[-1]))]
+        assert abs(row["start"] - before.time) <= 0.5, row  # the position was on screen from then
+        assert abs(row["end"] - after.time) <= 0.5
+    taught = library.evaluate_position(moves="e4 e5 Nf3 Nc6", book="chess", depth=1).taught
+    bb5 = [m for m in taught.moves if m.move_san == "Bb5"]
+    assert taught.at == "this position" and bb5 and abs(bb5[0].evidence.start - schedule[4].time) <= 0.5
+
+
+@pytest.mark.slow
+@needs_tools
+def test_a_flipped_board_with_a_take_back_branches_where_the_board_went_back(library, tmp_path):
+    def schedule_for(spans):
+        boards = _positions(RUY[:5])
+        side = _positions(["e4", "e5", "Nf3", "Nc6", "Bc4"])
+        shown = [bm.Shown(0.0, boards[0])]
+        for n in range(1, 6):
+            shown.append(bm.Shown(spans[n][0] + 0.3, boards[n], boards[n].move_stack[-1]))
+        shown.append(bm.Shown(spans[6][0] + 0.2, boards[4]))  # the move taken back
+        shown.append(bm.Shown(spans[6][0] + 2.0, side[5], side[5].move_stack[-1]))
+        return shown
+
+    look = bm.Look(theme="brown", size=360, x=300, y=40, flipped=True, coordinates=True, frame=(960, 540))
+    path, _, _ = _lesson_video(tmp_path, look, schedule_for)
+    report = library.ingest(str(path), book="chess", domain="chess", refine_rounds=0).tutorials[0]
+    assert report.moves_from_board == 6
+    rows = library.store.rows("positions")
+    bc4 = [r for r in rows if r["move_san"] == "Bc4"]
+    bb5 = [r for r in rows if r["move_san"] == "Bb5"]
+    assert bc4 and bb5 and bc4[0]["epd"] == bb5[0]["epd"] and bc4[0]["line"] != bb5[0]["line"]
+
+
+@pytest.mark.slow
+@needs_tools
+def test_a_video_without_a_board_falls_back_to_speech_and_says_so(library, tmp_path):
+    path, _, _ = _lesson_video(tmp_path, bm.Look(frame=(640, 360)), lambda spans: [], name="talk.mp4")
+    report = library.ingest(str(path), book="chess", domain="chess", refine_rounds=0).tutorials[0]
+    assert report.moves_from_board == 0 and report.moves_from_speech >= 4 and report.frames_read >= 1
+    assert any("no chessboard" in w for w in report.warnings)
+    assert library.store.count("positions") >= 4
+
+
+@pytest.mark.slow
+@needs_ffmpeg
+def test_frames_undecodable_past_a_point_keep_what_was_read_and_warn(tmp_path):
+    look = bm.Look(size=300, frame=(640, 360), webcam=False, caption=False)
+    schedule = bm.line_schedule(RUY, first=0.0, every=1.0, arrows=False)
+    whole = bm.board_video(schedule, look, tmp_path / "whole.mp4", seconds=8, fps=10)
+    cut = media.truncated_copy(media.faststart_copy(whole, tmp_path / "fast.mp4"), tmp_path / "cut.mp4", 0.9)  # the first key frame is most of the bytes
+    frames = board_moves.read_frames(cut)
+    sight = board_moves.sight(frames)
+    assert frames.warnings and "kept" in frames.warnings[0]
+    assert 2 <= len(sight.moves) < len(RUY)
+    assert [m.san for m in sight.moves] == RUY[: len(sight.moves)]
+
+
+def test_the_board_wins_a_disagreement_and_keeps_the_reason_and_talked_about_lines_stay():
+    from tutorialbook.acquire.transcript import Segment
+    from tutorialbook.skills.chess.fuse import fuse
+    from tutorialbook.skills.chess.lines import track_lines
+
+    boards = _positions("e4 e5 Nf3 Nc6 Bb5".split())
+    moves, _, _ = board_moves.track(board_moves.stable(_readings(boards, [0, 2, 4, 6, 8, 10])))
+    said = ["White plays pawn to e4.", "Black answers pawn to e5.", "The knight comes to f3.",
+            "Black plays knight to c6.", "The best move is bishop to c4, to aim at the f7 square.",
+            "Instead of knight to c6, black can play pawn to d6, the Philidor Defense."]
+    segments = [Segment(2.0 * n + 1.6, 2.0 * n + 3.4, s) for n, s in enumerate(said)]
+    fusion = fuse(moves, track_lines(segments), segments)
+    assert fusion.from_board == 5 and fusion.disagreements == 1
+    bb5 = next(e for e in fusion.events if e.san == "Bb5")
+    assert bb5.kind == "recommend" and "aim at the f7 square" in bb5.reason and bb5.start == 8
+    spoken = [e for e in fusion.events if e.line > max(m.line for m in moves)]
+    assert [e.san for e in spoken] == ["d6"] and fusion.from_speech == 1
+    assert all(e.san != "Bc4" for e in fusion.events)
+
+
+@pytest.mark.slow
+@needs_tools
+def test_a_board_on_screen_makes_an_auto_ingest_chess(library, tmp_path):
+    path, _, _ = _lesson_video(tmp_path, bm.Look(theme="blue", pieces="glyph", size=300, x=40, y=40,
+                                                  frame=(960, 540)), _follow, name="video-0042.mp4")
+    report = library.ingest(str(path), book="any", refine_rounds=0).tutorials[0]
+    assert report.domain == "chess" and report.moves_from_board == len(RUY)
