@@ -4,10 +4,13 @@ through transcription). A folder is expanded into its supported files in name or
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from pathlib import Path
 
 from tutorialbook.errors import Cancelled, TutorialbookError
+from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.acquire.transcript import Segment, Transcript
 
 TEXT_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
@@ -26,31 +29,36 @@ def supported_extensions() -> frozenset[str]:
     return TEXT_EXTENSIONS | SUBTITLE_EXTENSIONS | PGN_EXTENSIONS | media_extensions()
 
 
-def expand(source: str) -> list[Path]:
-    """The files a source names: itself, or a folder's supported files in name order."""
+def expand(source: str, policy: SourcePolicy) -> list[Path]:
+    """The files a source names: itself, or a folder's supported files in name order; each
+    resolved (symlinks followed) and allowed by ``policy`` (acquire/roots.py)."""
     if not source or not source.strip():
         raise TutorialbookError("source", "is empty; give a file or folder path")
     if re.match(r"^[a-z][a-z0-9+.-]*://", source) and not source.startswith("file://"):
         raise TutorialbookError(
             "source", f"{source!r} is a URL; URLs are not supported offline, download it and pass the file"
         )
-    path = Path(source.removeprefix("file://")).expanduser()
-    if not path.exists():
-        raise TutorialbookError("source", f"{path} does not exist")
-    if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in supported_extensions())
+    given = source.removeprefix("file://")
+    path = policy.resolve(given)  # nothing outside the roots is looked at
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise TutorialbookError("source", f"{given} does not exist") from None
+    if stat.S_ISDIR(st.st_mode):
+        entries = ((p, Path(os.path.realpath(p))) for p in sorted(path.iterdir(), key=lambda p: p.name))
+        files = [real for p, real in entries if real.suffix.lower() in supported_extensions() and policy.allows(real)]
         if not files:
             raise TutorialbookError(
-                "source", f"folder {path} holds no supported files ({', '.join(sorted(supported_extensions()))})"
+                "source", f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))})"
             )
-        return files
+        return [policy.check_file(str(f), f) for f in files]
     if path.suffix.lower() not in supported_extensions():
         raise TutorialbookError(
             "source",
             f"unsupported file type {path.suffix or '(none)'!r} for {path.name}; "
             f"supported: {', '.join(sorted(supported_extensions()))}",
         )
-    return [path]
+    return [policy.check_file(given, path, st)]
 
 
 def content_hash(path: Path) -> str:
@@ -61,9 +69,9 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_source(path: Path, **media_options) -> Transcript:
-    """Read any supported file; media options (model, initial_prompt, progress, cancel) go
-    to transcription. A cancelled transcription raises ``Cancelled``."""
+def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES, **media_options) -> Transcript:
+    """Read any supported file; media options (model, initial_prompt, progress, cancel,
+    max_seconds) go to transcription. A cancelled transcription raises ``Cancelled``."""
     suffix = path.suffix.lower()
     if suffix in media_extensions():
         from tutorialbook.acquire.transcribe import TranscriptionCancelled, transcribe
@@ -72,7 +80,7 @@ def read_source(path: Path, **media_options) -> Transcript:
             return transcribe(path, **media_options)
         except TranscriptionCancelled as exc:
             raise Cancelled(str(exc)) from exc
-    text = _read_text(path)
+    text = _read_text(path, max_text_bytes)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, path.name)
     if suffix in PGN_EXTENSIONS:
@@ -82,15 +90,21 @@ def read_source(path: Path, **media_options) -> Transcript:
     return parse_markdown(text) if suffix in (".md", ".markdown") else parse_plain(text)
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """The file's text, read only if it is a regular file and at most ``max_bytes`` long."""
     try:
-        data = path.read_bytes()
+        # O_NONBLOCK: a FIFO swapped in after the checks must not block the open
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise TutorialbookError("source", f"{path.name} is not a regular file")
+            data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise TutorialbookError("source", f"cannot read {path}: {exc.strerror}") from exc
     if not data.strip():
         raise TutorialbookError("source", f"{path.name} is empty")
-    if len(data) > MAX_TEXT_BYTES:
-        raise TutorialbookError("source", f"{path.name} is over {MAX_TEXT_BYTES // 2**20} MiB")
+    if len(data) > max_bytes:
+        raise TutorialbookError("source", f"{path.name} is over the {max_bytes / 2**20:g} MiB limit for text "
+                                          "(TUTORIALBOOK_MAX_TEXT_BYTES)")
     if b"\x00" in data:
         raise TutorialbookError("source", f"{path.name} is binary, not text")
     try:

@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tokens", help="JSON file of bearer tokens and their rights (or $TUTORIALBOOK_TOKENS)")
     p.add_argument("--allowed-host", action="append", default=[], dest="allowed_hosts",
                    help="a Host header to accept besides loopback (DNS-rebinding protection); repeatable")
+    p.add_argument("--allow-root", action="append", default=[], dest="allow_roots", metavar="DIR",
+                   help="a folder ingest may read (repeatable; or $TUTORIALBOOK_ALLOWED_ROOTS); default: home and "
+                        "the current folder over stdio, none over --http")
 
     p = sub.add_parser("ingest", help="ingest a tutorial file or folder")
     p.add_argument("source")
@@ -126,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         settings.llm_api_base = args.llm_api_base
     try:
         if args.command == "serve":
+            if args.allow_roots:
+                settings.allowed_roots = tuple(args.allow_roots)
             if args.http:
                 from tutorialbook.server.http import serve
 

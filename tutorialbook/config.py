@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory.store import default_store_path
 
 
@@ -20,3 +21,37 @@ class Settings:
     llm: str = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_LLM", "none"))
     llm_api_base: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_LLM_API_BASE"))
     llm_timeout: float = field(default_factory=lambda: float(os.environ.get("TUTORIALBOOK_LLM_TIMEOUT") or 60))
+    #: folders an ingest may read (os.pathsep separated); None: the user's home and the current folder
+    #: (stdio, CLI, Python); an HTTP server without any reads no files (server/http.py)
+    allowed_roots: tuple[str, ...] | None = field(default_factory=lambda: _paths("TUTORIALBOOK_ALLOWED_ROOTS"))
+    #: the HTTP tokens file, never readable as a source (set by server/http.py)
+    tokens_file: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_TOKENS") or None)
+    # -- bounds (README "Security model"): each has a safe default and an environment variable
+    max_text_bytes: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_TEXT_BYTES", 20 * 2**20, int))
+    max_media_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_MEDIA_SECONDS", 12 * 3600.0))
+    #: wall-clock limit of one file's ingest (0: none); past it the ingest stops and writes nothing
+    max_ingest_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_INGEST_SECONDS", 4 * 3600.0))
+    max_query_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_QUERY_CHARS", 2000, int))
+    max_lesson_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_LESSON_CHARS", 4000, int))
+    #: chess engine processes a library may run at once (callers beyond them wait their turn)
+    engines: int = field(default_factory=lambda: _number("TUTORIALBOOK_ENGINES", 2, int))
+
+
+def _paths(name: str) -> tuple[str, ...] | None:
+    value = os.environ.get(name)
+    if value is None:
+        return None
+    return tuple(p for p in value.split(os.pathsep) if p.strip())
+
+
+def _number(name: str, default, kind=float):
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = kind(value)
+    except ValueError:
+        raise TutorialbookError(name, f"must be a number, got {value!r}") from None
+    if number < 0:
+        raise TutorialbookError(name, f"must be 0 or more, got {value!r}")
+    return number

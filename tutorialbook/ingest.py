@@ -19,7 +19,8 @@ from tutorialbook.memory.store import dumps, quote
 from tutorialbook.models import IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise
-from tutorialbook.acquire.sources import content_hash, expand, read_source
+from tutorialbook.acquire.roots import SourcePolicy, default_roots
+from tutorialbook.acquire.sources import content_hash, expand, media_extensions, read_source
 
 #: tables whose rows belong to one tutorial and go when it is undone
 TUTORIAL_TABLES = ("segments", "questions", "positions")
@@ -42,7 +43,7 @@ class Ingest:
             raise TutorialbookError("domain", f"{domain!r} is not one of {', '.join(DOMAINS)}")
         check_rounds(refine_rounds, "refine_rounds", minimum=0)
         check_book_name(book)
-        files = expand(source)
+        files = expand(source, self.source_policy())
         if title and len(files) > 1:
             raise TutorialbookError("title", "a title applies to one file; a folder's tutorials are titled by file name")
         reports = []
@@ -53,6 +54,13 @@ class Ingest:
             reports.append(self._ingest_file(path, book, title or _title_from(path), domain, file_progress, cancel,
                                              refine_rounds, agent=agent, llm=llm))
         return IngestReport(book=book, tutorials=reports)
+
+    def source_policy(self) -> SourcePolicy:
+        """What an ingest may read (settings.allowed_roots; never the store or the tokens file)."""
+        s = self.settings
+        roots = default_roots() if s.allowed_roots is None else tuple(s.allowed_roots)
+        private = tuple(p for p in (s.store, s.tokens_file) if p and "://" not in p)
+        return SourcePolicy(roots, private, s.max_text_bytes, media_extensions())
 
     def _ingest_file(self, path: Path, book: str, title: str, domain: str, progress: Progress,
                      cancel: Callable[[], bool] | None, refine_rounds: int = 1,
@@ -80,14 +88,14 @@ class Ingest:
             progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
 
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title} {path.name}")
-        transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel,
+        transcript = read_source(path, self.settings.max_text_bytes, model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=pack.initial_prompt if pack else None)
         if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
             pack = get_pack("chess")
         if pack is None:  # auto, and the name did not tell: the transcript decides
             pack = recognise(" ".join(s.text for s in transcript.segments)) or DomainPack()
             if pack.initial_prompt and transcript.timed:
-                transcript = read_source(path, model=self.settings.whisper_model, progress=heard,
+                transcript = read_source(path, self.settings.max_text_bytes, model=self.settings.whisper_model, progress=heard,
                                          cancel=cancel, initial_prompt=pack.initial_prompt)
         timings["acquire"] = _lap(clock)
         check_cancel()
