@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from tutorialbook.common import Progress, check_book_name, lesson_view
+from tutorialbook import quoting
 from tutorialbook.config import Settings
 from tutorialbook.ingest import Ingest
 from tutorialbook.lessons import Lessons
@@ -374,18 +375,19 @@ class Library(Ingest, Refinement, Lessons):
             raise NotFound("tutorial_id", f"no tutorial {tutorial_id!r}")
         segments = sorted(self.store.rows("segments", f"tutorial_id = {quote(tutorial_id)}",
                                           ["idx", "start", "end", "text"]), key=lambda s: s["idx"])
-        lines = [f"# {row['title']}", "", f"Source: {row['source']}", ""]
+        lines = [f"Title: {row['title']}", ""]
         for s in segments:
             stamp = f"[{_clock(s['start'])}–{_clock(s['end'])}]" if row["timed"] else f"[chars {int(s['start'])}–{int(s['end'])}]"
             lines.append(f"{stamp} {s['text']}")
-        return "\n".join(lines) + "\n"
+        head = f"# Transcript of tutorial `{tutorial_id}` (book {row['book']!r})\n\nSource: {row['source']}\n\n"
+        return head + quoting.quoted_block("Its title and every line below are", "\n".join(lines))
 
     def toc_markdown(self, book: str) -> str:
         tree = self.tree(book)
         names: dict[str, list[dict]] = {}
         for s in self.store.rows("skills", f"book = {quote(book)}", ["id", "node_id", "name", "sources"]):
             names.setdefault(s["node_id"], []).append(s)
-        lines = [f"# {tree.nodes[tree.root_id]['title']}", ""]
+        lines = [f"Book: {tree.nodes[tree.root_id]['title']}", ""]
 
         def walk(node_id: str, level: int) -> None:
             for child in tree.children.get(node_id, []):
@@ -396,11 +398,12 @@ class Library(Ingest, Refinement, Lessons):
                 walk(child, level + 1)
 
         walk(tree.root_id, 0)
-        return "\n".join(lines) + "\n"
+        return (f"# Table of contents of book {book!r}\n\n"
+                + quoting.quoted_block("Every title, summary and skill name below is", "\n".join(lines)))
 
     def node_markdown(self, book: str, node_id: str) -> str:
         view = self.browse(book, node_id)
-        lines = [f"# {view.node.title}", "", " › ".join(p.title for p in view.path + [view.node]), "",
+        lines = [f"Title: {view.node.title}", "", "Path: " + " › ".join(p.title for p in view.path + [view.node]), "",
                  view.node.summary, ""]
         for e in view.evidence:
             lines.append(f"> {e.quote}  \n> — {e.tutorial_title} {_span(e)}")
@@ -408,7 +411,8 @@ class Library(Ingest, Refinement, Lessons):
             lines += ["", "## Sections"] + [f"- {c.title} (`{c.id}`): {c.summary}" for c in view.children]
         if view.skills:
             lines += ["", "## Skills"] + [f"- {s.name} (`{s.id}`)" for s in view.skills]
-        return "\n".join(lines) + "\n"
+        return (f"# Node `{node_id or view.node.id}` of book {book!r}\n\n"
+                + quoting.quoted_block("Its title, summary, evidence, sections and skills below are", "\n".join(lines)))
 
 
 def _brief(tree: Tree, node_id: str, depth: int) -> NodeBrief:
