@@ -132,9 +132,12 @@ def parse_markdown(text: str) -> Transcript:
     in_fence = False
 
     def flush(end: int) -> None:
-        body = "\n".join(block).strip()
+        joined = "\n".join(block)
+        body = joined.strip()
         if body:
-            segments.append(Segment(float(block_start), float(end), body))
+            start = block_start + len(joined) - len(joined.lstrip())
+            for at, piece in split_long(body):  # a huge paragraph becomes bounded segments
+                segments.append(Segment(float(start + at), float(min(end, start + at + len(piece))), piece))
         block.clear()
 
     for line in text.splitlines(keepends=True):
@@ -156,6 +159,30 @@ def parse_markdown(text: str) -> Transcript:
     if not segments:
         raise TutorialbookError("source", "holds headings but no paragraphs to learn from")
     return Transcript(segments, duration=float(len(text)), timed=False, headings=headings)
+
+
+MAX_SEGMENT_CHARS = 2000
+_BREAK = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+def split_long(text: str, limit: int = MAX_SEGMENT_CHARS) -> list[tuple[int, str]]:
+    """``text`` as (offset, piece) pieces of at most ``limit`` characters, cut after the last
+    sentence end (or line, or space) that fits: one-line megabytes cost linear time and
+    bounded memory downstream, as many paragraphs would."""
+    pieces: list[tuple[int, str]] = []
+    at = 0
+    while len(text) - at > limit:
+        window = text[at: at + limit]
+        cut = max((m.end() for m in _BREAK.finditer(window)), default=0) or window.rfind(" ") + 1 or limit
+        piece = text[at: at + cut].strip()
+        if piece:
+            pieces.append((at, piece))
+        at += cut
+        while at < len(text) and text[at].isspace():
+            at += 1
+    if text[at:].strip():
+        pieces.append((at, text[at:].strip()))
+    return pieces
 
 
 def parse_plain(text: str) -> Transcript:

@@ -17,7 +17,7 @@ from tutorialbook.config import Settings
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.library import Library
 from tutorialbook.server.auth import Access, BookTokenVerifier, TokenFile, TokenTable
-from tutorialbook.memory.store import quote
+from tutorialbook.memory.store import in_list, quote
 from tutorialbook.skills.skill_md import render_skill_md
 from tutorialbook.tools.browse import browse_toc
 from tutorialbook.tools.evaluate import evaluate_position
@@ -185,6 +185,11 @@ def _register_completions(server: MCPServer, library: Callable[[], Library], who
         if table is None:
             return []
         where = f"id LIKE {quote(prefix.replace('%', '') + '%')}"  # '_' matches itself too
+        if not access.unrestricted:  # the rights filter goes before the limit
+            books = [b["id"] for b in lib.store.rows("books", columns=["id"]) if access.can(b["id"])]
+            if not books:
+                return []
+            where += f" AND {in_list('book', books)}"
         return sorted(r["id"] for r in lib.store.rows(table, where, ["id", "book"], limit=101)
                       if r["id"].startswith(prefix) and access.can(r["book"]))
 

@@ -109,6 +109,19 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
     return chapter
 
 
+def cap_drafts(outline: OutlineNode, limit: int) -> int:
+    """Keep the first ``limit`` skill drafts of an outline (in reading order); returns how
+    many were dropped. Each draft costs an embedding, so this bounds a huge text's work."""
+    kept = 0
+    dropped = 0
+    for node in outline.walk():
+        room = max(0, limit - kept)
+        dropped += max(0, len(node.drafts) - room)
+        node.drafts = node.drafts[:room]
+        kept += len(node.drafts)
+    return dropped
+
+
 class Builder:
     """Merges one tutorial's outline into a book."""
 
@@ -120,7 +133,8 @@ class Builder:
         self.author = author
         self.plan = Plan()
         self._now = time.time()
-        self._pending_skills: list[tuple[dict, np.ndarray]] = []
+        self._pending = _PendingSkills()
+        self._book_has_skills: bool | None = None
 
     def build(self, tutorial: TutorialContext, chapter: OutlineNode) -> Plan:
         """Merge an outline: one chapter, or (kind "root") several chapters at once."""
@@ -139,8 +153,9 @@ class Builder:
         else:
             self._extend_node(node, evidence)
         self.plan.node_for[id(local)] = node["id"]
-        for draft in local.drafts:
-            self._add_skill(tutorial, draft, node["id"])
+        vectors = self.embed([_draft_text(d) for d in local.drafts]) if local.drafts else []  # one batch
+        for draft, draft_vector in zip(local.drafts, vectors):
+            self._add_skill(tutorial, draft, node["id"], draft_vector)
         for child in local.children:
             self._merge(tutorial, child, node["id"], SECTION_MATCH)
 
@@ -238,9 +253,8 @@ class Builder:
         return [evidence(tutorial, first.start, last.end, extract.one_line(best.text, 240))]
 
     # -- skills ----------------------------------------------------------------
-    def _add_skill(self, tutorial: TutorialContext, draft: SkillDraft, node_id: str) -> None:
+    def _add_skill(self, tutorial: TutorialContext, draft: SkillDraft, node_id: str, vector: np.ndarray) -> None:
         text = skill_text(draft.name, draft.when_to_use, draft.steps)
-        vector = self.embed([draft.name + ". " + " ".join(draft.steps)])[0]
         spans = [tutorial.transcript.segments[i] for i in draft.segment_indexes]
         proof = evidence(tutorial, spans[0].start, spans[-1].end, draft.quote)
         match = self._match_skill(draft, vector)
@@ -279,15 +293,27 @@ class Builder:
             "_status": "added",
         }
         self.plan.skills.append(row)
-        self._pending_skills.append((row, vector))
+        self._remember(row, vector)
         self.plan.skill_for[id(draft)] = row["id"]
         self.plan.skills_added += 1
 
     def _match_skill(self, draft: SkillDraft, vector: np.ndarray) -> dict | None:
+        """A skill of this build, or of the book, with the same name or meaning. This build's
+        are compared at once (names by key, vectors in one product), so a tutorial with
+        thousands of skills costs linear time per skill, not a Python loop over all."""
         key = _norm(draft.name)
-        for row, other in self._pending_skills:
-            if _norm(row["name"]) == key or float(np.dot(other, vector)) >= SKILL_MATCH:
-                return row
+        pending = self._pending
+        if pending.rows:
+            first = pending.by_key.get(key)
+            scores = pending.matrix[: len(pending.rows)] @ vector
+            close = int(np.argmax(scores >= SKILL_MATCH)) if scores.max() >= SKILL_MATCH else None
+            candidates = [i for i in (first, close) if i is not None]
+            if candidates:
+                return pending.rows[min(candidates)]
+        if self._book_has_skills is None:
+            self._book_has_skills = self.store.count("skills", f"book = {quote(self.book)}") > 0
+        if not self._book_has_skills:  # a new book: nothing stored to match
+            return None
         hits = (
             self.store.table("skills").search(vector.tolist()).metric("cosine")
             .where(f"book = {quote(self.book)}", prefilter=True).limit(1).to_list()
@@ -296,9 +322,12 @@ class Builder:
             row = {k: v for k, v in hits[0].items() if not k.startswith("_")}
             row["_status"] = "updated"
             self.plan.skills.append(row)
-            self._pending_skills.append((row, np.array(row["vector"], dtype=np.float32)))
+            self._remember(row, np.array(row["vector"], dtype=np.float32))
             return row
         return None
+
+    def _remember(self, row: dict, vector: np.ndarray) -> None:
+        self._pending.add(row, vector)
 
     # -- search text -----------------------------------------------------------
     def _refresh_node_texts(self) -> None:
@@ -319,6 +348,27 @@ class Builder:
             node["vector"] = vector.tolist()
 
 
+class _PendingSkills:
+    """The skills a build holds so far, for matching: in order, by name key (first wins),
+    and their vectors as the rows of one growing matrix."""
+
+    def __init__(self):
+        self.rows: list[dict] = []
+        self.by_key: dict[str, int] = {}
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+
+    def add(self, row: dict, vector: np.ndarray) -> None:
+        n = len(self.rows)
+        if n == self.matrix.shape[0]:
+            grown = np.zeros((max(16, 2 * n), vector.shape[0]), dtype=np.float32)
+            if n:
+                grown[:n] = self.matrix[:n]
+            self.matrix = grown
+        self.matrix[n] = vector
+        self.rows.append(row)
+        self.by_key.setdefault(_norm(row["name"]), n)
+
+
 def stable_id(prefix: str, *parts: str) -> str:
     """An id from what a row is (book, tutorial, place, name): the same tutorials ingested into
     any store get the same ids, so equal scores, which rank by id, rank the same way everywhere."""
@@ -337,6 +387,11 @@ def evidence(tutorial: TutorialContext, start: float, end: float, quote_text: st
         "timed": timed,
         "link": link,
     }
+
+
+def _draft_text(draft: SkillDraft) -> str:
+    """What a skill's vector is computed from."""
+    return draft.name + ". " + " ".join(draft.steps)
 
 
 def skill_text(name: str, when: str, steps: list[str]) -> str:

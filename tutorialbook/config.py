@@ -31,6 +31,8 @@ class Settings:
     max_media_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_MEDIA_SECONDS", 12 * 3600.0))
     #: wall-clock limit of one file's ingest (0: none); past it the ingest stops and writes nothing
     max_ingest_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_INGEST_SECONDS", 4 * 3600.0))
+    #: skills one tutorial may add (each costs an embedding: bounds a huge text's work)
+    max_tutorial_skills: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_TUTORIAL_SKILLS", 1000, int))
     max_query_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_QUERY_CHARS", 2000, int))
     max_lesson_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_LESSON_CHARS", 4000, int))
     #: chess engine processes a library may run at once (callers beyond them wait their turn)

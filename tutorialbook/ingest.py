@@ -51,8 +51,19 @@ class Ingest:
             def file_progress(done: float, total: float, message: str, n=n) -> None:
                 if progress:
                     progress(n + (done / total if total else 0), len(files), f"{path.name}: {message}")
-            reports.append(self._ingest_file(path, book, title or _title_from(path), domain, file_progress, cancel,
-                                             refine_rounds, agent=agent, llm=llm))
+            limited = _TimeLimit(self.settings.max_ingest_seconds, cancel)
+            try:
+                report = self._ingest_file(path, book, title or _title_from(path), domain, file_progress, limited,
+                                           refine_rounds, agent=agent, llm=llm)
+            except Cancelled as exc:
+                if limited.expired:
+                    raise TutorialbookError("source", f"the ingest of {path.name} was stopped at its time limit of "
+                                                      f"{limited.seconds:g} s (TUTORIALBOOK_MAX_INGEST_SECONDS); "
+                                                      "nothing of it was committed") from exc
+                raise
+            if limited.expired:  # past the commit: refinement stopped early, the tutorial is whole
+                report.warnings.append(f"refinement stopped at the ingest time limit of {limited.seconds:g} s")
+            reports.append(report)
         return IngestReport(book=book, tutorials=reports)
 
     def source_policy(self) -> SourcePolicy:
@@ -114,6 +125,11 @@ class Ingest:
             from tutorialbook.llm.consolidate import llm_outline
 
             outline = llm_outline(run, context, outline)
+        dropped = build.cap_drafts(outline, self.settings.max_tutorial_skills)
+        if dropped:
+            transcript.warnings.append(f"{dropped} instructive passages past the first "
+                                       f"{self.settings.max_tutorial_skills} were not made skills "
+                                       "(TUTORIALBOOK_MAX_TUTORIAL_SKILLS)")
         plan = build.Builder(self.store, self.embed, book, tree).build(context, outline)
         extra = pack.extra_rows(context, plan)
         timings["consolidate"] = _lap(clock)
@@ -207,6 +223,20 @@ class Ingest:
                     row["sources"] = len({e["tutorial_id"] for e in kept})
                 self.store.upsert(table, [row])
         self.store.delete("tutorials", f"id = {quote(tid)}")
+
+
+class _TimeLimit:
+    """A cancel check that also fires once ``seconds`` have passed (0: never)."""
+
+    def __init__(self, seconds: float, cancel: Callable[[], bool] | None):
+        self.seconds, self._cancel = seconds, cancel
+        self._deadline = time.monotonic() + seconds if seconds else None
+        self.expired = False
+
+    def __call__(self) -> bool:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            self.expired = True
+        return self.expired or bool(self._cancel and self._cancel())
 
 
 def _note_llm(report: TutorialReport, run) -> None:

@@ -181,6 +181,9 @@ class Library(Ingest, Refinement, Lessons):
         navigates the TOC level by level when there is one; else, or when it fails, the beam."""
         if not query or not query.strip():
             raise TutorialbookError("query", "is empty; describe the task you need skills for")
+        if len(query) > self.settings.max_query_chars:  # bounds its cost, and the echo in the result
+            raise TutorialbookError("query", f"is {len(query)} characters; the limit is "
+                                             f"{self.settings.max_query_chars} (TUTORIALBOOK_MAX_QUERY_CHARS)")
         if not 1 <= k <= MAX_K:
             raise TutorialbookError("k", f"must be between 1 and {MAX_K}, got {k}")
         if mode not in MODES:
@@ -317,11 +320,11 @@ class Library(Ingest, Refinement, Lessons):
         )
 
     def engine(self):
-        """One chess engine process per library, started on first use."""
+        """The library's chess engines (settings.engines processes at most, started on first use)."""
         if self._chess_engine is None:
-            from tutorialbook.skills.chess.engine import Engine
+            from tutorialbook.skills.chess.engine import EnginePool
 
-            self._chess_engine = Engine(self.settings.engine_path)
+            self._chess_engine = EnginePool(self.settings.engine_path, self.settings.engines)
         return self._chess_engine
 
     def close(self) -> None:
