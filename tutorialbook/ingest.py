@@ -99,14 +99,16 @@ class Ingest:
             progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
 
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title} {path.name}")
-        transcript = read_source(path, self.settings.max_text_bytes, model=self.settings.whisper_model, progress=heard, cancel=cancel,
+        transcript = read_source(path, self.settings.max_text_bytes, max_seconds=self.settings.max_media_seconds,
+                                 model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=pack.initial_prompt if pack else None)
         if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
             pack = get_pack("chess")
         if pack is None:  # auto, and the name did not tell: the transcript decides
             pack = recognise(" ".join(s.text for s in transcript.segments)) or DomainPack()
             if pack.initial_prompt and transcript.timed:
-                transcript = read_source(path, self.settings.max_text_bytes, model=self.settings.whisper_model, progress=heard,
+                transcript = read_source(path, self.settings.max_text_bytes, max_seconds=self.settings.max_media_seconds,
+                                 model=self.settings.whisper_model, progress=heard,
                                          cancel=cancel, initial_prompt=pack.initial_prompt)
         timings["acquire"] = _lap(clock)
         check_cancel()
