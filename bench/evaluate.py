@@ -94,7 +94,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        library = Library(store=str(workdir / "store"), engine_path=args.engine)
+        library = Library(store=str(workdir / "store"), engine_path=args.engine, allowed_roots=(str(workdir),))
         clock = time.perf_counter()
         make_book(library, workdir)
         rows = library.store.count("positions")
