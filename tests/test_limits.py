@@ -217,3 +217,15 @@ def test_completion_filters_by_rights_before_its_limit(tmp_path):
     own = {r["id"] for r in library.store.rows("skills", "book = 'zzz'", ["id"])}
     access = Access(agent="z", rights={"zzz": "read"})
     assert set(completion_candidates(library, access, "skill_id", "s_", {})) == own
+
+
+def test_an_ingest_past_its_time_limit_stops_and_writes_nothing(tmp_path):
+    source = tmp_path / "proof.md"
+    source.write_text("# Proofing\n\nKeep the dough near 26 C and let it double before shaping.\n")
+    library = Library(store=str(tmp_path / "store"), max_ingest_seconds=1e-6)
+    with pytest.raises(TutorialbookError) as error:
+        library.ingest(str(source), book="b")
+    assert "stopped at its time limit" in str(error.value) and "TUTORIALBOOK_MAX_INGEST_SECONDS" in str(error.value)
+    assert library.store.count("tutorials") == 0 and not library.has_book("b")
+    library.settings.max_ingest_seconds = 0  # 0: no limit
+    assert library.ingest(str(source), book="b", refine_rounds=0).tutorials[0].status == "added"
