@@ -60,12 +60,14 @@ def child(kind: str, arg: str = "", store: str = "") -> dict:
 
 
 def one_line_text(path: Path, size: int) -> Path:
-    words = ("fold shape proof rest bake feed warm cool knead mix the dough starter loaf oven flour water "
-             "salt crust crumb gently slowly twice overnight").split()
+    """``size`` bytes of varied baking instructions on one line."""
+    verbs = "fold shape proof rest bake feed warm cool knead mix".split()
+    things = "dough starter loaf crust levain batch".split()
+    manners = "gently slowly twice overnight briefly firmly".split()
     parts, n, total = [], 0, 0
     while total < size:
-        sentence = f"{words[n % 5].capitalize()} the {words[10 + n % 6]} {words[16 + n % 6]} {n % 97} times " \
-                   f"and {words[(n // 5) % 10]} it {words[22 + n % 5]}. "
+        sentence = (f"{verbs[n % 10].capitalize()} the {things[n % 6]} {n % 97} times and "
+                    f"{verbs[(n // 10) % 10]} it {manners[n % 6]}. ")
         parts.append(sentence)
         total += len(sentence)
         n += 1
@@ -79,24 +81,30 @@ def row(label: str, got: dict, base: dict | None = None) -> str:
     return f"{label:34} peak {got['peak_mb']:7.0f} MB  {got['seconds']:8.2f} s{ratio}"
 
 
+def audio_rows(work: Path, short: int, long_: int) -> None:
+    media.narrated_wav(["Fold the dough every thirty minutes for two hours.",
+                        "Then shape the loaf and proof it overnight."], work / "speech.wav")
+    short_audio = child("audio", media.long_audio(work / "speech.wav", work / "short.flac", short))
+    print(row(f"transcribe {short / 3600:g} h audio", short_audio), flush=True)
+    long_audio = child("audio", media.long_audio(work / "speech.wav", work / "long.flac", long_))
+    print(row(f"transcribe {long_ / 3600:g} h audio", long_audio, short_audio), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="shorter audio and a 2 MB text")
+    parser.add_argument("--skip-audio", action="store_true", help="only the text and query rows")
     args = parser.parse_args()
     short, long_ = (600, 3600) if args.quick else (3600, 36000)
     text_size = 2_000_000 if args.quick else 20_000_000
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         idle = child("import")
-        print(row("python + import tutorialbook", idle))
-        media.narrated_wav(["Fold the dough every thirty minutes for two hours.",
-                            "Then shape the loaf and proof it overnight."], work / "speech.wav")
-        short_audio = child("audio", media.long_audio(work / "speech.wav", work / "short.flac", short))
-        print(row(f"transcribe {short / 3600:g} h audio", short_audio))
-        long_audio = child("audio", media.long_audio(work / "speech.wav", work / "long.flac", long_))
-        print(row(f"transcribe {long_ / 3600:g} h audio", long_audio, short_audio))
+        print(row("python + import tutorialbook", idle), flush=True)
+        if not args.skip_audio:
+            audio_rows(work, short, long_)
         small = child("text", one_line_text(work / "small.txt", 200_000), work / "s1")
-        print(row("ingest 200 KB one-line text", small) + f"  {small['segments']} segments, {small['skills']} skills")
+        print(row("ingest 200 KB one-line text", small) + f"  {small['segments']} segments, {small['skills']} skills", flush=True)
         big = child("text", one_line_text(work / "big.txt", text_size), work / "s2")
         print(row(f"ingest {text_size / 1e6:g} MB one-line text", big, small)
               + f"  {big['segments']} segments, {big['skills']} skills")
