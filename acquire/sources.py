@@ -42,11 +42,14 @@ def expand(source: str, policy: SourcePolicy) -> list[Path]:
     path = policy.resolve(given)  # nothing outside the roots is looked at
     try:
         st = path.stat()
+        entries = sorted(path.iterdir(), key=lambda p: p.name) if stat.S_ISDIR(st.st_mode) else None
     except FileNotFoundError:
         raise TutorialbookError("source", f"{given} does not exist") from None
-    if stat.S_ISDIR(st.st_mode):
-        entries = ((p, Path(os.path.realpath(p))) for p in sorted(path.iterdir(), key=lambda p: p.name))
-        files = [real for p, real in entries if real.suffix.lower() in supported_extensions() and policy.allows(real)]
+    except OSError as exc:
+        raise TutorialbookError("source", f"cannot read {given}: {exc.strerror}") from None
+    if entries is not None:
+        resolved = ((p, Path(os.path.realpath(p))) for p in entries)
+        files = [real for p, real in resolved if real.suffix.lower() in supported_extensions() and policy.allows(real)]
         if not files:
             raise TutorialbookError(
                 "source", f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))})"
