@@ -51,6 +51,11 @@ class MediaInfo:
     """Duration of the audio track in seconds as the container states it (None when unknown)."""
     has_video: bool
 
+    @property
+    def exact_duration(self) -> float | None:
+        """The declared duration when the container's is exact (not an estimate, as MP3's is)."""
+        return None if self.container in _ESTIMATED_DURATION_FORMATS else self.declared_duration
+
 
 @dataclass
 class DecodedAudio:
@@ -268,84 +273,94 @@ def probe(path: str | os.PathLike[str]) -> MediaInfo:
         return _info(p, container, _audio_stream(container, p))
 
 
-def decode_audio(
-    path: str | os.PathLike[str],
-    *,
-    sampling_rate: int = SAMPLE_RATE,
-    cancel: Callable[[], bool] | None = None,
-) -> DecodedAudio:
-    """Decode the first decodable audio track to mono float32 at ``sampling_rate``.
+@dataclass
+class _DecodeStats:
+    """What a streaming decode learns as it goes, checked when it ends."""
 
-    Damaged packets are skipped (with a warning) as long as they are few; a file that is mostly
-    undecodable, or whose audio stops well before the duration its container declares, is an error.
-    Digital silence is an error too ("no speech found"): no model is needed to know that.
-    ``cancel`` is polled every few seconds of audio; when it returns True, ``TranscriptionCancelled``
-    is raised.
-    """
-    p = check_path(path)
+    packets: int = 0
+    bad_packets: int = 0
+    demux_error: str | None = None
+    samples: int = 0
+    peak: float = 0.0
+
+
+def _check_duration(p: Path, info: MediaInfo, max_seconds: float | None) -> None:
+    if max_seconds and info.declared_duration and info.declared_duration > max_seconds:
+        raise _err(f"{p.name} is {info.declared_duration / 3600:.1f} h long; the limit is {max_seconds / 3600:g} h "
+                   "(TUTORIALBOOK_MAX_MEDIA_SECONDS)")
+
+
+def _decode_stream(p: Path, container, stream, stats: _DecodeStats, sampling_rate: int,
+                   cancel: Callable[[], bool] | None, max_seconds: float | None):
+    """Resampled mono float32 arrays of the audio track, as they are decoded."""
+    ctx = stream.codec_context
+
+    def new_resampler():
+        return av.audio.resampler.AudioResampler(format="flt", layout="mono", rate=sampling_rate)
+
+    def out(frames):
+        for frame in frames:
+            array = frame.to_ndarray().reshape(-1).copy()
+            stats.samples += array.shape[0]
+            if array.size:
+                stats.peak = max(stats.peak, float(np.max(np.abs(array))))
+            yield array
+        if max_seconds and stats.samples > max_seconds * sampling_rate:
+            raise _err(f"{p.name} is longer than the limit of {max_seconds / 3600:g} h "
+                       "(TUTORIALBOOK_MAX_MEDIA_SECONDS)")
+
+    resampler = new_resampler()
+    demuxed = container.demux(stream)
+    try:
+        while True:
+            try:
+                packet = next(demuxed)
+            except StopIteration:
+                break
+            except av.error.FFmpegError as exc:  # the container itself is damaged past here
+                stats.demux_error = getattr(exc, "strerror", None) or str(exc)
+                break
+            stats.packets += 1
+            try:
+                frames = packet.decode()
+            except av.error.DecoderNotFoundError:
+                raise _err(f"{p.name}: no decoder for its {ctx.name} audio track") from None
+            except av.error.FFmpegError:
+                stats.bad_packets += 1
+                continue
+            for frame in frames:
+                frame.pts = None
+                try:
+                    resampled = resampler.resample(frame)
+                except ValueError:  # the stream changed rate or layout midway: start a new resampler
+                    yield from out(resampler.resample(None))
+                    resampler = new_resampler()
+                    resampled = resampler.resample(frame)
+                yield from out(resampled)
+            if cancel is not None and stats.packets % 200 == 0 and cancel():
+                raise TranscriptionCancelled(f"cancelled while decoding {p.name}")
+        yield from out(resampler.resample(None))
+    finally:
+        del resampler
+        gc.collect()  # PyAV resampler graphs are only freed by the collector (faster-whisper #390)
+
+
+def _final_checks(p: Path, ctx_name: str, info: MediaInfo, stats: _DecodeStats, sampling_rate: int) -> list[str]:
+    """After the whole track: undecodable, mostly damaged, cut short or silent is an error;
+    a few damaged packets or an estimated duration are warnings."""
     warnings: list[str] = []
-    chunks: list[np.ndarray] = []
-    packets = bad_packets = 0
-    with _open(p) as container:
-        stream = _audio_stream(container, p)
-        ctx = stream.codec_context
-        info = _info(p, container, stream)
-
-        def new_resampler():
-            return av.audio.resampler.AudioResampler(format="flt", layout="mono", rate=sampling_rate)
-
-        resampler = new_resampler()
-        demuxed = container.demux(stream)
-        demux_error: str | None = None
-        try:
-            while True:
-                try:
-                    packet = next(demuxed)
-                except StopIteration:
-                    break
-                except av.error.FFmpegError as exc:  # the container itself is damaged past here
-                    demux_error = getattr(exc, "strerror", None) or str(exc)
-                    break
-                packets += 1
-                try:
-                    frames = packet.decode()
-                except av.error.DecoderNotFoundError:
-                    raise _err(f"{p.name}: no decoder for its {ctx.name} audio track") from None
-                except av.error.FFmpegError:
-                    bad_packets += 1
-                    continue
-                for frame in frames:
-                    frame.pts = None
-                    try:
-                        resampled = resampler.resample(frame)
-                    except ValueError:  # the stream changed rate or layout midway: start a new resampler
-                        for out in resampler.resample(None):
-                            chunks.append(out.to_ndarray().reshape(-1).copy())
-                        resampler = new_resampler()
-                        resampled = resampler.resample(frame)
-                    for out in resampled:
-                        chunks.append(out.to_ndarray().reshape(-1).copy())
-                if cancel is not None and packets % 200 == 0 and cancel():
-                    raise TranscriptionCancelled(f"cancelled while decoding {p.name}")
-            for out in resampler.resample(None):
-                chunks.append(out.to_ndarray().reshape(-1).copy())
-        finally:
-            del resampler
-            gc.collect()  # PyAV resampler graphs are only freed by the collector (faster-whisper #390)
-
-    samples = np.concatenate(chunks).astype(np.float32, copy=False) if chunks else np.zeros(0, np.float32)
-    decoded = samples.shape[0] / sampling_rate
-    real_packets = max(1, packets - 1)  # demux ends with one empty flush packet
+    decoded = stats.samples / sampling_rate
+    real_packets = max(1, stats.packets - 1)  # demux ends with one empty flush packet
     if decoded == 0:
-        reason = f"{p.name}: its {ctx.name} audio track could not be decoded"
-        if demux_error or bad_packets:
-            reason += f" (corrupt or truncated: {demux_error or f'{bad_packets} damaged packets'})"
+        reason = f"{p.name}: its {ctx_name} audio track could not be decoded"
+        if stats.demux_error or stats.bad_packets:
+            reason += f" (corrupt or truncated: {stats.demux_error or f'{stats.bad_packets} damaged packets'})"
         else:
             reason += " (it holds no audio frames)"
         raise _err(reason)
-    if bad_packets > _MAX_BAD_PACKET_SHARE * real_packets and bad_packets > 2:
+    if stats.bad_packets > _MAX_BAD_PACKET_SHARE * real_packets and stats.bad_packets > 2:
         raise _err(
-            f"{p.name} is corrupt: {bad_packets} of {real_packets} audio packets could not be decoded"
+            f"{p.name} is corrupt: {stats.bad_packets} of {real_packets} audio packets could not be decoded"
         )
     declared = info.declared_duration
     if declared and decoded < 0.9 * declared - 0.5:
@@ -356,13 +371,128 @@ def decode_audio(
             warnings.append(f"{p.name}: {message} (duration was an estimate)")
         else:
             raise _err(f"{p.name} is truncated or corrupt: {message}")
-    elif demux_error:
-        warnings.append(f"{p.name}: the container is damaged near the end ({demux_error})")
-    if bad_packets:
-        warnings.append(f"{p.name}: skipped {bad_packets} damaged audio packet(s)")
-    if float(np.max(np.abs(samples))) <= _SILENCE_PEAK:
+    elif stats.demux_error:
+        warnings.append(f"{p.name}: the container is damaged near the end ({stats.demux_error})")
+    if stats.bad_packets:
+        warnings.append(f"{p.name}: skipped {stats.bad_packets} damaged audio packet(s)")
+    if stats.peak <= _SILENCE_PEAK:
         raise _err(f"no speech found: the audio track of {p.name} is silent ({decoded:.1f} s of silence)")
-    return DecodedAudio(samples=samples, info=info, warnings=warnings)
+    return warnings
+
+
+WINDOW_SECONDS = 600.0
+"""Streaming decodes hand audio on in windows this long (38 MB of samples each)."""
+_CUT_SEARCH_SECONDS = 5.0
+
+
+@dataclass
+class AudioWindow:
+    """A stretch of the track: its samples and where it starts; ``silent`` when nothing in
+    it is louder than digital silence (no model needs to hear it)."""
+
+    offset: float
+    samples: np.ndarray
+
+    @property
+    def silent(self) -> bool:
+        return not self.samples.size or float(np.max(np.abs(self.samples))) <= _SILENCE_PEAK
+
+
+@dataclass
+class AudioStream:
+    """A track decoded window by window: iterate ``windows()`` once, then ``finish()`` runs
+    the checks a whole decode makes and returns its warnings. Memory stays at about one
+    window, whatever the file's length."""
+
+    info: MediaInfo
+    _windows: object
+    _finish: Callable[[], list[str]]
+    _stats: _DecodeStats
+    sampling_rate: int = SAMPLE_RATE
+
+    @property
+    def decoded_seconds(self) -> float:
+        """How much audio has been decoded so far (all of it, once ``windows()`` ran out)."""
+        return self._stats.samples / self.sampling_rate
+
+    def windows(self):
+        return self._windows
+
+    def finish(self) -> list[str]:
+        return self._finish()
+
+
+def stream_audio(
+    path: str | os.PathLike[str],
+    *,
+    sampling_rate: int = SAMPLE_RATE,
+    cancel: Callable[[], bool] | None = None,
+    window_seconds: float = WINDOW_SECONDS,
+    max_seconds: float | None = None,
+) -> AudioStream:
+    """Decode the first decodable audio track to mono float32 at ``sampling_rate``, in windows
+    of about ``window_seconds`` (each cut at the quietest 100 ms of its last few seconds, so
+    a word is rarely split). A declared duration over ``max_seconds`` is refused before any
+    decoding, an undeclared one as soon as the decode passes it."""
+    p = check_path(path)
+    container = _open(p)
+    try:
+        stream = _audio_stream(container, p)
+        info = _info(p, container, stream)
+        _check_duration(p, info, max_seconds)
+    except BaseException:
+        container.close()
+        raise
+    stats = _DecodeStats()
+    size = None if window_seconds == float("inf") else int(window_seconds * sampling_rate)
+    search = int(_CUT_SEARCH_SECONDS * sampling_rate)
+    hop = sampling_rate // 10
+
+    def windows():
+        pending: list[np.ndarray] = []
+        held = 0
+        offset = 0
+        try:
+            for array in _decode_stream(p, container, stream, stats, sampling_rate, cancel, max_seconds):
+                pending.append(array)
+                held += array.shape[0]
+                if size is not None and held >= size + search:
+                    joined = np.concatenate(pending)
+                    tail = joined[size - search: size + search]
+                    frames = tail[: tail.shape[0] // hop * hop].reshape(-1, hop)
+                    cut = size - search + int(np.argmin(np.abs(frames).max(axis=1))) * hop
+                    yield AudioWindow(offset / sampling_rate, joined[:cut].astype(np.float32, copy=False))
+                    offset += cut
+                    pending, held = [joined[cut:]], joined.shape[0] - cut
+            if held:
+                yield AudioWindow(offset / sampling_rate, np.concatenate(pending).astype(np.float32, copy=False))
+        finally:
+            container.close()
+
+    return AudioStream(info, windows(), lambda: _final_checks(p, stream.codec_context.name, info, stats,
+                                                              sampling_rate), stats, sampling_rate)
+
+
+def decode_audio(
+    path: str | os.PathLike[str],
+    *,
+    sampling_rate: int = SAMPLE_RATE,
+    cancel: Callable[[], bool] | None = None,
+) -> DecodedAudio:
+    """Decode the first decodable audio track to mono float32 at ``sampling_rate``, whole
+    (``stream_audio`` decodes in windows; transcription uses that).
+
+    Damaged packets are skipped (with a warning) as long as they are few; a file that is mostly
+    undecodable, or whose audio stops well before the duration its container declares, is an error.
+    Digital silence is an error too ("no speech found"): no model is needed to know that.
+    ``cancel`` is polled every few seconds of audio; when it returns True, ``TranscriptionCancelled``
+    is raised.
+    """
+    audio = stream_audio(path, sampling_rate=sampling_rate, cancel=cancel, window_seconds=float("inf"))
+    chunks = [w.samples for w in audio.windows()]
+    warnings = audio.finish()
+    samples = np.concatenate(chunks).astype(np.float32, copy=False) if chunks else np.zeros(0, np.float32)
+    return DecodedAudio(samples=samples, info=audio.info, warnings=warnings)
 
 
 def container_title(path: str | os.PathLike[str]) -> str | None:

@@ -5,12 +5,15 @@ supported files in name order."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from pathlib import Path
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
 from tutorialbook.acquire.formats.document import Document
+from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.acquire.transcript import Segment, Transcript
 
 TEXT_EXTENSIONS = frozenset({".txt"})  # plain text; Markdown and the rest are DOCUMENT_EXTENSIONS
@@ -29,31 +32,39 @@ def supported_extensions() -> frozenset[str]:
     return TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS | SUBTITLE_EXTENSIONS | PGN_EXTENSIONS | media_extensions()
 
 
-def expand(source: str) -> list[Path]:
-    """The files a source names: itself, or a folder's supported files in name order."""
+def expand(source: str, policy: SourcePolicy) -> list[Path]:
+    """The files a source names: itself, or a folder's supported files in name order; each
+    resolved (symlinks followed) and allowed by ``policy`` (acquire/roots.py)."""
     if not source or not source.strip():
         raise TutorialbookError("source", "is empty; give a file or folder path")
     if re.match(r"^[a-z][a-z0-9+.-]*://", source) and not source.startswith("file://"):
         raise TutorialbookError(
             "source", f"{source!r} is a URL; URLs are not supported offline, download it and pass the file"
         )
-    path = Path(source.removeprefix("file://")).expanduser()
-    if not path.exists():
-        raise TutorialbookError("source", f"{path} does not exist")
-    if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in supported_extensions())
+    given = source.removeprefix("file://")
+    path = policy.resolve(given)  # nothing outside the roots is looked at
+    try:
+        st = path.stat()
+        entries = sorted(path.iterdir(), key=lambda p: p.name) if stat.S_ISDIR(st.st_mode) else None
+    except FileNotFoundError:
+        raise TutorialbookError("source", f"{given} does not exist") from None
+    except OSError as exc:
+        raise TutorialbookError("source", f"cannot read {given}: {exc.strerror}") from None
+    if entries is not None:
+        resolved = ((p, Path(os.path.realpath(p))) for p in entries)
+        files = [real for p, real in resolved if real.suffix.lower() in supported_extensions() and policy.allows(real)]
         if not files:
             raise TutorialbookError(
-                "source", f"folder {path} holds no supported files ({', '.join(sorted(supported_extensions()))})"
+                "source", f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))})"
             )
-        return files
+        return [policy.check_file(str(f), f) for f in files]
     if path.suffix.lower() not in supported_extensions():
         raise TutorialbookError(
             "source",
             f"unsupported file type {path.suffix or '(none)'!r} for {path.name}; "
             f"supported: {', '.join(sorted(supported_extensions()))}",
         )
-    return [path]
+    return [policy.check_file(given, path, st)]
 
 
 def content_hash(path: Path) -> str:
@@ -64,9 +75,9 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_source(path: Path, **media_options) -> Transcript:
-    """Read any supported file; media options (model, initial_prompt, progress, cancel) go
-    to transcription. A cancelled transcription raises ``Cancelled``."""
+def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES, **media_options) -> Transcript:
+    """Read any supported file; media options (model, initial_prompt, progress, cancel,
+    max_seconds) go to transcription. A cancelled transcription raises ``Cancelled``."""
     suffix = path.suffix.lower()
     if suffix in media_extensions():
         from tutorialbook.acquire.media import container_title
@@ -80,8 +91,9 @@ def read_source(path: Path, **media_options) -> Transcript:
         return transcript
     fmt = document_format(path)
     if fmt is not None:
-        return read_document(fmt, _read_bytes(path) if fmt in BINARY_FORMATS else _read_text(path), path.name)
-    text = _read_text(path)
+        return read_document(fmt, _read_bytes(path, max_text_bytes) if fmt in BINARY_FORMATS
+                             else _read_text(path, max_text_bytes), path.name)
+    text = _read_text(path, max_text_bytes)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, path.name)
     if suffix in PGN_EXTENSIONS:
@@ -91,25 +103,35 @@ def read_source(path: Path, **media_options) -> Transcript:
     return parse_plain(text, path.name)
 
 
-def _read_bytes(path: Path) -> bytes:
-    """A document's bytes, its size checked before reading."""
-    too_big = f"{path.name} is over {MAX_TEXT_BYTES // 2**20} MiB; split it or ingest its parts"
+def _read_bytes(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
+    """A document's bytes, read only if it is a regular file and at most ``max_bytes`` long (the
+    size is checked on the open file, and the read is bounded even if the file grows)."""
     try:
-        if path.stat().st_size > MAX_TEXT_BYTES:
-            raise TutorialbookError("source", too_big)
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_TEXT_BYTES + 1)  # bounded even if the file grows after the stat
+        # O_NONBLOCK: a FIFO swapped in after the checks must not block the open
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise TutorialbookError("source", f"{path.name} is not a regular file")
+            if info.st_size > max_bytes:
+                raise TutorialbookError("source", _too_big(path, max_bytes))
+            data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise TutorialbookError("source", f"cannot read {path}: {exc.strerror}") from exc
-    if len(data) > MAX_TEXT_BYTES:
-        raise TutorialbookError("source", too_big)
+    if len(data) > max_bytes:
+        raise TutorialbookError("source", _too_big(path, max_bytes))
     if not data.strip():
         raise TutorialbookError("source", f"{path.name} is empty")
     return data
 
 
-def _read_text(path: Path) -> str:
-    data = _read_bytes(path)
+def _too_big(path: Path, max_bytes: int) -> str:
+    return (f"{path.name} is over {max_bytes / 2**20:g} MiB, the limit for text (TUTORIALBOOK_MAX_TEXT_BYTES); "
+            "split it or ingest its parts")
+
+
+def _read_text(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """The file's text: its bytes (``_read_bytes``), UTF-8 and printable."""
+    data = _read_bytes(path, max_bytes)
     if b"\x00" in data:
         raise TutorialbookError("source", f"{path.name} is binary, not text")
     try:

@@ -32,6 +32,7 @@ from tutorialbook.acquire.media import (
     TranscriptionCancelled,
     decode_audio,
     probe,
+    stream_audio,
 )
 from tutorialbook.acquire.transcript import Segment, Transcript
 
@@ -278,6 +279,7 @@ def transcribe(
     cancel: Callable[[], bool] | None = None,
     beam_size: int | None = None,
     hotwords: str | None = None,
+    max_seconds: float | None = None,
 ) -> Transcript:
     """Transcribe an audio or video file into sentence-level, timestamped segments.
 
@@ -290,30 +292,58 @@ def transcribe(
     ``(total, total)``. ``cancel()`` is polled between segments (and between stages); when it
     returns True, ``TranscriptionCancelled`` is raised.
 
+    The audio is decoded and transcribed in windows (``media.WINDOW_SECONDS``), so peak memory does
+    not grow with the file's length; silent windows are not given to the model. ``max_seconds``:
+    a longer file is refused (before decoding when its container declares its duration).
+
     Raises ``TutorialbookError('source', reason)`` for a missing, empty, corrupt, truncated, text,
-    audio-less, undecodable, unsupported or speechless file (all but the last before any model work),
-    and ``TutorialbookError('model', reason)`` when no model can be found locally.
+    audio-less, undecodable, unsupported, too long or speechless file (the header checks before any
+    model work; damage found while decoding once the decode ends), and ``TutorialbookError('model',
+    reason)`` when no model can be found locally.
     """
     _check_cancel(cancel, "before it started")
-    decoded = decode_audio(path, sampling_rate=SAMPLE_RATE, cancel=cancel)
-    total = round(decoded.duration, 3)
-    _check_cancel(cancel, "after decoding")
-    whisper, resolved = get_model(model)
-    _check_cancel(cancel, "after loading the model")
-    if progress is not None:
-        progress(0.0, total)
+    audio = stream_audio(path, sampling_rate=SAMPLE_RATE, cancel=cancel, max_seconds=max_seconds)
+    declared = audio.info.exact_duration
+    total = round(declared, 3) if declared else None
+    whisper = resolved = None
+    language = None
 
-    segments_iter, info = _run_whisper(whisper, decoded.samples, mode=MODE, initial_prompt=initial_prompt,
-                                       beam_size=beam_size, hotwords=hotwords)
+    def report(done: float) -> None:  # against the declared duration, when the container states one
+        if progress is not None:
+            progress(min(done, total or done), total or done)
+
+    report(0.0)
     words: list[tuple[float, float, str]] = []
     done = 0.0
-    for seg in _iterate(segments_iter, cancel):
-        for i, w in enumerate(seg.words or ()):
-            text = w.word if i or w.word[:1].isspace() else " " + w.word  # never glue two segments
-            words.append((float(w.start), float(w.end), text))
-        done = min(total, max(done, float(seg.end)))
-        if progress is not None:
-            progress(done, total)
+    windows = iter(audio.windows())  # bounded memory: a window, and the next one decoded ahead
+    try:
+        window = next(windows, None)
+        warnings = audio.finish() if window is None else None
+        while window is not None:
+            _check_cancel(cancel, "between windows")
+            following = next(windows, None)
+            if following is None:  # decoded to the end: damage or silence is known before the model hears it
+                warnings = audio.finish()
+            end = window.offset + window.samples.shape[0] / SAMPLE_RATE
+            if not window.silent:
+                if whisper is None:
+                    whisper, resolved = get_model(model)
+                    _check_cancel(cancel, "after loading the model")
+                segments_iter, info = _run_whisper(whisper, window.samples, mode=MODE, initial_prompt=initial_prompt,
+                                                   beam_size=beam_size, hotwords=hotwords)
+                language = language or info.language
+                for seg in _iterate(segments_iter, cancel):
+                    for i, w in enumerate(seg.words or ()):
+                        text = w.word if i or w.word[:1].isspace() else " " + w.word  # never glue two segments
+                        words.append((window.offset + float(w.start), window.offset + float(w.end), text))
+                    done = max(done, window.offset + float(seg.end))
+                    report(done)
+            done = max(done, end)
+            report(done)
+            window = following
+    finally:
+        windows.close()  # the container too, when a cancel or an error stops it early
+    total = total or round(audio.decoded_seconds, 3)
     _check_cancel(cancel, "after the last segment")
 
     segments = regroup_words(words)
@@ -343,10 +373,10 @@ def transcribe(
     return Transcript(
         segments=segments,
         duration=total,
-        language=info.language or "en",
+        language=language or "en",
         timed=True,
         models=models,
-        warnings=list(decoded.warnings),
+        warnings=warnings,
     )
 
 

@@ -204,7 +204,7 @@ def ingest_all(lessons: list[Lesson], workdir: Path) -> dict[str, dict]:
     from tutorialbook.library import Library
     from tutorialbook.memory.store import quote
 
-    library = Library(store=str(workdir / "store"))
+    library = Library(store=str(workdir / "store"), allowed_roots=(str(workdir),))  # its videos are made here
     results: dict[str, dict] = {}
     try:
         for lesson in lessons:

@@ -94,7 +94,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        library = Library(store=str(workdir / "store"), engine_path=args.engine)
+        library = Library(store=str(workdir / "store"), engine_path=args.engine, allowed_roots=(str(workdir),))
         clock = time.perf_counter()
         make_book(library, workdir)
         rows = library.store.count("positions")
@@ -109,7 +109,8 @@ def main() -> None:
         grounding: list[float] = []  # positions.ground, on its worker thread
 
         def time_inner_parts() -> None:
-            engine = library.engine()._engine  # the SimpleEngine our Engine wraps (started by the warm-up)
+            idle = library.engine().idle()  # the pool's engine the warm-up started
+            engine = idle[0]._engine if idle else None  # the SimpleEngine our Engine wraps
             if engine is not None:  # else a heuristic answered: there is no search to take out
                 engine.analyse = timed(engine.analyse, inner)
             positions.ground = timed(positions.ground, grounding)  # ground_async looks it up per call

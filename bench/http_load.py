@@ -91,7 +91,7 @@ def tokens_json(agents: list[Agent]) -> dict:
 def prepare_store(store: Path) -> None:
     from tutorialbook.library import Library
 
-    library = Library(store=str(store))
+    library = Library(store=str(store), allowed_roots=(str(EXAMPLES),))
     library.ingest(str(EXAMPLES), book="baking", refine_rounds=0, agent="setup")
     library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="secret", refine_rounds=0, agent="setup")
     library.record_lesson("The secret book's own lesson.", "secret", agent="setup")

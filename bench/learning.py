@@ -86,7 +86,7 @@ def run(setting_rounds: int, tutorials: list[str], questions: list[Question], mo
         store_root: Path, domains: dict[str, str]) -> tuple[list[Step], dict]:
     from tutorialbook.library import Library
 
-    library = Library(store=str(store_root / f"rounds-{setting_rounds}"))
+    library = Library(store=str(store_root / f"rounds-{setting_rounds}"), allowed_roots=(str(DATA),))
     book = "learning"
     steps: list[Step] = []
     misses: dict[str, list[str]] = {m: [] for m in modes}

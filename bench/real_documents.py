@@ -273,7 +273,8 @@ def ingested(doc: Document, rounds: int, fresh: bool):
         return Library(store=str(path / "store")), json.loads(report_file.read_text()), None
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
-    library = Library(store=str(path / "store"))
+    root = str(doc.source if doc.source.is_dir() else doc.source.parent)  # Debian's documentation folder
+    library = Library(store=str(path / "store"), allowed_roots=(root,))
     clock = time.perf_counter()
     report = library.ingest(str(doc.source), book=BOOK, refine_rounds=rounds)
     seconds = time.perf_counter() - clock
@@ -315,11 +316,13 @@ def system(doc: Document, qs: list[dict], modes: list[str], rounds: int, fresh: 
 
 def ingestible(doc: Document) -> str:
     """'' when the project can read the document's source, else the reader's reason."""
-    from tutorialbook.acquire.sources import expand
+    from tutorialbook.acquire.roots import SourcePolicy
+    from tutorialbook.acquire.sources import expand, media_extensions
     from tutorialbook.errors import TutorialbookError
 
-    try:
-        files = expand(str(doc.source))
+    try:  # the bench reads Debian's documentation folders: allow the document's own folder
+        root = str(doc.source if doc.source.is_dir() else doc.source.parent)
+        files = expand(str(doc.source), SourcePolicy((root,), media_extensions=media_extensions()))
     except TutorialbookError as e:
         return str(e)
     if {f.name for f in files} != {f.name for f in doc.files} and doc.source.is_dir():

@@ -19,6 +19,7 @@ from tutorialbook.memory.int8 import integer_matmuls
 
 DIM = 384
 MAX_TOKENS = 256
+MAX_CHARS = MAX_TOKENS * 101
 WORKERS = min(2, os.cpu_count() or 1)  # texts embedded at once
 
 
@@ -70,7 +71,9 @@ class MiniLM:
         return _normalise(np.stack(list(self._workers().map(self._embed_one, texts))))
 
     def _embed_one(self, text: str) -> np.ndarray:
-        ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
+        # a WordPiece token spans at most ~100 characters, so MAX_TOKENS tokens never need more:
+        # the cut changes nothing but keeps a huge text from being tokenized whole (GBs)
+        ids = np.array([self._tokenizer.encode(text[:MAX_CHARS]).ids], dtype=np.int64)
         ones = np.ones_like(ids)
         (hidden,) = self._session.run(
             None, {"input_ids": ids, "attention_mask": ones, "token_type_ids": np.zeros_like(ids)}

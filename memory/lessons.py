@@ -12,7 +12,6 @@ import re
 
 
 SIMILAR = 0.80
-MAX_LESSON_CHARS = 4000
 OUTCOMES = ("success", "failure", "partial", "note")
 
 

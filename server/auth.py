@@ -30,6 +30,7 @@ from typing import Any, Mapping
 
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
+from tutorialbook.common import BOOK_NAME
 from tutorialbook.errors import TutorialbookError
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,9 @@ class TokenTable:
         return len(self._grants)
 
     @classmethod
-    def parse(cls, data: Any, where: str = "tokens") -> "TokenTable":
+    def parse(cls, data: Any, where: str = "tokens", allow_empty: bool = False) -> "TokenTable":
+        if allow_empty and data == {}:
+            return cls([])
         if not isinstance(data, dict) or not data:
             raise TutorialbookError("tokens", f"{where}: expected a JSON object of TOKEN -> {{agent, rights}}")
         grants: list[tuple[bytes, Grant]] = []
@@ -124,6 +127,9 @@ class TokenTable:
             if not isinstance(rights, dict):
                 raise TutorialbookError("tokens", f"{label} ({agent}): 'rights' must map book names (or '*') to a right")
             for book, right in rights.items():
+                if book != "*" and not (isinstance(book, str) and BOOK_NAME.match(book)):
+                    raise TutorialbookError("tokens", f"{label} ({agent}): {book!r} can never be a book (lowercase "
+                                                      "letters, digits, '.', '_', '-'; up to 64) or '*'")
                 if right not in RANK:
                     raise TutorialbookError(
                         "tokens", f"{label} ({agent}): right {right!r} for {book!r} is not one of {', '.join(RIGHTS)}")
@@ -134,17 +140,20 @@ class TokenTable:
         return cls(grants)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "TokenTable":
+    def load(cls, path: str | os.PathLike, allow_empty: bool = False) -> "TokenTable":
+        """The file's tokens. ``allow_empty``: an empty file or ``{}`` is a table of no tokens."""
         path = Path(path).expanduser()
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise TutorialbookError("tokens", f"cannot read {path} ({exc.strerror})") from exc
+        if allow_empty and not text.strip():
+            return cls([])
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise TutorialbookError("tokens", f"{path} is not JSON ({exc.msg}, line {exc.lineno})") from exc
-        return cls.parse(data, str(path))
+        return cls.parse(data, str(path), allow_empty)
 
     def verify(self, token: str) -> Grant | None:
         """The grant of ``token``, or None. Constant time over the table."""
@@ -157,7 +166,8 @@ class TokenTable:
 
 
 class TokenFile:
-    """A tokens file, re-read when it changes (a bad edit keeps the last good table)."""
+    """A tokens file, re-read when it changes. Emptying or deleting it revokes every token;
+    an edit that does not parse keeps the last good table (and logs why)."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path).expanduser()
@@ -179,8 +189,12 @@ class TokenFile:
             with self._lock:
                 if stamp != self._stamp:
                     self._stamp = stamp
+                    if stamp is None:
+                        self._table = TokenTable([])
+                        log.warning("%s is gone: every token is revoked", self.path)
+                        return self._table
                     try:
-                        self._table = TokenTable.load(self.path)
+                        self._table = TokenTable.load(self.path, allow_empty=True)
                         log.warning("reloaded %d token(s) from %s", len(self._table), self.path)
                     except TutorialbookError as exc:
                         log.error("kept the previous tokens: %s", exc)

@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the issuer's JWKS URL (default: its jwks_uri from the issuer's metadata; or $TUTORIALBOOK_OAUTH_JWKS)")
     p.add_argument("--oauth-agent-claim", dest="oauth_agent_claim",
                    help="the token claim that names the agent (default sub; or $TUTORIALBOOK_OAUTH_AGENT_CLAIM)")
+    p.add_argument("--allow-root", action="append", default=[], dest="allow_roots", metavar="DIR",
+                   help="a folder ingest may read (repeatable; or $TUTORIALBOOK_ALLOWED_ROOTS); default: home and "
+                        "the current folder over stdio, none over --http")
 
     p = sub.add_parser("ingest", help="ingest a tutorial file or folder")
     p.add_argument("source", help="a video/audio file, .srt/.vtt subtitles, .md/.txt text, a .pgn game, or a folder")
@@ -158,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         settings.llm_api_base = args.llm_api_base
     try:
         if args.command == "serve":
+            if args.allow_roots:
+                settings.allowed_roots = tuple(args.allow_roots)
             if args.http:
                 from tutorialbook.server.http import serve
 

@@ -52,6 +52,9 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
         raise TutorialbookError("host", f"{host} is not a loopback address: serving beyond this machine needs "
                                         "--tokens FILE (or TUTORIALBOOK_TOKENS)")
     token_file = TokenFile(path) if path else None
+    if settings.allowed_roots is None:  # a shared server reads no files unless the operator says where
+        settings.allowed_roots = ()
+    settings.tokens_file = path
 
     from mcp.server.transport_security import TransportSecuritySettings
 

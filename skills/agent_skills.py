@@ -509,7 +509,7 @@ def _list_items(text: str, numbered_only: bool = False) -> list[str]:
 
 def _first_paragraph(body: str) -> str:
     for block in re.split(r"\n\s*\n", body):
-        text = " ".join(line.strip() for line in block.splitlines() if not line.lstrip().startswith("#"))
+        text = " ".join(line.strip() for line in block.splitlines() if not line.lstrip().startswith(("#", ">")))
         if text.strip():
             return text.strip()[:1000]
     return ""

@@ -127,6 +127,19 @@ def _with_paths(node: OutlineNode, path: tuple[str, ...] = ()):
         yield from _with_paths(child, here)
 
 
+def cap_drafts(outline: OutlineNode, limit: int) -> int:
+    """Keep the first ``limit`` skill drafts of an outline (in reading order); returns how
+    many were dropped. Each draft costs an embedding, so this bounds a huge text's work."""
+    kept = 0
+    dropped = 0
+    for node in outline.walk():
+        room = max(0, limit - kept)
+        dropped += max(0, len(node.drafts) - room)
+        node.drafts = node.drafts[:room]
+        kept += len(node.drafts)
+    return dropped
+
+
 class Builder:
     """Merges one tutorial's outline into a book."""
 
@@ -138,17 +151,12 @@ class Builder:
         self.author = author
         self.plan = Plan()
         self._now = time.time()
-        self._pending_skills: list[tuple[dict, np.ndarray]] = []
-        self._vectors: dict[int, np.ndarray] = {}
-        self._book_has_skills = True
+        self._pending = _PendingSkills()
+        self._book_has_skills: bool | None = None
         self._tutorial = ""
 
     def build(self, tutorial: TutorialContext, chapter: OutlineNode) -> Plan:
         """Merge an outline: one chapter, or (kind "root") several chapters at once."""
-        drafts = [d for node in chapter.walk() for d in node.drafts]
-        vectors = self.embed([_search_text(d) for d in drafts]) if drafts else []
-        self._vectors = {id(d): v for d, v in zip(drafts, vectors)}
-        self._book_has_skills = sum(self.tree.skill_counts.values()) > 0
         for local in chapter.children if chapter.kind == "root" else [chapter]:
             self._merge(tutorial, local, self.tree.root_id, CHAPTER_MATCH)
         self._refresh_node_texts()
@@ -164,8 +172,9 @@ class Builder:
         else:
             self._extend_node(node, evidence)
         self.plan.node_for[id(local)] = node["id"]
-        for draft in local.drafts:
-            self._add_skill(tutorial, draft, node["id"])
+        vectors = self.embed([_search_text(d) for d in local.drafts]) if local.drafts else []  # one batch
+        for draft, draft_vector in zip(local.drafts, vectors):
+            self._add_skill(tutorial, draft, node["id"], draft_vector)
         for child in local.children:
             self._merge(tutorial, child, node["id"], SECTION_MATCH)
 
@@ -265,13 +274,10 @@ class Builder:
         return [evidence(tutorial, first.start, last.end, extract.one_line(best.text, 240))]
 
     # -- skills ----------------------------------------------------------------
-    def _add_skill(self, tutorial: TutorialContext, draft: SkillDraft, node_id: str) -> None:
+    def _add_skill(self, tutorial: TutorialContext, draft: SkillDraft, node_id: str, vector: np.ndarray) -> None:
         text = skill_text(draft.name, draft.when_to_use, draft.steps)
         if draft.search_text:
             text = f"{draft.name}. {draft.search_text}"
-        vector = self._vectors.get(id(draft))
-        if vector is None:
-            vector = self.embed([_search_text(draft)])[0]
         spans = [tutorial.transcript.segments[i] for i in draft.segment_indexes]
         start, end = draft.span or (spans[0].start, spans[-1].end)
         proof = evidence(tutorial, start, end, draft.quote)
@@ -317,17 +323,28 @@ class Builder:
             "_status": "added",
         }
         self.plan.skills.append(row)
-        self._pending_skills.append((row, vector))
+        self._remember(row, vector)
         self.plan.skill_for[id(draft)] = row["id"]
         self.plan.skills_added += 1
 
     def _match_skill(self, draft: SkillDraft, vector: np.ndarray) -> dict | None:
+        """A skill of this build, or of the book, with the same name or meaning. This build's
+        are compared at once (names by key, vectors in one product), so a tutorial with
+        thousands of skills costs linear time per skill, not a Python loop over all."""
         key = _norm(draft.name)
-        for row, other in self._pending_skills:
-            same = _norm(row["name"]) == key and (not draft.search_text or row["origin"] != self._tutorial)
-            if same or float(np.dot(other, vector)) >= SKILL_MATCH:
-                return row
-        if not self._book_has_skills:  # a new book: only this tutorial's own skills can match
+        pending = self._pending
+        if pending.rows:
+            first = pending.by_key.get(key)
+            if first is not None and draft.search_text and pending.rows[first]["origin"] == self._tutorial:
+                first = None  # passages of one tutorial may share their opening words
+            scores = pending.matrix[: len(pending.rows)] @ vector
+            close = int(np.argmax(scores >= SKILL_MATCH)) if scores.max() >= SKILL_MATCH else None
+            candidates = [i for i in (first, close) if i is not None]
+            if candidates:
+                return pending.rows[min(candidates)]
+        if self._book_has_skills is None:
+            self._book_has_skills = self.store.count("skills", f"book = {quote(self.book)}") > 0
+        if not self._book_has_skills:  # a new book: nothing stored to match
             return None
         hits = (
             self.store.table("skills").search(vector.tolist()).metric("cosine")
@@ -338,9 +355,12 @@ class Builder:
             row = {k: v for k, v in hits[0].items() if not k.startswith("_")}
             row["_status"] = "updated"
             self.plan.skills.append(row)
-            self._pending_skills.append((row, np.array(row["vector"], dtype=np.float32)))
+            self._remember(row, np.array(row["vector"], dtype=np.float32))
             return row
         return None
+
+    def _remember(self, row: dict, vector: np.ndarray) -> None:
+        self._pending.add(row, vector)
 
     # -- search text -----------------------------------------------------------
     def _refresh_node_texts(self) -> None:
@@ -370,6 +390,27 @@ def topic_words(title: str) -> set[str]:
     """A title's content words (not stop words, not words any tutorial title may carry)."""
     return {w for w in re.findall(r"[a-z]{3,}", title.lower())
             if w not in extract.STOPWORDS and w not in _GENERIC_TITLE_WORDS}
+
+
+class _PendingSkills:
+    """The skills a build holds so far, for matching: in order, by name key (first wins),
+    and their vectors as the rows of one growing matrix."""
+
+    def __init__(self):
+        self.rows: list[dict] = []
+        self.by_key: dict[str, int] = {}
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+
+    def add(self, row: dict, vector: np.ndarray) -> None:
+        n = len(self.rows)
+        if n == self.matrix.shape[0]:
+            grown = np.zeros((max(16, 2 * n), vector.shape[0]), dtype=np.float32)
+            if n:
+                grown[:n] = self.matrix[:n]
+            self.matrix = grown
+        self.matrix[n] = vector
+        self.rows.append(row)
+        self.by_key.setdefault(_norm(row["name"]), n)
 
 
 def stable_id(prefix: str, *parts: str) -> str:

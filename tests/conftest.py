@@ -1,5 +1,7 @@
 """Shared fixtures: a library on a fresh on-disk store, and the shipped examples."""
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,11 @@ def baking(library: Library) -> Library:
     """A library whose 'baking' book holds both shipped sourdough tutorials."""
     library.ingest(str(EXAMPLES), book="baking")
     return library
+
+
+# Tests write their sources under the temporary folder: allow it besides home and the current
+# folder (the default roots), here and in every server process a test starts.
+os.environ.setdefault("TUTORIALBOOK_ALLOWED_ROOTS", os.pathsep.join([str(Path.home()), os.getcwd(), tempfile.gettempdir()]))
 
 
 def reteaching_tutorial(folder: Path) -> Path:

@@ -282,3 +282,37 @@ def wav_with_unknown_codec(dst, seconds: float = 2.0, *, format_tag: int = 0x7A7
     body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
     Path(dst).write_bytes(b"RIFF" + struct.pack("<I", len(body)) + body)
     return Path(dst)
+
+
+def long_audio(speech_wav, out_path, seconds: float) -> Path:
+    """``seconds`` of 16 kHz FLAC: the narration at the start and again at the very end, digital
+    silence between (cheap to make and small on disk: a 10-hour file is a few MB)."""
+    out_path = Path(out_path)
+    speech = wav_duration(speech_wav)
+    gap = max(1.0, seconds - 2 * speech)
+    _ffmpeg("-i", str(speech_wav), "-f", "lavfi", "-t", f"{gap:.3f}", "-i", "anullsrc=r=16000:cl=mono",
+            "-i", str(speech_wav), "-filter_complex",
+            "[0:a]aresample=16000,aformat=channel_layouts=mono[a];[2:a]aresample=16000,aformat=channel_layouts=mono[c];"
+            "[a][1:a][c]concat=n=3:v=0:a=1", "-c:a", "flac", str(out_path))
+    return out_path
+
+
+#: run in a fresh interpreter: transcribe one file, print its peak memory (RSS) and what it heard
+PEAK_SCRIPT = """
+import json, resource, sys, time
+from tutorialbook.acquire.transcribe import transcribe
+started = time.perf_counter()
+t = transcribe(sys.argv[1])
+print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "seconds": time.perf_counter() - started, "duration": t.duration,
+                  "segments": [[s.start, s.end, s.text] for s in t.segments]}))
+"""
+
+
+def transcribe_peak(path) -> dict:
+    """Transcribe ``path`` in a subprocess; its peak RSS (MB), wall time, duration, segments."""
+    import json
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(path)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])

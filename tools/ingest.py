@@ -14,7 +14,8 @@ from tutorialbook.tools._run import run, scope
 
 async def ingest_tutorial(
     source: Annotated[str, Field(description="path of a video/audio file, .srt/.vtt subtitles, "
-                                             ".md/.txt text, a .pgn annotated chess game, or a folder of these")],
+                                             ".md/.txt text, a .pgn annotated chess game, or a folder of these; "
+                                             "only files under the server's allowed roots are read")],
     book: Annotated[str, Field(description="book to add it to (created if new)")] = "default",
     title: Annotated[str, Field(description="tutorial title; defaults to the file name")] = "",
     domain: Annotated[Literal["auto", "general", "chess"],

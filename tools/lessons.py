@@ -20,7 +20,8 @@ async def record_lesson(
     node_id: Annotated[str, Field(description="TOC node the lesson is about, when not one skill")] = "",
     context: Annotated[str, Field(description="the situation: task, inputs, environment")] = "",
     feedback: Annotated[
-        list[SkillFeedback], Field(description="per-skill verdicts: [{skill_id, verdict: helpful|harmful}]")
+        list[SkillFeedback], Field(description="per-skill verdicts: [{skill_id, verdict: helpful|harmful}], "
+                                             "at most 50 skills (a repeated item counts once)")
     ] = [],
     ctx: Context = None,
 ) -> LessonResult:

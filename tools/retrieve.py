@@ -23,7 +23,8 @@ _SAMPLED_TOC = sampling_resolver(_readable)
 
 
 async def retrieve_skill(
-    query: Annotated[str, Field(description="the task or question, in plain words")],
+    query: Annotated[str, Field(description="the task or question, in plain words (at most 2000 characters "
+                                            "by default)")],
     book: Annotated[str, Field(description="book to search")],
     k: Annotated[int, Field(description="how many skills to return (1-50)")] = 5,
     mode: Annotated[

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tutorialbook.errors import TutorialbookError
+
 
 def default_store_path() -> str:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
@@ -27,3 +29,39 @@ class Settings:
     #: read the text videos show (acquire/screen.py); TUTORIALBOOK_SCREEN=off: videos are read from speech only
     screen: bool = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_SCREEN", "on").strip().lower()
                          not in ("off", "0", "false", "no"))
+    #: folders an ingest may read (os.pathsep separated); None: the user's home and the current folder
+    #: (stdio, CLI, Python); an HTTP server without any reads no files (server/http.py)
+    allowed_roots: tuple[str, ...] | None = field(default_factory=lambda: _paths("TUTORIALBOOK_ALLOWED_ROOTS"))
+    #: the HTTP tokens file, never readable as a source (set by server/http.py)
+    tokens_file: str | None = field(default_factory=lambda: os.environ.get("TUTORIALBOOK_TOKENS") or None)
+    # -- bounds (README "Security model"): each has a safe default and an environment variable
+    max_text_bytes: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_TEXT_BYTES", 20 * 2**20, int))
+    max_media_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_MEDIA_SECONDS", 12 * 3600.0))
+    #: wall-clock limit of one file's ingest (0: none); past it the ingest stops and writes nothing
+    max_ingest_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_INGEST_SECONDS", 4 * 3600.0))
+    #: skills one tutorial may add (each costs an embedding: bounds a huge text's work)
+    max_tutorial_skills: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_TUTORIAL_SKILLS", 5000, int))
+    max_query_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_QUERY_CHARS", 2000, int))
+    max_lesson_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_LESSON_CHARS", 4000, int))
+    #: chess engine processes a library may run at once (callers beyond them wait their turn)
+    engines: int = field(default_factory=lambda: _number("TUTORIALBOOK_ENGINES", 2, int))
+
+
+def _paths(name: str) -> tuple[str, ...] | None:
+    value = os.environ.get(name)
+    if value is None:
+        return None
+    return tuple(p for p in value.split(os.pathsep) if p.strip())
+
+
+def _number(name: str, default, kind=float):
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = kind(value)
+    except ValueError:
+        raise TutorialbookError(name, f"must be a number, got {value!r}") from None
+    if number < 0:
+        raise TutorialbookError(name, f"must be 0 or more, got {value!r}")
+    return number

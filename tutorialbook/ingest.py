@@ -19,7 +19,8 @@ from tutorialbook.memory.store import dumps, quote
 from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise, see, watch
-from tutorialbook.acquire.sources import content_hash, expand, read_source, supported_extensions
+from tutorialbook.acquire.roots import SourcePolicy, default_roots
+from tutorialbook.acquire.sources import content_hash, expand, media_extensions, read_source, supported_extensions
 from tutorialbook.acquire.screen import ScreenJob
 from tutorialbook.acquire.screen_attach import for_consolidation
 
@@ -44,7 +45,7 @@ class Ingest:
             raise TutorialbookError("domain", f"{domain!r} is not one of {', '.join(DOMAINS)}")
         check_rounds(refine_rounds, "refine_rounds", minimum=0)
         check_book_name(book)
-        files = expand(source)
+        files = expand(source, self.source_policy())
         if title and len(files) > 1:
             raise TutorialbookError("title", "a title applies to one file; a folder's tutorials are titled "
                                              "by their own titles (else file names)")
@@ -56,10 +57,20 @@ class Ingest:
             def file_progress(done: float, total: float, message: str, n=n) -> None:
                 if progress:
                     progress(n + (done / total if total else 0), len(files), f"{path.name}: {message}")
+            limited = _TimeLimit(self.settings.max_ingest_seconds, cancel)
             try:
                 report = self._ingest_file(path, book, title, domain, file_progress,
-                                           cancel, refine_rounds, agent=agent, llm=llm)
+                                           limited, refine_rounds, agent=agent, llm=llm)
             except (Cancelled, KeyboardInterrupt) as exc:
+                if isinstance(exc, Cancelled) and limited.expired:
+                    failure = TutorialbookError(
+                        "source", f"the ingest of {path.name} was stopped at its time limit of {limited.seconds:g} s "
+                                  "(TUTORIALBOOK_MAX_INGEST_SECONDS); nothing of it was committed")
+                    if not folder:
+                        raise failure from exc
+                    statuses.append(FileStatus(source=str(path), status="failed", title=_title_from(path),
+                                               reason=str(failure)))
+                    continue
                 raise type(exc)(_with_earlier(str(exc), reports)) from exc
             except Exception as exc:  # noqa: BLE001 - a folder reports each file's failure and goes on
                 if not folder:
@@ -68,6 +79,8 @@ class Ingest:
                                            reason=str(exc) if isinstance(exc, TutorialbookError)
                                            else f"{type(exc).__name__}: {exc}"))
                 continue
+            if limited.expired:  # past the commit: refinement stopped early, the tutorial is whole
+                report.warnings.append(f"refinement stopped at the ingest time limit of {limited.seconds:g} s")
             reports.append(report)
             statuses.append(FileStatus(source=str(path), status=report.status, title=report.title,
                                        tutorial_id=report.tutorial_id))
@@ -75,6 +88,13 @@ class Ingest:
         return IngestReport(book=book, tutorials=reports, warnings=warnings, files=statuses,
                             failed=sum(f.status == "failed" for f in statuses),
                             skipped=sum(f.status == "skipped" for f in statuses))
+
+    def source_policy(self) -> SourcePolicy:
+        """What an ingest may read (settings.allowed_roots; never the store or the tokens file)."""
+        s = self.settings
+        roots = default_roots() if s.allowed_roots is None else tuple(s.allowed_roots)
+        private = tuple(p for p in (s.store, s.tokens_file) if p and "://" not in p)
+        return SourcePolicy(roots, private, s.max_text_bytes, media_extensions())
 
     def _ingest_file(self, path: Path, book: str, title: str | None, domain: str, progress: Progress,
                      cancel: Callable[[], bool] | None, refine_rounds: int = 1,
@@ -129,7 +149,8 @@ class Ingest:
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title or _title_from(path)} {path.name}")
         screen_job = ScreenJob(path, cancel) if self.settings.screen else None  # frames read meanwhile
         watching = watch(path, domain if pack is None else pack.name, cancel)  # frames, beside transcription
-        transcript = read_source(path, model=self.settings.whisper_model, progress=heard, cancel=cancel,
+        transcript = read_source(path, self.settings.max_text_bytes, max_seconds=self.settings.max_media_seconds,
+                                 model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=_prompt(title or _title_from(path), pack))
         title = title or transcript.title or _title_from(path)  # the caller's, the document's own, the name's
         if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
@@ -138,7 +159,9 @@ class Ingest:
         if pack is None:  # auto, and the name did not tell: the transcript decides
             pack = see(recognise(" ".join(s.text for s in transcript.segments)), watching) or DomainPack()
             if pack.initial_prompt and transcript.timed:
-                transcript = read_source(path, model=self.settings.whisper_model, progress=heard,
+                transcript = read_source(path, self.settings.max_text_bytes,
+                                         max_seconds=self.settings.max_media_seconds,
+                                         model=self.settings.whisper_model, progress=heard,
                                          cancel=cancel, initial_prompt=_prompt(title, pack))
         timings["acquire"] = _lap(clock)
         check_cancel()
@@ -163,6 +186,11 @@ class Ingest:
             from tutorialbook.llm.consolidate import llm_outline
 
             outline = llm_outline(run, context, outline)
+        dropped = build.cap_drafts(outline, self.settings.max_tutorial_skills)
+        if dropped:
+            transcript.warnings.append(f"{dropped} instructive passages past the first "
+                                       f"{self.settings.max_tutorial_skills} were not made skills "
+                                       "(TUTORIALBOOK_MAX_TUTORIAL_SKILLS)")
         plan = build.Builder(self.store, self.embed, book, tree).build(context, outline)
         extra = pack.extra_rows(context, plan)
         timings["consolidate"] = _lap(clock)
@@ -345,6 +373,20 @@ def _unsupported(source: str, files: list[Path]) -> list[Path]:
 def _with_earlier(message: str, reports: list[TutorialReport]) -> str:
     done = [f"{r.title!r} ({r.status})" for r in reports if r.status in ("added", "unchanged", "refined")]
     return message + (f"; committed before it, and kept: {', '.join(done)}" if done else "")
+
+
+class _TimeLimit:
+    """A cancel check that also fires once ``seconds`` have passed (0: never)."""
+
+    def __init__(self, seconds: float, cancel: Callable[[], bool] | None):
+        self.seconds, self._cancel = seconds, cancel
+        self._deadline = time.monotonic() + seconds if seconds else None
+        self.expired = False
+
+    def __call__(self) -> bool:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            self.expired = True
+        return self.expired or bool(self._cancel and self._cancel())
 
 
 def _note_llm(report: TutorialReport, run) -> None:

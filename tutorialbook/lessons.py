@@ -16,6 +16,11 @@ from tutorialbook.memory.store import in_list, quote
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import FeedbackCount, LessonResult, SkillFeedback
 
+#: distinct skills one lesson may give a verdict on, and feedback items one call may carry
+#: (repeats of an item count once)
+MAX_FEEDBACK = 50
+MAX_FEEDBACK_ITEMS = 1000
+
 
 class Lessons:
     """Library methods that record lessons and skill feedback."""
@@ -139,17 +144,15 @@ class Lessons:
         context = get("context") or ""
         if not text:
             raise TutorialbookError(prefix + "lesson", "is empty; say what worked or what did not")
-        if len(text) > lesson_store.MAX_LESSON_CHARS:
-            raise TutorialbookError(prefix + "lesson", f"is {len(text)} characters; the limit is {lesson_store.MAX_LESSON_CHARS}")
+        limit = self.settings.max_lesson_chars
+        if len(text) > limit:
+            raise TutorialbookError(prefix + "lesson", f"is {len(text)} characters; the limit is {limit} "
+                                                       "(TUTORIALBOOK_MAX_LESSON_CHARS)")
         if outcome not in lesson_store.OUTCOMES:
             raise TutorialbookError(prefix + "outcome", f"{outcome!r} is not one of {', '.join(lesson_store.OUTCOMES)}")
-        if len(context) > lesson_store.MAX_LESSON_CHARS:
-            raise TutorialbookError(prefix + "context", f"is over {lesson_store.MAX_LESSON_CHARS} characters")
-        verdicts = []
-        for f in get("feedback") or []:
-            f = f if isinstance(f, SkillFeedback) else SkillFeedback.model_validate(f)
-            self._skill_in_book(f.skill_id, book, prefix + "feedback")
-            verdicts.append((f.skill_id, f.verdict))
+        if len(context) > limit:
+            raise TutorialbookError(prefix + "context", f"is over {limit} characters")
+        verdicts = self._verdicts(get("feedback") or [], book, prefix + "feedback")
         if skill_id:
             node_id = self._skill_in_book(skill_id, book, prefix + "skill_id")["node_id"]
             attached = f"skill:{skill_id}"
@@ -161,6 +164,25 @@ class Lessons:
             attached = ""  # the best-matching node, once the text is embedded
         return {"text": text, "outcome": outcome, "context": context, "skill_id": skill_id, "node_id": node_id,
                 "attached": attached, "verdicts": verdicts}
+
+    def _verdicts(self, feedback: list, book: str, field: str) -> list[tuple[str, str]]:
+        """Per-skill verdicts, one per skill (a repeated item counts once), at most
+        MAX_FEEDBACK skills, all of them in the book (checked in one read)."""
+        if len(feedback) > MAX_FEEDBACK_ITEMS:
+            raise TutorialbookError(field, f"has {len(feedback)} items; the limit is {MAX_FEEDBACK_ITEMS}")
+        verdicts: dict[str, str] = {}
+        for f in feedback:
+            f = f if isinstance(f, SkillFeedback) else SkillFeedback.model_validate(f)
+            if verdicts.setdefault(f.skill_id, f.verdict) != f.verdict:
+                raise TutorialbookError(field, f"skill {f.skill_id!r} is called both helpful and harmful")
+        if len(verdicts) > MAX_FEEDBACK:
+            raise TutorialbookError(field, f"names {len(verdicts)} skills; the limit is {MAX_FEEDBACK} a lesson")
+        if verdicts:
+            found = {r["id"]: r["book"] for r in self.store.rows("skills", in_list("id", list(verdicts)), ["id", "book"])}
+            for skill_id in verdicts:
+                if found.get(skill_id) != book:
+                    raise NotFound(field, f"no skill {skill_id!r} in book {book!r}")
+        return list(verdicts.items())
 
     def _skill_in_book(self, skill_id: str, book: str, field: str) -> dict:
         row = self.store.get("skills", skill_id)

@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from tutorialbook.common import Progress, check_book_name, lesson_view
+from tutorialbook import quoting
 from tutorialbook.config import Settings
 from tutorialbook.ingest import Ingest
 from tutorialbook.lessons import Lessons
@@ -183,6 +184,9 @@ class Library(Ingest, Refinement, Lessons):
         navigates the TOC level by level when there is one; else, or when it fails, the beam."""
         if not query or not query.strip():
             raise TutorialbookError("query", "is empty; describe the task you need skills for")
+        if len(query) > self.settings.max_query_chars:  # bounds its cost, and the echo in the result
+            raise TutorialbookError("query", f"is {len(query)} characters; the limit is "
+                                             f"{self.settings.max_query_chars} (TUTORIALBOOK_MAX_QUERY_CHARS)")
         if not 1 <= k <= MAX_K:
             raise TutorialbookError("k", f"must be between 1 and {MAX_K}, got {k}")
         if mode not in MODES:
@@ -323,11 +327,11 @@ class Library(Ingest, Refinement, Lessons):
         )
 
     def engine(self):
-        """One chess engine process per library, started on first use."""
+        """The library's chess engines (settings.engines processes at most, started on first use)."""
         if self._chess_engine is None:
-            from tutorialbook.skills.chess.engine import Engine
+            from tutorialbook.skills.chess.engine import EnginePool
 
-            self._chess_engine = Engine(self.settings.engine_path)
+            self._chess_engine = EnginePool(self.settings.engine_path, self.settings.engines)
         return self._chess_engine
 
     def close(self) -> None:
@@ -382,7 +386,7 @@ class Library(Ingest, Refinement, Lessons):
                 " (its commit has not finished)" if row is not None else ""))
         segments = sorted(self.store.rows("segments", f"tutorial_id = {quote(tutorial_id)}",
                                           ["idx", "start", "end", "text"]), key=lambda s: s["idx"])
-        lines = [f"# {row['title']}", "", f"Source: {row['source']}", ""]
+        lines = [f"Title: {row['title']}", ""]
         said = []
         for s in segments:
             stamp = f"[{_clock(s['start'])}–{_clock(s['end'])}]" if row["timed"] else f"[chars {int(s['start'])}–{int(s['end'])}]"
@@ -391,14 +395,15 @@ class Library(Ingest, Refinement, Lessons):
         said += [(s["start"], 1, f"[{_clock(s['start'])}–{_clock(s['end'])}] on screen ({s['kind']}): "
                   + s["shown"].replace("\n", "\n    ")) for s in shown]  # beside the speech, by time
         lines += [line for _, _, line in sorted(said, key=lambda x: x[:2])]
-        return "\n".join(lines) + "\n"
+        head = f"# Transcript of tutorial `{tutorial_id}` (book {row['book']!r})\n\nSource: {row['source']}\n\n"
+        return head + quoting.quoted_block("Its title and every line below are", "\n".join(lines))
 
     def toc_markdown(self, book: str) -> str:
         tree = self.tree(book)
         names: dict[str, list[dict]] = {}
         for node_id, briefs in tree.skills_at.items():
             names[node_id] = [{**b, "node_id": node_id} for b in briefs]
-        lines = [f"# {tree.nodes[tree.root_id]['title']}", ""]
+        lines = [f"Book: {tree.nodes[tree.root_id]['title']}", ""]
 
         def walk(node_id: str, level: int) -> None:
             for child in tree.children.get(node_id, []):
@@ -409,11 +414,12 @@ class Library(Ingest, Refinement, Lessons):
                 walk(child, level + 1)
 
         walk(tree.root_id, 0)
-        return "\n".join(lines) + "\n"
+        return (f"# Table of contents of book {book!r}\n\n"
+                + quoting.quoted_block("Every title, summary and skill name below is", "\n".join(lines)))
 
     def node_markdown(self, book: str, node_id: str) -> str:
         view = self.browse(book, node_id)
-        lines = [f"# {view.node.title}", "", " › ".join(p.title for p in view.path + [view.node]), "",
+        lines = [f"Title: {view.node.title}", "", "Path: " + " › ".join(p.title for p in view.path + [view.node]), "",
                  view.node.summary, ""]
         for e in view.evidence:
             lines.append(f"> {e.quote}  \n> — {e.tutorial_title} {_span(e)}")
@@ -421,7 +427,8 @@ class Library(Ingest, Refinement, Lessons):
             lines += ["", "## Sections"] + [f"- {c.title} (`{c.id}`): {c.summary}" for c in view.children]
         if view.skills:
             lines += ["", "## Skills"] + [f"- {s.name} (`{s.id}`)" for s in view.skills]
-        return "\n".join(lines) + "\n"
+        return (f"# Node `{node_id or view.node.id}` of book {book!r}\n\n"
+                + quoting.quoted_block("Its title, summary, evidence, sections and skills below are", "\n".join(lines)))
 
 
 def _brief(tree: Tree, node_id: str, depth: int) -> NodeBrief:

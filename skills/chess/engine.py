@@ -21,14 +21,14 @@ import chess.engine
 
 from ...errors import TutorialbookError
 
-__all__ = ["Analysis", "Engine", "PositionSummary", "PvLine", "describe", "parse_position"]
+__all__ = ["Analysis", "Engine", "EnginePool", "PositionSummary", "PvLine", "describe", "parse_position"]
 
 ENV_VAR = "TUTORIALBOOK_ENGINE"
 HEURISTIC_NOTE = (
     "Heuristic estimate, not an engine: material, mobility and piece-square tables with a "
     "{depth}-ply search. No chess engine was found ({why}); install Stockfish or set {env}."
 )
-_MAX_DEPTH = 60
+_MAX_DEPTH = 30  # what evaluate_position documents (1-30)
 _MAX_MULTIPV = 10
 _MATE = 100_000
 
@@ -282,6 +282,78 @@ class Engine:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class EnginePool:
+    """Up to ``size`` engine processes for concurrent callers (one search each), started as
+    needed; at most ``max_waiting`` more callers wait for one, and a call beyond that is a
+    clear "busy" error instead of an ever longer queue."""
+
+    def __init__(self, path: str | None = None, size: int = 2, max_waiting: int = 8):
+        self.size = max(1, size)
+        self.max_waiting = max_waiting
+        self._path = path
+        self._free: list[Engine] = []
+        self._started = 0
+        self._waiting = 0
+        self._closed = False
+        self._cond = threading.Condition()
+
+    @property
+    def options(self) -> dict:
+        """The UCI options every engine of the pool is configured with."""
+        return Engine(self._path).options
+
+    def idle(self) -> list[Engine]:
+        """The started engines no caller is using now."""
+        with self._cond:
+            return list(self._free)
+
+    def analyse(self, board: chess.Board, depth: int = 12, multipv: int = 1,
+                time_limit: float | None = 5.0) -> Analysis:
+        if not 1 <= depth <= _MAX_DEPTH:  # before queueing for an engine
+            raise TutorialbookError("depth", f"must be between 1 and {_MAX_DEPTH}, got {depth}")
+        engine = self._acquire()
+        try:
+            return engine.analyse(board, depth=depth, multipv=multipv, time_limit=time_limit)
+        finally:
+            self._release(engine)
+
+    def _acquire(self) -> Engine:
+        with self._cond:
+            if not self._free and self._started >= self.size and self._waiting >= self.max_waiting:
+                raise TutorialbookError("depth", f"the chess engines are busy ({self.size} searching, "
+                                                 f"{self._waiting} waiting); try again shortly or ask a lower depth")
+            self._waiting += 1
+            try:
+                while not self._free and self._started >= self.size:
+                    self._cond.wait()
+            finally:
+                self._waiting -= 1
+            if self._free:
+                return self._free.pop()
+            self._started += 1
+        return Engine(self._path)
+
+    def _release(self, engine: Engine) -> None:
+        with self._cond:
+            if self._closed:
+                engine.close()
+                return
+            self._free.append(engine)
+            self._cond.notify()
+
+    @property
+    def busy(self) -> int:
+        with self._cond:
+            return self._started - len(self._free)
+
+    def close(self) -> None:
+        with self._cond:
+            free, self._free = self._free, []
+            self._started -= len(free)
+        for engine in free:
+            engine.close()
 
 
 def _popen_daemonic(path: str) -> chess.engine.SimpleEngine:
