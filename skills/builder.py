@@ -112,8 +112,9 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
     keys = passages.heading_keys([title for _, _, title in transcript.headings])
     for node, path in _with_paths(chapter):
         context = " > ".join(path[-2:])
-        kept = [i for i in node.segments if not passages.is_boilerplate(transcript.segments[i].text, keys)]
-        for passage in passages.group(transcript.segments, kept):
+        segments = passages.without_boilerplate(transcript.segments, node.segments, keys)
+        kept = [i for i in node.segments if i in segments]
+        for passage in passages.group(segments, kept):
             if not passages.is_boilerplate(passage.text, keys):
                 node.drafts.append(passages.draft(passage, context))
     return chapter

@@ -11,7 +11,7 @@ longer, at sentence ends.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tutorialbook.acquire.transcript import Segment
 from tutorialbook.skills.extract import SkillDraft, is_instructive, split_sentences
@@ -71,6 +71,24 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
     return False
 
 
+def without_boilerplate(segments: list[Segment], indexes: list[int],
+                        headings: frozenset[str] = frozenset()) -> dict[int, Segment]:
+    """The segments of ``indexes`` that teach something, by index: a boilerplate segment goes,
+    and a narrated one keeps its sentences but the greeting or sign-off said in the same breath
+    ("Welcome to this lesson on … First, shift the chain …"). Spans stay the segment's."""
+    kept: dict[int, Segment] = {}
+    for i in indexes:
+        seg = segments[i]
+        if is_boilerplate(seg.text, headings):
+            sentences = split_sentences(seg.text)
+            rest = [s for s in sentences if not is_boilerplate(s, headings)]
+            if len(sentences) < 2 or not rest:
+                continue
+            seg = replace(seg, text=" ".join(rest))
+        kept[i] = seg
+    return kept
+
+
 def _key(text: str) -> str:
     return " ".join(_WORD.findall(re.sub(r"^[\d.]+\s+", "", text).lower()))
 
@@ -83,7 +101,8 @@ def _looks_like_code(text: str) -> bool:
     return sum(ch in "{}();=<>[]$#/\\" for ch in text) > 0.05 * max(1, len(text))
 
 
-def group(segments: list[Segment], indexes: list[int], kinds: list[str] | None = None) -> list[Passage]:
+def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
+          kinds: list[str] | None = None) -> list[Passage]:
     """Consecutive segments of one section into passages of about ``WORDS`` words: a code block
     stays with the prose before it (which usually introduces it, ending in ':'), a short block
     joins its neighbour, and a paragraph far over ``MAX_WORDS`` is cut at sentence ends."""

@@ -202,11 +202,19 @@ def _sentences(source: HarvestSource) -> Iterable[tuple[Segment, str, str]]:
             yield segment, raw, _clean(raw)
 
 
+def _teaching(source: HarvestSource) -> Iterable[tuple[Segment, str, str]]:
+    """The sentences that teach something: no question is asked about a greeting or a licence,
+    which are not skills."""
+    from tutorialbook.skills.passages import is_boilerplate
+
+    return ((seg, raw, clean) for seg, raw, clean in _sentences(source) if not is_boilerplate(raw))
+
+
 def cloze_questions(source: HarvestSource) -> Iterable[Candidate]:
     """Blank one content phrase of each key sentence: a command, else a number (with its
     unit), else the tutorial's rarest content word of the sentence."""
     frequency = Counter(w for _, _, s in _sentences(source) for w in key_words(s))
-    for segment, raw, sentence in _sentences(source):
+    for segment, raw, sentence in _teaching(source):
         words = sentence.split()
         if not 6 <= len(words) <= 45 or sentence.endswith(("?", ":")) or _PREAMBLE.match(sentence):
             continue
@@ -261,7 +269,7 @@ def _find_phrase(sentence: str, phrase: str) -> int:
 
 def avoid_questions(source: HarvestSource) -> Iterable[Candidate]:
     """"What should you never do …?" — the answer is the forbidden action."""
-    for segment, raw, sentence in _sentences(source):
+    for segment, raw, sentence in _teaching(source):
         if sentence.endswith("?"):
             continue
         match = _AVOID.search(sentence)

@@ -40,11 +40,14 @@ def test_video_becomes_skills_with_timestamps(library, video):
     found = library.retrieve("check the tyre for thorns", "bikes", k=1).skills[0]
     e = found.evidence[0]
     spoken = spans[4]
-    assert e.timed and abs(e.start - spoken[0]) < 1.5 and abs(e.end - spoken[1]) < 1.5
-    assert len(words(e.quote) & words(spoken[2])) >= 6
+    # the evidence is the passage the sentence was said in: its span holds the sentence's
+    assert e.timed and e.start <= spoken[0] + 1.5 and e.end >= spoken[1] - 1.5 and e.end - e.start < 40
+    assert any(len(words(step) & words(spoken[2])) >= 6 for step in found.steps)
+    assert not any("welcome" in step.lower() for s in library.skills("bikes") for step in s.steps), \
+        "the greeting said before the first step is not part of a skill"
     assert e.link == f"{path.resolve().as_uri()}#t={int(e.start)}"
     levers = library.retrieve("how do I get the tyre off the rim", "bikes", k=3).skills
-    assert any("lever" in s.name.lower() for s in levers)
+    assert any("lever" in " ".join(s.steps).lower() for s in levers)
     transcript = library.transcript_markdown(t.tutorial_id)
     stamps = re.findall(r"^\[(\d\d):(\d\d):(\d\d)–", transcript, re.M)
     seconds = [int(h) * 3600 + int(m) * 60 + int(s) for h, m, s in stamps]
@@ -71,3 +74,11 @@ def test_corrupt_video_writes_nothing(library, video, tmp_path):
         library.ingest(str(broken), book="bikes")
     assert info.value.field == "source"
     assert library.store.count("tutorials") == 0 and library.store.count("skills") == 0
+
+
+def test_the_title_prompt_keeps_the_narration_punctuated(library, video):
+    """The tutorial's title is the speech model's prompt; the narration still comes back as
+    sentences (Whisper copies a prompt's style: an unpunctuated one lost every full stop)."""
+    path, spans = video
+    t = library.ingest(str(path), book="bikes", title="Flat tyre", refine_rounds=0).tutorials[0]
+    assert t.segments >= len(SCRIPT) - 1

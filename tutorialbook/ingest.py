@@ -398,9 +398,12 @@ def _note_llm(report: TutorialReport, run) -> None:
 
 def _prompt(title: str, pack) -> str | None:
     """What speech recognition is told to expect: the tutorial's title and the domain's vocabulary.
-    bench/asr.py measured it on three voices: WER 11.1/5.8/10.8% with no prompt, 8.6/5.1/7.3% with."""
+    bench/asr.py measured it on three voices: WER 11.1/5.8/10.8% with no prompt, 8.6/5.1/7.3% with.
+    Written as punctuated sentences: Whisper copies a prompt's style, and after an unpunctuated
+    title it wrote a whole narration without a full stop (one segment, no sentences to learn from)."""
     parts = [title if len(title) >= 4 else "", pack.initial_prompt if pack else ""]
-    return ". ".join(p.strip().rstrip(".") for p in parts if p and p.strip()) or None
+    sentences = [p.strip().rstrip(".") + "." for p in parts if p and p.strip()]
+    return " ".join(sentences) or None
 
 
 def _title_from(path: Path) -> str:
