@@ -75,9 +75,9 @@ class SourcePolicy:
             raise TutorialbookError("source", f"{given} is not a regular file (a device, FIFO or socket cannot be "
                                               "a tutorial)")
         if real.suffix.lower() not in self.media_extensions and st.st_size > self.max_text_bytes:
-            raise TutorialbookError("source", f"{Path(given).name} is {st.st_size / 2**20:.1f} MiB, over the "
-                                              f"{self.max_text_bytes / 2**20:g} MiB limit for text "
-                                              "(TUTORIALBOOK_MAX_TEXT_BYTES)")
+            raise TutorialbookError("source", f"{Path(given).name} is over {self.max_text_bytes / 2**20:g} MiB, "
+                                              f"the limit for text (TUTORIALBOOK_MAX_TEXT_BYTES): it holds "
+                                              f"{st.st_size / 2**20:.1f} MiB")
         return real
 
     def allows(self, real: Path) -> bool:

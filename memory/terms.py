@@ -43,6 +43,12 @@ def searchable(text: str) -> str:
     return f"{text} {' '.join(missing)}" if missing else text
 
 
+#: how many times a code-like term's alias stands in a query: a query that spells out an exact
+#: option or identifier wants it, more than the common words its parts are (force, with, lease)
+ALIAS_WEIGHT = 3
+
+
 def query(text: str) -> str:
-    """A full-text query with its code-like terms' aliases added."""
-    return searchable(text)
+    """A full-text query with its code-like terms' aliases added, each ``ALIAS_WEIGHT`` times."""
+    found = aliases(text)
+    return " ".join([text, *[a for a in found for _ in range(ALIAS_WEIGHT)]]) if found else text

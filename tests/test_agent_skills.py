@@ -321,7 +321,7 @@ def test_agentskills_validate_accepts_every_skill_of_a_hostile_book(tmp_path):
     library = Library(Settings(store=str(tmp_path / "store")))
     library.ingest(str(source), book="traps", refine_rounds=0)
     report = library.export_skills("traps", str(tmp_path / "skills"))
-    assert len(report.skills) >= 5
+    assert len(report.skills) >= 3  # one skill a passage
     texts = [(tmp_path / "skills" / s.folder / "SKILL.md").read_text(encoding="utf-8") for s in report.skills]
     assert any("---" in t.split("\n---\n", 1)[1] for t in texts), "the tutorial's --- reaches the skills' bodies"
     for exported in report.skills:

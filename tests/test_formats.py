@@ -244,9 +244,10 @@ def test_rst_txt_loses_its_markup_and_keeps_headings_and_code(tmp_path):
 def test_a_folder_reads_rst_txt_sources(tmp_path):
     (tmp_path / "errors.rst.txt").write_text(SPHINX_SOURCE)
     (tmp_path / "notes.rst").write_text("Notes\n=====\n\nA plain :term:`note`.\n")
+    from tutorialbook.acquire.roots import SourcePolicy
     from tutorialbook.acquire.sources import expand
 
-    assert [p.name for p in expand(str(tmp_path))] == ["errors.rst.txt", "notes.rst"]
+    assert [p.name for p in expand(str(tmp_path), SourcePolicy((str(tmp_path),)))] == ["errors.rst.txt", "notes.rst"]
     assert read_source(tmp_path / "notes.rst").segments[0].text == "A plain note."
 
 

@@ -14,12 +14,12 @@ from statistics import mean
 
 import numpy as np
 import pytest
-from lancedb.rerankers import RRFReranker
 
 from tutorialbook.library import Library
 from tutorialbook.memory import indexing
 from tutorialbook.memory.embedder import DIM
-from tutorialbook.memory.search import RRF_K, search
+from tutorialbook.memory import terms
+from tutorialbook.memory.search import FTS_WEIGHT, POOL, search
 from tutorialbook.memory.store import quote
 
 BOOK = "idx"
@@ -100,15 +100,22 @@ def library(tmp_path) -> Library:
 
 
 def brute_force(library: Library, query: str, k: int = 10, scores: bool = False) -> list:
+    """The hybrid ranking computed from LanceDB's own exact queries: the nearest ``POOL`` by
+    cosine (no index), the best ``POOL`` by BM25, fused by score as memory/search.py says
+    (cosine + FTS_WEIGHT x BM25 / the best BM25; a row only one half found counts the lowest
+    cosine returned, or no BM25)."""
     vector = library.embed([query])[0]
-    rows = (
-        library.store.table("skills").search(query_type="hybrid").vector(vector.tolist()).text(query)
-        .distance_type("cosine").where(f"book = {quote(BOOK)}", prefilter=True).bypass_vector_index()
-        .rerank(RRFReranker(K=RRF_K)).limit(k).to_list()
-    )
-    if scores:
-        return [(r["id"], round(r["_relevance_score"], 6)) for r in rows]
-    return [r["id"] for r in rows]
+    table, book = library.store.table("skills"), f"book = {quote(BOOK)}"
+    near = (table.search(vector.tolist()).distance_type("cosine").where(book, prefilter=True)
+            .bypass_vector_index().limit(POOL).to_list())
+    text = table.search(terms.query(query), query_type="fts").where(book, prefilter=True).limit(POOL).to_list()
+    cosine = {r["id"]: 1.0 - r["_distance"] for r in near}
+    floor = min(cosine.values())
+    best = max((r["_score"] for r in text), default=0.0)
+    bm25 = {r["id"]: r["_score"] / best for r in text} if best else {}
+    fused = sorted(((i, round(float(np.float32(cosine.get(i, floor) + FTS_WEIGHT * bm25.get(i, 0.0))), 6))
+                    for i in set(cosine) | set(bm25)), key=lambda x: (-x[1], x[0]))[:k]
+    return fused if scores else [i for i, _ in fused]
 
 
 def assert_same_ranking(got: list[tuple[str, float]], expected: list[tuple[str, float]]) -> None:

@@ -68,11 +68,11 @@ def test_ctrl_c_during_refinement_keeps_its_events_and_questions_and_reingest_re
     added = refine[0].detail["skills_added"]
     assert added and refine[0].versions["skills"]
     assert {s.id for s in library.skills("baking")} >= set(added)  # the skills it wrote, with their event
-    assert library.store.count("questions", f"tutorial_id = '{tutorial.id}'") == 22  # the questions are stored
+    assert library.store.count("questions", f"tutorial_id = '{tutorial.id}'") == 16  # the questions are stored
 
     resumed = library.ingest(str(BASICS), book="baking").tutorials[0]
     assert resumed.status == "refined" and resumed.refinement == "done"
-    assert resumed.questions_harvested == 22 and resumed.pass_rate_after == 1.0
+    assert resumed.questions_harvested == 16 and resumed.pass_rate_after == 1.0
     again = library.ingest(str(BASICS), book="baking").tutorials[0]
     assert again.status == "unchanged" and again.refinement == "done"
 
@@ -88,7 +88,7 @@ def test_cancel_during_refinement_says_the_tutorial_is_committed(library, forget
     assert "cancelled during refinement" in str(stopped.value) and "committed with its events" in str(stopped.value)
     assert [t.status for t in library.tutorials("baking")] == ["ready"]
     assert len(library.history("baking", action="ingest")) == 1
-    assert library.store.count("questions") == 22
+    assert library.store.count("questions") == 16
     assert library.ingest(str(BASICS), book="baking").tutorials[0].status == "refined"
 
 

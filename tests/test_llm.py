@@ -356,7 +356,11 @@ def test_toc_retrieval_falls_back_to_the_beam_when_the_model_fails(tmp_path, mod
 
 # -- harvest, judge, repair ----------------------------------------------------------------
 
-def test_harvest_and_repair_through_the_model(tmp_path, model, tutorials):
+def test_harvest_and_repair_through_the_model(tmp_path, model, tutorials, monkeypatch):
+    from tutorialbook.skills import passages
+
+    keep = passages.is_boilerplate  # a consolidation that misses the safety fact, for refinement to repair
+    monkeypatch.setattr(passages, "is_boilerplate", lambda text, *a: "sharp knife is safer" in text or keep(text, *a))
     library = Library(store=str(tmp_path / "store"), llm="openai/scripted", llm_api_base=model.url)
     model.script.extend(["not an outline", "still not", "nor this"])  # consolidation falls back (deterministic)
     report = library.ingest(str(tutorials / "knife-care.md"), book="kitchen", refine_rounds=1).tutorials[0]

@@ -39,7 +39,7 @@ async def test_progress_reports_audio_seconds(tmp_path, video):
                                         progress_callback=on_progress)
         assert not result.is_error, result.content
         report = result.structured_content["tutorials"][0]
-        assert report["skills_added"] >= 3 and report["stage_seconds"]["acquire"] > 0
+        assert report["skills_added"] >= 1 and report["stage_seconds"]["acquire"] > 0
     heard = [m for m in messages if "transcribing" in m]
     assert heard and heard[-1].endswith(f"{report['duration']:.0f}/{report['duration']:.0f} s of audio")
     assert messages[-1].endswith("done")

@@ -8,7 +8,6 @@ from typing import Callable
 
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.models import LessonView
-from tutorialbook.skills.domains import DomainPack, get_pack
 
 Progress = Callable[[float, float, str], None]
 BOOK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -23,6 +22,8 @@ def check_rounds(rounds, field: str, minimum: int) -> None:
 
 def pack_of(tutorial: dict):
     """The domain pack a stored tutorial was ingested with (the general pack if unknown)."""
+    from tutorialbook.skills.domains import DomainPack, get_pack  # lazy: the builder loads LanceDB
+
     try:
         return get_pack(tutorial["domain"])
     except Exception:  # a pack that is gone or fails to load: general questions still apply
