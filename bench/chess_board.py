@@ -137,7 +137,7 @@ def main() -> None:
                                "read_s", "ingest_s", "bare_s", "audio_s")}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        library = Library(store=str(work / "store"))
+        library = Library(store=str(work / "store"), allowed_roots=(str(work),))  # its videos are made here
         media.speak("The model is loaded before anything is timed.", work / "warm.wav")
         tx.transcribe(work / "warm.wav")  # the models loaded before anything is timed
         library.embed(["the embedder loaded before anything is timed"])

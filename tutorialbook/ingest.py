@@ -18,7 +18,7 @@ from tutorialbook.memory import history as hist
 from tutorialbook.memory.store import dumps, quote
 from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
-from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise, see, watch
+from tutorialbook.skills.domains import DOMAINS, DomainPack, claimed, get_pack, recognise, see, watch
 from tutorialbook.acquire.roots import SourcePolicy, default_roots
 from tutorialbook.acquire.sources import content_hash, expand, media_extensions, read_source, supported_extensions
 from tutorialbook.acquire.screen import ScreenJob
@@ -147,8 +147,8 @@ class Ingest:
             progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
 
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title or _title_from(path)} {path.name}")
-        screen_job = ScreenJob(path, cancel) if self.settings.screen else None  # frames read meanwhile
         watching = watch(path, domain if pack is None else pack.name, cancel)  # frames, beside transcription
+        screen_job = ScreenJob(path, cancel, lambda: claimed(watching)) if self.settings.screen else None
         transcript = read_source(path, self.settings.max_text_bytes, max_seconds=self.settings.max_media_seconds,
                                  model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=_prompt(title or _title_from(path), pack))
