@@ -126,6 +126,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lessons", type=int, default=0, help="only the first N lessons")
     parser.add_argument("--no-flite", action="store_true", help="skip the flite speech-only run")
+    parser.add_argument("--screen-baseline", action="store_true",
+                        help="also ingest each video with the screen-text reader running to the end (as before "
+                             "it gave way to the board reader), timed in the same run")
     args = parser.parse_args()
     from tutorialbook.acquire import transcribe as tx
     from tutorialbook.library import Library
@@ -134,7 +137,7 @@ def main() -> None:
     lessons = [Lesson.load(p) for p in sorted(LESSONS.glob("*.json"))]
     lessons = lessons[: args.lessons] if args.lessons else lessons
     totals = {k: 0.0 for k in ("truth", "board", "speech", "flite", "right", "squares", "frames",
-                               "read_s", "ingest_s", "bare_s", "audio_s")}
+                               "read_s", "ingest_s", "bare_s", "audio_s", "screen_s")}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         library = Library(store=str(work / "store"), allowed_roots=(str(work),))  # its videos are made here
@@ -152,6 +155,7 @@ def main() -> None:
                 video = bm.board_video(schedule, look, work / f"{lesson.name}.mp4", seconds=spans[-1][1] + 1.5,
                                        fps=FPS, audio=wav, captions=spans)
                 right, squares, frames, speed = square_accuracy(video, schedule)
+                screen_before = totals["screen_s"]
                 clock = time.perf_counter()
                 tx.transcribe(video, initial_prompt=INITIAL_PROMPT)
                 bare = time.perf_counter() - clock
@@ -159,6 +163,17 @@ def main() -> None:
                 with_board = library.ingest(str(video), book=BOOK, title=lesson.opening, domain="chess",
                                             refine_rounds=0).tutorials[0]
                 whole = time.perf_counter() - clock
+                if args.screen_baseline:
+                    from tutorialbook import ingest as ingest_module
+
+                    claimed, ingest_module.claimed = ingest_module.claimed, lambda watching: ""
+                    clock = time.perf_counter()
+                    try:
+                        library.ingest(str(video), book=BOOK + "-screen", title=lesson.opening, domain="chess",
+                                       refine_rounds=0)
+                    finally:
+                        ingest_module.claimed = claimed
+                    totals["screen_s"] += time.perf_counter() - clock
                 clock = time.perf_counter()
                 speech = library.ingest(str(wav), book=BOOK + "-speech", title=lesson.opening, domain="chess",
                                         refine_rounds=0).tutorials[0]
@@ -176,7 +191,8 @@ def main() -> None:
                 print(f"{lesson.opening:<24} {name:<28} {plies:>5} {len(got_board) / plies:>12.1%} "
                       f"{len(got_speech) / plies:>7.1%} {len(got_flite) / plies if not args.no_flite else 0:>6.1%} "
                       f"{right / max(squares, 1):>8.2%} {speed:>8.1f} {whole:>6.1f}s {bare:>5.1f}s "
-                      f"{whole / bare:>5.2f}x", flush=True)
+                      f"{whole / bare:>5.2f}x" + (f" (screen read too: {totals['screen_s'] - screen_before:.1f}s)"
+                                                   if args.screen_baseline else ""), flush=True)
                 print(f"{'':<24} report: frames {with_board.frames_read}, positions {with_board.positions_seen}, "
                       f"board moves {with_board.moves_from_board}, speech moves {with_board.moves_from_speech}, "
                       f"disagreements {with_board.disagreements}; stages {with_board.stage_seconds}, audio only "
@@ -201,6 +217,9 @@ def main() -> None:
           f"(1280x720 frames scaled to 960, decoding included)")
     print(f"whole ingest vs bare transcription:            {t['ingest_s']:.1f} s vs {t['bare_s']:.1f} s = "
           f"{t['ingest_s'] / t['bare_s']:.2f}x  (target <= 1.3x)")
+    if args.screen_baseline:
+        print(f"baseline, screen text read to the end too:  {t['screen_s']:.1f} s vs {t['bare_s']:.1f} s = "
+              f"{t['screen_s'] / t['bare_s']:.2f}x")
     print(f"ingest of the narration alone (audio, no frames): {t['audio_s']:.1f} s = "
           f"{t['audio_s'] / t['bare_s']:.2f}x bare transcription")
 

@@ -1,6 +1,6 @@
 """Speech-only move recovery in voices the parser was not designed on, per decoding setting.
 
-    python bench/chess_voices.py                          # every voice, setting "ingest"
+    python bench/chess_voices.py                          # every voice, setting "norepeat" (ingest's)
     python bench/chess_voices.py --settings ingest,hotwords,beam1,beam8
     python bench/chess_voices.py --voices flite:rms,festival:kal --lessons 3
     python bench/chess_voices.py --replay                 # re-read the saved ASR (parser work only)
@@ -43,7 +43,9 @@ SETTINGS = ("ingest", "norepeat", "penalty", "hotwords", "beam1", "beam8")
 
 
 def options(setting: str, title: str) -> dict:
-    """Decoding options for ``transcribe``: what ingest passes, and the variants measured."""
+    """Decoding options for ``transcribe``: "ingest" is the prompt alone (what ingest passed before
+    the chess pack asked for ``no_repeat_ngram_size``), "norepeat" what it passes now (the pack's
+    ``decoding``), the others variants measured against them."""
     from tutorialbook.ingest import _prompt
     from tutorialbook.skills.domains import get_pack
 
@@ -52,7 +54,7 @@ def options(setting: str, title: str) -> dict:
     return {
         "ingest": {"initial_prompt": prompt},
         "hotwords": {"initial_prompt": prompt, "hotwords": pack.hotwords},
-        "norepeat": {"initial_prompt": prompt, "decoding": {"no_repeat_ngram_size": 6}},
+        "norepeat": {"initial_prompt": prompt, "decoding": pack.decoding},
         "penalty": {"initial_prompt": prompt, "decoding": {"repetition_penalty": 1.1}},
         "beam1": {"initial_prompt": prompt, "beam_size": 1},
         "beam8": {"initial_prompt": prompt, "beam_size": 8},
@@ -93,7 +95,7 @@ def score(lesson: Lesson, asr: list) -> tuple[Score, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--voices", default=",".join(DESIGN_VOICES + HELD_OUT_VOICES))
-    parser.add_argument("--settings", default="ingest")
+    parser.add_argument("--settings", default="norepeat", help=f"comma-separated, of {', '.join(SETTINGS)}")
     parser.add_argument("--lessons", type=int, default=0, help="only the first N lessons")
     parser.add_argument("--asr-dir", type=Path, default=Path("/tmp/tutorialbook-chess-voices"))
     parser.add_argument("--replay", action="store_true", help="score the saved ASR only")

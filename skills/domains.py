@@ -19,6 +19,8 @@ class DomainPack:
 
     name = "general"
     initial_prompt: str | None = None
+    decoding: dict | None = None
+    """More faster-whisper options for this domain's speech (see `transcribe`)."""
 
     def recognises(self, text: str) -> bool:
         return False

@@ -151,7 +151,8 @@ class Ingest:
         screen_job = ScreenJob(path, cancel, lambda: claimed(watching)) if self.settings.screen else None
         transcript = read_source(path, self.settings.max_text_bytes, max_seconds=self.settings.max_media_seconds,
                                  model=self.settings.whisper_model, progress=heard, cancel=cancel,
-                                 initial_prompt=_prompt(title or _title_from(path), pack))
+                                 initial_prompt=_prompt(title or _title_from(path), pack),
+                                 decoding=pack.decoding if pack else None)
         title = title or transcript.title or _title_from(path)  # the caller's, the document's own, the name's
         if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
             pack = get_pack("chess")
@@ -162,7 +163,8 @@ class Ingest:
                 transcript = read_source(path, self.settings.max_text_bytes,
                                          max_seconds=self.settings.max_media_seconds,
                                          model=self.settings.whisper_model, progress=heard,
-                                         cancel=cancel, initial_prompt=_prompt(title, pack))
+                                         cancel=cancel, initial_prompt=_prompt(title, pack),
+                                         decoding=pack.decoding)
         timings["acquire"] = _lap(clock)
         check_cancel()
         clock = time.perf_counter()

@@ -31,6 +31,7 @@ class ChessPack(DomainPack):
     name = "chess"
     initial_prompt = vocabulary.INITIAL_PROMPT
     hotwords = vocabulary.HOTWORDS
+    decoding = vocabulary.DECODING
 
     def __init__(self) -> None:
         self._events: dict[str, tuple[list[MoveEvent], dict[int, SkillDraft], dict[int, OutlineNode]]] = {}
