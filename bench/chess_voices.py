@@ -36,8 +36,8 @@ from bench.chess_moves import LESSONS, Lesson, Score  # noqa: E402
 from tutorialbook.acquire.transcript import Segment  # noqa: E402
 from tutorialbook.skills.chess.lines import track_lines  # noqa: E402
 
-DESIGN_VOICES = ("espeak-ng:en-us", "flite:slt")
-HELD_OUT_VOICES = ("espeak-ng:en-gb-x-rp", "espeak-ng:en-us+f3", "flite:rms", "flite:awb", "festival:kal")
+DESIGN_VOICES = ("espeak-ng:en-us", "flite:slt", "espeak-ng:en-gb-x-rp")
+HELD_OUT_VOICES = ("espeak-ng:en-us+f3", "flite:rms", "flite:awb", "festival:kal")
 DESIGN_LESSONS = ("caro_kann", "french_defense", "italian_game", "kings_indian")
 SETTINGS = ("ingest", "norepeat", "penalty", "hotwords", "beam1", "beam8")
 
@@ -45,7 +45,8 @@ SETTINGS = ("ingest", "norepeat", "penalty", "hotwords", "beam1", "beam8")
 def options(setting: str, title: str) -> dict:
     """Decoding options for ``transcribe``: "ingest" is the prompt alone (what ingest passed before
     the chess pack asked for ``no_repeat_ngram_size``), "norepeat" what it passes now (the pack's
-    ``decoding``), the others variants measured against them."""
+    ``decoding``), the others that with one more change (hotwords, beam size); "penalty" is the
+    prompt with ``repetition_penalty`` 1.1 instead."""
     from tutorialbook.ingest import _prompt
     from tutorialbook.skills.domains import get_pack
 
@@ -53,11 +54,11 @@ def options(setting: str, title: str) -> dict:
     prompt = _prompt(title, pack)
     return {
         "ingest": {"initial_prompt": prompt},
-        "hotwords": {"initial_prompt": prompt, "hotwords": pack.hotwords},
+        "hotwords": {"initial_prompt": prompt, "hotwords": pack.hotwords, "decoding": pack.decoding},
         "norepeat": {"initial_prompt": prompt, "decoding": pack.decoding},
         "penalty": {"initial_prompt": prompt, "decoding": {"repetition_penalty": 1.1}},
-        "beam1": {"initial_prompt": prompt, "beam_size": 1},
-        "beam8": {"initial_prompt": prompt, "beam_size": 8},
+        "beam1": {"initial_prompt": prompt, "beam_size": 1, "decoding": pack.decoding},
+        "beam8": {"initial_prompt": prompt, "beam_size": 8, "decoding": pack.decoding},
     }[setting]
 
 
