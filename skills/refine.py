@@ -456,7 +456,7 @@ class Refiner:
         rows_added: dict[str, list[str]] = versions.setdefault("rows_added", {})
         for table, rows in (extra or {}).items():
             if self.store.insert_if_absent(table, rows):
-                versions[table] = self.store.table(table).version
+                versions[table] = self.store.version(table)
                 rows_added[table] = [r["id"] for r in rows]
         arrived = {r["node_id"] for r in changed if r["id"] in moved}
         versions["nodes"] = self._refresh_nodes({r["node_id"] for r in added} | arrived | set(moved.values()))

@@ -22,7 +22,7 @@ from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 from tutorialbook.reading import Embed, Reading
 from tutorialbook.refinement import Refinement
 from tutorialbook.skills import builder as build
-from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise, see, watch
+from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise, see, text_readers, watch
 from tutorialbook.acquire.roots import SourcePolicy, default_roots
 from tutorialbook.acquire.sources import content_hash, expand, media_extensions, read_source, supported_extensions
 from tutorialbook.acquire.screen import ScreenJob
@@ -160,7 +160,8 @@ class Ingestion:
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title or _title_from(path)} {path.name}")
         screen_job = ScreenJob(path, cancel) if self.settings.screen else None  # frames read meanwhile
         watching = watch(path, domain if pack is None else pack.name, cancel)  # frames, beside transcription
-        transcript = read_source(path, self.settings.max_text_bytes, max_seconds=self.settings.max_media_seconds,
+        transcript = read_source(path, self.settings.max_text_bytes, text_readers(),
+                                 max_seconds=self.settings.max_media_seconds,
                                  model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=_prompt(title or _title_from(path), pack))
         title = title or transcript.title or _title_from(path)  # the caller's, the document's own, the name's
@@ -170,7 +171,7 @@ class Ingestion:
         if pack is None:  # auto, and the name did not tell: the transcript decides
             pack = see(recognise(" ".join(s.text for s in transcript.segments)), watching) or DomainPack()
             if pack.initial_prompt and transcript.timed:
-                transcript = read_source(path, self.settings.max_text_bytes,
+                transcript = read_source(path, self.settings.max_text_bytes, text_readers(),
                                          max_seconds=self.settings.max_media_seconds,
                                          model=self.settings.whisper_model, progress=heard,
                                          cancel=cancel, initial_prompt=_prompt(title, pack))
