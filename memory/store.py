@@ -23,7 +23,7 @@ import lancedb
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.memory import faults, indexing, lance, terms
 from tutorialbook.memory.schemas import SCHEMAS, with_dim
-from tutorialbook.memory.where import by_id, in_list, quote  # noqa: F401 - quote: re-exported for memory/ callers
+from tutorialbook.memory.where import by_id, in_list
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from tutorialbook.memory import indexing
 from tutorialbook.memory.embedder import DIM
 from tutorialbook.memory import terms
 from tutorialbook.memory.search import FTS_WEIGHT, POOL, search
-from tutorialbook.memory.store import quote
+from tutorialbook.memory.where import quote
 
 BOOK = "idx"
 TOPICS = {
