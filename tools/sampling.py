@@ -14,9 +14,10 @@ MCP session: everything about sessions and protocol eras is here, not in llm/.
   on every round, as the protocol requires. The chain works on 2025-era sessions too (there
   each ``Sample`` is sent as a standalone request). At most ``MAX_SAMPLES`` requests are made
   (levels plus retries); past that the descent falls back to the beam, with a warning.
-"""
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: the MCP SDK reads the resolvers' annotations
+(``Context``, ``Annotated[..., Resolve(...)]``) at registration, and they are local names.
+"""
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
