@@ -52,11 +52,12 @@ class Library:
         self._embedder = None
         self._chess_engine = None
         self.store = Store(self.settings.store, dim=self._embedder_dim())
+        model = functools.partial(configured_llm, self.settings)
         self.reading = Reading(self.store, self.embed)
-        self.retrieval = Retrieval(self.store, self.embed, self.settings, self.reading, self.llm)
+        self.retrieval = Retrieval(self.store, self.embed, self.settings, self.reading, model)
         self.refinement = Refinement(self.store, self.embed, self.settings, self.reading,
-                                     self.retrieval.rank_skills, self.llm)
-        self.ingestion = Ingestion(self.store, self.embed, self.settings, self.reading, self.refinement, self.llm)
+                                     self.retrieval.rank_skills, model)
+        self.ingestion = Ingestion(self.store, self.embed, self.settings, self.reading, self.refinement, model)
         self.lessons = Lessons(self.store, self.embed, self.settings, self.reading)
 
     def _embedder_dim(self) -> int:
@@ -79,9 +80,7 @@ class Library:
     def llm(self):
         """A fresh run of the configured model (settings.llm: a litellm model string, or
         'sampling', which outside an MCP call only explains itself), or None for 'none'."""
-        from tutorialbook.llm.client import from_settings
-
-        return from_settings(self.settings)
+        return configured_llm(self.settings)
 
     # -- reading (tutorialbook/reading.py) ------------------------------------------
     books = _to("reading", Reading.books)
@@ -228,3 +227,10 @@ class Library:
         """Put one skill's content back to an earlier version of that row (default: the one
         before the current), as a new version; its feedback counts and other rows stay."""
         return hist.revert_skill(self.store, skill_id, version, agent or self.agent)
+
+
+def configured_llm(settings: Settings):
+    """A fresh run of the model ``settings`` name (what the services are given to call)."""
+    from tutorialbook.llm.client import from_settings  # lazy: litellm loads only when a model is used
+
+    return from_settings(settings)
