@@ -6,9 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
@@ -23,11 +21,12 @@ from tutorialbook.refinement import Refinement
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory import history as hist
 from tutorialbook.memory.embedder import DIM, get_embedder
-from tutorialbook.memory.search import MODES, Snapshot, search, toc_descent, unfinished_filter
+from tutorialbook.memory.search import MODES, search, toc_descent, unfinished_filter
+from tutorialbook.memory.snapshots import BookRows
 from tutorialbook.memory.store import Store, in_list, quote
 from tutorialbook.memory.tree import Tree, TreeCache, without_hidden
 from tutorialbook.models import (
-    BookInfo, EngineLine, EngineView, Evidence, LessonView, NodeBrief, NodeView, OpeningName, PositionReport,
+    BookInfo, EngineLine, EngineView, Evidence, NodeBrief, NodeView, OpeningName, PositionReport,
     PositionStatus, RetrieveResult, SkillBrief, SkillView, TutorialInfo,
 )
 
@@ -35,9 +34,7 @@ MAX_K = 50
 MAX_DEPTH = 5
 #: embeds a retrieval's query while its book is looked up and its full-text half runs
 _BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tutorialbook-retrieve")
-#: books whose snapshot a library keeps (each holds its skills' view columns: ~40 MB at 100,000)
-SNAPSHOTS = 8
-#: what a SkillView is made of (a book's ``Snapshot`` keeps these columns of its skills)
+#: what a SkillView is made of (a book's skills snapshot, ``Tree.skill_rows``, keeps these columns)
 VIEW_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "sources", "helpful", "harmful",
                 "version", "author"]
 
@@ -55,9 +52,7 @@ class Library(Ingest, Refinement, Lessons):
         self._embedder = None
         self._chess_engine = None
         self.store = Store(self.settings.store, dim=self._embedder_dim())
-        self._trees = TreeCache(self.store)
-        self._snapshots: OrderedDict[str, Snapshot] = OrderedDict()  # book -> its latest snapshot, least recent first
-        self._snapshots_lock = threading.Lock()  # opening writes nothing: recovery waits for the first ingest
+        self._trees = TreeCache(self.store)  # opening writes nothing: recovery waits for the first ingest
 
     def _embedder_dim(self) -> int:
         if self.settings.embedder in ("default", ""):
@@ -198,6 +193,8 @@ class Library(Ingest, Refinement, Lessons):
             vector = lambda: embedding.result()[0]  # noqa: E731
         tree = self.tree(book)
         snapshot = self._snapshot(tree)
+        lessons = _BACKGROUND.submit(search, self.store, "lessons", book, query, vector, "hybrid", 3,
+                                     snapshot=tree.lesson_rows) if tree.lesson_counts else None  # meanwhile
         run = (self.llm() if llm is None else llm) if mode == "toc" else None
         if run is not None:
             from tutorialbook.llm.toc import retrieve_toc
@@ -207,7 +204,7 @@ class Library(Ingest, Refinement, Lessons):
             hits, route = self.rank_skills(query, book, k, mode, vector, tree=tree, snapshot=snapshot)
         if fen:
             hits = self._position_first(fen, book, hits, k)
-        lessons = search(self.store, "lessons", book, query, vector, "hybrid", 3) if tree.lesson_counts else []
+        lessons = lessons.result() if lessons else []
         return RetrieveResult(
             query=query, book=book, mode=mode,
             skills=self._skill_views(self._view_rows(snapshot, hits), tree),
@@ -216,7 +213,7 @@ class Library(Ingest, Refinement, Lessons):
         )
 
     def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None, *,
-                    tree: Tree | None = None, columns: list[str] | None = None, snapshot: Snapshot | None = None):
+                    tree: Tree | None = None, columns: list[str] | None = None, snapshot: BookRows | None = None):
         """The skill ranking ``retrieve`` returns — (hits, TOC route) — without lessons or views;
         refinement asks its questions through it. ``vector`` may be a function computing it
         (see ``search``); ``columns`` limits what the hits' rows carry, unless the search runs on
@@ -255,20 +252,11 @@ class Library(Ingest, Refinement, Lessons):
         pinned.sort(key=lambda h: ids.index(h.row["id"]))
         return (pinned + [h for h in hits if h.row["id"] not in ids])[:k]
 
-    def _snapshot(self, tree: Tree) -> Snapshot:
-        """The book's skills as of the version its tree was read at."""
-        with self._snapshots_lock:
-            cached = self._snapshots.get(tree.book)
-        if cached is None or cached.version != tree.skills_version:
-            cached = Snapshot(self.store, "skills", tree.book, VIEW_COLUMNS, tree.skills_version)
-        with self._snapshots_lock:
-            self._snapshots[tree.book] = cached
-            self._snapshots.move_to_end(tree.book)
-            while len(self._snapshots) > SNAPSHOTS:
-                self._snapshots.popitem(last=False)
-        return cached
+    def _snapshot(self, tree: Tree) -> BookRows:
+        """The book's skills as of the version its tree was read at (shared by the process)."""
+        return tree.skill_rows
 
-    def _view_rows(self, snapshot: Snapshot, hits: list) -> list[tuple[dict, float]]:
+    def _view_rows(self, snapshot: BookRows, hits: list) -> list[tuple[dict, float]]:
         """The hits' rows as ``_skill_views`` reads them: whole already (a search on the snapshot
         returned them), else from the snapshot, else from the store."""
         rows = {h.row["id"]: h.row for h in hits if all(c in h.row for c in VIEW_COLUMNS)}
@@ -282,9 +270,7 @@ class Library(Ingest, Refinement, Lessons):
     def _skill_views(self, rows: list[tuple[dict, float | None]], tree: Tree) -> list[SkillView]:
         rows = [(without_hidden(r, tree.hidden), score) for r, score in rows if r["id"] not in tree.hidden_skills]
         ids = [r["id"] for r, _ in rows]
-        attached: dict[str, list[LessonView]] = {}
-        for lesson in self.store.rows("lessons", in_list("skill_id", ids)) if ids and tree.lesson_counts else []:
-            attached.setdefault(lesson["skill_id"], []).append(lesson_view(lesson))
+        attached = {i: [lesson_view(r) for r in tree.lessons_of[i]] for i in ids if i in tree.lessons_of}
         return [
             SkillView(
                 id=r["id"], name=r["name"], when_to_use=r["when_to_use"], steps=json.loads(r["steps"] or "[]"),
