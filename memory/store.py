@@ -25,7 +25,7 @@ import pyarrow as pa
 from lancedb.background_loop import LOOP
 
 from tutorialbook.errors import Cancelled, TutorialbookError
-from tutorialbook.memory import faults, indexing, terms
+from tutorialbook.memory import changelog, faults, indexing, terms
 from tutorialbook.memory.schemas import SCHEMAS, with_dim
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,7 @@ class Store:
             uri, read_consistency_interval=timedelta(0), storage_options=storage_options
         )
         self._tables: dict[str, Any] = {}
+        self.key = changelog.store_key(uri)  # names this store in the process's change log
         self.index_policy = indexing.Policy()  # when tables get (and refresh) their indexes
         self.index_cache: dict[str, tuple[float, Any]] = {}  # per table: (when, query tuning)
 
@@ -193,6 +194,7 @@ class Store:
             name,
             lambda t: t.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
             .when_not_matched_by_source_delete(where).execute(rows),
+            ids=[r["id"] for r in rows], where=where,
         )
 
     # -- writes ----------------------------------------------------------------
@@ -205,13 +207,14 @@ class Store:
             name,
             lambda t: t.merge_insert("id").when_matched_update_all()
             .when_not_matched_insert_all().execute(rows),
+            ids=[r["id"] for r in rows],
         )
 
     def insert(self, name: str, rows: list[dict]) -> Any:
         """Append new rows (ids must be new), as one commit."""
         if rows:
             rows = [_complete(name, r) for r in rows]
-            return self._retry(name, lambda t: t.add(rows))
+            return self._retry(name, lambda t: t.add(rows), ids=[r["id"] for r in rows])
 
     @contextmanager
     def lock(self, name: str, cancel: Callable[[], bool] | None = None) -> Iterator[None]:
@@ -282,18 +285,19 @@ class Store:
 
     def update(self, name: str, where: str, values: dict[str, Any]) -> Any:
         """Set columns of the matching rows; the result tells ``rows_updated``."""
-        return self._retry(name, lambda t: t.update(where=where, values=values))
+        return self._retry(name, lambda t: t.update(where=where, values=values), where=where)
 
     def update_sql(self, name: str, where: str, values_sql: dict[str, str]) -> Any:
         """Update with SQL expressions (``helpful + 1``), so a retry re-reads the row."""
-        return self._retry(name, lambda t: t.update(where=where, values_sql=values_sql))
+        return self._retry(name, lambda t: t.update(where=where, values_sql=values_sql), where=where)
 
     def delete(self, name: str, where: str) -> Any:
-        return self._retry(name, lambda t: t.delete(where))
+        return self._retry(name, lambda t: t.delete(where), where=where)
 
-    def _retry(self, name: str, write) -> Any:
-        """Run one write (one commit); a write that lost a commit race is tried again.
-        Returns LanceDB's result of the write (its ``version``, counts)."""
+    def _retry(self, name: str, write, ids: list[str] | None = None, where: str | None = None) -> Any:
+        """Run one write (one commit) of the rows ``ids`` and/or those matching ``where``; a
+        write that lost a commit race is tried again. Returns LanceDB's result of the write
+        (its ``version``, counts)."""
         table = self.table(name)
         result = None
         for attempt in range(WRITE_ATTEMPTS):
@@ -307,6 +311,7 @@ class Store:
                     raise
                 log.info("write to %s conflicted (%s); retry %d", name, exc, attempt + 1)
                 _backoff(attempt)
+        changelog.record(self.key, name, getattr(result, "version", None), ids, where)
         indexing.after_write(self, name)  # fold new rows into indexes; a vector index when due
         return result
 

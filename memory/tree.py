@@ -81,8 +81,13 @@ SKILL_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "s
                  "version", "author", "origin"]
 #: what a LessonView is made of
 LESSON_COLUMNS = ["id", "text", "outcome", "context", "skill_id", "node_id", "agent", "merged_count"]
-#: books whose tree (and rows) a cache keeps (a 100,000-skill book's rows take ~40 MB)
+#: books whose tree (and rows) the process keeps (a 100,000-skill book's rows take ~40 MB)
 BOOKS = 8
+
+
+#: (store, book) -> (versions, tree): the trees of every library of the process, least recent first
+_trees: OrderedDict[tuple, tuple[tuple[int, ...], Tree]] = OrderedDict()
+_guard = threading.Lock()
 
 
 class TreeCache:
@@ -92,30 +97,32 @@ class TreeCache:
 
     def __init__(self, store: Store):
         self._store = store
-        self._cache: OrderedDict[str, tuple[tuple[int, ...], Tree]] = OrderedDict()  # least recent first
         self._pending: tuple[int, dict[str, frozenset]] = (-1, {})  # tutorials version -> unfinished commits
         self._lock = threading.Lock()
 
     def books(self) -> list[str]:
-        """The books whose trees are kept, least recently used first."""
-        with self._lock:
-            return list(self._cache)
+        """The books of this store whose trees the process keeps, least recently used first."""
+        here = self._store.key
+        with _guard:
+            return [book for store, book in _trees if store == here]
 
     def get(self, book: str) -> Tree | None:
         nodes_v, skills_v, lessons_v, tutorials_v = self._store.versions(("nodes", "skills", "lessons", "tutorials"))
-        with self._lock:
-            hit = self._cache.get(book)
+        name = (self._store.key, book)
+        with _guard:
+            hit = _trees.get(name)
         key = (nodes_v, skills_v, tutorials_v, lessons_v)
         if hit and hit[0] == key:
             tree = hit[1]
         else:
             tree = self._moved(book, key, hit[1] if hit else None)
         if tree is not None:
-            with self._lock:
-                self._cache[book] = (key, tree)
-                self._cache.move_to_end(book)
-                while len(self._cache) > BOOKS:
-                    self._cache.popitem(last=False)
+            with _guard:
+                if name not in _trees or _trees[name][0] <= key:  # never back to an older tree
+                    _trees[name] = (key, tree)
+                _trees.move_to_end(name)
+                while len(_trees) > BOOKS:
+                    _trees.popitem(last=False)
         return tree
 
     def _moved(self, book: str, key: tuple[int, ...], old: Tree | None) -> Tree | None:
@@ -133,7 +140,8 @@ class TreeCache:
         else:
             shape = _shape(node_rows, hidden)
         if old is None or change.whole:
-            skills_at, counts, hidden_skills = _skills(skill_rows.all_rows(), hidden)
+            skills_at, counts, hidden_skills = _skills(skill_rows.all_rows(
+                BRIEF_COLUMNS + ["origin"] + (["evidence"] if hidden else [])), hidden)
         else:
             skills_at, counts, hidden_skills = _patched(old, change, skill_rows, hidden)
         if lesson_rows is (old and old.lesson_rows):
