@@ -9,7 +9,6 @@ upkeep) is not, and then the rows move on by comparing row ids instead.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -32,16 +31,16 @@ _log: dict[tuple, OrderedDict[int, Write]] = {}
 _guard = threading.Lock()
 
 
-def store_key(uri: str) -> tuple:
-    """What names one store in this process: its URI and, for a local folder, the folder's
-    identity (a store deleted and made again at the same path is another store)."""
-    if "://" in uri:
-        return (uri,)
-    try:
-        stat = os.stat(uri)
-    except OSError:
-        return (uri,)
-    return (uri, stat.st_ino, stat.st_ctime_ns)
+_generation: dict[str, int] = {}
+
+
+def store_key(uri: str, created: bool = False) -> tuple:
+    """What names one store in this process: its URI, and how many times this process made a
+    new store there (a store deleted and made again at the same path is another store)."""
+    with _guard:
+        if created:
+            _generation[uri] = _generation.get(uri, 0) + 1
+        return (uri, _generation.get(uri, 0))
 
 
 def record(store: tuple, table: str, version: int | None, ids=None, where: str | None = None) -> None:

@@ -52,6 +52,7 @@ class Store:
         self.uri = uri
         self.dim = dim
         self._local: Path | None = None
+        created = False
         # flock is per open file, not per thread: a name's thread lock is taken first, and only
         # its outermost holder takes the file lock (so a holder may take the same name again)
         self._name_locks: dict[str, threading.RLock] = {}
@@ -62,6 +63,7 @@ class Store:
             if not path.is_dir():  # a new store: the folder is the only thing opening writes
                 try:
                     path.mkdir(parents=True, exist_ok=True)
+                    created = True
                 except OSError as exc:
                     raise TutorialbookError("store", f"{path} is not writable: it cannot be created ({exc.strerror})") from exc
             elif not os.access(path, os.R_OK | os.X_OK):
@@ -72,7 +74,7 @@ class Store:
             uri, read_consistency_interval=timedelta(0), storage_options=storage_options
         )
         self._tables: dict[str, Any] = {}
-        self.key = changelog.store_key(uri)  # names this store in the process's change log
+        self.key = changelog.store_key(uri, created)  # names this store in the process's caches
         self.index_policy = indexing.Policy()  # when tables get (and refresh) their indexes
         self.index_cache: dict[str, tuple[float, Any]] = {}  # per table: (when, query tuning)
 
