@@ -26,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from lancedb.background_loop import LOOP
 
-from tutorialbook.memory import changelog
-from tutorialbook.memory.store import Store, collect, in_list, quote
+from tutorialbook.memory import changelog, lance
+from tutorialbook.memory.store import Store
+from tutorialbook.memory.where import in_list, of_book
 
 #: when more of the book's rows than this fraction are new, reading it whole is as cheap
 REREAD_FRACTION = 0.25
@@ -80,10 +80,10 @@ class BookRows:
     @classmethod
     def read(cls, store: Store, table: str, book: str, columns: list[str], version: int) -> BookRows:
         """The book's rows read whole from ``version``."""
-        pinned = store.open_at(table, version)._table
-        query = pinned.query().where(_scope(book)).select(columns).with_row_id()
-        rows = LOOP.run(collect(query)).combine_chunks()  # a take across chunks costs ms
-        whole = len(rows) == LOOP.run(pinned.count_rows())
+        pinned = lance.require_async_table(store.open_at(table, version))
+        query = pinned.query().where(of_book(book)).select(columns).with_row_id()
+        rows = lance.run(lance.collect(query)).combine_chunks()  # a take across chunks costs ms
+        whole = len(rows) == lance.count_rows(pinned)
         return cls._of(pinned, book, list(columns), version, rows, whole)
 
     @classmethod
@@ -102,13 +102,13 @@ class BookRows:
         are compared with the held ones."""
         if version == self.version:
             return self, Change([], [])
-        pinned = store.open_at(table, version)._table
-        total = LOOP.run(pinned.count_rows())
+        pinned = lance.require_async_table(store.open_at(table, version))
+        total = lance.count_rows(pinned)
         writes = changelog.between(store.key, table, self.version, version)
         touched = self._touched(pinned, writes) if writes is not None else None
         if touched is not None:
-            query = pinned.query().where(f"{_scope(self.book)} AND {in_list('id', touched)}")
-            fresh = LOOP.run(collect(query.select(self.columns).with_row_id()))
+            query = pinned.query().where(f"{of_book(self.book)} AND {in_list('id', touched)}")
+            fresh = lance.run(lance.collect(query.select(self.columns).with_row_id()))
             held = [(n, self._rowid_of[n]) for n in (self._located(i) for i in touched) if n >= 0]
             now_ids = set(fresh["_rowid"].to_pylist())
             gone = np.array(sorted(r for _, r in held if r not in now_ids), dtype=np.uint64)
@@ -120,15 +120,15 @@ class BookRows:
                 if len(live) > len(fresh) and live[len(live) - len(fresh) - 1] > live[len(live) - len(fresh)]:
                     live = np.sort(live)
         else:
-            query = pinned.query().where(_scope(self.book)).select([]).with_row_id()
-            live = LOOP.run(collect(query))["_rowid"].to_numpy()
+            query = pinned.query().where(of_book(self.book)).select([]).with_row_id()
+            live = lance.run(lance.collect(query))["_rowid"].to_numpy()
             if len(live) > 1 and not (live[1:] > live[:-1]).all():
                 live = np.sort(live)
             new_ids = _missing(live, self._live)
             if len(new_ids) > max(64, REREAD_FRACTION * len(live)):  # compacted, or mostly new
                 return BookRows.read(store, table, self.book, self.columns, version), Change([], [], whole=True)
             gone = _missing(self._live, live)
-            fresh = LOOP.run(collect(pinned.take_row_ids([int(r) for r in new_ids]).select(self.columns)
+            fresh = lance.run(lance.collect(pinned.take_row_ids([int(r) for r in new_ids]).select(self.columns)
                                      .with_row_id())) if len(new_ids) else None
         return self._moved(pinned, version, live, gone, fresh, total)
 
@@ -140,8 +140,8 @@ class BookRows:
             ids |= write.ids or set()
             if write.where:
                 for table in (self.table, pinned):
-                    query = table.query().where(f"{_scope(self.book)} AND ({write.where})").select(["id"])
-                    ids.update(LOOP.run(collect(query.limit(changelog.MAX_IDS + 1)))["id"].to_pylist())
+                    query = table.query().where(f"{of_book(self.book)} AND ({write.where})").select(["id"])
+                    ids.update(lance.run(lance.collect(query.limit(changelog.MAX_IDS + 1)))["id"].to_pylist())
             if len(ids) > changelog.MAX_IDS:
                 return None
         return ids
@@ -251,10 +251,6 @@ def _missing(values: np.ndarray, sorted_in: np.ndarray) -> np.ndarray:
         return values
     at = np.minimum(np.searchsorted(sorted_in, values), len(sorted_in) - 1)
     return values[sorted_in[at] != values]
-
-
-def _scope(book: str) -> str:
-    return f"book = {quote(book)}"
 
 
 # -- shared by the libraries of a process ---------------------------------------------------

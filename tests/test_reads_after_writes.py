@@ -19,7 +19,7 @@ from tutorialbook.errors import NotFound
 from tutorialbook.library import Library
 from tutorialbook.memory import snapshots, tree as tree_module
 from tutorialbook.memory.snapshots import BookRows
-from tutorialbook.memory.store import quote
+from tutorialbook.memory.where import quote
 
 library = indexed_library  # the index tests' library: a book of 8 sections, a bag-of-words embedder
 
