@@ -11,7 +11,8 @@
   JWTs of that issuer for this server's URL, scopes give the rights (server/oauth.py).
 * Without tokens the server only listens on loopback, and every caller may do everything
   as TUTORIALBOOK_AGENT (like stdio).
-* ``--workers N`` (N > 1) runs N server processes on one listening socket (uvicorn's
+* ``--stateless``: no session lives in the process (for several servers behind a load balancer);
+  ``--workers N`` (N > 1, stateless too) runs N server processes on one listening socket (uvicorn's
   supervisor), each with its own Library on the same store. They serve stateless streamable
   HTTP: no session lives in a process, every request carries its token and stands alone, so
   a client's calls may land on any worker — or on any server behind a load balancer.
@@ -71,7 +72,8 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
         print(f"tutorialbook: no tokens; every caller on this machine may read and write every book as "
               f"agent {settings.agent!r}", file=sys.stderr)
     url_host = f"[{host}]" if ":" in host else host
-    server = create_server(settings, tokens=token_file, url=f"http://{url_host}:{port}", warm=True, oauth=oauth)
+    server = create_server(settings, tokens=token_file, url=f"http://{url_host}:{port}", warm=True, oauth=oauth,
+                           ingest_process=True)
     security = None  # the SDK turns DNS-rebinding protection on for a loopback host
     if allowed_hosts:
         names = list(allowed_hosts) + (["127.0.0.1:*", "localhost:*", "[::1]:*"] if is_loopback(host) else [])
@@ -94,15 +96,16 @@ WORKER_SETUP = "TUTORIALBOOK_HTTP_WORKER_SETUP"
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens: str | None = None,
           allowed_hosts: list[str] | None = None, access_log: bool = False, oauth: OAuthSettings | None = None,
-          workers: int = 1) -> None:
+          workers: int = 1, stateless: bool = False) -> None:
     import uvicorn
 
     if workers < 1:
         raise TutorialbookError("workers", f"needs at least 1 worker process, not {workers}")
-    app, _, token_file = build_app(settings, host, port, tokens, allowed_hosts, oauth, stateless=workers > 1)
+    stateless = stateless or workers > 1
+    app, _, token_file = build_app(settings, host, port, tokens, allowed_hosts, oauth, stateless=stateless)
     who = (f"OAuth access tokens from {oauth.issuer}" if oauth else
            f"{len(token_file.table)} token(s) from {token_file.path}" if token_file else "no tokens")
-    how = f"{workers} stateless worker processes" if workers > 1 else "one process"
+    how = f"{workers} stateless worker processes" if workers > 1 else "one stateless process" if stateless else "one process"
     print(f"tutorialbook: serving MCP on http://{host}:{port}/mcp ({who}; {how}; store {settings.store})",
           file=sys.stderr)
     options = dict(host=host, port=port, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)

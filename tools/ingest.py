@@ -38,8 +38,14 @@ async def ingest_tutorial(
 
     s = await scope(ctx, book, "write", "ingest_tutorial")
     llm = sampling_llm(ctx, s.library.settings)  # TUTORIALBOOK_LLM=sampling: the client's model, if it can be asked
-    report = await run(s.library.ingest, source, book, title or None, domain, progress, _cancelled,
-                       refine_rounds=refine_rounds, agent=s.agent, llm=llm, scope=s)
+    if llm is None and getattr(ctx.request_context.lifespan_context, "ingest_process", False):
+        from tutorialbook.server.ingest_process import ingest_in_child  # a shared server: off the request path
+
+        report = await run(ingest_in_child, s.library.settings, progress, _cancelled, source=source, book=book,
+                           title=title or None, domain=domain, refine_rounds=refine_rounds, agent=s.agent, scope=s)
+    else:
+        report = await run(s.library.ingest, source, book, title or None, domain, progress, _cancelled,
+                           refine_rounds=refine_rounds, agent=s.agent, llm=llm, scope=s)
     for tutorial in report.tutorials:
         for warning in tutorial.warnings:
             await _log.send(ctx, "warning", f"{tutorial.title}: {warning}", "tutorialbook.ingest")
