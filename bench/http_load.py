@@ -336,7 +336,7 @@ def report(stats: Stats, clients: int) -> str:
         lines.append(f"{op:10} {len(values):>6} {1000 * percentile(values, .5):>8.1f} "
                      f"{1000 * percentile(values, .99):>8.1f} {1000 * max(values):>8.1f}")
     lines.append(f"{'all':10} {len(everything):>6} {1000 * percentile(everything, .5):>8.1f} "
-                 f"{1000 * percentile(everything, .99):>8.1f} {1000 * max(everything):>8.1f}")
+                 f"{1000 * percentile(everything, .99):>8.1f} {1000 * max(everything, default=float('nan')):>8.1f}")
     lines += [f"error: {e}" for e in stats.errors[:20]]
     return "\n".join(lines)
 
@@ -473,6 +473,7 @@ def main() -> int:
 
     try:
         wait_ready(url, server, log, timeout=600)
+        run_load_procs(url, agents, min(10.0, args.seconds), 0.0, MIXED, args.client_procs)  # warm-up, not counted
         phase("1 client", agents[:1], MIXED)
         phase(f"{len(agents)} clients", agents, MIXED)
         phase(f"{len(agents)} readers", agents, READS)

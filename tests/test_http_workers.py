@@ -101,11 +101,18 @@ def test_two_servers_on_one_store_serve_one_client(shared, mode):
     try:
         balancer = RoundRobin([port_a, port_b])
         text = f"Two servers, one store ({mode}): cover the loaf in its first twenty minutes."
-        steps = [tool("browse_toc", book="baking")] * 3 + [
-            tool("record_lesson", book="baking", lesson=text, outcome="note"),
-            tool("browse_toc", book="baking"), tool("browse_toc", book="baking"),
-            tool("retrieve_skill", book="baking", query="covered bake", k=3, mode="keyword")]
-        results = asyncio.run(_session(url, WRITER, steps, mode, balancer))
+
+        async def steps(client):
+            results = [await client.call_tool("browse_toc", {"book": "baking"}) for _ in range(3)]
+            root = results[0].structured_content["node"]["id"]
+            results.append(await client.call_tool("record_lesson", {"book": "baking", "lesson": text,
+                                                                    "outcome": "note", "node_id": root}))
+            results += [await client.call_tool("browse_toc", {"book": "baking"}) for _ in range(2)]
+            results.append(await client.call_tool("retrieve_skill", {"book": "baking", "query": "covered bake",
+                                                                     "k": 3, "mode": "keyword"}))
+            return results
+
+        results = asyncio.run(_session(url, WRITER, [steps], mode, balancer))[0]
         assert all(not r.is_error for r in results), [r.content[0].text for r in results if r.is_error]
         assert balancer.sent[port_a] >= 3 and balancer.sent[port_b] >= 3, balancer.sent
         lesson_id = results[3].structured_content["lesson_id"]
