@@ -1,7 +1,7 @@
 """16 agents on one Tutorialbook server over streamable HTTP: throughput, latency, and reads
 while another agent ingests a 30-minute narrated video.
 
-    python bench/http_load.py [--seconds 30] [--clients 16] [--workers 2] [--client-procs 2]
+    python bench/http_load.py [--seconds 30] [--clients 16] [--workers 2] [--client-procs 2] [--setup 20]
                               [--video-minutes 30] [--no-ingest] [--think 0] [--keep DIR]
 
 Four phases against one server (``serve --http --workers N``), in one run:
@@ -17,7 +17,8 @@ Four phases against one server (``serve --http --workers N``), in one run:
    when the phase ends (or reports its result if it finished first).
 
 The clients run in ``--client-procs`` processes (one Python process cannot drive 16 MCP
-clients faster than one core allows).
+clients faster than one core allows); each phase's sessions are opened during ``--setup``
+seconds, then calls are counted in a window of ``--seconds``.
 
 Builds a store with two books ('baking' from the shipped examples, and 'secret'), writes a
 tokens file with one token per client, starts ``tutorialbook serve --http`` on a free port of
@@ -85,10 +86,12 @@ class Stats:
     calls: int = 0
     seconds: float = 0.0
     started_at: float = 0.0  # wall clock: lessons written since then are this run's
+    ended_at: float = 0.0  # wall clock: when the last call answered
 
     def add(self, op: str, seconds: float) -> None:
         self.latencies.setdefault(op, []).append(seconds)
         self.calls += 1
+        self.ended_at = max(self.ended_at, time.time())
 
 
 def make_agents(n: int = 16) -> list[Agent]:
@@ -200,7 +203,7 @@ READS = ["browse", "browse", "retrieve", "retrieve", "books"]
 
 
 async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, seed: int, think: float = 0.0,
-                      ops: list[str] = MIXED) -> None:
+                      ops: list[str] = MIXED, start_at: float = 0.0) -> None:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -216,6 +219,8 @@ async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, see
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=120)) as http:
         async with Client(streamable_http_client(url, http_client=http), mode=agent.mode) as client:
             n = 0
+            if start_at > time.time():  # sessions are set up before the measured window opens
+                await asyncio.sleep(start_at - time.time())
             while time.time() < deadline:
                 if think and n:
                     await asyncio.sleep(rng.uniform(0, think))
@@ -273,39 +278,46 @@ async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, see
 
 
 async def run_load(url: str, agents: list[Agent], seconds: float, think: float = 0.0, ops: list[str] = MIXED,
-                   seed: int = 0) -> Stats:
+                   seed: int = 0, start_at: float | None = None) -> Stats:
+    """The agents' loops; calls are made from ``start_at`` (wall clock; default now) for ``seconds``,
+    each agent's session being set up before then."""
     stats = Stats(started_at=time.time())
-    deadline = time.time() + seconds
-    started = time.perf_counter()
-    results = await asyncio.gather(*(client_loop(url, a, deadline, stats, seed + n, think, ops)
+    start_at = time.time() if start_at is None else start_at
+    deadline = start_at + seconds
+    results = await asyncio.gather(*(client_loop(url, a, deadline, stats, seed + n, think, ops, start_at)
                                      for n, a in enumerate(agents)), return_exceptions=True)
     for agent, result in zip(agents, results):
         if isinstance(result, BaseException):
             stats.errors.append(f"{agent.name} session: {type(result).__name__}: {result}"[:400])
-    stats.seconds = time.perf_counter() - started
+    stats.seconds = max(stats.ended_at - start_at, seconds) if stats.calls else seconds  # the window's length
     return stats
 
 
-def _load_in_process(url: str, agents: list[Agent], seconds: float, think: float, ops: list[str], seed: int) -> Stats:
-    return asyncio.run(run_load(url, agents, seconds, think, ops, seed))
+def _load_in_process(url: str, agents: list[Agent], seconds: float, think: float, ops: list[str], seed: int,
+                     start_at: float) -> Stats:
+    return asyncio.run(run_load(url, agents, seconds, think, ops, seed, start_at))
 
 
 def run_load_procs(url: str, agents: list[Agent], seconds: float, think: float = 0.0, ops: list[str] = MIXED,
-                   procs: int = 1) -> Stats:
-    """:func:`run_load` with the agents spread over ``procs`` client processes; the stats merged."""
+                   procs: int = 1, setup: float = 0.0) -> Stats:
+    """:func:`run_load` with the agents spread over ``procs`` client processes, calls counted in one
+    window of ``seconds`` that opens ``setup`` seconds from now (for the processes to start and the
+    sessions to be set up); the stats merged."""
     procs = max(1, min(procs, len(agents)))
+    start_at = time.time() + setup
     if procs == 1:
-        return asyncio.run(run_load(url, agents, seconds, think, ops))
+        return asyncio.run(run_load(url, agents, seconds, think, ops, 0, start_at))
     shares = [agents[i::procs] for i in range(procs)]
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(procs, mp_context=context) as pool:
         parts = list(pool.map(_load_in_process, [url] * procs, shares, [seconds] * procs, [think] * procs,
-                              [ops] * procs, [100 * i for i in range(procs)]))
+                              [ops] * procs, [100 * i for i in range(procs)], [start_at] * procs))
     return merge(parts)
 
 
 def merge(parts: list[Stats]) -> Stats:
-    out = Stats(started_at=min(p.started_at for p in parts), seconds=max(p.seconds for p in parts))
+    out = Stats(started_at=min(p.started_at for p in parts), seconds=max(p.seconds for p in parts),
+                ended_at=max(p.ended_at for p in parts))
     for p in parts:
         for op, values in p.latencies.items():
             out.latencies.setdefault(op, []).extend(values)
@@ -431,6 +443,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="server worker processes")
     parser.add_argument("--client-procs", type=int, default=min(4, os.cpu_count() or 1), dest="client_procs",
                         help="processes the clients run in")
+    parser.add_argument("--setup", type=float, default=20.0,
+                        help="seconds for the client processes to start and open their sessions before each "
+                             "phase's measured window")
     parser.add_argument("--video-minutes", type=float, default=30, dest="video_minutes")
     parser.add_argument("--no-ingest", action="store_true", dest="no_ingest", help="skip phase 4")
     parser.add_argument("--think", type=float, default=0.0, help="each client waits 0..THINK s between calls")
@@ -464,7 +479,7 @@ def main() -> int:
 
     def phase(name: str, clients: list[Agent], ops: list[str]) -> Stats:
         before = tree_cpu_seconds(server.pid)
-        stats = run_load_procs(url, clients, args.seconds, args.think, ops, args.client_procs)
+        stats = run_load_procs(url, clients, args.seconds, args.think, ops, args.client_procs, args.setup)
         after = tree_cpu_seconds(server.pid)
         if before is not None and after is not None:
             cpu[name] = after - before
@@ -473,14 +488,14 @@ def main() -> int:
 
     try:
         wait_ready(url, server, log, timeout=600)
-        run_load_procs(url, agents, min(10.0, args.seconds), 0.0, MIXED, args.client_procs)  # warm-up, not counted
+        run_load_procs(url, agents, min(10.0, args.seconds), 0.0, MIXED, args.client_procs, args.setup)  # warm-up
         phase("1 client", agents[:1], MIXED)
         phase(f"{len(agents)} clients", agents, MIXED)
         phase(f"{len(agents)} readers", agents, READS)
         if not args.no_ingest:
             stats, ingest_summary = asyncio.run(ingest_while(
                 url, ingester.token, video, lambda: run_load_procs(url, agents, args.seconds, args.think, READS,
-                                                                   args.client_procs)))
+                                                                   args.client_procs, args.setup)))
             phases[f"{len(agents)} readers + ingest"] = stats
     finally:
         stop_server(server)
