@@ -416,11 +416,13 @@ async def ingest_while(url: str, token: str, video: Path, read_phase, first_prog
                     f"{r.structured_content['tutorials'][0]['segments']} segments"
 
             task = asyncio.create_task(ingest())
-            try:
-                await asyncio.wait_for(first.wait(), first_progress_timeout)
-            except asyncio.TimeoutError:
+            waiting = asyncio.create_task(first.wait())
+            await asyncio.wait({task, waiting}, timeout=first_progress_timeout, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+            if not first.is_set():
                 task.cancel()
-                raise RuntimeError(f"the ingest reported no progress in {first_progress_timeout:.0f} s")
+                raise RuntimeError(f"the ingest reported no progress in {first_progress_timeout:.0f} s "
+                                   f"({summary['result'] or 'it ended'})")
             stats = await asyncio.to_thread(read_phase)
             if not task.done():
                 task.cancel()
