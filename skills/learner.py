@@ -11,8 +11,9 @@ it: the question is one part of a sentence's structure, the answer another.
 * ``why`` — a reason, "<fact> because/so that <reason>" → "Why <fact>?" (answer: the reason);
 * ``behaviour`` — a condition, "If/When <condition>, <result>" → "What happens when
   <condition>?" (answer: the result);
-* ``code`` — a code block and the prose that introduces it → "How do I <the intro's goal>?"
-  in the section's words (answer: the block's most distinctive line).
+* ``code`` — a code block and the prose that introduces it, when that prose states a goal ("To
+  create the table, run:", "Add a function that closes it:") → "What code do I write to <goal>?"
+  (answer: the block's line whose words are rarest in the tutorial).
 
 The question is rewritten as a learner speaks (you → I), and a question that still holds its
 answer is dropped. An answer is a contiguous phrase of the tutorial (2-6 words, or one code
@@ -153,8 +154,8 @@ def behaviour_questions(source: HarvestSource) -> Iterable[Candidate]:
 
 
 def code_questions(source: HarvestSource) -> Iterable[Candidate]:
-    """A code block introduced by prose: how to do what the prose (or the section) says it
-    does, answered by the block's line whose words are rarest in the tutorial."""
+    """A code block introduced by prose that states its goal: what code does it, answered by
+    the block's line whose words are rarest in the tutorial."""
     frequency = Counter(t for s in source.segments for t in re.findall(r"\w+", s.text.lower()))
     for before, segment in zip(source.segments, source.segments[1:]):
         if not _is_code(segment) or _is_code(before):
@@ -165,15 +166,12 @@ def code_questions(source: HarvestSource) -> Iterable[Candidate]:
         topic = re.sub(r"^[\d.]+\s+", "", section)
         lines = [line.strip() for line in segment.text.splitlines()
                  if len(_terms(line)) >= 2 and len(line.strip()) <= 70 and "://" not in line]
-        if not (goal or topic) or not lines:
+        if not goal or not lines:  # "an example of <section>" is too vague to be fair: which block?
             continue
         line = min(lines, key=lambda s: (sum(frequency[t] for t in _terms(s)) / len(_terms(s)), s))
         answer = " ".join(line.split()[:6])
-        if goal:
-            where = f" ({topic})" if topic and not contains(goal, topic) else ""
-            question = f"What code do I write to {_learner(goal)}{where}?"
-        else:
-            question = f"What does an example of {_lower_first(topic)} look like in code?"
+        where = f" ({topic})" if topic and not contains(goal, topic) else ""
+        question = f"What code do I write to {_learner(goal)}{where}?"
         yield Candidate("code", question, answer, segment, segment.text)
 
 

@@ -404,12 +404,15 @@ def skill_body(skill) -> str:
 def returned_text(skill) -> str:
     """The evidence an agent reads for a retrieved skill: its name, when to use it, its steps
     and its evidence quotes (what a learner's question is graded against)."""
-    evidence = _field(skill, "evidence")
+    def get(name: str):  # a row read with fewer columns lacks some
+        return skill.get(name) if isinstance(skill, dict) else getattr(skill, name, None)
+
+    evidence = get("evidence")
     if isinstance(evidence, str):
         quotes = [e.get("quote", "") for e in json.loads(evidence or "[]")]
     else:
         quotes = [e.quote if hasattr(e, "quote") else e.get("quote", "") for e in evidence or []]
-    return " ".join(p for p in [_field(skill, "name"), _field(skill, "when_to_use"), *_steps(skill), *quotes] if p)
+    return " ".join(p for p in [get("name"), get("when_to_use"), *_steps(skill), *quotes] if p)
 
 
 def anchors(question: Question) -> list[str]:
