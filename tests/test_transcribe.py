@@ -323,7 +323,8 @@ def test_cancel_is_checked_between_segments(short_wav, monkeypatch):
         def segments():
             for i in range(10):
                 pulled.append(i)
-                yield NS(start=i * 0.5, end=i * 0.5 + 0.4, words=[NS(start=i * 0.5, end=i * 0.5 + 0.4, word=f" w{i}.")])
+                yield NS(start=i * 0.5, end=i * 0.5 + 0.4, words=[NS(start=i * 0.5, end=i * 0.5 + 0.4, word=f" w{i}.",
+                                                                          probability=0.9)])
 
         return segments(), NS(language="en")
 
