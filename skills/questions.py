@@ -405,7 +405,7 @@ def returned_text(skill) -> str:
 
     evidence = get("evidence")
     if isinstance(evidence, str):
-        quotes = [e.get("quote", "") for e in json.loads(evidence or "[]")]
+        quotes = [e.get("quote", "") for e in decode(evidence)]
     else:
         quotes = [e.quote if hasattr(e, "quote") else e.get("quote", "") for e in evidence or []]
     return " ".join(p for p in [get("name"), get("when_to_use"), *_steps(skill), *quotes] if p)
