@@ -34,7 +34,7 @@ from tutorialbook.acquire.media import (
     probe,
     stream_audio,
 )
-from tutorialbook.acquire.transcript import Segment, Transcript
+from tutorialbook.acquire.transcript import LOW_CONFIDENCE, UNSURE, Segment, Transcript, Word, marked
 
 if TYPE_CHECKING:  # faster_whisper is imported lazily: importing it costs ~1 s
     import numpy as np
@@ -199,31 +199,32 @@ def _is_sentence_end(word: str) -> bool:
     return bool(_SENTENCE_END.search(w)) and w.lower() not in _ABBREVIATIONS
 
 
-def regroup_words(words: Iterable[tuple[float, float, str]]) -> list[Segment]:
-    """Group timed words ``(start, end, text)`` (text with its leading space, as Whisper gives it)
-    into sentence-level segments: split after sentence-ending punctuation, at silences longer than
-    ``MAX_PAUSE_S``, and keep segments under ``HARD_MAX_SEGMENT_S`` (past ``SOFT_MAX_SEGMENT_S``
-    they also end at clause punctuation). Start and end are the first word's start and the last
-    word's end."""
+def regroup_words(words: Iterable[tuple]) -> list[Segment]:
+    """Group timed words ``(start, end, text)`` or ``(start, end, text, probability)`` (text with
+    its leading space, as Whisper gives it) into sentence-level segments: split after
+    sentence-ending punctuation, at silences longer than ``MAX_PAUSE_S``, and keep segments under
+    ``HARD_MAX_SEGMENT_S`` (past ``SOFT_MAX_SEGMENT_S`` they also end at clause punctuation).
+    Start and end are the first word's start and the last word's end. A segment keeps its words
+    with their probabilities, and its text marks the unsure ones (``transcript.marked``)."""
     segments: list[Segment] = []
-    current: list[tuple[float, float, str]] = []
+    current: list[Word] = []
 
     def flush() -> None:
         if current:
-            text = re.sub(r"\s+", " ", "".join(w[2] for w in current)).strip()
+            text = marked(current)
             if text:
-                start = current[0][0]
-                end = max(current[-1][1], start)
-                segments.append(Segment(round(start, 3), round(end, 3), text))
+                start = current[0].start
+                end = max(current[-1].end, start)
+                segments.append(Segment(round(start, 3), round(end, 3), text, words=tuple(current)))
             current.clear()
 
-    for start, end, text in words:
+    for start, end, text, *rest in words:
         start, end = float(start), float(end)
         if current:
-            if start - current[-1][1] > MAX_PAUSE_S or end - current[0][0] > HARD_MAX_SEGMENT_S:
+            if start - current[-1].end > MAX_PAUSE_S or end - current[0].start > HARD_MAX_SEGMENT_S:
                 flush()
-        current.append((start, max(end, start), text))
-        length = current[-1][1] - current[0][0]
+        current.append(Word(start, max(end, start), text, float(rest[0]) if rest else 1.0))
+        length = current[-1].end - current[0].start
         if _is_sentence_end(text) or (length > SOFT_MAX_SEGMENT_S and _CLAUSE_END.search(text.strip())):
             flush()
     flush()
@@ -339,7 +340,8 @@ def transcribe(
                 for seg in _iterate(segments_iter, cancel):
                     for i, w in enumerate(seg.words or ()):
                         text = w.word if i or w.word[:1].isspace() else " " + w.word  # never glue two segments
-                        words.append((window.offset + float(w.start), window.offset + float(w.end), text))
+                        words.append((window.offset + float(w.start), window.offset + float(w.end), text,
+                                      float(w.probability)))
                     done = max(done, window.offset + float(seg.end))
                     report(done)
             done = max(done, end)
@@ -371,6 +373,7 @@ def transcribe(
         "asr_beam_size": str(beam_size or BEAM_SIZE),
         "asr_vad": "silero (faster-whisper vad_filter)",
         "asr_word_timestamps": "true",
+        "asr_unsure_words": f"marked {UNSURE} below probability {LOW_CONFIDENCE}",
         "asr_initial_prompt": initial_prompt or "",
         "asr_hotwords": hotwords or "",
         "asr_decoding": " ".join(f"{k}={v}" for k, v in sorted((decoding or {}).items())),

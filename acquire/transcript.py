@@ -2,6 +2,39 @@
 
 from dataclasses import dataclass, field
 
+#: a heard word whose probability (faster-whisper's) is below this is shown as unsure
+LOW_CONFIDENCE = 0.5
+#: what follows an unsure word in a transcript's text, so that evidence does not present a
+#: guess as what was said ("knead it for ten(?) minutes")
+UNSURE = "(?)"
+
+
+@dataclass(frozen=True)
+class Word:
+    """One heard word: its span in seconds, its text as the model wrote it (with its leading
+    space) and the model's probability for it."""
+
+    start: float
+    end: float
+    text: str
+    probability: float
+
+    @property
+    def unsure(self) -> bool:
+        return self.probability < LOW_CONFIDENCE
+
+
+def marked(words) -> str:
+    """The words as text, each unsure one followed by ``UNSURE`` (before its punctuation)."""
+    parts = []
+    for w in words:
+        text = w.text
+        if w.unsure and text.strip():
+            core = text.rstrip(".,;:!?\"')")
+            text = core + UNSURE + text[len(core):] if core.strip() else text
+        parts.append(text)
+    return " ".join("".join(parts).split())
+
 
 @dataclass(frozen=True)
 class Segment:
@@ -12,6 +45,8 @@ class Segment:
     text: str
     kind: str = "text"
     """For documents, the block this is: "paragraph", "list", "code", "table", "quote" ("text" otherwise)."""
+    words: tuple[Word, ...] = ()
+    """For speech, the words heard, with their probabilities (the text marks the unsure ones)."""
 
 
 @dataclass

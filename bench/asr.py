@@ -126,6 +126,42 @@ def edits(ref: list[str], hyp: list[str]) -> int:
     return row[-1]
 
 
+def wrong(ref: list[str], hyp: list[str]) -> list[bool]:
+    """For each hypothesis word, whether a minimal word alignment leaves it unmatched to an
+    equal reference word (a substitution or an insertion)."""
+    n, m = len(ref), len(hyp)
+    cost = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        cost[i][0] = i
+    for j in range(m + 1):
+        cost[0][j] = j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost[i][j] = min(cost[i - 1][j] + 1, cost[i][j - 1] + 1, cost[i - 1][j - 1] + (ref[i - 1] != hyp[j - 1]))
+    out = [True] * m
+    i, j = n, m
+    while i and j:
+        if cost[i][j] == cost[i - 1][j - 1] + (ref[i - 1] != hyp[j - 1]):
+            out[j - 1] = ref[i - 1] != hyp[j - 1]
+            i, j = i - 1, j - 1
+        elif cost[i][j] == cost[i][j - 1] + 1:
+            j -= 1
+        else:
+            i -= 1
+    return out
+
+
+def heard(transcript) -> tuple[list[str], list[bool]]:
+    """The transcript's normalised words, each with whether it was marked unsure."""
+    tokens, unsure = [], []
+    for seg in transcript.segments:
+        for w in seg.words:
+            for token in words(w.text):
+                tokens.append(token)
+                unsure.append(w.unsure)
+    return tokens, unsure
+
+
 # -- the run -----------------------------------------------------------------------------------
 
 def vocabulary(script: Script) -> str:
@@ -167,8 +203,8 @@ def run(voices: list[str], settings: list[str], log=print) -> dict:
                 results["voices"][voice] = {"skipped": str(e)}
                 continue
             tx.transcribe(audio[texts[0].name])  # warm-up: model load and first-call costs
-            per = {k: {"errors": 0, "words": 0, "seconds": 0.0, "audio": 0.0, "confidences": None, "by_script": {}}
-                   for k in settings}
+            per = {k: {"errors": 0, "words": 0, "seconds": 0.0, "audio": 0.0, "confidences": None, "by_script": {},
+                       "wrong": 0, "wrong_marked": 0, "right": 0, "right_marked": 0} for k in settings}
             for s in texts:
                 ref = words(s.text)
                 for setting in settings:
@@ -182,7 +218,11 @@ def run(voices: list[str], settings: list[str], log=print) -> dict:
                     row["words"] += len(ref)
                     row["seconds"] += seconds
                     row["audio"] += transcript.duration
-                    row["confidences"] = any(hasattr(seg, "words") for seg in transcript.segments)
+                    row["confidences"] = any(seg.words for seg in transcript.segments)
+                    tokens, unsure = heard(transcript)
+                    for bad, marked in zip(wrong(ref, tokens), unsure):
+                        row["wrong" if bad else "right"] += 1
+                        row["wrong_marked" if bad else "right_marked"] += marked
                 log(f"  {voice} {s.name}: done")
             base = per[settings[0]]["seconds"] if "default" not in per else per["default"]["seconds"]
             for row in per.values():
@@ -212,6 +252,12 @@ def print_table(results: dict) -> None:
         print("  word confidences in the returned segments: "
               + ("kept" if any(r["confidences"] for per in kept for r in per.values()) else
                  "NOT kept (transcribe() returns sentence segments without per-word probabilities)"))
+        print("  words marked unsure (probability < transcript.LOW_CONFIDENCE), of the words heard wrong / right:")
+        for voice, per in results["voices"].items():
+            for setting, r in per.items() if "skipped" not in per else ():
+                print(f"  {voice:10} {setting:13} wrong {r['wrong_marked']}/{r['wrong']} "
+                      f"({r['wrong_marked'] / max(1, r['wrong']):.0%})  right {r['right_marked']}/{r['right']} "
+                      f"({r['right_marked'] / max(1, r['right']):.0%})")
 
 
 def main() -> int:

@@ -296,11 +296,38 @@ def exam(report: dict) -> dict:
     return {"questions": n, "pass_rate_before": rate("pass_rate_before"), "pass_rate_after": rate("pass_rate_after")}
 
 
+def exam_hits(library, modes: list[str]) -> dict:
+    """The exam refinement would set, asked of this store the way the dev set is: its
+    harvested questions (refinement's own examiner), each retrieved at k=1 and k=5 in each mode
+    and graded by the examiner's judge. On a store built without refinement this is the exam
+    before any repair: what it predicts is the dev set's row of the same store."""
+    from tutorialbook.common import pack_of
+    from tutorialbook.skills.refine import Refiner
+
+    refiner = Refiner(library, BOOK)
+    asked = []
+    for tutorial in library.store.rows("tutorials", f"book = '{BOOK}'"):
+        source, _ = refiner.source(tutorial)
+        pack = pack_of(tutorial)
+        asked += [(q, pack) for q in refiner.examiner.harvest(source, pack)]
+    out = {"questions": len(asked), "kinds": dict(Counter(q.kind for q, _ in asked)), "modes": {}}
+    for mode in modes:
+        hits = {1: 0, 5: 0}
+        for q, pack in asked:
+            for k in hits:
+                skills = library.retrieve(q.question, BOOK, k=k, mode=mode).skills
+                hits[k] += refiner.examiner.judge(q, skills, pack).passed
+        out["modes"][mode] = {"hit@1": hits[1], "hit@5": hits[5], "n": len(asked)}
+    return out
+
+
 def system(doc: Document, qs: list[dict], modes: list[str], rounds: int, fresh: bool) -> dict:
     library, report, seconds = ingested(doc, rounds, fresh)
     try:
         out = {"ingest_seconds": report.get("ingest_seconds"), "cached": seconds is None, "exam": exam(report),
                "skills": library.store.count("skills"), "tutorials": len(report["tutorials"]), "modes": {}}
+        if not rounds:
+            out["exam_hits"] = exam_hits(library, modes)
         for mode in modes:
             score = Score()
             for q in qs:
@@ -415,6 +442,16 @@ def print_table(results: dict) -> None:
                   f"{e['questions']} questions, pass rate {_pct(e['pass_rate_before'])} -> "
                   f"{_pct(e['pass_rate_after'])}; dev set hit@5 "
                   + ", ".join(f"{m} {row['hit@5'] / row['n']:.1%}" for m, row in s["modes"].items()))
+        held = r["system"].get("off", {}).get("exam_hits")
+        if held:
+            print(f"  exam vs dev set, refine off ({held['questions']} harvested questions: "
+                  + ", ".join(f"{k} {n}" for k, n in sorted(held["kinds"].items())) + "):")
+            for mode, row in held["modes"].items():
+                dev = r["system"]["off"]["modes"][mode]
+                n, d = max(row["n"], 1), dev["n"]
+                print(f"    {mode:7} exam hit@1 {row['hit@1'] / n:6.1%}  hit@5 {row['hit@5'] / n:6.1%}   "
+                      f"dev set hit@1 {dev['hit@1'] / d:6.1%}  hit@5 {dev['hit@5'] / d:6.1%}   "
+                      f"gap {(row['hit@1'] / n - dev['hit@1'] / d) * 100:+.0f} / {(row['hit@5'] / n - dev['hit@5'] / d) * 100:+.0f} points")
         for label, s in r["system"].items():
             for mode, row in s["modes"].items():
                 if row["missed@5"]:

@@ -60,8 +60,10 @@ class DraftOut(BaseModel):
     steps: list[str] = Field(description="the steps, in order; they must contain the expected answer")
 
 
-HARVEST = """Write up to {limit} hard questions that check whether someone learned this tutorial: facts,
-numbers, conditions, warnings and the order of steps, not trivia about the narrator.
+HARVEST = """Write up to {limit} questions that a learner of this tutorial would ask, in a learner's own
+words: how to do a task, why a step is done, what happens when, what a term means, what code does
+a job; not trivia about the narrator. Do not copy a sentence of the tutorial, and do not write
+fill-in-the-blank questions: a learner does not know the tutorial's wording.
 
 Tutorial title: {title}
 
@@ -132,7 +134,8 @@ def _model_questions(llm: LLM, source: HarvestSource) -> list[Question]:
             rejected += 1
             continue
         segment = source.segments[item.segment]
-        if not qs.contains(segment.text, answer) or qs.contains(question, answer) or qs.norm(question) in seen:
+        if not qs.contains(segment.text, answer) or qs.contains(question, answer) or qs.norm(question) in seen \
+                or _copies(question, segment.text):
             rejected += 1
             continue
         seen.add(qs.norm(question))
@@ -146,6 +149,13 @@ def _model_questions(llm: LLM, source: HarvestSource) -> list[Question]:
         llm.warn(f"llm ({llm.name}) harvest: dropped {rejected} question(s) whose segment id or answer did not "
                  "match the tutorial")
     return sorted(out, key=lambda q: (q.evidence["start"], q.question))
+
+
+def _copies(question: str, text: str) -> bool:
+    """A question that is the tutorial's sentence with a word left out (a cloze in disguise): all
+    but at most one of its content words, six or more, come from one of the segment's sentences."""
+    asked = set(qs.key_words(question))
+    return len(asked) >= 6 and any(len(asked - set(qs.key_words(s))) <= 1 for s in extract.split_sentences(text))
 
 
 class LLMJudge:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\(\?)[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")  # not after an unsure word's (?)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+")
 

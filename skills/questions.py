@@ -5,7 +5,9 @@ quoted sentence) and an expected answer that is a phrase of that quote, so a que
 always be checked against its source. Without an LLM, *generators* read the tutorial's
 segments and write the questions:
 
-* ``cloze`` — a key sentence (one that carries a fact or an instruction, e.g. "The dough is
+* the questions a learner would ask (:mod:`tutorialbook.skills.learner`: how, what, why,
+  what happens when, what code), graded by whether the retrieved evidence covers the answer;
+* ``cloze`` — only to fill a short tutorial's exam up to ``MIN_QUESTIONS``: a key sentence (one that carries a fact or an instruction, e.g. "The dough is
   done when it has grown by about half") with a content word, number or command blanked;
 * ``avoid`` — "what should you never do …?" from never / don't / avoid sentences;
 * ``next_step`` — "which step comes after …?" from numbered procedures.
@@ -306,8 +308,25 @@ def next_step_questions(source: HarvestSource) -> Iterable[Candidate]:
                             segment, after, 3.0)
 
 
-GENERAL_GENERATORS: list[Generator] = [next_step_questions, avoid_questions, cloze_questions]
-_CAPS = {"avoid": MAX_AVOID, "next_step": MAX_NEXT_STEP}
+def _learner_generators() -> list[Generator]:
+    from tutorialbook.skills.learner import LEARNER_GENERATORS
+
+    return LEARNER_GENERATORS
+
+
+GENERAL_GENERATORS: list[Generator] = [next_step_questions, avoid_questions,
+                                       lambda source: (c for g in _learner_generators() for c in g(source)),
+                                       cloze_questions]
+#: kinds asked only to fill a short tutorial's exam up to ``MIN_QUESTIONS``: a cloze hands
+#: retrieval the words it indexed, so an exam of clozes passes where learners fail
+FILLER_KINDS = ("cloze",)
+MIN_QUESTIONS = 10
+#: the kinds of :mod:`tutorialbook.skills.learner` (questions a learner would ask)
+LEARNER_KINDS = ("how", "what", "why", "behaviour", "code")
+#: kinds graded by whether the evidence retrieval returns covers the answer (with an LLM's own)
+EVIDENCE_KINDS = (*LEARNER_KINDS, "generated")
+MAX_LEARNER = 8  # per kind, so that no one sentence pattern makes the exam
+_CAPS = {"avoid": MAX_AVOID, "next_step": MAX_NEXT_STEP, **{k: MAX_LEARNER for k in LEARNER_KINDS}}
 
 
 def generators_for(domain: str = "general", pack=None) -> list[Generator]:
@@ -345,7 +364,10 @@ def harvest(source: HarvestSource, generators: list[Generator] | None = None,
     chosen: list[Candidate] = []
     for kind, found in by_kind.items():
         found.sort(key=lambda c: (-c.score, _seeded(source.tutorial_id, kind, c.question)))
-        chosen += found[: _CAPS.get(kind, limit)]
+        if kind not in FILLER_KINDS:
+            chosen += found[: _CAPS.get(kind, limit)]
+    for kind in FILLER_KINDS:
+        chosen += by_kind.get(kind, [])[: max(0, min(limit, MIN_QUESTIONS) - len(chosen))]
     chosen.sort(key=lambda c: (-c.score, _seeded(source.tutorial_id, c.kind, c.question)))
     chosen = chosen[:limit]
     chosen.sort(key=lambda c: (c.segment.start, c.kind, c.question))  # reading order
@@ -375,6 +397,20 @@ def skill_body(skill) -> str:
     return " ".join([_field(skill, "name"), *_steps(skill)])
 
 
+def returned_text(skill) -> str:
+    """The evidence an agent reads for a retrieved skill: its name, when to use it, its steps
+    and its evidence quotes (what a learner's question is graded against)."""
+    def get(name: str):  # a row read with fewer columns lacks some
+        return skill.get(name) if isinstance(skill, dict) else getattr(skill, name, None)
+
+    evidence = get("evidence")
+    if isinstance(evidence, str):
+        quotes = [e.get("quote", "") for e in decode(evidence)]
+    else:
+        quotes = [e.quote if hasattr(e, "quote") else e.get("quote", "") for e in evidence or []]
+    return " ".join(p for p in [get("name"), get("when_to_use"), *_steps(skill), *quotes] if p)
+
+
 def anchors(question: Question) -> list[str]:
     """The content words of a cloze question besides the blank: what the answering skill
     must be about (so a stray "half" elsewhere in the book does not count)."""
@@ -394,6 +430,8 @@ def answers(question: Question, skill, pack=None) -> bool:
     grader = _grader(question.kind, pack)
     if grader is not None:
         return grader(question, skill)
+    if question.kind in EVIDENCE_KINDS:  # the returned evidence covers the answer's words
+        return contains(returned_text(skill), question.answer)
     body = skill_body(skill)
     if question.kind == "next_step":
         before = re.search(r"comes after “(.+)”\?$", question.question)

@@ -68,11 +68,11 @@ def test_ctrl_c_during_refinement_keeps_its_events_and_questions_and_reingest_re
     added = refine[0].detail["skills_added"]
     assert added and refine[0].versions["skills"]
     assert {s.id for s in library.skills("baking")} >= set(added)  # the skills it wrote, with their event
-    assert library.store.count("questions", f"tutorial_id = '{tutorial.id}'") == 16  # the questions are stored
+    assert library.store.count("questions", f"tutorial_id = '{tutorial.id}'") == 10  # the questions are stored
 
     resumed = library.ingest(str(BASICS), book="baking").tutorials[0]
     assert resumed.status == "refined" and resumed.refinement == "done"
-    assert resumed.questions_harvested == 22 and resumed.pass_rate_after == 1.0  # asked again without the forgetful consolidation
+    assert resumed.questions_harvested == 13 and resumed.pass_rate_after == 1.0  # asked again without the forgetful consolidation
     again = library.ingest(str(BASICS), book="baking").tutorials[0]
     assert again.status == "unchanged" and again.refinement == "done"
 
@@ -88,7 +88,7 @@ def test_cancel_during_refinement_says_the_tutorial_is_committed(library, forget
     assert "cancelled during refinement" in str(stopped.value) and "committed with its events" in str(stopped.value)
     assert [t.status for t in library.tutorials("baking")] == ["ready"]
     assert len(library.history("baking", action="ingest")) == 1
-    assert library.store.count("questions") == 16
+    assert library.store.count("questions") == 10
     assert library.ingest(str(BASICS), book="baking").tutorials[0].status == "refined"
 
 
@@ -156,10 +156,10 @@ def test_restore_to_an_ingest_keeps_the_exam_questions(library):
     library.ingest(str(TROUBLE), book="baking")
     first = library.tutorials("baking")[0]
     questions = {r["id"] for r in library.store.rows("questions", f"tutorial_id = '{first.id}'")}
-    assert len(questions) == 22
+    assert len(questions) == 10
     point = library.history("baking", action="ingest")[-1]  # the first tutorial's ingest, before its refinement
     library.restore("baking", to=point.id)
     assert [t.id for t in library.tutorials("baking")] == [first.id]  # the tutorial is back, ready
     assert {r["id"] for r in library.store.rows("questions", "book = 'baking'")} == questions
     exam = library.exam("baking")
-    assert exam.questions == 22
+    assert exam.questions == 10

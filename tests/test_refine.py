@@ -113,7 +113,7 @@ def test_ingest_refines_by_default_and_keeps_the_exam(library, pan):
     assert report.stage_seconds["refine"] > 0
     stored = library.store.rows("questions")
     assert len(stored) == report.questions_harvested
-    assert {r["kind"] for r in stored} == {"cloze", "avoid", "next_step"}
+    assert {r["kind"] for r in stored} == {"what", "avoid", "next_step", "cloze"}  # clozes fill a short exam
     for row in stored:
         evidence = json.loads(row["evidence"])
         assert evidence["tutorial_id"] == report.tutorial_id and qs.contains(evidence["quote"], row["answer"])
@@ -217,3 +217,66 @@ def test_cli_refine_and_exam(tmp_path, pan):
     assert report["questions"] >= 10 and report["regressions"] == []
     missing = cli("exam", "--book", "nosuch")
     assert missing.returncode == 2 and "no book named 'nosuch'" in missing.stderr
+
+
+# A tutorial none of whose questions should be a cloze: each sentence has a structure a learner
+# asks about (a purpose and its means, a definition, a reason, a condition, a code block).
+GARDEN = """# Watering a vegetable garden
+
+## Soil
+
+To check whether the bed needs water, push a finger five centimetres into the soil.
+Mulch is a layer of straw or bark spread over the soil.
+Keep watering to the early morning because the leaves then dry before the evening chill.
+If the soil sticks to your finger, wait another day before watering.
+
+## The timer
+
+Set the irrigation timer with the controller's command line:
+
+    timer --zone beds --start 06:00 --minutes 20
+"""
+
+
+def garden_source():
+    transcript = parse_markdown(GARDEN)
+    first, rest = transcript.segments[0], transcript.segments[1:]
+    sections = [(first.start, first.end, "Soil"), (rest[0].start, rest[-1].end, "The timer")]
+    return HarvestSource("t_garden", "Watering a vegetable garden", transcript.segments, timed=False,
+                         sections=sections)
+
+
+def test_learner_questions_ask_in_other_words_and_hold_back_the_answer():
+    questions = qs.harvest(garden_source())
+    by_kind = {q.kind: q for q in questions}
+    assert {"how", "what", "why", "behaviour", "code"} <= set(by_kind)
+    assert by_kind["how"].question == "How do I check whether the bed needs water?"
+    assert qs.contains("push a finger five centimetres", by_kind["how"].answer)
+    assert by_kind["what"].question == "What is Mulch?" and by_kind["what"].answer.startswith("a layer of straw")
+    assert by_kind["why"].question == "Why should I keep watering to the early morning?"
+    assert qs.contains(by_kind["why"].answer, "the leaves")
+    assert by_kind["behaviour"].question == "What happens when the soil sticks to my finger?"
+    assert by_kind["code"].question == "What code do I write to set the irrigation timer with the controller's " \
+        "command line (The timer)?"
+    assert "timer --zone beds" in by_kind["code"].answer
+    for q in questions:
+        if q.kind in qs.LEARNER_KINDS:
+            assert not qs.contains(q.question, q.answer)  # the question does not give the answer away
+            assert qs.contains(GARDEN, q.answer) and qs.contains(q.evidence["quote"], q.answer)
+            assert not q.question.startswith("Fill in the blank")
+    # clozes only fill a short tutorial's exam up to MIN_QUESTIONS
+    assert sum(q.kind == "cloze" for q in questions) <= max(0, qs.MIN_QUESTIONS - sum(
+        q.kind != "cloze" for q in questions))
+
+
+def test_learner_questions_are_graded_by_the_evidence_returned():
+    q = next(q for q in qs.harvest(garden_source()) if q.kind == "how")
+    named = {"id": "a", "name": "Check whether the bed needs water", "when_to_use": "", "steps": "[]",
+             "evidence": "[]"}
+    quoted = {"id": "b", "name": "Soil", "when_to_use": "", "steps": "[]",
+              "evidence": json.dumps([{"quote": "push a finger five centimetres into the soil"}])}
+    stepped = {"id": "c", "name": "Soil", "when_to_use": "", "evidence": "[]",
+               "steps": json.dumps(["To check, push a finger five centimetres into the soil."])}
+    assert qs.grade(q, [named]).passed is False  # the right topic without the answer is a miss
+    assert qs.grade(q, [named, quoted]) == qs.Verdict(True, "b", 2)
+    assert qs.grade(q, [stepped]).passed is True

@@ -323,7 +323,8 @@ def test_cancel_is_checked_between_segments(short_wav, monkeypatch):
         def segments():
             for i in range(10):
                 pulled.append(i)
-                yield NS(start=i * 0.5, end=i * 0.5 + 0.4, words=[NS(start=i * 0.5, end=i * 0.5 + 0.4, word=f" w{i}.")])
+                yield NS(start=i * 0.5, end=i * 0.5 + 0.4, words=[NS(start=i * 0.5, end=i * 0.5 + 0.4, word=f" w{i}.",
+                                                                          probability=0.9)])
 
         return segments(), NS(language="en")
 
@@ -558,3 +559,63 @@ def test_a_packs_decoding_options_reach_faster_whisper_and_are_recorded(media_di
     assert 0 < sum(len(s.text.split()) for s in capped.segments) < sum(len(s.text.split()) for s in plain.segments) / 2
     assert capped.models["asr_decoding"] == "max_new_tokens=3 no_repeat_ngram_size=6"
     assert plain.models["asr_decoding"] == ""
+
+
+# --------------------------------------------------------------------------- word confidences
+
+def test_regroup_keeps_word_probabilities_and_marks_the_unsure_words():
+    from tutorialbook.acquire.transcript import LOW_CONFIDENCE, UNSURE
+    from tutorialbook.skills.extract import split_sentences
+
+    w = [(0.0, 0.4, " Knead", 0.93), (0.4, 0.6, " it", 0.97), (0.6, 0.9, " for", 0.9), (0.9, 1.2, " ten", 0.21),
+         (1.2, 1.7, " minutes.", 0.88), (2.0, 2.3, " Then", 0.9), (2.3, 2.8, " Vlorbigast", 0.12),
+         (2.8, 3.1, " rests.", 0.3)]
+    segs = regroup_words(w)
+    assert [s.text for s in segs] == [f"Knead it for ten{UNSURE} minutes.", f"Then Vlorbigast{UNSURE} rests{UNSURE}."]
+    assert [(x.text, x.probability) for x in segs[0].words] == [(t, p) for _, _, t, p in w[:5]]
+    assert [x.unsure for x in segs[1].words] == [p < LOW_CONFIDENCE for *_, p in w[5:]]
+    # a marked word is not a sentence end: the passage keeps its sentences whole
+    assert split_sentences(f"Knead it for ten{UNSURE} Minutes later, rest it.") == \
+        [f"Knead it for ten{UNSURE} Minutes later, rest it."]
+    # words without a probability (subtitles, older callers) are taken as heard
+    assert regroup_words([(0.0, 0.5, " Done.")])[0].text == "Done."
+
+
+UNSURE_SCRIPT = [
+    "Open the settings menu and choose the network tab.",
+    "Now set the frimble of the zorblat to seven.",
+    "Click the save button to keep your changes.",
+]
+
+
+@pytest.fixture(scope="module")
+def unsure_wav(media_dir):
+    path = media_dir / "unsure.wav"
+    media.narrated_audio(UNSURE_SCRIPT, path, pause_s=0.8, lead_s=0.5)
+    return path
+
+
+@needs_tools
+def test_real_narration_keeps_word_confidences_and_marks_guesses_in_evidence(unsure_wav, library):
+    from tutorialbook.acquire.transcript import UNSURE, marked
+
+    transcript = transcribe(unsure_wav)
+    heard = [w for s in transcript.segments for w in s.words]
+    assert heard and all(0.0 <= w.probability <= 1.0 for w in heard)
+    for seg in transcript.segments:
+        assert seg.text == marked(seg.words)
+        assert seg.text.count(UNSURE) == sum(w.unsure for w in seg.words if w.text.strip())
+    unsure = [w.text.strip() for w in heard if w.unsure]
+    assert unsure, [(w.text, round(w.probability, 2)) for w in heard]
+    # the made-up words are heard as guesses; the plain sentences mostly as heard
+    made_up = next(s for s in transcript.segments if "set the" in s.text.lower())
+    assert sum(w.unsure for w in made_up.words) >= 2, made_up.words
+    plain = [w for s in transcript.segments if s is not made_up for w in s.words]
+    assert sum(not w.unsure for w in plain) >= 0.75 * len(plain), plain
+    # the book shows the guess as a guess: the skill's evidence carries the marker
+    library.ingest(str(unsure_wav), book="unsure", domain="general", refine_rounds=0)
+    found = library.retrieve("set the frimble to seven", "unsure", k=5).skills
+    shown = " ".join(" ".join([*s.steps, *(e.quote for e in s.evidence)]) for s in found)
+    assert UNSURE in shown, shown
+    stored = " ".join(r["text"] for r in library.store.rows("segments"))
+    assert UNSURE in stored  # the transcript resource shows the guesses as guesses too
