@@ -15,6 +15,7 @@ from typing import Callable
 from tutorialbook.common import Progress, check_book_name, check_rounds, pack_of
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.memory import history as hist
+from tutorialbook.memory import retention
 from tutorialbook.memory.store import dumps, quote
 from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 from tutorialbook.skills import builder as build
@@ -82,6 +83,8 @@ class Ingest:
             if limited.expired:  # past the commit: refinement stopped early, the tutorial is whole
                 report.warnings.append(f"refinement stopped at the ingest time limit of {limited.seconds:g} s")
             reports.append(report)
+            if self.retention.every_versions and report.status != "unchanged":
+                retention.after_writes(self.store, self.retention)  # versions kept on purpose, not forever
             statuses.append(FileStatus(source=str(path), status=report.status, title=report.title,
                                        tutorial_id=report.tutorial_id))
         statuses += [_skipped(path) for path in (_unsupported(source, files) if folder else [])]

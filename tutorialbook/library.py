@@ -25,6 +25,7 @@ from tutorialbook.memory import history as hist
 from tutorialbook.memory.embedder import DIM, get_embedder
 from tutorialbook.memory.search import MODES, Snapshot, search, toc_descent, unfinished_filter
 from tutorialbook.memory.store import Store, in_list, quote
+from tutorialbook.memory.retention import Retention, TableUpkeep, upkeep
 from tutorialbook.memory.tree import Tree, TreeCache, without_hidden
 from tutorialbook.models import (
     BookInfo, EngineLine, EngineView, Evidence, LessonView, NodeBrief, NodeView, OpeningName, PositionReport,
@@ -56,6 +57,7 @@ class Library(Ingest, Refinement, Lessons):
         self._chess_engine = None
         self.store = Store(self.settings.store, dim=self._embedder_dim())
         self._trees = TreeCache(self.store)
+        self.retention = Retention(self.settings.keep_versions_seconds, self.settings.upkeep_every)
         self._snapshots: OrderedDict[str, Snapshot] = OrderedDict()  # book -> its latest snapshot, least recent first
         self._snapshots_lock = threading.Lock()  # opening writes nothing: recovery waits for the first ingest
 
@@ -357,6 +359,11 @@ class Library(Ingest, Refinement, Lessons):
         check_book_name(book)
         moment = hist.resolve_time(self.store, book, to, at)
         return hist.restore(self.store, book, moment, agent or self.agent)
+
+    def upkeep(self) -> list[TableUpkeep]:
+        """Compact every table and prune the versions the retention policy no longer keeps
+        (restore still reaches settings.keep_versions_seconds back)."""
+        return upkeep(self.store, self.retention)
 
     def revert_lesson(self, lesson_id: str, agent: str | None = None) -> hist.RevertReport:
         """Remove one lesson (and the helpful/harmful counts it gave); later writes stay."""
