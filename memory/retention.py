@@ -89,19 +89,18 @@ def _upkeep_table(store, name: str, policy: Retention, now: float) -> TableUpkee
     # keep the version current when the window opened: prune only what is older than it
     # LanceDB counts a version's age on the real clock (``now`` may be a later moment, in tests)
     older_than = timedelta(seconds=time.time() - current_then[-1] + 1.0 if current_then else policy.window())
-    stats = None
+    stats = compacted = None
     try:
         # compaction first, pruning in a call of its own: pruned in the same call as the
         # compaction, the files of the versions it replaced were left on disk unreferenced
         compacted = LOOP.run(table._table.optimize(cleanup_older_than=timedelta(days=36500)))
         stats = LOOP.run(table._table.optimize(cleanup_older_than=older_than))
-        stats.compaction = compacted.compaction
     except Exception as exc:  # noqa: BLE001 - another process compacting at once: it did the work
         log.info("upkeep of %s skipped: %s", name, exc)
     store.index_cache.pop(name, None)
     with policy._lock:
         policy._since[name] = table.version
-    compaction = getattr(stats, "compaction", None)
+    compaction = getattr(compacted, "compaction", None)
     prune = getattr(stats, "prune", None)
     return TableUpkeep(table=name, versions_before=len(versions), versions_after=len(store.version_history(name)),
                        bytes_removed=int(getattr(prune, "bytes_removed", 0) or 0),

@@ -56,5 +56,5 @@ def sibling_candidates(store: Store, tree: Tree, parent_id: str, title_key, titl
 
 def _nearest(store: Store, table: str, vector: np.ndarray, where: str, columns: list[str], limit: int) -> list[dict]:
     query = (store.table(table).search(np.asarray(vector, dtype=np.float32).tolist()).metric("cosine")
-             .where(where, prefilter=True).select(columns).limit(limit))
+             .where(where, prefilter=True).select([*columns, "_distance"]).limit(limit))
     return query.to_list()
