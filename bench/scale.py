@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
                         / "tutorialbook-bench" / "scale")
     parser.add_argument("--fresh", action="store_true", help="start again from an empty store")
+    parser.add_argument("--keep-seconds", type=float, default=None,
+                        help="retention window (restore reaches this far back; default the settings', 7 days)")
     args = parser.parse_args(argv)
 
     from tutorialbook.library import Library
@@ -131,7 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     log, marks = state / "log.jsonl", state / "checkpoints.json"
     rows = load(log)
     checkpoints = {int(k): v for k, v in json.loads(marks.read_text()).items()} if marks.exists() else {}
-    library = Library(store=str(state / "store"), allowed_roots=(str(args.docs),))
+    library = Library(store=str(state / "store"), allowed_roots=(str(args.docs),),
+                      keep_versions_seconds=args.keep_seconds)
+    print(f"retention: versions kept {library.retention.window():g} s, upkeep every "
+          f"{library.retention.every_versions} commits to a table")
     stop = min(args.until or args.tutorials, args.tutorials)
     print(f"{len(rows)} of {len(files)} tutorials done before this run; going on to {stop}")
     with log.open("a") as out:

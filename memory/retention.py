@@ -43,7 +43,7 @@ class Retention:
     LanceDB's own cleanup keeps); ``every_versions``: commits to a table between upkeeps."""
 
     keep_seconds: float = 7 * 86400.0
-    every_versions: int = 50
+    every_versions: int = 20
     _since: dict[str, int] = field(default_factory=dict, repr=False)  # table -> version at the last upkeep
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -47,7 +47,7 @@ class Settings:
     #: ingests once a table took ``upkeep_every`` commits (0: only `tutorialbook upkeep`)
     keep_versions_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_KEEP_VERSIONS_SECONDS",
                                                                          7 * 86400.0))
-    upkeep_every: int = field(default_factory=lambda: _number("TUTORIALBOOK_UPKEEP_EVERY", 50, int))
+    upkeep_every: int = field(default_factory=lambda: _number("TUTORIALBOOK_UPKEEP_EVERY", 20, int))
     #: chess engine processes a library may run at once (callers beyond them wait their turn)
     engines: int = field(default_factory=lambda: _number("TUTORIALBOOK_ENGINES", 2, int))
 
