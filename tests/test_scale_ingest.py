@@ -166,3 +166,19 @@ def test_retention_settings_are_checked(monkeypatch):
 
     with pytest.raises(TutorialbookError):
         Settings()
+
+
+def test_upkeep_on_the_command_line(store_path):
+    import json
+    import subprocess
+    import sys
+
+    Library(store=str(store_path)).ingest(str(BASICS), book="baking", refine_rounds=0)
+    done = subprocess.run([sys.executable, "-m", "tutorialbook.server", "--store", str(store_path), "upkeep", "--json"],
+                          capture_output=True, text=True, check=True)
+    tables = {t["table"]: t for t in json.loads(done.stdout)}
+    assert tables["skills"]["fragments_added"] <= 1 and tables["skills"]["versions_after"] >= 1
+    human = subprocess.run([sys.executable, "-m", "tutorialbook.server", "--store", str(store_path), "upkeep"],
+                           capture_output=True, text=True, check=True).stdout
+    assert "skills" in human and "versions" in human
+    assert Library(store=str(store_path)).tutorials("baking")[0].title  # nothing lost
