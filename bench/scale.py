@@ -9,10 +9,14 @@ use). Its pages are ingested one per ``Library.ingest`` call, in file-name order
 generated ``bookindex.html`` and the table of contents ``index.html`` are not tutorials),
 with default settings (refinement on, one round), into one book.
 
-Printed, for the windows of the first 25 tutorials, tutorials 76-100 and 376-400: the ingest's
+Printed, for the windows of the first 25 tutorials, the 25 before each later checkpoint (50, 100,
+150, 200, 300, 400): the ingest's
 own stage time (``TutorialReport.stage_seconds`` summed) per 100 segments, with each stage's
 share; the process's RSS high-water mark when the window closed; and, at each checkpoint,
-disk use of the store beside the live table size LanceDB reports (``Table.stats()``).
+disk use of the store beside the live table size LanceDB reports (``Table.stats()``). Since
+each window holds different pages (the manual's short pages cost more per segment), each
+checkpoint also ingests the same five held-out pages (the manual's last) into a throwaway copy
+of the store: that probe's time per 100 segments, at each book size, is the like-for-like figure.
 Targets (issue 19): at 400, time and memory within 1.2x of the first 25; disk <= 1.5x live.
 
 It runs in parts: every tutorial's figures are appended to ``STATE/log.jsonl`` and the
@@ -39,13 +43,39 @@ DOCS = Path("/usr/share/doc/postgresql-doc-15/html")
 NOT_TUTORIALS = {"bookindex.html", "index.html"}
 WINDOW = 25
 BOOK = "postgres"
+CHECKPOINTS = (WINDOW, 50, 100, 150, 200, 300, 400)
+PROBES = 5  # held-out pages (the manual's last in name order) ingested into a copy of the store at each checkpoint
 
 
-def documents(folder: Path, n: int) -> list[Path]:
+def documents(folder: Path, n: int) -> tuple[list[Path], list[Path]]:
+    """The book's first ``n`` pages, and the held-out probe pages."""
     files = sorted(p for p in folder.glob("*.html") if p.name not in NOT_TUTORIALS)
-    if len(files) < n:
-        raise SystemExit(f"{folder} has {len(files)} pages, fewer than {n}: apt-get install postgresql-doc-15")
-    return files[:n]
+    if len(files) < n + PROBES:
+        raise SystemExit(f"{folder} has {len(files)} pages, fewer than {n + PROBES}: apt-get install postgresql-doc-15")
+    return files[:n], files[-PROBES:]
+
+
+def probe(state: Path, pages: list[Path], docs: Path, keep: float | None) -> dict:
+    """The same held-out pages ingested into a copy of the store as it is now: a like-for-like
+    cost at each book size (the book's own pages differ from window to window)."""
+    import shutil
+
+    from tutorialbook.library import Library
+
+    copy = state / "probe-store"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(state / "store", copy)
+    library = Library(store=str(copy), allowed_roots=(str(docs),), keep_versions_seconds=keep)
+    stages: dict[str, float] = {}
+    segments = 0
+    for page in pages:
+        report = library.ingest(str(page), book=BOOK).tutorials[0]
+        segments += report.segments
+        for k, v in (report.stage_seconds or {}).items():
+            stages[k] = stages.get(k, 0.0) + v
+    library.close()
+    shutil.rmtree(copy, ignore_errors=True)
+    return {"segments": segments, "stages": stages}
 
 
 def rss_peak_mb() -> float:
@@ -78,7 +108,7 @@ def load(log: Path) -> list[dict]:
 
 
 def windows(total: int) -> list[tuple[int, int]]:
-    ends = [e for e in (WINDOW, 100, 400) if e <= total] or [total]
+    ends = [e for e in CHECKPOINTS if e <= total] or [total]
     if total not in ends and total > WINDOW:
         ends.append(total)
     return [(max(0, e - WINDOW), e) for e in ends]
@@ -103,6 +133,16 @@ def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
         shown = " ".join(f"{k}={100 * v / segs:.2f}" for k, v in sorted(stages.items()) if v >= 0.005)
         print(f"{start + 1:>4}-{end:<5} {segs:>8} {per:>9.2f} {per / first[0]:>6.2f}  {shown:<22} "
               f"{rss:>7.0f}MB {rss / first[1]:>6.2f}  pid {part[-1]['pid']}")
+    base = None
+    for n, c in sorted(checkpoints.items()):
+        if "probe" not in c:
+            continue
+        p = c["probe"]
+        per = 100 * sum(p["stages"].values()) / max(p["segments"], 1)
+        base = base or per
+        shown = " ".join(f"{k}={100 * v / max(p['segments'], 1):.2f}" for k, v in sorted(p["stages"].items()) if v >= 0.005)
+        print(f"probe at {n:>3}: {PROBES} held-out pages, {p['segments']} segments, {per:.2f} s/100 seg "
+              f"(ratio {per / base:.2f}); {shown}")
     for n, c in sorted(checkpoints.items()):
         live = sum(c["live"].values())
         print(f"disk at {n:>3}: {c['disk'] / 2**20:7.1f} MiB on disk, live tables {live / 2**20:7.1f} MiB "
@@ -123,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from tutorialbook.library import Library
 
-    files = documents(args.docs, args.tutorials)
+    files, probes = documents(args.docs, args.tutorials)
     state = args.state
     if args.fresh and state.exists():
         import shutil
@@ -150,11 +190,14 @@ def main(argv: list[str] | None = None) -> int:
             out.write(json.dumps(row) + "\n")
             out.flush()
             rows.append(row)
-            if (n + 1) in (WINDOW, 100, 400) or n + 1 == stop:
+            if (n + 1) in CHECKPOINTS or n + 1 == stop:
                 checkpoints[n + 1] = {"disk": disk_bytes(state / "store"), "live": live_bytes(library),
                                       "versions": {t: len(library.store.table(t).list_versions())
                                                    for t in table_names(library)}}
                 marks.write_text(json.dumps(checkpoints))
+                if (n + 1) in CHECKPOINTS and "probe" not in checkpoints[n + 1]:
+                    checkpoints[n + 1]["probe"] = probe(state, probes, args.docs, args.keep_seconds)
+                    marks.write_text(json.dumps(checkpoints))
             if (n + 1) % 5 == 0:
                 print(f"  {n + 1:>4} {path.name:<40} {report.segments:>4} seg {row['wall']:6.2f} s "
                       f"RSS peak {row['rss_peak_mb']:.0f} MB", flush=True)
