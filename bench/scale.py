@@ -175,8 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     checkpoints = {int(k): v for k, v in json.loads(marks.read_text()).items()} if marks.exists() else {}
     library = Library(store=str(state / "store"), allowed_roots=(str(args.docs),),
                       keep_versions_seconds=args.keep_seconds)
-    print(f"retention: versions kept {library.retention.window():g} s, upkeep every "
-          f"{library.retention.every_versions} commits to a table")
+    kept = getattr(library, "retention", None)  # None: code from before retention (a baseline run)
+    print(f"retention: versions kept {kept.window():g} s, upkeep every {kept.every_versions} commits to a table"
+          if kept else "retention: none (every version kept; LanceDB prunes only past 7 days when it optimizes)")
     stop = min(args.until or args.tutorials, args.tutorials)
     print(f"{len(rows)} of {len(files)} tutorials done before this run; going on to {stop}")
     with log.open("a") as out:
