@@ -22,7 +22,8 @@ import json
 
 import numpy as np
 
-from tutorialbook.memory.store import Store, quote
+from tutorialbook.memory import where
+from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 
 #: with this many siblings or fewer every one is a candidate (reading them is cheap)
@@ -43,18 +44,18 @@ def sibling_candidates(store: Store, tree: Tree, parent_id: str, title_key, titl
     wanted = set(siblings) - set(stored)
     key = title_key(title)
     wanted |= {s for s in stored if title_key(tree.nodes[s]["title"]) == key}
-    tutorials = {r["tutorial_id"] for r in _nearest(store, "segments", vector, f"book = {quote(tree.book)}",
+    tutorials = {r["tutorial_id"] for r in _nearest(store, "segments", vector, where.of_book(tree.book),
                                                     ["tutorial_id"], SEGMENTS)}
     if tutorials:
         for s in stored:
             if any(e["tutorial_id"] in tutorials for e in json.loads(tree.nodes[s]["evidence"] or "[]")):
                 wanted.add(s)
-    wanted |= {r["id"] for r in _nearest(store, "nodes", vector, f"book = {quote(tree.book)} AND "
-                                         f"parent_id = {quote(parent_id)}", ["id"], NODES)}
+    scope = where.both(where.of_book(tree.book), where.eq("parent_id", parent_id))
+    wanted |= {r["id"] for r in _nearest(store, "nodes", vector, scope, ["id"], NODES)}
     return [s for s in siblings if s in wanted]
 
 
-def _nearest(store: Store, table: str, vector: np.ndarray, where: str, columns: list[str], limit: int) -> list[dict]:
+def _nearest(store: Store, table: str, vector: np.ndarray, condition: str, columns: list[str], limit: int) -> list[dict]:
     query = (store.table(table).search(np.asarray(vector, dtype=np.float32).tolist()).metric("cosine")
-             .where(where, prefilter=True).select([*columns, "_distance"]).limit(limit))
+             .where(condition, prefilter=True).select([*columns, "_distance"]).limit(limit))
     return query.to_list()

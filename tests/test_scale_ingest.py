@@ -18,13 +18,13 @@ TROUBLE = EXAMPLES / "sourdough-troubleshooting.srt"
 def asked(library, monkeypatch) -> list[str]:
     """Every question the memory is asked from now on (refinement and exam go through rank_skills)."""
     seen: list[str] = []
-    real = library.rank_skills
+    real = library.refinement._rank_skills  # the ranking refinement and exam are handed
 
     def spy(query, *args, **kwargs):
         seen.append(query)
         return real(query, *args, **kwargs)
 
-    monkeypatch.setattr(library, "rank_skills", spy)
+    monkeypatch.setattr(library.refinement, "_rank_skills", spy)
     return seen
 
 
