@@ -7,6 +7,7 @@ structured results the tools return.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import logging
@@ -79,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("exam", help="re-ask a book's stored questions from memory alone (a regression check)")
     p.add_argument("--book", default="default", help=BOOK_HELP)
+
+    sub.add_parser("upkeep", help="compact the store and prune versions older than the retention window "
+                                  "(TUTORIALBOOK_KEEP_VERSIONS_SECONDS; restore reaches that far back)")
 
     sub.add_parser("books", help="list books")
 
@@ -263,6 +267,13 @@ def cmd_refine(library, args) -> int:
     return _emit(args, report, "\n".join(lines))
 
 
+def cmd_upkeep(library, args) -> int:
+    done = library.upkeep()
+    lines = [f"{t.table:10} versions {t.versions_before} -> {t.versions_after}, fragments -{t.fragments_removed} "
+             f"+{t.fragments_added}, {t.bytes_removed / 2**20:.1f} MiB freed" for t in done]
+    return _emit(args, [dataclasses.asdict(t) for t in done], "\n".join(lines) or "no tables yet")
+
+
 def cmd_exam(library, args) -> int:
     """Exit status 1 when a question that passed after refinement fails now."""
     report = library.exam(args.book)
@@ -396,7 +407,7 @@ COMMANDS = {"history": cmd_history, "restore": cmd_restore, "revert-lesson": cmd
             "revert-skill": cmd_revert_skill, "ingest": cmd_ingest, "books": cmd_books, "toc": cmd_toc, "search": cmd_search, "lesson": cmd_lesson,
             "evaluate": cmd_evaluate,
             "export-skills": cmd_export_skills, "import-skills": cmd_import_skills,
-            "refine": cmd_refine, "exam": cmd_exam}
+            "refine": cmd_refine, "exam": cmd_exam, "upkeep": cmd_upkeep}
 
 
 class ProgressBar:

@@ -23,6 +23,7 @@ from tutorialbook.memory.search import nearest_rows
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 from tutorialbook.skills import extract, passages
+from tutorialbook.skills.candidates import sibling_candidates
 from tutorialbook.skills.extract import SkillDraft
 from tutorialbook.acquire.transcript import Transcript
 
@@ -159,6 +160,7 @@ class Builder:
         self._pending = _PendingSkills()
         self._book_has_skills: bool | None = None
         self._tutorial = ""
+        self._read: dict[str, dict] = {}  # stored nodes read for matching, by id
 
     def build(self, tutorial: TutorialContext, chapter: OutlineNode) -> Plan:
         """Merge an outline: one chapter, or (kind "root") several chapters at once."""
@@ -175,6 +177,7 @@ class Builder:
         if node is None:
             node = self._new_node(tutorial, local, parent_id, vector, evidence)
         else:
+            self._take(node)
             self._extend_node(node, evidence)
         self.plan.node_for[id(local)] = node["id"]
         vectors = self.embed([_search_text(d) for d in local.drafts]) if local.drafts else []  # one batch
@@ -191,7 +194,8 @@ class Builder:
         return _unit(tutorial.vectors[segments].mean(axis=0))
 
     def _match_node(self, local: OutlineNode, parent_id: str, vector: np.ndarray, threshold: float) -> dict | None:
-        siblings = [self._node(i) for i in self.tree.children.get(parent_id, [])]
+        found = sibling_candidates(self.store, self.tree, parent_id, _norm, local.title, vector)
+        siblings = [self._node(i) for i in found]
         best, best_score = None, -1.0
         for sibling in siblings:
             if _norm(sibling["title"]) == _norm(local.title):
@@ -205,14 +209,21 @@ class Builder:
         return best
 
     def _node(self, node_id: str) -> dict:
+        """A node of this build, or a stored one read for matching (it joins the plan, to be
+        rewritten, only when the tutorial merges into it: :meth:`_take`)."""
         for row in self.plan.nodes:
             if row["id"] == node_id:
                 return row
-        row = self.store.get("nodes", node_id)
-        row["_content"] = self._stored_content(row)
-        row["_status"] = "updated"
-        self.plan.nodes.append(row)
-        return row
+        if node_id not in self._read:
+            row = self.store.get("nodes", node_id)
+            row["_content"] = self._stored_content(row)
+            row["_status"] = "updated"
+            self._read[node_id] = row
+        return self._read[node_id]
+
+    def _take(self, node: dict) -> None:
+        if self._read.pop(node["id"], None) is not None:
+            self.plan.nodes.append(node)
 
     def _stored_content(self, node: dict) -> np.ndarray | None:
         """The centroid of the transcript spans a stored node's evidence points at."""

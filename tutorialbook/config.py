@@ -43,6 +43,11 @@ class Settings:
     max_tutorial_skills: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_TUTORIAL_SKILLS", 5000, int))
     max_query_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_QUERY_CHARS", 2000, int))
     max_lesson_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_LESSON_CHARS", 4000, int))
+    #: versions kept (memory/retention.py): restore reaches this many seconds back; upkeep runs after
+    #: ingests once a table took ``upkeep_every`` commits (0: only `tutorialbook upkeep`)
+    keep_versions_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_KEEP_VERSIONS_SECONDS",
+                                                                         7 * 86400.0))
+    upkeep_every: int = field(default_factory=lambda: _number("TUTORIALBOOK_UPKEEP_EVERY", 20, int))
     #: chess engine processes a library may run at once (callers beyond them wait their turn)
     engines: int = field(default_factory=lambda: _number("TUTORIALBOOK_ENGINES", 2, int))
 

@@ -15,6 +15,7 @@ from tutorialbook.common import Progress, check_book_name, check_rounds, pack_of
 from tutorialbook.config import Settings
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.memory import history as hist
+from tutorialbook.memory import retention
 from tutorialbook.memory import where
 from tutorialbook.memory.rows import clean, dumps, encode, evidence_of, screen_rows, segment_rows
 from tutorialbook.memory.store import Store
@@ -41,6 +42,7 @@ class Ingestion:
                  llm: Callable[[], object]):
         self.store, self.embed, self.settings = store, embed, settings
         self.reading, self.refinement, self._llm = reading, refinement, llm
+        self.retention = retention.Retention(settings.keep_versions_seconds, settings.upkeep_every)
 
     # -- ingest ----------------------------------------------------------------
     def ingest(self, source: str, book: str = "default", title: str | None = None, domain: str = "auto",
@@ -93,6 +95,8 @@ class Ingestion:
             if limited.expired:  # past the commit: refinement stopped early, the tutorial is whole
                 report.warnings.append(f"refinement stopped at the ingest time limit of {limited.seconds:g} s")
             reports.append(report)
+            if self.retention.every_versions and report.status != "unchanged":
+                retention.after_writes(self.store, self.retention)  # versions kept on purpose, not forever
             statuses.append(FileStatus(source=str(path), status=report.status, title=report.title,
                                        tutorial_id=report.tutorial_id))
         statuses += [_skipped(path) for path in (_unsupported(source, files) if folder else [])]

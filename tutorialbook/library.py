@@ -22,6 +22,7 @@ from tutorialbook.lessons import Lessons
 from tutorialbook.memory import history as hist
 from tutorialbook.memory import where
 from tutorialbook.memory.embedder import DIM, get_embedder
+from tutorialbook.memory.retention import Retention, TableUpkeep, upkeep
 from tutorialbook.memory.store import Store
 from tutorialbook.models import EngineLine, EngineView, OpeningName, PositionReport, PositionStatus
 from tutorialbook.reading import Reading
@@ -217,6 +218,15 @@ class Library:
         check_book_name(book)
         moment = hist.resolve_time(self.store, book, to, at)
         return hist.restore(self.store, book, moment, agent or self.agent)
+
+    @property
+    def retention(self) -> Retention:
+        return self.ingestion.retention
+
+    def upkeep(self) -> list[TableUpkeep]:
+        """Compact every table and prune the versions the retention policy no longer keeps
+        (restore still reaches settings.keep_versions_seconds back)."""
+        return upkeep(self.store, self.retention)
 
     def revert_lesson(self, lesson_id: str, agent: str | None = None) -> hist.RevertReport:
         """Remove one lesson (and the helpful/harmful counts it gave); later writes stay."""

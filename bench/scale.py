@@ -1,0 +1,210 @@
+"""Ingest cost as a book grows: one book of real documents, ingested file by file.
+
+    python bench/scale.py [--tutorials 400] [--docs DIR] [--state DIR] [--until N] [--fresh]
+
+The documents are the PostgreSQL 15 manual as Debian ships it (``apt-get install
+postgresql-doc-15``: 1,173 HTML pages of one manual written by its own authors — chapters,
+tutorials and reference pages; not one of the packages other benches or held-out checks
+use). Its pages are ingested one per ``Library.ingest`` call, in file-name order (the
+generated ``bookindex.html`` and the table of contents ``index.html`` are not tutorials),
+with default settings (refinement on, one round), into one book.
+
+Printed, for the windows of the first 25 tutorials, the 25 before each later checkpoint (50, 100,
+150, 200, 300, 400): the ingest's
+own stage time (``TutorialReport.stage_seconds`` summed) per 100 segments, with each stage's
+share; the process's RSS high-water mark when the window closed; and, at each checkpoint,
+disk use of the store beside the live table size LanceDB reports (``Table.stats()``). Since
+each window holds different pages (the manual's short pages cost more per segment), each
+checkpoint also ingests the same five held-out pages (the manual's last) into a throwaway copy
+of the store: that probe's time per 100 segments, at each book size, is the like-for-like figure.
+Targets (issue 19): at 400, time and memory within 1.2x of the first 25; disk <= 1.5x live.
+
+It runs in parts: every tutorial's figures are appended to ``STATE/log.jsonl`` and the
+store lives in ``STATE/store``, so a run stopped anywhere goes on from the next file when
+started again (``--until N`` stops after N tutorials). The RSS high-water is per process: a
+window's figure is the one of the process that closed it, which is said beside it (a
+resumed process has not carried the earlier ones' allocations, but it opens the same store).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DOCS = Path("/usr/share/doc/postgresql-doc-15/html")
+NOT_TUTORIALS = {"bookindex.html", "index.html"}
+WINDOW = 25
+BOOK = "postgres"
+CHECKPOINTS = (WINDOW, 50, 100, 150, 200, 300, 400)
+PROBES = 5  # held-out pages (the manual's last in name order) ingested into a copy of the store at each checkpoint
+
+
+def documents(folder: Path, n: int) -> tuple[list[Path], list[Path]]:
+    """The book's first ``n`` pages, and the held-out probe pages."""
+    files = sorted(p for p in folder.glob("*.html") if p.name not in NOT_TUTORIALS)
+    if len(files) < n + PROBES:
+        raise SystemExit(f"{folder} has {len(files)} pages, fewer than {n + PROBES}: apt-get install postgresql-doc-15")
+    return files[:n], files[-PROBES:]
+
+
+def probe(state: Path, pages: list[Path], docs: Path, keep: float | None) -> dict:
+    """The same held-out pages ingested into a copy of the store as it is now: a like-for-like
+    cost at each book size (the book's own pages differ from window to window)."""
+    import shutil
+
+    from tutorialbook.library import Library
+
+    copy = state / "probe-store"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(state / "store", copy)
+    library = Library(store=str(copy), allowed_roots=(str(docs),), keep_versions_seconds=keep)
+    stages: dict[str, float] = {}
+    segments = 0
+    for page in pages:
+        report = library.ingest(str(page), book=BOOK).tutorials[0]
+        segments += report.segments
+        for k, v in (report.stage_seconds or {}).items():
+            stages[k] = stages.get(k, 0.0) + v
+    library.close()
+    shutil.rmtree(copy, ignore_errors=True)
+    return {"segments": segments, "stages": stages}
+
+
+def rss_peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def disk_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def table_names(library) -> list[str]:
+    from tutorialbook.memory.schemas import SCHEMAS
+
+    return [n for n in SCHEMAS if (Path(library.store.uri) / f"{n}.lance").exists()]
+
+
+def live_bytes(library) -> dict[str, int]:
+    """Per table, the bytes LanceDB reports for the live version (``Table.stats().total_bytes``)."""
+    out = {}
+    for name in table_names(library):
+        stats = library.store.table(name).stats()
+        out[name] = int(stats["total_bytes"] if isinstance(stats, dict) else stats.total_bytes)
+    return out
+
+
+def load(log: Path) -> list[dict]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def windows(total: int) -> list[tuple[int, int]]:
+    ends = [e for e in CHECKPOINTS if e <= total] or [total]
+    if total not in ends and total > WINDOW:
+        ends.append(total)
+    return [(max(0, e - WINDOW), e) for e in ends]
+
+
+def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
+    print(f"\n{BOOK}: {len(rows)} tutorials ingested, {sum(r['segments'] for r in rows)} segments "
+          "(machine shared with other work: ratios within this run)")
+    first = None
+    print(f"{'tutorials':>10} {'segments':>8} {'s/100 seg':>9} {'ratio':>6}  stages (s/100 seg)    "
+          f"{'RSS peak':>9} {'ratio':>6}  process")
+    for start, end in windows(len(rows)):
+        part = rows[start:end]
+        segs = sum(r["segments"] for r in part) or 1
+        stages: dict[str, float] = {}
+        for r in part:
+            for k, v in r["stages"].items():
+                stages[k] = stages.get(k, 0.0) + v
+        per = 100 * sum(stages.values()) / segs
+        rss = part[-1]["rss_peak_mb"]
+        first = first or (per, rss)
+        shown = " ".join(f"{k}={100 * v / segs:.2f}" for k, v in sorted(stages.items()) if v >= 0.005)
+        print(f"{start + 1:>4}-{end:<5} {segs:>8} {per:>9.2f} {per / first[0]:>6.2f}  {shown:<22} "
+              f"{rss:>7.0f}MB {rss / first[1]:>6.2f}  pid {part[-1]['pid']}")
+    base = None
+    for n, c in sorted(checkpoints.items()):
+        if "probe" not in c:
+            continue
+        p = c["probe"]
+        per = 100 * sum(p["stages"].values()) / max(p["segments"], 1)
+        base = base or per
+        shown = " ".join(f"{k}={100 * v / max(p['segments'], 1):.2f}" for k, v in sorted(p["stages"].items()) if v >= 0.005)
+        print(f"probe at {n:>3}: {PROBES} held-out pages, {p['segments']} segments, {per:.2f} s/100 seg "
+              f"(ratio {per / base:.2f}); {shown}")
+    for n, c in sorted(checkpoints.items()):
+        live = sum(c["live"].values())
+        print(f"disk at {n:>3}: {c['disk'] / 2**20:7.1f} MiB on disk, live tables {live / 2**20:7.1f} MiB "
+              f"(ratio {c['disk'] / max(live, 1):.2f}); versions kept: {c.get('versions', {})}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tutorials", type=int, default=400)
+    parser.add_argument("--until", type=int, default=0, help="stop after this many tutorials (resume later)")
+    parser.add_argument("--docs", type=Path, default=DOCS)
+    parser.add_argument("--state", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+                        / "tutorialbook-bench" / "scale")
+    parser.add_argument("--fresh", action="store_true", help="start again from an empty store")
+    parser.add_argument("--keep-seconds", type=float, default=None,
+                        help="retention window (restore reaches this far back; default the settings', 7 days)")
+    args = parser.parse_args(argv)
+
+    from tutorialbook.library import Library
+
+    files, probes = documents(args.docs, args.tutorials)
+    state = args.state
+    if args.fresh and state.exists():
+        import shutil
+
+        shutil.rmtree(state)
+    state.mkdir(parents=True, exist_ok=True)
+    log, marks = state / "log.jsonl", state / "checkpoints.json"
+    rows = load(log)
+    checkpoints = {int(k): v for k, v in json.loads(marks.read_text()).items()} if marks.exists() else {}
+    library = Library(store=str(state / "store"), allowed_roots=(str(args.docs),),
+                      keep_versions_seconds=args.keep_seconds)
+    kept = getattr(library, "retention", None)  # None: code from before retention (a baseline run)
+    print(f"retention: versions kept {kept.window():g} s, upkeep every {kept.every_versions} commits to a table"
+          if kept else "retention: none (every version kept; LanceDB prunes only past 7 days when it optimizes)")
+    stop = min(args.until or args.tutorials, args.tutorials)
+    print(f"{len(rows)} of {len(files)} tutorials done before this run; going on to {stop}")
+    with log.open("a") as out:
+        for n in range(len(rows), stop):
+            path = files[n]
+            clock = time.perf_counter()
+            report = library.ingest(str(path), book=BOOK).tutorials[0]
+            row = {"n": n + 1, "file": path.name, "status": report.status, "segments": report.segments,
+                   "stages": report.stage_seconds or {}, "wall": round(time.perf_counter() - clock, 3),
+                   "rss_peak_mb": round(rss_peak_mb(), 1), "pid": os.getpid()}
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            rows.append(row)
+            if (n + 1) in CHECKPOINTS or n + 1 == stop:
+                checkpoints[n + 1] = {"disk": disk_bytes(state / "store"), "live": live_bytes(library),
+                                      "versions": {t: len(library.store.table(t).list_versions())
+                                                   for t in table_names(library)}}
+                marks.write_text(json.dumps(checkpoints))
+                if (n + 1) in CHECKPOINTS and "probe" not in checkpoints[n + 1]:
+                    checkpoints[n + 1]["probe"] = probe(state, probes, args.docs, args.keep_seconds)
+                    marks.write_text(json.dumps(checkpoints))
+            if (n + 1) % 5 == 0:
+                print(f"  {n + 1:>4} {path.name:<40} {report.segments:>4} seg {row['wall']:6.2f} s "
+                      f"RSS peak {row['rss_peak_mb']:.0f} MB", flush=True)
+    summary(rows, checkpoints)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,134 @@
+"""Versions kept on purpose: compaction and pruning of old table versions as routine upkeep.
+
+Every write is a LanceDB version, and every version keeps its files: a book of 100 tutorials
+held 179 MiB of data files for a 26 MB live table. Upkeep (:func:`upkeep`) compacts each
+table's small fragments into larger ones (deleted rows dropped, new rows folded into the
+indexes) and removes the files of versions that nothing promises any more. What is promised
+(memory/history.py): ``restore`` puts a book back as it was at any moment of the last
+``keep_seconds``, which needs, per table, the version that was current at each such moment —
+the versions committed in the window *and* the one current when it opened. So a table's
+versions are pruned only below that last version committed before ``now - keep_seconds``.
+``history`` reads the append-only ``events`` table and revert uses the before-images stored
+there, so neither needs old versions.
+
+Upkeep runs after ingests once a table has taken ``every_versions`` commits since the last
+upkeep in this process (:func:`after_writes`), and on demand (``tutorialbook upkeep``). A
+reader that has a table open at an older version keeps working: the window never goes below
+``MIN_KEEP_SECONDS``, longer than any read of a snapshot takes, and the latest version is never
+removed. Disk is then the live data plus the window's changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from tutorialbook.memory import lance
+from tutorialbook.memory.schemas import SCHEMAS
+
+log = logging.getLogger(__name__)
+
+#: the shortest window allowed: a reader pinned to a superseded version (a search snapshot)
+#: finishes well within it
+MIN_KEEP_SECONDS = 60.0
+
+
+@dataclass
+class Retention:
+    """What upkeep keeps. ``keep_seconds``: restore reaches this far back (default 7 days, what
+    LanceDB's own cleanup keeps); ``every_versions``: commits to a table between upkeeps."""
+
+    keep_seconds: float = 7 * 86400.0
+    every_versions: int = 20
+    _since: dict[str, int] = field(default_factory=dict, repr=False)  # table -> version at the last upkeep
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def window(self) -> float:
+        return max(MIN_KEEP_SECONDS, float(self.keep_seconds))
+
+
+@dataclass
+class TableUpkeep:
+    table: str
+    versions_before: int
+    versions_after: int
+    bytes_removed: int
+    fragments_removed: int
+    fragments_added: int
+
+
+def existing_tables(store) -> list[str]:
+    """The store's tables that exist (upkeep never creates one)."""
+    names, token = set(), None
+    while True:  # pages of names
+        page = store._db.list_tables(page_token=token)
+        names.update(page.tables)
+        token = page.page_token
+        if not token:
+            break
+    return [n for n in SCHEMAS if n in names]
+
+
+def upkeep(store, policy: Retention, tables: list[str] | None = None, now: float | None = None) -> list[TableUpkeep]:
+    """Compact ``tables`` (default: all) and prune the versions ``policy`` no longer keeps."""
+    out = []
+    for name in tables if tables is not None else existing_tables(store):
+        out.append(_upkeep_table(store, name, policy, time.time() if now is None else now))
+    return out
+
+
+def _upkeep_table(store, name: str, policy: Retention, now: float) -> TableUpkeep:
+    table = store.table(name)
+    versions = store.version_history(name)
+    cutoff = now - policy.window()
+    current_then = [stamp for _, stamp in versions if stamp <= cutoff]
+    # keep the version current when the window opened: prune only what is older than it
+    # LanceDB counts a version's age on the real clock (``now`` may be a later moment, in tests)
+    older_than = timedelta(seconds=time.time() - current_then[-1] + 1.0 if current_then else policy.window())
+    stats = compacted = None
+    try:
+        # compaction first, pruning in a call of its own: pruned in the same call as the
+        # compaction, the files of the versions it replaced were left on disk unreferenced
+        compacted = lance.run(lance.require_async_table(table).optimize(cleanup_older_than=timedelta(days=36500)))
+        stats = lance.run(lance.require_async_table(table).optimize(cleanup_older_than=older_than))
+    except Exception as exc:  # noqa: BLE001 - another process compacting at once: it did the work
+        log.info("upkeep of %s skipped: %s", name, exc)
+    store.index_cache.pop(name, None)
+    with policy._lock:
+        policy._since[name] = table.version
+    compaction = getattr(compacted, "compaction", None)
+    prune = getattr(stats, "prune", None)
+    return TableUpkeep(table=name, versions_before=len(versions), versions_after=len(store.version_history(name)),
+                       bytes_removed=int(getattr(prune, "bytes_removed", 0) or 0),
+                       fragments_removed=int(getattr(compaction, "fragments_removed", 0) or 0),
+                       fragments_added=int(getattr(compaction, "fragments_added", 0) or 0))
+
+
+def due(store, policy: Retention) -> list[str]:
+    """Tables that took ``every_versions`` commits since this process last kept them up (a
+    table this process has not kept up yet counts from its oldest retained version)."""
+    names = existing_tables(store)
+    current = store.versions(names)
+    out = []
+    for name, version in zip(names, current):
+        with policy._lock:
+            since = policy._since.get(name)
+        if since is None:
+            since = store.version_history(name)[0][0]
+            with policy._lock:
+                policy._since[name] = since
+        if version - since >= policy.every_versions:
+            out.append(name)
+    return out
+
+
+def after_writes(store, policy: Retention) -> list[TableUpkeep]:
+    """Upkeep of the tables that are due; never fails the write that called it."""
+    try:
+        return upkeep(store, policy, due(store, policy))
+    except Exception as exc:  # noqa: BLE001 - upkeep must never fail a committed ingest
+        log.warning("upkeep skipped: %s", exc)
+        return []
