@@ -107,7 +107,7 @@ def llm_harvest(llm: LLM, source: HarvestSource, pack=None) -> list[Question]:
         if llm.available:
             llm.warn(f"llm ({llm.name}) harvest: no question the model wrote held up against its segment; "
                      "used the deterministic harvest")
-    return qs.harvest(source, qs.generators_for(getattr(pack, "name", "general"), pack))
+    return qs.harvest(source, qs.generators_for(pack))
 
 
 def _pack_questions(source: HarvestSource, pack) -> list[Question]:

@@ -12,8 +12,6 @@ from pathlib import Path
 
 from tutorialbook.errors import TutorialbookError
 
-MAX_LESSON = 4000
-
 
 def lesson_text(value: str) -> str:
     """The lesson itself, ``-`` for standard input, or ``@FILE`` for a file's text."""

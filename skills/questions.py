@@ -17,8 +17,8 @@ Hooks. A domain pack contributes generators and graders by defining
 ``question_generators(self) -> list[Generator]`` and ``question_graders(self) -> dict[kind,
 Grader]`` (chess: "after these moves, what does the lesson recommend?" graded by legal-move
 match, :mod:`tutorialbook.skills.chess.questions`), and may write the skill a failed
-question of its kinds needs with ``repair_draft(question, title)``;
-:func:`register_generator` / :func:`register_grader` do the same for code that has no pack. An LLM harvester or judge replaces :func:`harvest` / :func:`grade`
+question of its kinds needs with ``repair_draft(question, title)``. An LLM harvester or
+judge replaces :func:`harvest` / :func:`grade`
 (same signatures) in :class:`tutorialbook.skills.refine.Examiner`.
 """
 
@@ -28,7 +28,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol
 
 from tutorialbook.skills import extract
@@ -115,20 +115,6 @@ class Verdict:
 
 #: a grader says whether one skill (a dict or a SkillView with name, steps) answers the question
 Grader = Callable[[Question, object], bool]
-
-_EXTRA_GENERATORS: dict[str, list[Generator]] = {}
-_EXTRA_GRADERS: dict[str, Grader] = {}
-
-
-def register_generator(domain: str, generator: Generator) -> None:
-    """Add a generator for tutorials of ``domain`` ("*" for every domain)."""
-    _EXTRA_GENERATORS.setdefault(domain, []).append(generator)
-
-
-def register_grader(kind: str, grader: Grader) -> None:
-    """Grade questions of ``kind`` with ``grader`` instead of answer-phrase matching."""
-    _EXTRA_GRADERS[kind] = grader
-
 
 # -- text helpers -----------------------------------------------------------------
 
@@ -314,13 +300,12 @@ GENERAL_GENERATORS: list[Generator] = [next_step_questions, avoid_questions, clo
 _CAPS = {"avoid": MAX_AVOID, "next_step": MAX_NEXT_STEP}
 
 
-def generators_for(domain: str = "general", pack=None) -> list[Generator]:
-    """The general generators, then those registered for the domain, then the pack's own.
+def generators_for(pack=None) -> list[Generator]:
+    """The general generators, then the domain pack's own.
     A pack's ``general_question_about(sentence)`` keeps the general ones off sentences its
     own generators read better (chess: a narrated move makes a poor blank to fill)."""
     keep = getattr(pack, "general_question_about", None)
-    general = [_only_about(g, keep) for g in GENERAL_GENERATORS] if callable(keep) else list(GENERAL_GENERATORS)
-    out = general + _EXTRA_GENERATORS.get("*", []) + _EXTRA_GENERATORS.get(domain, [])
+    out = [_only_about(g, keep) for g in GENERAL_GENERATORS] if callable(keep) else list(GENERAL_GENERATORS)
     hook = getattr(pack, "question_generators", None)
     if callable(hook):
         out += list(hook())
@@ -389,7 +374,7 @@ def anchors(question: Question) -> list[str]:
 
 def _grader(kind: str, pack=None) -> Grader | None:
     hook = getattr(pack, "question_graders", None)
-    return {**_EXTRA_GRADERS, **(hook() if callable(hook) else {})}.get(kind)
+    return (hook() if callable(hook) else {}).get(kind)
 
 
 def answers(question: Question, skill, pack=None) -> bool:
@@ -421,7 +406,3 @@ def grade(question: Question, skills: list, pack=None) -> Verdict:
         if answers(question, skill, pack):
             return Verdict(True, _field(skill, "id"), rank)
     return Verdict(False)
-
-
-def as_dict(question: Question) -> dict:
-    return asdict(question)

@@ -62,7 +62,7 @@ class Examiner:
     examiner supplies its own functions with the same signatures."""
 
     harvest: Callable[[HarvestSource, object], list[Question]] = field(
-        default=lambda source, pack: qs.harvest(source, qs.generators_for(getattr(pack, "name", "general"), pack)))
+        default=lambda source, pack: qs.harvest(source, qs.generators_for(pack)))
     judge: Callable[[Question, list, object], Verdict] = field(default=lambda q, skills, pack: qs.grade(q, skills, pack))
 
 

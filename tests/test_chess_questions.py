@@ -39,7 +39,7 @@ def source() -> HarvestSource:
 @pytest.fixture(scope="module")
 def harvested() -> dict[str, Question]:
     pack = ChessPack()
-    found = qs.harvest(source(), qs.generators_for("chess", pack))
+    found = qs.harvest(source(), qs.generators_for(pack))
     return {q.question: q for q in found if q.kind in cq.KINDS}
 
 
@@ -62,7 +62,7 @@ def test_harvest_asks_what_the_lesson_recommends_shows_and_why(harvested):
     d3 = harvested["After 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6, what does the lesson recommend for White?"]
     assert d3.answer == "d3"
     # the same harvest twice gives the same questions, ids included
-    again = qs.harvest(source(), qs.generators_for("chess", ChessPack()))
+    again = qs.harvest(source(), qs.generators_for(ChessPack()))
     assert {q.id for q in again if q.kind in cq.KINDS} == {q.id for q in harvested.values()}
 
 

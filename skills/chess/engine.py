@@ -415,161 +415,36 @@ def _terminal_scores(board: chess.Board) -> dict:
 # --- heuristic ----------------------------------------------------------------------------------
 
 _VALUES = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
-# Piece-square ideas, from White's side (a8 first row): pawns advance and hold the centre, knights
-# and bishops centralise, rooks like the seventh rank, the king stays sheltered until the endgame.
-_PST = {
-    chess.PAWN: [0] * 8
-    + [50] * 8
-    + [10, 10, 20, 30, 30, 20, 10, 10]
-    + [5, 5, 10, 25, 25, 10, 5, 5]
-    + [0, 0, 0, 20, 20, 0, 0, 0]
-    + [5, -5, -10, 0, 0, -10, -5, 5]
-    + [5, 10, 10, -20, -20, 10, 10, 5]
-    + [0] * 8,
-    chess.KNIGHT: [
-        -50,
-        -40,
-        -30,
-        -30,
-        -30,
-        -30,
-        -40,
-        -50,
-        -40,
-        -20,
-        0,
-        0,
-        0,
-        0,
-        -20,
-        -40,
-        -30,
-        0,
-        10,
-        15,
-        15,
-        10,
-        0,
-        -30,
-        -30,
-        5,
-        15,
-        20,
-        20,
-        15,
-        5,
-        -30,
-        -30,
-        0,
-        15,
-        20,
-        20,
-        15,
-        0,
-        -30,
-        -30,
-        5,
-        10,
-        15,
-        15,
-        10,
-        5,
-        -30,
-        -40,
-        -20,
-        0,
-        5,
-        5,
-        0,
-        -20,
-        -40,
-        -50,
-        -40,
-        -30,
-        -30,
-        -30,
-        -30,
-        -40,
-        -50,
-    ],
-    chess.BISHOP: [
-        -20,
-        -10,
-        -10,
-        -10,
-        -10,
-        -10,
-        -10,
-        -20,
-        -10,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        -10,
-        -10,
-        0,
-        5,
-        10,
-        10,
-        5,
-        0,
-        -10,
-        -10,
-        5,
-        5,
-        10,
-        10,
-        5,
-        5,
-        -10,
-        -10,
-        0,
-        10,
-        10,
-        10,
-        10,
-        0,
-        -10,
-        -10,
-        10,
-        10,
-        10,
-        10,
-        10,
-        10,
-        -10,
-        -10,
-        5,
-        0,
-        0,
-        0,
-        0,
-        5,
-        -10,
-        -20,
-        -10,
-        -10,
-        -10,
-        -10,
-        -10,
-        -10,
-        -20,
-    ],
-    chess.ROOK: [0] * 8 + [5, 10, 10, 10, 10, 10, 10, 5] + [-5, 0, 0, 0, 0, 0, 0, -5] * 5 + [0, 0, 0, 5, 5, 0, 0, 0],
-    chess.QUEEN: [-20, -10, -10, -5, -5, -10, -10, -20]
-    + [-10, 0, 0, 0, 0, 0, 0, -10]
-    + [-10, 0, 5, 5, 5, 5, 0, -10] * 4
-    + [-10, 0, 0, 0, 0, 0, 0, -10]
-    + [-20, -10, -10, -5, -5, -10, -10, -20],
-    chess.KING: [-30, -40, -40, -50, -50, -40, -40, -30] * 4
-    + [-20, -30, -30, -40, -40, -30, -30, -20]
-    + [-10, -20, -20, -20, -20, -20, -20, -10]
-    + [20, 20, 0, 0, 0, 0, 20, 20]
-    + [20, 30, 10, 0, 0, 10, 30, 20],
-}
+# Piece-square ideas, from White's side: pawns advance and hold the centre, knights and bishops
+# centralise, rooks like the seventh rank, the king stays sheltered until the endgame. Each row
+# is a rank (8 first) on files a-d; files e-h mirror them.
+_PST_TABLE = """
+      pawn              knight            bishop            rook              queen             king
+      0   0   0   0   -50 -40 -30 -30   -20 -10 -10 -10     0   0   0   0   -20 -10 -10  -5   -30 -40 -40 -50
+     50  50  50  50   -40 -20   0   0   -10   0   0   0     5  10  10  10   -10   0   0   0   -30 -40 -40 -50
+     10  10  20  30   -30   0  10  15   -10   0   5  10    -5   0   0   0   -10   0   5   5   -30 -40 -40 -50
+      5   5  10  25   -30   5  15  20   -10   5   5  10    -5   0   0   0   -10   0   5   5   -30 -40 -40 -50
+      0   0   0  20   -30   0  15  20   -10   0  10  10    -5   0   0   0   -10   0   5   5   -20 -30 -30 -40
+      5  -5 -10   0   -30   5  10  15   -10  10  10  10    -5   0   0   0   -10   0   5   5   -10 -20 -20 -20
+      5  10  10 -20   -40 -20   0   5   -10   5   0   0    -5   0   0   0   -10   0   0   0    20  20   0   0
+      0   0   0   0   -50 -40 -30 -30   -20 -10 -10 -10     0   0   0   5   -20 -10 -10  -5    20  30  10   0
+"""
+
+
+def _piece_square_tables(text: str) -> dict[int, list[int]]:
+    """The table above as 64 values per piece type, a8 first (files e-h mirrored from a-d)."""
+    header, *ranks = text.strip().splitlines()
+    pieces = [chess.PIECE_NAMES.index(name) for name in header.split()]
+    tables: dict[int, list[int]] = {piece: [] for piece in pieces}
+    for rank in ranks:
+        values = [int(v) for v in rank.split()]
+        for i, piece in enumerate(pieces):
+            half = values[4 * i:4 * i + 4]
+            tables[piece] += half + half[::-1]
+    return tables
+
+
+_PST = _piece_square_tables(_PST_TABLE)
 _MOBILITY = 4  # centipawns per attacked square
 _HEURISTIC_DEPTH = 2
 
