@@ -9,6 +9,7 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import Callable
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
@@ -18,8 +19,11 @@ from tutorialbook.acquire.transcript import Segment, Transcript
 
 TEXT_EXTENSIONS = frozenset({".txt"})  # plain text; Markdown and the rest are DOCUMENT_EXTENSIONS
 SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
-PGN_EXTENSIONS = frozenset({".pgn"})
 MAX_TEXT_BYTES = 20 * 1024 * 1024
+
+#: suffix -> reader of such a file's text (text, name) -> Transcript, for formats a domain knows
+#: (chess's PGN): skills/domains.py adds them, so acquisition itself knows no domain
+DOMAIN_READERS: dict[str, Callable[[str, str], Transcript]] = {}
 
 
 def media_extensions() -> frozenset[str]:
@@ -29,7 +33,7 @@ def media_extensions() -> frozenset[str]:
 
 
 def supported_extensions() -> frozenset[str]:
-    return TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS | SUBTITLE_EXTENSIONS | PGN_EXTENSIONS | media_extensions()
+    return TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS | SUBTITLE_EXTENSIONS | frozenset(DOMAIN_READERS) | media_extensions()
 
 
 def expand(source: str, policy: SourcePolicy) -> list[Path]:
@@ -96,10 +100,8 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES, **media_option
     text = _read_text(path, max_text_bytes)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, path.name)
-    if suffix in PGN_EXTENSIONS:
-        from tutorialbook.skills.chess.pgn import read_pgn
-
-        return read_pgn(text, path.name)
+    if suffix in DOMAIN_READERS:
+        return DOMAIN_READERS[suffix](text, path.name)
     return parse_plain(text, path.name)
 
 

@@ -200,7 +200,7 @@ def report_audio(lessons: list[Lesson], results: dict[str, dict], title: str) ->
 
 def ingest_all(lessons: list[Lesson], workdir: Path) -> dict[str, dict]:
     """Render, ingest through Library.ingest (domain chess), read the positions table back."""
-    from tests import media
+    from tests.support import media
     from tutorialbook.library import Library
     from tutorialbook.memory.store import quote
 

@@ -32,10 +32,6 @@ import json
 import os
 import random
 import shutil
-import signal
-import socket
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,7 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
+sys.path.insert(0, str(ROOT))
+
+from tests.support.examples import EXAMPLES  # noqa: E402
+from tests.support.http_server import free_port, start_server, stop_server, wait_ready  # noqa: E402
+
 QUERIES = ["my loaf came out flat", "how do I know the starter is ready", "score the loaf", "sluggish starter",
            "dense crumb", "when to bake covered", "feeding schedule", "pale crust"]
 
@@ -95,48 +95,6 @@ def prepare_store(store: Path) -> None:
     library.ingest(str(EXAMPLES), book="baking", refine_rounds=0, agent="setup")
     library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="secret", refine_rounds=0, agent="setup")
     library.record_lesson("The secret book's own lesson.", "secret", agent="setup")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(store: Path, tokens_file: Path, port: int, log: Path) -> subprocess.Popen:
-    env = dict(os.environ)
-    env.pop("TUTORIALBOOK_TOKENS", None)
-    with open(log, "wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "tutorialbook.server", "--store", str(store), "serve", "--http",
-             "--host", "127.0.0.1", "--port", str(port), "--tokens", str(tokens_file)],
-            stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-
-
-def wait_ready(url: str, server: subprocess.Popen, log: Path, timeout: float = 120) -> None:
-    import httpx2
-
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"server exited {server.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if httpx2.post(url, json={}, timeout=2).status_code == 401:
-                return
-        except httpx2.TransportError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"server not ready after {timeout} s:\n{log.read_text()[-3000:]}")
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)  # its own session: the server and nothing else
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
 
 
 def cpu_seconds(pid: int) -> float | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests import media  # noqa: E402
+from tests.support import media  # noqa: E402
 from tutorialbook.library import Library  # noqa: E402
 from tutorialbook.acquire import transcribe as tx  # noqa: E402
 
@@ -56,6 +56,8 @@ SCRIPT = [
 
 
 def bare(model, path: Path) -> float:
+    """The baseline: the same model object transcribing the decoded audio, and nothing else
+    (bench/screen_text.py times against it too)."""
     start = time.perf_counter()
     segments, _ = tx._run_whisper(model, tx.decode_audio(path, sampling_rate=tx.SAMPLE_RATE).samples)
     for _ in segments:

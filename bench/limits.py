@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-import media  # noqa: E402  (tests/media.py: espeak-ng narration, ffmpeg)
+sys.path.insert(0, str(ROOT))
+from tests.support import media  # noqa: E402  (espeak-ng narration, ffmpeg)
 
 CHILD = """
 import json, resource, sys, time

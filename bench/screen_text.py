@@ -2,7 +2,7 @@
 
     python bench/screen_text.py [--repeats N]
 
-A screencast of about two minutes is rendered here (tests/screencast.py: ffmpeg drawtext on
+A screencast of about two minutes is rendered here (tests/support/screencast.py: ffmpeg drawtext on
 terminal-like and editor-like frames and slides, narration by espeak-ng that names commands
 loosely or not at all). It prints:
 
@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.screencast import Scene, render  # noqa: E402
+from bench.ingest import bare  # noqa: E402
+from tests.support.screencast import Scene, render  # noqa: E402
 from tutorialbook.acquire import screen  # noqa: E402
 from tutorialbook.acquire import transcribe as tx  # noqa: E402
 from tutorialbook.library import Library  # noqa: E402
@@ -123,14 +124,6 @@ def accuracy(shown, texts) -> tuple[float, int, int, list[tuple[str, str]]]:
             if best and (truth, closest) not in wrong:
                 wrong.append((truth, closest))
     return 1 - errors / total, errors, total, wrong
-
-
-def bare(model, path: Path) -> float:
-    start = time.perf_counter()
-    segments, _ = tx._run_whisper(model, tx.decode_audio(path, sampling_rate=tx.SAMPLE_RATE).samples)
-    for _ in segments:
-        pass
-    return time.perf_counter() - start
 
 
 def whole(path: Path, workdir: Path, name: str, with_screen: bool) -> tuple[float, Library, object]:

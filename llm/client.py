@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import threading
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from tutorialbook.memory.litellm_import import import_litellm
 from tutorialbook.models import LLMUsage
 
 NONE = "none"
@@ -92,20 +91,6 @@ def request_digest(system: str, messages: Messages) -> str:
 
 # -- backends ------------------------------------------------------------------------
 
-_litellm_lock = threading.Lock()
-
-
-def import_litellm():
-    """litellm, imported on first use, offline and quiet (it prints help banners to stdout
-    on errors, which would corrupt an MCP stdio stream)."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    with _litellm_lock:
-        import litellm
-
-        litellm.suppress_debug_info = True
-    return litellm
-
-
 class LiteLLMBackend:
     """Any chat model litellm reaches: a provider model, Ollama, an OpenAI-compatible server."""
 
@@ -125,8 +110,7 @@ class LiteLLMBackend:
             kwargs["api_base"] = self.api_base
         key = self.api_key or (
             # a local OpenAI-compatible server takes any key; the OpenAI client insists on one
-            "sk-none" if self.api_base and self.name.startswith("openai/") and not os.environ.get("OPENAI_API_KEY")
-            else None)
+            "sk-none" if self.api_base and self.name.startswith("openai/") else None)
         if key:
             kwargs["api_key"] = key
         if schema is not None:
@@ -370,7 +354,8 @@ def from_settings(settings) -> LLM | None:
         return LLM.unavailable(SAMPLING, "TUTORIALBOOK_LLM=sampling asks the connected MCP client's model, and "
                                          "this call came without an MCP client (CLI or Python); it ran "
                                          "deterministically")
-    return LLM(LiteLLMBackend(spec, getattr(settings, "llm_api_base", None)), name=spec,
+    key = settings.openai_api_key if spec.startswith("openai/") else None  # litellm reads the rest itself
+    return LLM(LiteLLMBackend(spec, settings.llm_api_base, key), name=spec,
                timeout=float(getattr(settings, "llm_timeout", None) or DEFAULT_TIMEOUT))
 
 

@@ -97,7 +97,7 @@ class LiteLLMEmbedder:
         self.dim = len(self.embed(["dimension probe"])[0])
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        from tutorialbook.llm.client import import_litellm  # lazy, offline, quiet on stdout
+        from tutorialbook.memory.litellm_import import import_litellm
 
         litellm = import_litellm()
         response = litellm.embedding(

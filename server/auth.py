@@ -31,6 +31,7 @@ from typing import Any, Mapping
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
 from tutorialbook.common import BOOK_NAME
+from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 
 log = logging.getLogger(__name__)
@@ -204,9 +205,9 @@ class TokenFile:
         return self.table.verify(token)
 
 
-def tokens_path(explicit: str | None) -> str | None:
-    """--tokens wins, then TUTORIALBOOK_TOKENS."""
-    return explicit or os.environ.get("TUTORIALBOOK_TOKENS") or None
+def tokens_path(explicit: str | None, settings: Settings) -> str | None:
+    """--tokens wins, then TUTORIALBOOK_TOKENS (settings.tokens_file)."""
+    return explicit or settings.tokens_file or None
 
 
 class BookTokenVerifier(TokenVerifier):

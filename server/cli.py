@@ -152,23 +152,19 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
-    settings = Settings()
-    if args.store:
-        settings.store = args.store
-    if args.llm:
-        settings.llm = args.llm
-    if args.llm_api_base:
-        settings.llm_api_base = args.llm_api_base
+    settings = Settings().override(store=args.store or None, llm=args.llm or None,
+                                   llm_api_base=args.llm_api_base or None)
     try:
         if args.command == "serve":
             if args.allow_roots:
-                settings.allowed_roots = tuple(args.allow_roots)
+                settings = settings.override(allowed_roots=tuple(args.allow_roots))
             if args.http:
                 from tutorialbook.server.http import serve
 
                 from tutorialbook.server.oauth import OAuthSettings
 
-                oauth = OAuthSettings.from_env(args.oauth_issuer, args.oauth_jwks, args.oauth_agent_claim)
+                oauth = OAuthSettings.configured(settings.override(
+                    oauth_issuer=args.oauth_issuer, oauth_jwks=args.oauth_jwks, oauth_agent_claim=args.oauth_agent_claim))
                 serve(settings, args.host, args.port, args.tokens, args.allowed_hosts, oauth=oauth)
                 return 0
             from tutorialbook.server.app import create_server

@@ -24,19 +24,36 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import Callable, Literal, Protocol
 
+import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory import history as hist
-from tutorialbook.memory.store import in_list, quote
+from tutorialbook.memory.store import Store, in_list, quote
+from tutorialbook.memory.tree import Tree
 from tutorialbook.models import SOURCE_NOTE, Evidence, SkillView
 from tutorialbook.skills import front_matter, skill_md
 from tutorialbook.skills.skill_md import EVIDENCE_FILE, render_skill_md, skill_slug
 
-if TYPE_CHECKING:
-    from tutorialbook.library import Library
+
+class SkillLibrary(Protocol):
+    """What export and import use of the Library (tutorialbook/library.py passes itself)."""
+
+    store: Store
+
+    @property
+    def agent(self) -> str: ...
+
+    def skills(self, book: str) -> list[SkillView]: ...
+
+    def ensure_book(self, book: str, title: str = "") -> Tree: ...
+
+    def tree(self, book: str) -> Tree: ...
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
 
 Progress = Callable[[float, float, str], None]
 
@@ -90,7 +107,7 @@ class ImportReport(BaseModel):
 
 
 # -- export ---------------------------------------------------------------------------------
-def export_skills(library: "Library", book: str, directory: str | Path,
+def export_skills(library: SkillLibrary, book: str, directory: str | Path,
                   progress: Progress | None = None) -> ExportReport:
     """Write every skill of ``book`` as an Agent Skills folder under ``directory``."""
     root = Path(directory).expanduser()
@@ -265,7 +282,7 @@ def skill_folders(directory: Path) -> list[Path]:
 
 
 # -- import ---------------------------------------------------------------------------------
-def import_skills(library: "Library", book: str, directory: str | Path,
+def import_skills(library: SkillLibrary, book: str, directory: str | Path,
                   progress: Progress | None = None, agent: str | None = None) -> ImportReport:
     """Read Agent Skills folders into ``book`` (created if new). Each skill goes under the
     node its recorded TOC path names (nodes are created as needed); a skill already in the
@@ -300,7 +317,7 @@ def import_skills(library: "Library", book: str, directory: str | Path,
 
 
 class _Importer:
-    def __init__(self, library: "Library", book: str, report: ImportReport, agent: str = ""):
+    def __init__(self, library: SkillLibrary, book: str, report: ImportReport, agent: str = ""):
         self.library = library
         self.agent = agent or library.agent
         self.store = library.store

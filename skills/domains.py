@@ -10,6 +10,8 @@ from __future__ import annotations
 import threading
 from importlib import import_module
 
+from tutorialbook.acquire.sources import DOMAIN_READERS
+from tutorialbook.acquire.transcript import Transcript
 from tutorialbook.skills import builder
 from tutorialbook.skills.builder import OutlineNode, Plan, TutorialContext
 
@@ -90,6 +92,15 @@ def see(pack: DomainPack | None, watching: list[tuple[DomainPack, Worker]]) -> D
 #: domain name -> "module:Class" of its pack, imported on first use
 PACKS = {"general": None, "chess": "tutorialbook.skills.chess.pack:ChessPack"}
 DOMAINS = ("auto", *PACKS)
+
+
+def _read_pgn(text: str, name: str) -> Transcript:
+    from tutorialbook.skills.chess.pgn import read_pgn  # python-chess only when a PGN is read
+
+    return read_pgn(text, name)
+
+
+DOMAIN_READERS[".pgn"] = _read_pgn  # a PGN states its moves: the chess pack's own source format
 
 
 def get_pack(name: str) -> DomainPack:

@@ -7,8 +7,8 @@ import shutil
 import chess
 import pytest
 
-import board_media as bm
-import media
+from tests.support import board_media as bm
+from tests.support import media
 from tutorialbook.skills.chess import board_moves
 from tutorialbook.skills.chess.board import BoardReader, locate
 

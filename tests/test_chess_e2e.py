@@ -4,8 +4,8 @@ through the MCP tools, with real Stockfish."""
 import pytest
 from mcp import Client
 
-import media
-from test_mcp_stdio import server_params
+from tests.support import media
+from tests.support.mcp import server_params
 
 LESSON = [
     "Welcome to this chess lesson on the Italian Game.",

@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from conftest import EXAMPLES, ROOT
+from tests.support.examples import EXAMPLES, ROOT
 
 
 def cli(store, *args, check=True):

@@ -13,7 +13,7 @@ import sys
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import EXAMPLES, ROOT
+from tests.support.examples import EXAMPLES, ROOT
 from tutorialbook.library import Library
 
 README = (ROOT / "README.md").read_text()

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -237,7 +236,7 @@ def test_library_on_an_s3_store_with_concurrent_writers(s3_endpoint):
     """The whole library on s3://bucket/store (moto's S3 server on 127.0.0.1, which honours
     conditional PUTs as S3 does): ingest, retrieve, lessons from three processes at once,
     history, and a second process seeing it all."""
-    from conftest import EXAMPLES
+    from tests.support.examples import EXAMPLES
 
     uri = "s3://tutorialbook-test/store"
     library = Library(store=uri)
@@ -276,7 +275,7 @@ print(json.dumps([t.status for t in report.tutorials]))
 def test_four_processes_ingesting_one_file_store_it_once(tmp_path):
     """Concurrent ingests of the same content into one book: one adds it, the others find it
     stored ("unchanged"), and every segment is stored once."""
-    from conftest import EXAMPLES
+    from tests.support.examples import EXAMPLES
 
     store, sync, procs = tmp_path / "store", tmp_path / "sync", 4
     sync.mkdir()

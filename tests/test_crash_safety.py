@@ -14,12 +14,11 @@ import os
 import shutil
 import subprocess
 import sys
-import uuid
 
 import lancedb.table
 import pytest
 
-from conftest import EXAMPLES, ROOT, reteaching_tutorial
+from tests.support.examples import EXAMPLES, ROOT, reteaching_tutorial
 from tutorialbook.library import Library
 from tutorialbook.memory.faults import StoreFull
 

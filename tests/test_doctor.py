@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from tests.support.examples import ROOT
 from tutorialbook.server.doctor import find_engine
 
 CHECKS = ["store", "tables", "embedder", "whisper", "engine", "llm", "ocr"]
@@ -94,7 +94,7 @@ def test_doctor_finds_a_damaged_table_and_the_tools_name_it(tmp_path, how):
     import anyio
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from conftest import EXAMPLES
+    from tests.support.examples import EXAMPLES
     from tutorialbook.library import Library
     from tutorialbook.server.auth import EVERYTHING
     from tutorialbook.tools._run import Scope, run
@@ -132,7 +132,7 @@ def test_doctor_finds_a_damaged_table_and_the_tools_name_it(tmp_path, how):
 async def test_a_damaged_table_over_mcp_names_the_table_and_the_fix(tmp_path):
     from mcp import Client, StdioServerParameters
 
-    from conftest import EXAMPLES
+    from tests.support.examples import EXAMPLES
     from tutorialbook.library import Library
 
     store = tmp_path / "store"

@@ -10,7 +10,7 @@ from tutorialbook.acquire.formats.document import MAX_BLOCK_CHARS
 from tutorialbook.acquire.sources import read_source
 from tutorialbook.errors import TutorialbookError
 
-from documents import SECTIONS, write_pdf
+from tests.support.documents import SECTIONS, write_pdf
 
 MARKUP = re.compile(r"::|`|\*\*|:[a-z]+:|</?[a-z]+[ >/]|&[a-z]+;|^\.\. |¶", re.M)
 
@@ -391,7 +391,7 @@ def test_media_title_comes_from_the_container(tmp_path):
     import os
     import shutil
 
-    from media import _ffmpeg
+    from tests.support.media import _ffmpeg
     from tutorialbook.acquire.media import container_title
 
     if shutil.which("ffmpeg") is None:

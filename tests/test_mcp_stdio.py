@@ -1,17 +1,11 @@
 """The real server as a subprocess, driven by the official MCP client over stdio."""
 
-import os
-import sys
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from conftest import EXAMPLES
-
-
-def server_params(store) -> StdioServerParameters:
-    env = dict(os.environ, TUTORIALBOOK_STORE=str(store))
-    return StdioServerParameters(command=sys.executable, args=["-m", "tutorialbook.server", "serve"], env=env)
+from tests.support.examples import EXAMPLES
+from tests.support.mcp import server_params
 
 
 @pytest.mark.asyncio

@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
-from conftest import EXAMPLES
+from tests.support.examples import EXAMPLES
 from tutorialbook.config import Settings
 from tutorialbook.server.app import create_server
 

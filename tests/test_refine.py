@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from tests.support.examples import ROOT
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory.store import in_list
 from tutorialbook.skills import questions as qs

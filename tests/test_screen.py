@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-import media
-from screencast import Scene, render, still, talking_head
+from tests.support import media
+from tests.support.screencast import Scene, render, still, talking_head
 from tutorialbook.acquire import ocr, screen
 from tutorialbook.acquire.screen_attach import correct, for_consolidation
 from tutorialbook.acquire.transcript import ScreenText, Segment, Transcript

@@ -10,15 +10,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal
 
 import pytest
 import yaml
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
-from pydantic import TypeAdapter
 
-from conftest import EXAMPLES
+from tests.support.examples import EXAMPLES
+from tests.support.mcp import GetSkill, ListSkills, request
 from tutorialbook.config import Settings
 from tutorialbook.errors import NotFound
 from tutorialbook.library import Library
@@ -27,20 +26,6 @@ from tutorialbook.server.app import create_server
 from tutorialbook.server.auth import Access
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class ListSkills(types.Request[dict[str, Any] | None, Literal["skills/list"]]):
-    method: Literal["skills/list"] = "skills/list"
-    params: dict[str, Any] | None = None
-
-
-class GetSkill(types.Request[dict[str, Any], Literal["skills/get"]]):
-    method: Literal["skills/get"] = "skills/get"
-    params: dict[str, Any]
-
-
-async def request(client, message) -> dict:
-    return await client.session.send_request(message, TypeAdapter(dict))
 
 
 def front_matter(text: str) -> dict:

@@ -48,10 +48,7 @@ class Library(Ingest, Refinement, Lessons):
     are parts of the same object, split by concern."""
 
     def __init__(self, settings: Settings | None = None, **overrides):
-        self.settings = settings or Settings()
-        for key, value in overrides.items():
-            if value is not None:
-                setattr(self.settings, key, value)
+        self.settings = (settings or Settings()).override(**overrides)  # a copy: the caller's stay as they were
         self._embedder = None
         self._chess_engine = None
         self.store = Store(self.settings.store, dim=self._embedder_dim())

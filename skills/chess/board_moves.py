@@ -20,6 +20,7 @@ import chess
 
 from tutorialbook.acquire.frames import FrameStats, sample_frames
 from .board import BoardReader, Placement
+from .lines import LineMove
 
 HOLD = 0.6  # seconds a picture must stay unchanged to count when the next frame differs
 FPS = 3.0  # frames read a second at most (on change)
@@ -28,15 +29,9 @@ _MAX_UNKNOWN = 6  # squares a reading may leave unread and still be matched
 
 
 @dataclass(frozen=True)
-class BoardMove:
+class BoardMove(LineMove):
     """A move seen played on the board."""
 
-    line: int
-    ply: int
-    san: str
-    uci: str
-    epd_before: str
-    epd_after: str
     shown: float
     """When the position before the move was first on screen."""
     played: float

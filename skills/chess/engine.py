@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import chess
 import chess.engine
 
+from ...config import Settings
 from ...errors import TutorialbookError
 
 __all__ = ["Analysis", "Engine", "EnginePool", "PositionSummary", "PvLine", "describe", "parse_position"]
@@ -200,6 +201,11 @@ def _score_fields(pov: chess.engine.PovScore, turn: chess.Color) -> dict:
     return {"cp": white.score(), "cp_to_move": to_move.score(), "mate": white.mate(), "mate_to_move": to_move.mate()}
 
 
+def find_executable(name: str) -> str | None:
+    """``name`` on PATH, else in /usr/games (where Debian installs Stockfish)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/games")
+
+
 class Engine:
     """One UCI engine process, started on first use, reused, and restarted if it dies.
 
@@ -209,10 +215,9 @@ class Engine:
     """
 
     def __init__(self, path: str | None = None, *, threads: int = 1, hash_mb: int = 16):
-        self.name = path or os.environ.get(ENV_VAR) or "stockfish"
-        search = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
+        self.name = path or Settings().engine_path or "stockfish"
         # the binary, or None when a bare name is found neither on PATH nor in /usr/games
-        self.path = self.name if os.sep in self.name else shutil.which(self.name, path=search)
+        self.path = self.name if os.sep in self.name else find_executable(self.name)
         self.options = {"Threads": threads, "Hash": hash_mb}
         self._lock = threading.Lock()
         self._engine: chess.engine.SimpleEngine | None = None
