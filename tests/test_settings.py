@@ -31,7 +31,7 @@ def environment_uses(source: str) -> list[int]:
         elif isinstance(node, ast.ImportFrom) and node.module == "os" and any(
                 a.name in ("environ", "environb", "getenv", "getenvb", "putenv") for a in node.names):
             lines.append(node.lineno)
-    return lines
+    return sorted(lines)
 
 
 def test_only_settings_read_the_environment():
