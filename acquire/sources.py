@@ -9,7 +9,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
@@ -19,11 +19,9 @@ from tutorialbook.acquire.transcript import Segment, Transcript
 
 TEXT_EXTENSIONS = frozenset({".txt"})  # plain text; Markdown and the rest are DOCUMENT_EXTENSIONS
 SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
+#: text files a domain pack reads (its reader is given to ``read_source``: acquire/ imports no pack)
+PGN_EXTENSIONS = frozenset({".pgn"})
 MAX_TEXT_BYTES = 20 * 1024 * 1024
-
-#: suffix -> reader of such a file's text (text, name) -> Transcript, for formats a domain knows
-#: (chess's PGN): skills/domains.py adds them, so acquisition itself knows no domain
-DOMAIN_READERS: dict[str, Callable[[str, str], Transcript]] = {}
 
 
 def media_extensions() -> frozenset[str]:
@@ -33,7 +31,7 @@ def media_extensions() -> frozenset[str]:
 
 
 def supported_extensions() -> frozenset[str]:
-    return TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS | SUBTITLE_EXTENSIONS | frozenset(DOMAIN_READERS) | media_extensions()
+    return TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS | SUBTITLE_EXTENSIONS | PGN_EXTENSIONS | media_extensions()
 
 
 def expand(source: str, policy: SourcePolicy) -> list[Path]:
@@ -79,9 +77,12 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES, **media_options) -> Transcript:
+def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
+                readers: Mapping[str, Callable[[str, str], Transcript]] | None = None, **media_options) -> Transcript:
     """Read any supported file; media options (model, initial_prompt, progress, cancel,
-    max_seconds) go to transcription. A cancelled transcription raises ``Cancelled``."""
+    max_seconds) go to transcription. A cancelled transcription raises ``Cancelled``.
+    ``readers`` (suffix -> reader of the text and file name) are the domain packs' readers
+    (skills/domains.py ``text_readers``), for the files only a pack understands (PGN)."""
     suffix = path.suffix.lower()
     if suffix in media_extensions():
         from tutorialbook.acquire.media import container_title
@@ -100,8 +101,11 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES, **media_option
     text = _read_text(path, max_text_bytes)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, path.name)
-    if suffix in DOMAIN_READERS:
-        return DOMAIN_READERS[suffix](text, path.name)
+    if suffix in (readers or {}):
+        return readers[suffix](text, path.name)
+    if suffix in PGN_EXTENSIONS:
+        raise TutorialbookError("source", f"{path.name}: a {suffix} file is read by a domain pack's reader, "
+                                          "and none was given")
     return parse_plain(text, path.name)
 
 

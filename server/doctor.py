@@ -18,7 +18,7 @@ from typing import Callable, Literal
 from pydantic import BaseModel, Field
 
 from tutorialbook.config import Settings
-from tutorialbook.memory.litellm_import import import_litellm
+from tutorialbook.memory.offline_litellm import import_litellm
 
 ENGINE_ENV = "TUTORIALBOOK_ENGINE"
 LLM_ENV = "TUTORIALBOOK_LLM"

@@ -10,8 +10,6 @@ from __future__ import annotations
 import threading
 from importlib import import_module
 
-from tutorialbook.acquire.sources import DOMAIN_READERS
-from tutorialbook.acquire.transcript import Transcript
 from tutorialbook.skills import builder
 from tutorialbook.skills.builder import OutlineNode, Plan, TutorialContext
 
@@ -94,13 +92,19 @@ PACKS = {"general": None, "chess": "tutorialbook.skills.chess.pack:ChessPack"}
 DOMAINS = ("auto", *PACKS)
 
 
-def _read_pgn(text: str, name: str) -> Transcript:
-    from tutorialbook.skills.chess.pgn import read_pgn  # python-chess only when a PGN is read
-
-    return read_pgn(text, name)
+#: file suffix -> "module:function" of the domain reader for files only a pack understands
+TEXT_READERS = {".pgn": "tutorialbook.skills.chess.pgn:read_pgn"}
 
 
-DOMAIN_READERS[".pgn"] = _read_pgn  # a PGN states its moves: the chess pack's own source format
+def text_readers() -> dict:
+    """The packs' readers (suffix -> reader of a file's text and name), imported on first use."""
+    def reader(target: str):
+        def read(text: str, name: str):
+            module, _, fn = target.partition(":")
+            return getattr(import_module(module), fn)(text, name)
+        return read
+
+    return {suffix: reader(target) for suffix, target in TEXT_READERS.items()}
 
 
 def get_pack(name: str) -> DomainPack:

@@ -17,7 +17,7 @@ from tutorialbook.acquire.formats.document import MAX_BLOCK_CHARS as MAX_SEGMENT
 from tutorialbook.acquire.sources import parse_plain
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.library import Library
-from tutorialbook.server.app import completion_candidates
+from tutorialbook.tools.access import completions as completion_candidates
 from tutorialbook.server.auth import Access, TokenFile, TokenTable
 from tutorialbook.skills import extract
 
@@ -104,9 +104,9 @@ def test_query_length_is_limited_and_not_echoed(baking):
 
 
 def test_lesson_size_is_a_setting(baking):
-    baking.settings = baking.settings.override(max_lesson_chars=100)
+    limited = Library(baking.settings, max_lesson_chars=100)  # the same store, a smaller limit
     with pytest.raises(TutorialbookError) as error:
-        baking.record_lesson("x" * 101, "baking")
+        limited.record_lesson("x" * 101, "baking")
     assert "the limit is 100 (TUTORIALBOOK_MAX_LESSON_CHARS)" in str(error.value)
 
 
@@ -228,5 +228,5 @@ def test_an_ingest_past_its_time_limit_stops_and_writes_nothing(tmp_path):
         library.ingest(str(source), book="b")
     assert "stopped at its time limit" in str(error.value) and "TUTORIALBOOK_MAX_INGEST_SECONDS" in str(error.value)
     assert library.store.count("tutorials") == 0 and not library.has_book("b")
-    library.settings = library.settings.override(max_ingest_seconds=0)  # 0: no limit
+    library = Library(library.settings, max_ingest_seconds=0)  # the same store; 0: no limit
     assert library.ingest(str(source), book="b", refine_rounds=0).tutorials[0].status == "added"

@@ -17,7 +17,7 @@ from tutorialbook.library import Library
 #: file -> why it may touch the environment
 ALLOWED = {
     "tutorialbook/config.py": "Settings itself",
-    "memory/litellm_import.py": "sets litellm's own variable before importing it (a write, read by litellm)",
+    "memory/offline_litellm.py": "sets litellm's own variable before importing it (a write, read by litellm)",
 }
 
 
