@@ -31,7 +31,6 @@ from tutorialbook.acquire.media import (
     MEDIA_EXTENSIONS,
     SAMPLE_RATE,
     TranscriptionCancelled,
-    decode_audio,
     probe,
     stream_audio,
 )

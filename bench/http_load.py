@@ -111,7 +111,8 @@ def missing_text(book: str) -> str:
     return f"book: no book named {book!r}"
 
 
-async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, seed: int, think: float = 0.0) -> None:
+async def client_loop(  # noqa: C901 - every operation beside its expected outcome, in one loop
+        url: str, agent: Agent, deadline: float, stats: Stats, seed: int, think: float = 0.0) -> None:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -172,7 +173,11 @@ async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, see
                         r = await client.call_tool("browse_toc", {"book": "secret"})
                         if agent.role == "writer":  # invisible: exactly like a missing book
                             text = r.content[0].text if r.content else ""
-                            if r.is_error and missing_text("secret") in text and "secret" not in text.split("known books")[1]:
+                            if (
+                                r.is_error
+                                and missing_text("secret") in text
+                                and "secret" not in text.split("known books")[1]
+                            ):
                                 stats.refused[agent.name] += 1
                             else:
                                 fail(op, f"an invisible book showed: {text[:200]}")
@@ -266,8 +271,11 @@ def main() -> int:
     if cpu_before is not None and cpu_after is not None:
         used = cpu_after - cpu_before
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        print(f"server CPU: {used:.1f} s in {stats.seconds:.1f} s ({used / stats.seconds:.2f} of {os.cpu_count()} cores), "
-              f"{1000 * used / max(1, stats.calls):.0f} ms per call; machine load average {load:.1f}")
+        print(
+            f"server CPU: {used:.1f} s in {stats.seconds:.1f} s "
+            f"({used / stats.seconds:.2f} of {os.cpu_count()} cores), "
+            f"{1000 * used / max(1, stats.calls):.0f} ms per call; machine load average {load:.1f}"
+        )
     problems = check_store(store, stats, agents)
     print("store check: " + ("every acknowledged lesson stored under its agent, no refused write stored"
                              if not problems else "; ".join(problems)))

@@ -118,7 +118,9 @@ def _pack_questions(source: HarvestSource, pack) -> list[Question]:
 def _model_questions(llm: LLM, source: HarvestSource) -> list[Question]:
     texts = [" ".join(s.text.split()) for s in source.segments]
     limit = max(80, MAX_PROMPT_CHARS // len(texts)) if sum(map(len, texts)) > MAX_PROMPT_CHARS else 0
-    shown = "\n".join(f"[{i}] {t if not limit or len(t) <= limit else t[:limit - 1] + '…'}" for i, t in enumerate(texts))
+    shown = "\n".join(
+        f"[{i}] {t if not limit or len(t) <= limit else t[: limit - 1] + '…'}" for i, t in enumerate(texts)
+    )
     reply = llm.complete_json(HARVEST.format(limit=HARVEST_LIMIT, title=source.title, segments=shown), HarvestOut,
                               purpose="harvest", max_tokens=4096)
     if reply is None:

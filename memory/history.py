@@ -275,7 +275,9 @@ def revert_skill(store: Store, skill_id: str, to_version: int | None, agent: str
     if to_version is None:
         to_version = now_version - 1
     if to_version < 1:
-        raise TutorialbookError("version", f"skill {skill_id!r} has only version {now_version}; nothing earlier to revert to")
+        raise TutorialbookError(
+            "version", f"skill {skill_id!r} has only version {now_version}; nothing earlier to revert to"
+        )
     if to_version >= now_version:
         raise TutorialbookError("version", f"skill {skill_id!r} is at version {now_version}; name an earlier one")
     images = skill_images(store, skill_id, to_version)

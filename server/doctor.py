@@ -142,8 +142,12 @@ def check_embedder(settings: Settings) -> Check:
     if len(shape) != 2 or shape[0] != 1 or not math.isfinite(norm) or norm == 0:
         return Check(name="embedder", status="MISSING", required=True,
                      detail=f"{embedder.name} returned {shape} instead of one non-zero vector", fix=fix)
-    return Check(name="embedder", status="OK", required=True,
-                 detail=f"{embedder.name}, {shape[1]} dimensions, one sentence in {seconds:.2f} s (model load included)")
+    return Check(
+        name="embedder",
+        status="OK",
+        required=True,
+        detail=f"{embedder.name}, {shape[1]} dimensions, one sentence in {seconds:.2f} s (model load included)",
+    )
 
 
 def check_whisper(settings: Settings) -> Check:
@@ -209,7 +213,6 @@ def check_llm(settings: Settings) -> Check:
         return Check(name="llm", status="OK", required=True,
                      detail="sampling: asks the connected MCP client's model; clients without sampling get the "
                             "deterministic path with a warning")
-    fix = f"set the provider's API key (or api_base for a local server), or {LLM_ENV}=none"
     try:
         litellm = import_litellm()  # no network at import
     except ImportError as exc:

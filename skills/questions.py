@@ -162,7 +162,9 @@ _AVOID = re.compile(
     r"(?P<cue>never|don'?t|do not|avoid|should not|shouldn'?t|must not|mustn'?t)\s+(?P<action>[^;:.!?]+)",
     re.I,
 )
-_CLAUSE_END = re.compile(r",\s*(?:or|and|because|so|since|as|which|otherwise|but)\b|\s+(?:or else|otherwise|because|since)\b|[,;–—-]\s", re.I)
+_CLAUSE_END = re.compile(
+    r",\s*(?:or|and|because|so|since|as|which|otherwise|but)\b|\s+(?:or else|otherwise|because|since)\b|[,;–—-]\s", re.I
+)
 _CONDITION = re.compile(r"^(?P<cond>(?:if|when|whenever|before|after|once|while|during)\b[^,]{3,80}),\s*", re.I)
 
 

@@ -13,7 +13,9 @@ from tutorialbook.library import Library
 
 # Tests write their sources under the temporary folder: allow it besides home and the current
 # folder (the default roots), here and in every server process a test starts.
-os.environ.setdefault("TUTORIALBOOK_ALLOWED_ROOTS", os.pathsep.join([str(Path.home()), os.getcwd(), tempfile.gettempdir()]))
+os.environ.setdefault(
+    "TUTORIALBOOK_ALLOWED_ROOTS", os.pathsep.join([str(Path.home()), os.getcwd(), tempfile.gettempdir()])
+)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import yaml
 from mcp import Client
 from mcp.types import PromptReference, ResourceTemplateReference
 
-from tests.support.examples import EXAMPLES, ROOT
+from tests.support.examples import ROOT
 from tutorialbook.config import Settings
 from tutorialbook.library import Library
 from tutorialbook.models import SkillFeedback

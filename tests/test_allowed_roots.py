@@ -178,5 +178,5 @@ def test_a_text_file_over_the_limit_is_refused_without_being_read(tmp_path):
 
 def _bytes_read() -> int:
     """Bytes this process has read through read() calls (Linux /proc/self/io ``rchar``)."""
-    line = next(l for l in Path("/proc/self/io").read_text().splitlines() if l.startswith("rchar:"))
+    line = next(row for row in Path("/proc/self/io").read_text().splitlines() if row.startswith("rchar:"))
     return int(line.split()[1])

@@ -79,10 +79,14 @@ def test_grading_is_a_legal_move_match_in_sequence(body, passes):
 def test_why_and_name_need_the_phrase_and_the_moves():
     why = Question("q", "t", cq.WHY, f"After {ITALIAN}, why does the lesson warn against 7. Kf1?",
                    "you lose the right to castle", {})
-    assert cq.answers(why, skill(f"Italian: after {ITALIAN}, avoid Kf1", "Avoid Kf1.", "Why: you lose the right to castle."))
+    assert cq.answers(
+        why, skill(f"Italian: after {ITALIAN}, avoid Kf1", "Avoid Kf1.", "Why: you lose the right to castle.")
+    )
     assert not cq.answers(why, skill(f"Italian: after {ITALIAN}, avoid Kf1", "Avoid Kf1."))
     assert not cq.answers(why, skill("Castling", "If you lose the right to castle, your king stays in the center."))
-    name = Question("q", "t", cq.NAME, "What is the line 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 called?", "Two Knights Defense", {})
+    name = Question(
+        "q", "t", cq.NAME, "What is the line 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 called?", "Two Knights Defense", {}
+    )
     assert cq.answers(name, skill("Italian Game: Two Knights Defense: 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. Ng5"))
     assert not cq.answers(name, skill("Two Knights Defense: 1. e4 e5 2. Nf3 Nc6 3. Bb5 Nf6"))
 

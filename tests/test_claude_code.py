@@ -60,8 +60,10 @@ def test_claude_code_lists_the_server_connected(tmp_path):
     try:
         url = f"http://127.0.0.1:{port}/mcp"
         http_server.wait_ready(url, server, log)
-        http = re.search(r"claude mcp add --transport http tutorialbook (\S+) --header\s+\"Authorization: Bearer \$TOKEN\"",
-                         " ".join(README.split()))
+        http = re.search(
+            r"claude mcp add --transport http tutorialbook (\S+) --header\s+\"Authorization: Bearer \$TOKEN\"",
+            " ".join(README.split()),
+        )
         assert http, "README documents claude mcp add --transport http with a bearer header"
         run("mcp", "add", "--transport", "http", "tb-http", url, "--header", f"Authorization: Bearer {TOKEN}")
         run("mcp", "add", "--transport", "http", "tb-no-token", url)

@@ -24,7 +24,8 @@ import json, os, sys, time
 from pathlib import Path
 from tutorialbook.library import Library
 
-store, me, n, single, batch, sync = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), Path(sys.argv[6])
+store, sync = sys.argv[1], Path(sys.argv[6])
+me, n, single, batch = (int(a) for a in sys.argv[2:6])
 agent = f"agent{me}"
 library = Library(store=store, agent=agent)
 root = library.tree("shared").root_id

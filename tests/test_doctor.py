@@ -110,7 +110,9 @@ def test_doctor_finds_a_damaged_table_and_the_tools_name_it(tmp_path, how):
     checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
     assert checks["store"]["status"] == "OK"  # it opens ...
     tables = checks["tables"]
-    assert tables["status"] == "MISSING" and tables["detail"].startswith("damaged: skills (")  # ... one table does not read
+    assert tables["status"] == "MISSING" and tables["detail"].startswith(
+        "damaged: skills ("
+    )  # ... one table does not read
     assert "restore its last readable version" in tables["fix"] and ".restore(" in tables["fix"]
     human = doctor(store)
     assert "not ready: tables missing" in human.stdout and "MISSING  tables" in human.stdout
@@ -146,4 +148,6 @@ async def test_a_damaged_table_over_mcp_names_the_table_and_the_fix(tmp_path):
         text = " ".join(getattr(c, "text", "") for c in result.content)
         assert "table 'skills' is damaged" in text and "tutorialbook doctor" in text
         browse = await client.call_tool("browse_toc", {"book": "baking"})  # the TOC reads the skills too
-        assert browse.is_error and "table 'skills' is damaged" in " ".join(getattr(c, "text", "") for c in browse.content)
+        assert browse.is_error and "table 'skills' is damaged" in " ".join(
+            getattr(c, "text", "") for c in browse.content
+        )

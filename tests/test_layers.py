@@ -57,8 +57,13 @@ def imports(module: str, path: Path) -> list[tuple[int, str, bool, tuple[str, ..
             found.append((node.lineno, base, id(node) in top, names))
             if base == "tutorialbook":  # `from tutorialbook import acquire` names a package
                 found += [(node.lineno, f"{base}.{name}", id(node) in top, ()) for name in names]
-        elif (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "import_module"
-              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             found.append((node.lineno, node.args[0].value, False, ()))
     return found
 

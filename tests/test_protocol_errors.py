@@ -138,4 +138,6 @@ def test_an_unsupported_protocol_version_header_gets_a_clear_400(tmp_path):
         error = bad.json()
         assert error["id"] == 3 and error["error"]["code"] == -32022
         assert error["error"]["message"].startswith("Unsupported protocol version '1999-01-01': this server speaks ")
-        assert "2025-11-25" in error["error"]["data"]["supported"] and "2026-07-28" in error["error"]["data"]["supported"]
+        assert (
+            "2025-11-25" in error["error"]["data"]["supported"] and "2026-07-28" in error["error"]["data"]["supported"]
+        )

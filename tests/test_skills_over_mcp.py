@@ -53,7 +53,9 @@ async def test_skills_list_get_and_read_agree(tmp_path, mode, monkeypatch):
         entries, cursor, pages = [], None, 0
         while True:
             page = await request(client, ListSkills(params={"cursor": cursor} if cursor else {}))
-            assert page["resultType"] == "complete" and page["ttlMs"] >= 0 and page["cacheScope"] in ("public", "private")
+            assert (
+                page["resultType"] == "complete" and page["ttlMs"] >= 0 and page["cacheScope"] in ("public", "private")
+            )
             entries += page["skills"]
             pages += 1
             cursor = page.get("nextCursor")
@@ -96,7 +98,10 @@ async def test_skills_list_get_and_read_agree(tmp_path, mode, monkeypatch):
         assert bad_cursor.value.error.code == -32602 and bad_cursor.value.error.message.startswith("cursor:")
         with pytest.raises(MCPError) as missing_file:
             await client.read_resource(first["uri"].replace("SKILL.md", "scripts/run.sh"))
-        assert missing_file.value.error.code == (-32602 if mode == "auto" else -32002) and "scripts/run.sh" in missing_file.value.error.message
+        assert (
+            missing_file.value.error.code == (-32602 if mode == "auto" else -32002)
+            and "scripts/run.sh" in missing_file.value.error.message
+        )
 
         if mode == "legacy":  # 2026 sessions hear it on a subscriptions/listen stream instead
             heard = []
@@ -136,7 +141,11 @@ def test_a_book_the_caller_cannot_read_has_no_skills(tmp_path):
 
 def _inspector() -> str | None:
     found = shutil.which("mcp-inspector")
-    local = Path(os.environ.get("TUTORIALBOOK_NODE_TOOLS", ROOT / ".ci" / "node" / "node_modules")) / ".bin" / "mcp-inspector"
+    local = (
+        Path(os.environ.get("TUTORIALBOOK_NODE_TOOLS", ROOT / ".ci" / "node" / "node_modules"))
+        / ".bin"
+        / "mcp-inspector"
+    )
     return found or (str(local) if local.exists() else None)
 
 

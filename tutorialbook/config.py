@@ -29,7 +29,9 @@ class Settings:
     store: str = field(default_factory=lambda: _env("TUTORIALBOOK_STORE") or default_store_path())
     embedder: str = field(default_factory=lambda: _env("TUTORIALBOOK_EMBEDDER", "default"))
     embedder_api_base: str | None = field(default_factory=lambda: _env("TUTORIALBOOK_EMBEDDER_API_BASE"))
-    whisper_model: str | None = field(default_factory=lambda: (_env("TUTORIALBOOK_WHISPER_MODEL") or "").strip() or None)
+    whisper_model: str | None = field(
+        default_factory=lambda: (_env("TUTORIALBOOK_WHISPER_MODEL") or "").strip() or None
+    )
     engine_path: str | None = field(default_factory=lambda: (_env("TUTORIALBOOK_ENGINE") or "").strip() or None)
     agent: str = field(default_factory=lambda: _env("TUTORIALBOOK_AGENT", "local"))
     #: "none", "sampling" (the connected MCP client's model) or a litellm model string (llm/client.py)

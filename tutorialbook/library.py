@@ -178,7 +178,7 @@ class Library:
             engine=EngineView(
                 source=analysis.source, engine=analysis.engine, depth=analysis.depth, cp=analysis.cp,
                 cp_to_move=analysis.cp_to_move, mate=analysis.mate, note=analysis.note,
-                lines=[EngineLine(san=l.san, cp=l.cp, mate=l.mate) for l in analysis.lines],
+                lines=[EngineLine(san=pv.san, cp=pv.cp, mate=pv.mate) for pv in analysis.lines],
             ),
             taught=taught, related_skills=related,
         )

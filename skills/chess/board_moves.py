@@ -115,7 +115,8 @@ class _Tracker:
 
     def places(self) -> Iterable[tuple[_Line | None, int]]:
         """Every position of every line, the current line's first, the start last."""
-        for line in [self.line, *[l for l in reversed(self.lines) if l is not self.line]] if self.line else []:
+        others = [other for other in reversed(self.lines) if other is not self.line]
+        for line in [self.line, *others] if self.line else []:
             for ply in range(len(line.moves), -1, -1):
                 yield line, ply
         yield None, 0
@@ -201,7 +202,9 @@ class _Tracker:
                                     max(shown, 0.0), t, self.line.branch_of))
 
 
-def track(readings: list[tuple[float, Placement]], hints: Iterable[tuple[str, str]] = ()) -> tuple[list[BoardMove], int, dict[str, float]]:
+def track(
+    readings: list[tuple[float, Placement]], hints: Iterable[tuple[str, str]] = ()
+) -> tuple[list[BoardMove], int, dict[str, float]]:
     """Moves joining stable readings: (moves, readings dropped, EPD -> first time on screen)."""
     tracker = _Tracker(set(hints))
     for t, placement in readings:

@@ -372,7 +372,7 @@ class _Tracker:
 
     # sentences -------------------------------------------------------------------------------
 
-    def sentence(
+    def sentence(  # noqa: C901 - a sentence's cues in reading order; to split with the chess tests' owner
         self, text: str, seg_at: Callable[[int], Segment], saids: list[_Said], then: Mention | None
     ) -> None:
         """Place the mentions of one sentence; `then` is the move the next sentence opens with, if
