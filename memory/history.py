@@ -329,6 +329,7 @@ def resolve_time(store: Store, book: str, to: str | None, at: float | str | None
         if row["book"] != book:
             raise NotFound("event", f"event {to!r} is not in book {book!r}")
         return float(row["at"])
+    assert at is not None  # exactly one of to and at, checked above
     if isinstance(at, (int, float)):
         return float(at)
     try:
@@ -350,9 +351,9 @@ def restore(store: Store, book: str, moment: float, agent: str) -> RestoreReport
     plans = []
     for name in book_tables():
         versions = store.version_history(name)
-        then = [v for v, stamp in versions if stamp <= moment]
-        if then:
-            version = then[-1]
+        kept = [v for v, stamp in versions if stamp <= moment]
+        if kept:
+            version = kept[-1]
         elif versions and versions[0][0] == 1:
             version = None  # the table did not exist yet: the book had no rows in it
         else:

@@ -87,11 +87,12 @@ class TreeCache:
         key = (nodes_v, skills_v, tutorials_v, lessons_v)
         if hit and hit[0] == key:
             return hit[1]
+        tree: Tree | None
         if hit and hit[0][:3] == key[:3]:
             tree = replace(hit[1], lesson_counts=self._lesson_counts(book))
         else:
-            tree = self._load(book, self.hidden(book, tutorials_v))
-            tree = tree and replace(tree, skills_version=skills_v)
+            loaded = self._load(book, self.hidden(book, tutorials_v))
+            tree = loaded and replace(loaded, skills_version=skills_v)
         if tree is not None:
             with self._lock:
                 self._cache[book] = (key, tree)

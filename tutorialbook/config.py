@@ -27,13 +27,13 @@ def default_store_path() -> str:
 @dataclass(frozen=True)
 class Settings:
     store: str = field(default_factory=lambda: _env("TUTORIALBOOK_STORE") or default_store_path())
-    embedder: str = field(default_factory=lambda: _env("TUTORIALBOOK_EMBEDDER", "default"))
+    embedder: str = field(default_factory=lambda: _env("TUTORIALBOOK_EMBEDDER") or "default")
     embedder_api_base: str | None = field(default_factory=lambda: _env("TUTORIALBOOK_EMBEDDER_API_BASE"))
     whisper_model: str | None = field(
         default_factory=lambda: (_env("TUTORIALBOOK_WHISPER_MODEL") or "").strip() or None
     )
     engine_path: str | None = field(default_factory=lambda: (_env("TUTORIALBOOK_ENGINE") or "").strip() or None)
-    agent: str = field(default_factory=lambda: _env("TUTORIALBOOK_AGENT", "local"))
+    agent: str = field(default_factory=lambda: _env("TUTORIALBOOK_AGENT") or "local")
     #: "none", "sampling" (the connected MCP client's model) or a litellm model string (llm/client.py)
     llm: str = field(default_factory=lambda: _env("TUTORIALBOOK_LLM") or "none")
     llm_api_base: str | None = field(default_factory=lambda: _env("TUTORIALBOOK_LLM_API_BASE"))
