@@ -63,6 +63,7 @@ print(json.dumps({"agent": agent, "seconds": elapsed, "lessons": book.lessons, "
 """
 
 
+@pytest.mark.slow
 def test_eight_processes_record_two_hundred_lessons_each(store_path, tmp_path):
     library = Library(store=str(store_path))
     library.ensure_book("shared")
@@ -137,6 +138,7 @@ for b in range(1000):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["data-file", "0.0", "0.05"])
 def test_writer_killed_mid_batch_leaves_no_partial_batch(store_path, when):
     """SIGKILL while LanceDB writes the third batch (as its data file appears), just as the
@@ -177,6 +179,7 @@ for _ in range(int(sys.argv[2])):
 """
 
 
+@pytest.mark.slow
 def test_concurrent_updates_of_one_row_all_count(store_path):
     """Four processes increment one counter: LanceDB's commit conflicts are retried (by
     Lance, then by the store), and no increment is lost."""
@@ -233,6 +236,7 @@ def s3_endpoint(monkeypatch):
     server.stop()
 
 
+@pytest.mark.slow
 def test_library_on_an_s3_store_with_concurrent_writers(s3_endpoint):
     """The whole library on s3://bucket/store (moto's S3 server on 127.0.0.1, which honours
     conditional PUTs as S3 does): ingest, retrieve, lessons from three processes at once,
@@ -273,6 +277,7 @@ print(json.dumps([t.status for t in report.tutorials]))
 """
 
 
+@pytest.mark.slow
 def test_four_processes_ingesting_one_file_store_it_once(tmp_path):
     """Concurrent ingests of the same content into one book: one adds it, the others find it
     stored ("unchanged"), and every segment is stored once."""

@@ -37,6 +37,7 @@ def _wait_listening(url: str, server: subprocess.Popen, log: Path, timeout: floa
     raise AssertionError(f"server not listening after {timeout} s: {log.read_text()[-3000:]}")
 
 
+@pytest.mark.slow
 def test_official_conformance_server_scenarios(tmp_path):
     suite = _conformance()
     if suite is None:

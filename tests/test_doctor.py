@@ -21,6 +21,7 @@ def doctor(store, *args, **env_changes):
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_doctor_on_a_working_setup(tmp_path):
     result = doctor(tmp_path / "store", "--json")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -48,6 +49,7 @@ def test_doctor_on_a_working_setup(tmp_path):
                                                        ["OK", "whisper"]]
 
 
+@pytest.mark.slow
 def test_doctor_names_what_is_missing_and_how_to_fix_it(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -89,6 +91,7 @@ def _damage(store, table: str, how: str) -> None:
         files[-1].unlink()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["truncate", "delete"])
 def test_doctor_finds_a_damaged_table_and_the_tools_name_it(tmp_path, how):
     import anyio
