@@ -11,7 +11,7 @@ import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO, Callable
 
 import av
 import numpy as np
@@ -129,58 +129,74 @@ def _declared_size_problem(p: Path) -> str | None:
     """
     size = p.stat().st_size
     ext = p.suffix.lower()
+    check = (_mp4_problem if ext in _MP4_FAMILY else _matroska_problem if ext in (".mkv", ".webm")
+             else _wav_problem if ext == ".wav" else None)
+    if check is None:
+        return None
     try:
         with p.open("rb") as fh:
-            if ext in _MP4_FAMILY:
-                pos = 0
-                while pos + 8 <= size:
-                    fh.seek(pos)
-                    header = fh.read(16)
-                    box_size, kind = int.from_bytes(header[:4], "big"), header[4:8]
-                    if box_size == 1 and len(header) >= 16:
-                        box_size = int.from_bytes(header[8:16], "big")
-                    elif box_size == 0:  # "to the end of the file"
-                        return None
-                    if box_size < 8 or not all(0x20 < b < 0x7F for b in kind):
-                        return None  # not a box structure we understand: leave it to the demuxer
-                    if pos == 0 and kind not in _MP4_FIRST_BOXES:
-                        return None
-                    if pos + box_size > size:
-                        name = kind.decode("ascii", "replace")
-                        return f"its '{name}' box needs {pos + box_size} bytes but the file has {size}"
-                    pos += box_size
-            elif ext in (".mkv", ".webm"):
-                head = fh.read(64)
-                if head[:4] != b"\x1a\x45\xdf\xa3":
-                    return None
-                ebml_size, n, _ = _vint(head, 4)
-                pos = 4 + n + ebml_size
-                fh.seek(pos)
-                seg = fh.read(12)
-                if seg[:4] != b"\x18\x53\x80\x67":
-                    return None
-                seg_size, n, unknown = _vint(seg, 4)
-                end = pos + 4 + n + seg_size
-                if not unknown and end > size:
-                    return f"its Matroska segment needs {end} bytes but the file has {size}"
-            elif ext == ".wav":
-                head = fh.read(12)
-                if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
-                    return None
-                pos = 12
-                while pos + 8 <= size:
-                    fh.seek(pos)
-                    chunk = fh.read(8)
-                    chunk_size = int.from_bytes(chunk[4:8], "little")
-                    if chunk[:4] == b"data":
-                        if chunk_size in (0, 0xFFFFFFFF):  # written while recording: size unknown
-                            return None
-                        if pos + 8 + chunk_size > size:
-                            return f"its data chunk needs {pos + 8 + chunk_size} bytes but the file has {size}"
-                        return None
-                    pos += 8 + chunk_size + (chunk_size & 1)
+            return check(fh, size)
     except (OSError, ValueError):
         return None
+
+
+def _mp4_problem(fh: BinaryIO, size: int) -> str | None:
+    """A top-level box that runs past the end of the file."""
+    pos = 0
+    while pos + 8 <= size:
+        fh.seek(pos)
+        header = fh.read(16)
+        box_size, kind = int.from_bytes(header[:4], "big"), header[4:8]
+        if box_size == 1 and len(header) >= 16:
+            box_size = int.from_bytes(header[8:16], "big")
+        elif box_size == 0:  # "to the end of the file"
+            return None
+        if box_size < 8 or not all(0x20 < b < 0x7F for b in kind):
+            return None  # not a box structure we understand: leave it to the demuxer
+        if pos == 0 and kind not in _MP4_FIRST_BOXES:
+            return None
+        if pos + box_size > size:
+            name = kind.decode("ascii", "replace")
+            return f"its '{name}' box needs {pos + box_size} bytes but the file has {size}"
+        pos += box_size
+    return None
+
+
+def _matroska_problem(fh: BinaryIO, size: int) -> str | None:
+    """A Segment longer than the file (an unknown size passes)."""
+    head = fh.read(64)
+    if head[:4] != b"\x1a\x45\xdf\xa3":
+        return None
+    ebml_size, n, _ = _vint(head, 4)
+    pos = 4 + n + ebml_size
+    fh.seek(pos)
+    seg = fh.read(12)
+    if seg[:4] != b"\x18\x53\x80\x67":
+        return None
+    seg_size, n, unknown = _vint(seg, 4)
+    end = pos + 4 + n + seg_size
+    if not unknown and end > size:
+        return f"its Matroska segment needs {end} bytes but the file has {size}"
+    return None
+
+
+def _wav_problem(fh: BinaryIO, size: int) -> str | None:
+    """A data chunk longer than the file (a size unknown while recording passes)."""
+    head = fh.read(12)
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        return None
+    pos = 12
+    while pos + 8 <= size:
+        fh.seek(pos)
+        chunk = fh.read(8)
+        chunk_size = int.from_bytes(chunk[4:8], "little")
+        if chunk[:4] == b"data":
+            if chunk_size in (0, 0xFFFFFFFF):  # written while recording: size unknown
+                return None
+            if pos + 8 + chunk_size > size:
+                return f"its data chunk needs {pos + 8 + chunk_size} bytes but the file has {size}"
+            return None
+        pos += 8 + chunk_size + (chunk_size & 1)
     return None
 
 

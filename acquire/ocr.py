@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutorialbook.config import Settings
+
 #: where Debian's tesseract-ocr-eng (and other distributions) put the language data
 TESSDATA_GLOBS = ("/usr/share/tesseract-ocr/*/tessdata", "/usr/share/tessdata", "/usr/local/share/tessdata",
                   "/usr/share/tesseract/tessdata", "/opt/homebrew/share/tessdata")
@@ -46,7 +48,7 @@ class Line:
 def tessdata() -> str | None:
     """The folder holding eng.traineddata: $TESSDATA_PREFIX when set (as for Tesseract itself:
     then only there), else the usual system places."""
-    configured = os.environ.get("TESSDATA_PREFIX", "").strip()
+    configured = Settings().tessdata_prefix
     if configured:
         candidates = [configured, os.path.join(configured, "tessdata")]
     else:

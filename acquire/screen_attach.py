@@ -174,8 +174,11 @@ def _identifiers(text: str) -> list[str]:
     out = []
     for term in re.split(r"[\s()\[\]{},;:=\"']+", text):
         term = term.rstrip(".")
-        if len(_parts(term)) >= 2 and (re.search(r"[A-Za-z0-9][^A-Za-z0-9\s]+[A-Za-z0-9]", term) or re.search(r"[a-z][A-Z]", term)
-                                       or term.startswith("-")):
+        if len(_parts(term)) >= 2 and (
+            re.search(r"[A-Za-z0-9][^A-Za-z0-9\s]+[A-Za-z0-9]", term)
+            or re.search(r"[a-z][A-Z]", term)
+            or term.startswith("-")
+        ):
             out.append(term)
     return sorted(set(out), key=len, reverse=True)  # longest first: it wins an overlap
 

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
+from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.acquire.media import (
     MEDIA_EXTENSIONS,
     SAMPLE_RATE,
     TranscriptionCancelled,
-    decode_audio,
     probe,
     stream_audio,
 )
@@ -135,7 +135,7 @@ def resolve_model(model: str | os.PathLike[str] | None = None) -> ResolvedModel:
     """Find the Whisper model to use (see the module docstring) without loading it."""
     if model is not None and str(model).strip():
         return _resolve_configured(str(model), "argument")
-    env = os.environ.get(ENV_MODEL, "").strip()
+    env = Settings().whisper_model
     if env:
         return _resolve_configured(env, f"env {ENV_MODEL}")
     try:

@@ -33,7 +33,6 @@ audio seconds.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import subprocess
@@ -44,6 +43,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.report import emit  # noqa: E402
+
 DATA = ROOT / "bench" / "data" / "asr"
 VOICES = ("espeak-ng", "flite", "festival")
 SETTINGS = ("default", "ingest", "beam1", "prompt", "beam1+prompt", "hotwords")
@@ -271,11 +274,7 @@ def main() -> int:
     if bad:
         parser.error(f"unknown {', '.join(bad)}; settings: {', '.join(SETTINGS)}; voices: {', '.join(VOICES)}")
     results = run(args.voices.split(","), settings, log=lambda m: print(m, file=sys.stderr))
-    if args.json:
-        print(json.dumps(results, indent=1))
-    else:
-        print_table(results)
-    return 0
+    return emit(results, args.json, print_table)
 
 
 if __name__ == "__main__":

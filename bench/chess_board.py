@@ -37,10 +37,9 @@ import chess
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-import board_media as bm  # noqa: E402
-import media  # noqa: E402
+from tests.support import board_media as bm  # noqa: E402
+from tests.support import media  # noqa: E402
 from bench.chess_moves import LESSONS, Lesson, text_segments  # noqa: E402
 from tutorialbook.skills.chess.lines import track_lines  # noqa: E402
 

@@ -183,7 +183,8 @@ def report_audio(lessons: list[Lesson], results: dict[str, dict], title: str) ->
                 continue
             start, end, said = spans[i]
             details.append(
-                f"  {lesson.opening}: missed {label}\n      said : {said}\n      heard: {heard_between(asr, start, end)}"
+                f"  {lesson.opening}: missed {label}\n      said : {said}\n"
+                f"      heard: {heard_between(asr, start, end)}"
             )
         for pair, (san, quote, start) in found.items():
             if pair not in lesson.truth:
@@ -200,7 +201,7 @@ def report_audio(lessons: list[Lesson], results: dict[str, dict], title: str) ->
 
 def ingest_all(lessons: list[Lesson], workdir: Path) -> dict[str, dict]:
     """Render, ingest through Library.ingest (domain chess), read the positions table back."""
-    from tests import media
+    from tests.support import media
     from tutorialbook.library import Library
     from tutorialbook.memory.where import quote
 
@@ -284,7 +285,10 @@ def main() -> None:
                 encoding="utf-8",
             )
         audio = report_audio(lessons, results, "from the audio, positions table after Library.ingest")
-    print(f"summary: text recall {text.recall:.1%} ({text.recovered}/{text.spoken}), precision {text.precision:.1%}", end="")
+    print(
+        f"summary: text recall {text.recall:.1%} ({text.recovered}/{text.spoken}), precision {text.precision:.1%}",
+        end="",
+    )
     if audio is not None:
         print(
             f"; audio recall {audio.recall:.1%} ({audio.recovered}/{audio.spoken}),"

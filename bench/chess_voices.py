@@ -6,7 +6,7 @@
     python bench/chess_voices.py --replay                 # re-read the saved ASR (parser work only)
 
 The lessons are bench/chess_moves.py's scripts and truth. Each is spoken sentence by sentence
-(tests/media.narrated_wav) by several synthesizers and voices, transcribed as ingest does
+(tests/support/media.narrated_wav) by several synthesizers and voices, transcribed as ingest does
 (``transcribe`` with the ingest prompt: the title and the chess pack's vocabulary), and read by
 ``track_lines`` — what ``Library.ingest(domain="chess")`` indexes from a video without a board.
 
@@ -29,7 +29,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from bench.asr import edits, words  # noqa: E402
 from bench.chess_moves import LESSONS, Lesson, Score  # noqa: E402
@@ -63,7 +62,7 @@ def options(setting: str, title: str) -> dict:
 
 
 def render(voice: str, lesson: Lesson, wav: Path) -> list:
-    import media
+    from tests.support import media
 
     synth, _, name = voice.partition(":")
     if wav.exists() and wav.with_suffix(".json").exists():

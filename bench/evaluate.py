@@ -55,8 +55,16 @@ POSITIONS = [
     # (label, moves or "", fen or "")
     ("discussed: Italian after 3. Bc4", "1. e4 e5 2. Nf3 Nc6 3. Bc4", ""),
     ("discussed: Italian 6. cxd4 Bb4+", "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+", ""),
-    ("6 plies past a discussed one", "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+ Bd2 Bxd2+ Nbxd2 d5 exd5 Nxd5 Qb3 Nce7 O-O O-O", ""),
-    ("not in the book: Najdorf, 19 plies", "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6 c1e3 e7e5 d4b3 c8e6 f2f3 f8e7 d1d2 e8g8 e1c1", ""),
+    (
+        "6 plies past a discussed one",
+        "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+ Bd2 Bxd2+ Nbxd2 d5 exd5 Nxd5 Qb3 Nce7 O-O O-O",
+        "",
+    ),
+    (
+        "not in the book: Najdorf, 19 plies",
+        "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6 c1e3 e7e5 d4b3 c8e6 f2f3 f8e7 d1d2 e8g8 e1c1",
+        "",
+    ),
     ("FEN, no move history", "", "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP3PPP/R2QKB1R w KQ - 0 9"),
 ]
 
@@ -225,7 +233,9 @@ def breakdown(library: Library, boards: list[chess.Board], repeats: int = 15) ->
         "describe (status, material)": lambda n: chess_engine.describe(boards[n]),
         "openings.classify": lambda n: openings.classify(boards[n]),
         "positions.taught_at": lambda n: positions.taught_at(library.store, boards[n], BOOK),
-        "positions.ground (+ related)": lambda n: positions.ground(library.store, library.rank_skills, library.missing_book, boards[n], openings.classify(boards[n]), BOOK),
+        "positions.ground (+ related)": lambda n: positions.ground(
+            library.store, library.rank_skills, library.missing_book, boards[n], openings.classify(boards[n]), BOOK
+        ),
     }
     print("\nwhere the overhead goes (median per call over all positions; cold: position caches cleared,")
     print("the book's facts read again; ground runs beside the search in evaluate_position):")

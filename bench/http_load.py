@@ -53,10 +53,6 @@ import multiprocessing
 import os
 import random
 import shutil
-import signal
-import socket
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -64,7 +60,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
+sys.path.insert(0, str(ROOT))
+
+from tests.support.examples import EXAMPLES  # noqa: E402
+from tests.support.http_server import free_port, start_server, stop_server, wait_ready  # noqa: E402
+
 QUERIES = ["my loaf came out flat", "how do I know the starter is ready", "score the loaf", "sluggish starter",
            "dense crumb", "when to bake covered", "feeding schedule", "pale crust"]
 
@@ -120,50 +120,6 @@ def prepare_store(store: Path) -> None:
     library.record_lesson("The secret book's own lesson.", "secret", agent="setup")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(store: Path, tokens_file: Path, port: int, log: Path, workers: int = 1,
-                 allow_root: Path | None = None) -> subprocess.Popen:
-    env = dict(os.environ)
-    env.pop("TUTORIALBOOK_TOKENS", None)
-    extra = (["--workers", str(workers)] if workers > 1 else []) + (["--allow-root", str(allow_root)] if allow_root else [])
-    with open(log, "ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "tutorialbook.server", "--store", str(store), "serve", "--http",
-             "--host", "127.0.0.1", "--port", str(port), "--tokens", str(tokens_file), *extra],
-            stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-
-
-def wait_ready(url: str, server: subprocess.Popen, log: Path, timeout: float = 120) -> None:
-    import httpx2
-
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"server exited {server.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if httpx2.post(url, json={}, timeout=2).status_code == 401:
-                return
-        except httpx2.TransportError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"server not ready after {timeout} s:\n{log.read_text()[-3000:]}")
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)  # its own session: the server and nothing else
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-
-
 def cpu_seconds(pid: int) -> float | None:
     """User + system CPU time of a process (Linux /proc), or None."""
     try:
@@ -202,7 +158,8 @@ MIXED = ["browse", "browse", "retrieve", "retrieve", "lesson", "lesson", "books"
 READS = ["browse", "browse", "retrieve", "retrieve", "books"]
 
 
-async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, seed: int, think: float = 0.0,
+async def client_loop(  # noqa: C901 - every operation beside its expected outcome, in one loop
+        url: str, agent: Agent, deadline: float, stats: Stats, seed: int, think: float = 0.0,
                       ops: list[str] = MIXED, start_at: float = 0.0) -> None:
     import httpx2
     from mcp import Client
@@ -266,7 +223,11 @@ async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, see
                         r = await client.call_tool("browse_toc", {"book": "secret"})
                         if agent.role == "writer":  # invisible: exactly like a missing book
                             text = r.content[0].text if r.content else ""
-                            if r.is_error and missing_text("secret") in text and "secret" not in text.split("known books")[1]:
+                            if (
+                                r.is_error
+                                and missing_text("secret") in text
+                                and "secret" not in text.split("known books")[1]
+                            ):
                                 stats.refused[agent.name] += 1
                             else:
                                 fail(op, f"an invisible book showed: {text[:200]}")
@@ -374,7 +335,7 @@ def make_video(path: Path, minutes: float) -> float:
     """A narrated video of ``minutes``: espeak-ng reading the GPL-3 text (repeated if need be)
     under a black still frame. Returns its duration in seconds."""
     sys.path.insert(0, str(ROOT))
-    from tests import media
+    from tests.support import media
 
     words = Path("/usr/share/common-licenses/GPL-3").read_text().split()
     need = int(minutes * 175) + 50  # espeak at 150 wpm speaks a little faster than that

@@ -20,9 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests import media  # noqa: E402
+from tests.support import media  # noqa: E402
 from tutorialbook.library import Library  # noqa: E402
 from tutorialbook.acquire import transcribe as tx  # noqa: E402
+from tutorialbook.acquire.media import SAMPLE_RATE, decode_audio  # noqa: E402
 
 SCRIPT = [
     "Welcome to this workshop lesson on keeping a bicycle running smoothly.",
@@ -56,8 +57,10 @@ SCRIPT = [
 
 
 def bare(model, path: Path) -> float:
+    """The baseline: the same model object transcribing the decoded audio, and nothing else
+    (bench/screen_text.py times against it too)."""
     start = time.perf_counter()
-    segments, _ = tx._run_whisper(model, tx.decode_audio(path, sampling_rate=tx.SAMPLE_RATE).samples)
+    segments, _ = tx._run_whisper(model, decode_audio(path, sampling_rate=SAMPLE_RATE).samples)
     for _ in segments:
         pass
     return time.perf_counter() - start
@@ -92,8 +95,14 @@ def main() -> None:
             seconds, report = whole(video, workdir, n)
             wholes.append(seconds)
         b, w = statistics.median(bares), statistics.median(wholes)
-        print(f"bare transcription : median {b:6.2f} s  ({duration / b:5.1f}x realtime)  runs {['%.2f' % x for x in bares]}")
-        print(f"whole ingest       : median {w:6.2f} s  ({duration / w:5.1f}x realtime)  runs {['%.2f' % x for x in wholes]}")
+        print(
+            f"bare transcription : median {b:6.2f} s  ({duration / b:5.1f}x realtime)  "
+        f"runs {['%.2f' % x for x in bares]}"
+        )
+        print(
+            f"whole ingest       : median {w:6.2f} s  ({duration / w:5.1f}x realtime)  "
+        f"runs {['%.2f' % x for x in wholes]}"
+        )
         print(f"ratio whole/bare   : {w / b:.3f}  (target <= 1.15)")
         print(f"stages of the last ingest: {report.stage_seconds}")
         print(f"last ingest: {report.segments} segments, {report.nodes_added} nodes, {report.skills_added} skills")

@@ -106,7 +106,9 @@ def run(setting_rounds: int, tutorials: list[str], questions: list[Question], mo
                 per[tutorial] = (sum(r == 1 for r in ranks), sum(r is not None for r in ranks), len(asked))
                 step.ties[mode][tutorial] = sum(tie for _, tie in found)
                 if n == len(tutorials) - 1:
-                    misses[mode] += [f"{q.tutorial}: {q.question} ({q.answer})" for q, r in zip(asked, ranks) if r is None]
+                    misses[mode] += [
+                        f"{q.tutorial}: {q.question} ({q.answer})" for q, r in zip(asked, ranks) if r is None
+                    ]
             step.scores[mode] = per
         steps.append(step)
         print(f"  [{'on' if setting_rounds else 'off'}] ingested {name} in {step.seconds:.1f} s", file=sys.stderr)
@@ -194,7 +196,9 @@ def main() -> int:
                 h1, h5, _ = total(step.scores[mode])
                 print(f"  {step.ingested:24} " + " ".join(f"{c:>11}" for c in cells) + f" {h1:7.1%} {h5:7.1%}")
             dropped = drops(steps, mode)
-            print("  earlier tutorials' scores: " + ("never dropped" if not dropped else "DROPPED: " + "; ".join(dropped)))
+            print(
+                "  earlier tutorials' scores: " + ("never dropped" if not dropped else "DROPPED: " + "; ".join(dropped))
+            )
 
     for label, (_, extra) in results.items():
         for mode in modes:

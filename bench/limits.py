@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-import media  # noqa: E402  (tests/media.py: espeak-ng narration, ffmpeg)
+sys.path.insert(0, str(ROOT))
+from tests.support import media  # noqa: E402  (espeak-ng narration, ffmpeg)
 
 CHILD = """
 import json, resource, sys, time
@@ -76,8 +76,12 @@ def one_line_text(path: Path, size: int) -> Path:
 
 
 def row(label: str, got: dict, base: dict | None = None) -> str:
-    ratio = f"  ({got['peak_mb'] / base['peak_mb']:.2f}x memory, {got['seconds'] / max(base['seconds'], 1e-6):.1f}x time" \
-            " of the baseline)" if base else ""
+    ratio = (
+        f"  ({got['peak_mb'] / base['peak_mb']:.2f}x memory, {got['seconds'] / max(base['seconds'], 1e-6):.1f}x time"
+        " of the baseline)"
+        if base
+        else ""
+    )
     return f"{label:34} peak {got['peak_mb']:7.0f} MB  {got['seconds']:8.2f} s{ratio}"
 
 
@@ -104,7 +108,10 @@ def main() -> None:
         if not args.skip_audio:
             audio_rows(work, short, long_)
         small = child("text", one_line_text(work / "small.txt", 200_000), work / "s1")
-        print(row("ingest 200 KB one-line text", small) + f"  {small['segments']} segments, {small['skills']} skills", flush=True)
+        print(
+            row("ingest 200 KB one-line text", small) + f"  {small['segments']} segments, {small['skills']} skills",
+            flush=True,
+        )
         big = child("text", one_line_text(work / "big.txt", text_size), work / "s2")
         print(row(f"ingest {text_size / 1e6:g} MB one-line text", big, small)
               + f"  {big['segments']} segments, {big['skills']} skills")

@@ -64,6 +64,10 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.report import emit  # noqa: E402
+
 DATA = ROOT / "bench" / "data"
 CACHE = ROOT / "bench" / ".cache" / "real"
 CODE_FOLDERS = ("tutorialbook", "acquire", "llm", "memory", "skills")
@@ -474,11 +478,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown document(s) {', '.join(unknown)}; known: {', '.join(documents())}")
     results = run(args.docs.split(","), args.modes.split(","), args.rounds, args.fresh,
                   log=lambda m: print(m, file=sys.stderr))
-    if args.json:
-        print(json.dumps(results, indent=1))
-    else:
-        print_table(results)
-    return 0
+    return emit(results, args.json, print_table)
 
 
 if __name__ == "__main__":

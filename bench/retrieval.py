@@ -20,7 +20,8 @@ Then, on that same table and in the same run, it times
 and reports p50/p99 of each, the ratio retrieve/brute-force, and recall@10 of ``retrieve``
 against the brute-force result. The recall is a lower bound: where fused scores tie at the 10th
 place, ``RRFReranker`` keeps the rows in the order the two halves returned them and ``retrieve``
-orders them by id, so a tie cut differently counts as a miss. Vectors of the synthetic skills are cached under ``bench/.cache/``
+orders them by id, so a tie cut differently counts as a miss. Vectors of the synthetic skills are
+cached under ``bench/.cache/``
 by the hash of the generated texts and of the embedder's vector for a probe sentence (embedding
 100,000 texts takes minutes).
 """
@@ -326,8 +327,11 @@ def report(results: list[dict]) -> bool:
     for r in results:
         size = r["size"]
         ratio = pct(r["retrieve"], 50) / pct(r["brute"], 50)
-        print(f"{size:>8,}  {'retrieve_skill (hybrid, k=10)':<34}{pct(r['retrieve'], 50):9.1f}{pct(r['retrieve'], 99):9.1f}"
-              f"   {pct(r['brute'], 50):9.1f}{pct(r['brute'], 99):10.1f}{ratio:10.2f}x{r['recall']:11.3f}")
+        print(
+            f"{size:>8,}  {'retrieve_skill (hybrid, k=10)':<34}"
+            f"{pct(r['retrieve'], 50):9.1f}{pct(r['retrieve'], 99):9.1f}"
+            f"   {pct(r['brute'], 50):9.1f}{pct(r['brute'], 99):10.1f}{ratio:10.2f}x{r['recall']:11.3f}"
+        )
         print(f"{'':>8}  {'  (embedding one query, alone)':<34}{pct(r['embed'], 50):9.1f}{pct(r['embed'], 99):9.1f}")
         print(f"{'':>8}  {'browse_toc (depth=1)':<34}{pct(r['browse'], 50):9.2f}{pct(r['browse'], 99):9.2f}")
         for label, values in r["after"].items():

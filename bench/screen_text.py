@@ -2,7 +2,7 @@
 
     python bench/screen_text.py [--repeats N]
 
-A screencast of about two minutes is rendered here (tests/screencast.py: ffmpeg drawtext on
+A screencast of about two minutes is rendered here (tests/support/screencast.py: ffmpeg drawtext on
 terminal-like and editor-like frames and slides, narration by espeak-ng that names commands
 loosely or not at all). It prints:
 
@@ -29,33 +29,55 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.screencast import Scene, render  # noqa: E402
+from bench.ingest import bare  # noqa: E402
+from tests.support.screencast import Scene, render  # noqa: E402
 from tutorialbook.acquire import screen  # noqa: E402
 from tutorialbook.acquire import transcribe as tx  # noqa: E402
 from tutorialbook.library import Library  # noqa: E402
 
 # (narration, new terminal lines or a whole editor/slide, question answered only by the screen)
 TERMINAL = [
-    ("Let's start by looking at what changed in the working tree.", ["$ git status --short", " M src/login.py"],
-     None),
-    ("First make a branch for the fix.", ["$ git switch -c fix/login-timeout", "Switched to a new branch 'fix/login-timeout'"],
-     ("How do I create a branch for the login timeout fix?", "git switch -c fix/login-timeout")),
+    ("Let's start by looking at what changed in the working tree.", ["$ git status --short", " M src/login.py"], None),
+    (
+        "First make a branch for the fix.",
+        ["$ git switch -c fix/login-timeout", "Switched to a new branch 'fix/login-timeout'"],
+        ("How do I create a branch for the login timeout fix?", "git switch -c fix/login-timeout"),
+    ),
     ("Stage only the login module.", ["$ git add src/login.py"], None),
-    ("Commit it with a short message.", ["$ git commit -m \"Raise login timeout to 30s\""],
-     ("What commit message was used for the timeout change?", "git commit -m \"Raise login timeout to 30s\"")),
-    ("Now run git rebase dash i head tilde three to squash the last three commits.", ["$ git rebase -i HEAD~3"],
-     None),
-    ("Check the graph of recent commits.", ["$ git log --oneline --graph -5"],
-     ("How do I see a graph of the last five commits?", "git log --oneline --graph -5")),
-    ("Then push the branch safely with force with lease.", ["$ git push --force-with-lease origin fix/login-timeout"],
-     ("How do I push the rewritten branch without clobbering others' work?",
-      "git push --force-with-lease origin fix/login-timeout")),
-    ("If you need to undo the last commit but keep the changes, do this.", ["$ git reset --soft HEAD~1"],
-     ("How do I undo the last commit but keep its changes staged?", "git reset --soft HEAD~1")),
-    ("To save work in progress without committing, stash it with a name.", ["$ git stash push -m wip-login"],
-     ("How do I stash work in progress with a name?", "git stash push -m wip-login")),
-    ("Finally clean up branches that were merged.", ["$ git branch --merged main"],
-     ("How do I list branches already merged into main?", "git branch --merged main")),
+    (
+        "Commit it with a short message.",
+        ['$ git commit -m "Raise login timeout to 30s"'],
+        ("What commit message was used for the timeout change?", 'git commit -m "Raise login timeout to 30s"'),
+    ),
+    ("Now run git rebase dash i head tilde three to squash the last three commits.", ["$ git rebase -i HEAD~3"], None),
+    (
+        "Check the graph of recent commits.",
+        ["$ git log --oneline --graph -5"],
+        ("How do I see a graph of the last five commits?", "git log --oneline --graph -5"),
+    ),
+    (
+        "Then push the branch safely with force with lease.",
+        ["$ git push --force-with-lease origin fix/login-timeout"],
+        (
+            "How do I push the rewritten branch without clobbering others' work?",
+            "git push --force-with-lease origin fix/login-timeout",
+        ),
+    ),
+    (
+        "If you need to undo the last commit but keep the changes, do this.",
+        ["$ git reset --soft HEAD~1"],
+        ("How do I undo the last commit but keep its changes staged?", "git reset --soft HEAD~1"),
+    ),
+    (
+        "To save work in progress without committing, stash it with a name.",
+        ["$ git stash push -m wip-login"],
+        ("How do I stash work in progress with a name?", "git stash push -m wip-login"),
+    ),
+    (
+        "Finally clean up branches that were merged.",
+        ["$ git branch --merged main"],
+        ("How do I list branches already merged into main?", "git branch --merged main"),
+    ),
 ]
 EDITOR = [
     ("Open the settings file and set the timeout.", ["# settings.py", "LOGIN_TIMEOUT_SECONDS = 30",
@@ -66,10 +88,16 @@ EDITOR = [
      ("How should the retry helper be defined?", "def retry(call, times=3):")),
 ]
 SLIDES = [
-    ("Here is the plan for today.", "Safer history rewriting", ["• Branch before you rebase", "• Squash local commits only",
-                                                                 "• Push with a lease"]),
-    ("To wrap up, remember these rules.", "Recovering from mistakes", ["• reflog keeps 90 days of moves",
-                                                                     "• reset --soft keeps your changes"]),
+    (
+        "Here is the plan for today.",
+        "Safer history rewriting",
+        ["• Branch before you rebase", "• Squash local commits only", "• Push with a lease"],
+    ),
+    (
+        "To wrap up, remember these rules.",
+        "Recovering from mistakes",
+        ["• reflog keeps 90 days of moves", "• reset --soft keeps your changes"],
+    ),
 ]
 
 
@@ -125,14 +153,6 @@ def accuracy(shown, texts) -> tuple[float, int, int, list[tuple[str, str]]]:
     return 1 - errors / total, errors, total, wrong
 
 
-def bare(model, path: Path) -> float:
-    start = time.perf_counter()
-    segments, _ = tx._run_whisper(model, tx.decode_audio(path, sampling_rate=tx.SAMPLE_RATE).samples)
-    for _ in segments:
-        pass
-    return time.perf_counter() - start
-
-
 def whole(path: Path, workdir: Path, name: str, with_screen: bool) -> tuple[float, Library, object]:
     library = Library(store=str(workdir / f"store-{name}"), screen=with_screen)
     library.embed(["warm up"])
@@ -170,8 +190,11 @@ def main() -> None:
             print(f"  shown {truth!r}, read {read!r}")
         commands = {screen.PROMPT.sub("", line) for s in cast for line in s.lines if screen.PROMPT.match(line)}
         read = {t.text for t in reading.texts if t.kind == "command"}
-        print(f"commands recovered exactly: {len(commands & read)}/{len(commands)} = {len(commands & read) / len(commands):.1%}"
-              + (f"  missed: {sorted(commands - read)}" if commands - read else ""))
+        print(
+            f"commands recovered exactly: {len(commands & read)}/{len(commands)} = "
+            f"{len(commands & read) / len(commands):.1%}"
+            + (f"  missed: {sorted(commands - read)}" if commands - read else "")
+        )
         model, resolved = tx.get_model()
         bare(model, video)
         whole(video, workdir, "warm", True)  # warm-up: models, embedder, LanceDB, Tesseract

@@ -89,7 +89,8 @@ def python_run(code: str) -> tuple[float, float]:
 
 
 def _summary(values: list[float]) -> str:
-    return f"median {statistics.median(values) * 1000:7.0f} ms  (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})"
+    median = statistics.median(values) * 1000
+    return f"median {median:7.0f} ms  (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})"
 
 
 def main() -> None:

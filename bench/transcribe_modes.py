@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests import media  # noqa: E402
+from tests.support import media  # noqa: E402
 from tutorialbook.acquire import transcribe as tx  # noqa: E402
 from tutorialbook.acquire.media import decode_audio  # noqa: E402
 

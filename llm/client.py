@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
@@ -108,8 +107,7 @@ class LiteLLMBackend:
             kwargs["api_base"] = self.api_base
         key = self.api_key or (
             # a local OpenAI-compatible server takes any key; the OpenAI client insists on one
-            "sk-none" if self.api_base and self.name.startswith("openai/") and not os.environ.get("OPENAI_API_KEY")
-            else None)
+            "sk-none" if self.api_base and self.name.startswith("openai/") else None)
         if key:
             kwargs["api_key"] = key
         if schema is not None:
@@ -303,5 +301,6 @@ def from_settings(settings) -> LLM | None:
         return LLM.unavailable(SAMPLING, "TUTORIALBOOK_LLM=sampling asks the connected MCP client's model, and "
                                          "this call came without an MCP client (CLI or Python); it ran "
                                          "deterministically")
-    return LLM(LiteLLMBackend(spec, getattr(settings, "llm_api_base", None)), name=spec,
+    key = settings.openai_api_key if spec.startswith("openai/") else None  # litellm reads the rest itself
+    return LLM(LiteLLMBackend(spec, settings.llm_api_base, key), name=spec,
                timeout=float(getattr(settings, "llm_timeout", None) or DEFAULT_TIMEOUT))

@@ -56,7 +56,9 @@ class SectionOut(BaseModel):
 class OutlineOut(BaseModel):
     title: str = Field(description="the chapter's title: what the tutorial teaches")
     summary: str = Field(description="one line")
-    intro_segments: list[int] = Field(default_factory=list, description="ids of introductory segments before the first section")
+    intro_segments: list[int] = Field(
+        default_factory=list, description="ids of introductory segments before the first section"
+    )
     skills: list[SkillOut] = Field(default_factory=list, description="skills of the introduction")
     sections: list[SectionOut]
 
@@ -90,8 +92,13 @@ def llm_outline(llm: LLM, tutorial: TutorialContext, fallback: OutlineNode) -> O
     shown, clipped = _render_segments([s.text for s in segments])
     note = f" (each clipped to {clipped} characters to fit)" if clipped else ""
     prompt = PROMPT.format(title=tutorial.title, segments=shown, clipped=note)
-    reply = llm.complete_json(prompt, OutlineOut, purpose="consolidation", max_tokens=8192,
-                              check=lambda out: None if out.sections or out.skills else "it has no sections and no skills")
+    reply = llm.complete_json(
+        prompt,
+        OutlineOut,
+        purpose="consolidation",
+        max_tokens=8192,
+        check=lambda out: None if out.sections or out.skills else "it has no sections and no skills",
+    )
     if reply is None:
         return fallback
     dropped: list[int] = []

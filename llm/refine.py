@@ -109,7 +109,7 @@ def llm_harvest(llm: LLM, source: HarvestSource, pack=None) -> list[Question]:
         if llm.available:
             llm.warn(f"llm ({llm.name}) harvest: no question the model wrote held up against its segment; "
                      "used the deterministic harvest")
-    return qs.harvest(source, qs.generators_for(getattr(pack, "name", "general"), pack))
+    return qs.harvest(source, qs.generators_for(pack))
 
 
 def _pack_questions(source: HarvestSource, pack) -> list[Question]:
@@ -120,7 +120,9 @@ def _pack_questions(source: HarvestSource, pack) -> list[Question]:
 def _model_questions(llm: LLM, source: HarvestSource) -> list[Question]:
     texts = [" ".join(s.text.split()) for s in source.segments]
     limit = max(80, MAX_PROMPT_CHARS // len(texts)) if sum(map(len, texts)) > MAX_PROMPT_CHARS else 0
-    shown = "\n".join(f"[{i}] {t if not limit or len(t) <= limit else t[:limit - 1] + '…'}" for i, t in enumerate(texts))
+    shown = "\n".join(
+        f"[{i}] {t if not limit or len(t) <= limit else t[: limit - 1] + '…'}" for i, t in enumerate(texts)
+    )
     reply = llm.complete_json(HARVEST.format(limit=HARVEST_LIMIT, title=source.title, segments=shown), HarvestOut,
                               purpose="harvest", max_tokens=4096)
     if reply is None:

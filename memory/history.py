@@ -275,7 +275,9 @@ def revert_skill(store: Store, skill_id: str, to_version: int | None, agent: str
     if to_version is None:
         to_version = now_version - 1
     if to_version < 1:
-        raise TutorialbookError("version", f"skill {skill_id!r} has only version {now_version}; nothing earlier to revert to")
+        raise TutorialbookError(
+            "version", f"skill {skill_id!r} has only version {now_version}; nothing earlier to revert to"
+        )
     if to_version >= now_version:
         raise TutorialbookError("version", f"skill {skill_id!r} is at version {now_version}; name an earlier one")
     images = skill_images(store, skill_id, to_version)
@@ -327,6 +329,7 @@ def resolve_time(store: Store, book: str, to: str | None, at: float | str | None
         if row["book"] != book:
             raise NotFound("event", f"event {to!r} is not in book {book!r}")
         return float(row["at"])
+    assert at is not None  # exactly one of to and at, checked above
     if isinstance(at, (int, float)):
         return float(at)
     try:
@@ -348,9 +351,9 @@ def restore(store: Store, book: str, moment: float, agent: str) -> RestoreReport
     plans = []
     for name in book_tables():
         versions = store.version_history(name)
-        then = [v for v, stamp in versions if stamp <= moment]
-        if then:
-            version = then[-1]
+        kept = [v for v, stamp in versions if stamp <= moment]
+        if kept:
+            version = kept[-1]
         elif versions and versions[0][0] == 1:
             version = None  # the table did not exist yet: the book had no rows in it
         else:

@@ -124,7 +124,7 @@ def vector_config(rows: int, policy: Policy):
 def ensure_base_indexes(name: str, table) -> None:
     """The scalar and full-text indexes a table should have; builds the missing ones."""
     existing = {i.name for i in table.list_indices()}
-    wanted = []
+    wanted: list[tuple[str, FTS | BTree]] = []
     if name in FTS_TABLES and "text_idx" not in existing:
         wanted.append(("text", FTS()))
     if "id_idx" not in existing:

@@ -14,7 +14,7 @@ def _schema(*fields: tuple[str, pa.DataType], vector: bool = False) -> pa.Schema
     return pa.schema(columns)
 
 
-S, F, I, B = pa.string(), pa.float64(), pa.int64(), pa.bool_()
+S, F, I, B = pa.string(), pa.float64(), pa.int64(), pa.bool_()  # noqa: E741 - the column types as one-letter codes
 
 SCHEMAS: dict[str, pa.Schema] = {
     "books": _schema(("title", S), ("description", S), ("created_at", F)),

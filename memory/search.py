@@ -60,7 +60,7 @@ def search(store: Store, table: str, book: str, query: str,
     search reads that version, and rows carry the snapshot's columns instead."""
     # the AsyncTable: a query is one trip to LanceDB's loop
     inner = snapshot.table if snapshot is not None else lance.require_async_table(store.table(table))
-    scope = of_book(book) + (f" AND ({where})" if where else "")
+    scope: str | None = of_book(book) + (f" AND ({where})" if where else "")
     if snapshot is not None and snapshot.whole_table:  # the book filter would pass every row
         scope = where
     select = list(dict.fromkeys(["id", *columns])) if columns else None
@@ -83,6 +83,7 @@ def search(store: Store, table: str, book: str, query: str,
     exact = True
 
     def nearest(widen: bool = False) -> list[dict]:
+        assert vector is not None  # the vector and hybrid modes are given one
         q = _nearest(store, table, inner, vector, scope, select, limit, exact, widen, snapshot is not None)
         return run(lance.run(_rows(q)), "_distance")
 

@@ -50,7 +50,9 @@ class Store:
                     path.mkdir(parents=True, exist_ok=True)
                     created = True
                 except OSError as exc:
-                    raise TutorialbookError("store", f"{path} is not writable: it cannot be created ({exc.strerror})") from exc
+                    raise TutorialbookError(
+                        "store", f"{path} is not writable: it cannot be created ({exc.strerror})"
+                    ) from exc
             elif not os.access(path, os.R_OK | os.X_OK):
                 raise TutorialbookError("store", f"{path} is not readable")
             uri = str(path)

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
 from tutorialbook.common import BOOK_NAME
+from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 # the policy a token's grant becomes (re-exported: server code and tests name them here)
 from tutorialbook.tools.access import (  # noqa: F401
@@ -56,6 +57,47 @@ class Grant:
         return Access(agent=self.agent, rights=self.rights)
 
 
+def _key_digest(key: Any, label: str) -> bytes:
+    """The digest a tokens-file key stands for: its own ``sha256:`` hex, or the token's."""
+    if not isinstance(key, str) or not key:
+        raise TutorialbookError("tokens", f"{label}: the token is empty")
+    if key.startswith("sha256:"):
+        hexpart = key[7:].lower()
+        if not _HEX.match(hexpart):
+            raise TutorialbookError("tokens", f"{label}: 'sha256:' must be followed by 64 hex digits")
+        return bytes.fromhex(hexpart)
+    if len(key) < 16:
+        raise TutorialbookError("tokens", f"{label}: a token must be at least 16 characters")
+    return digest(key)
+
+
+def _grant(entry: Any, label: str) -> Grant:
+    """A tokens-file entry ``{"agent": ..., "rights": {book: right}}``, checked."""
+    if not isinstance(entry, dict):
+        raise TutorialbookError("tokens", f"{label}: expected {{\"agent\": ..., \"rights\": {{...}}}}")
+    agent = entry.get("agent")
+    if not isinstance(agent, str) or not _AGENT.match(agent):
+        raise TutorialbookError(
+            "tokens", f"{label}: 'agent' must be a name of letters, digits, '._@:-' (up to 64)"
+        )
+    rights = entry.get("rights", {})
+    if not isinstance(rights, dict):
+        raise TutorialbookError(
+            "tokens", f"{label} ({agent}): 'rights' must map book names (or '*') to a right"
+        )
+    for book, right in rights.items():
+        if book != "*" and not (isinstance(book, str) and BOOK_NAME.match(book)):
+            raise TutorialbookError("tokens", f"{label} ({agent}): {book!r} can never be a book (lowercase "
+                                              "letters, digits, '.', '_', '-'; up to 64) or '*'")
+        if right not in RANK:
+            raise TutorialbookError(
+                "tokens", f"{label} ({agent}): right {right!r} for {book!r} is not one of {', '.join(RIGHTS)}")
+    unknown = set(entry) - {"agent", "rights"}
+    if unknown:
+        raise TutorialbookError("tokens", f"{label} ({agent}): unknown key(s) {', '.join(sorted(unknown))}")
+    return Grant(agent, MappingProxyType(dict(rights)))
+
+
 class TokenTable:
     """Token digests and their grants."""
 
@@ -75,39 +117,11 @@ class TokenTable:
         seen: set[bytes] = set()
         for n, (key, entry) in enumerate(data.items(), 1):
             label = f"{where}: entry {n}"  # never echo a token
-            if not isinstance(key, str) or not key:
-                raise TutorialbookError("tokens", f"{label}: the token is empty")
-            if key.startswith("sha256:"):
-                hexpart = key[7:].lower()
-                if not _HEX.match(hexpart):
-                    raise TutorialbookError("tokens", f"{label}: 'sha256:' must be followed by 64 hex digits")
-                key_digest = bytes.fromhex(hexpart)
-            else:
-                if len(key) < 16:
-                    raise TutorialbookError("tokens", f"{label}: a token must be at least 16 characters")
-                key_digest = digest(key)
+            key_digest = _key_digest(key, label)
             if key_digest in seen:
                 raise TutorialbookError("tokens", f"{label}: the same token appears twice")
             seen.add(key_digest)
-            if not isinstance(entry, dict):
-                raise TutorialbookError("tokens", f"{label}: expected {{\"agent\": ..., \"rights\": {{...}}}}")
-            agent = entry.get("agent")
-            if not isinstance(agent, str) or not _AGENT.match(agent):
-                raise TutorialbookError("tokens", f"{label}: 'agent' must be a name of letters, digits, '._@:-' (up to 64)")
-            rights = entry.get("rights", {})
-            if not isinstance(rights, dict):
-                raise TutorialbookError("tokens", f"{label} ({agent}): 'rights' must map book names (or '*') to a right")
-            for book, right in rights.items():
-                if book != "*" and not (isinstance(book, str) and BOOK_NAME.match(book)):
-                    raise TutorialbookError("tokens", f"{label} ({agent}): {book!r} can never be a book (lowercase "
-                                                      "letters, digits, '.', '_', '-'; up to 64) or '*'")
-                if right not in RANK:
-                    raise TutorialbookError(
-                        "tokens", f"{label} ({agent}): right {right!r} for {book!r} is not one of {', '.join(RIGHTS)}")
-            unknown = set(entry) - {"agent", "rights"}
-            if unknown:
-                raise TutorialbookError("tokens", f"{label} ({agent}): unknown key(s) {', '.join(sorted(unknown))}")
-            grants.append((key_digest, Grant(agent, MappingProxyType(dict(rights)))))
+            grants.append((key_digest, _grant(entry, label)))
         return cls(grants)
 
     @classmethod
@@ -175,9 +189,9 @@ class TokenFile:
         return self.table.verify(token)
 
 
-def tokens_path(explicit: str | None) -> str | None:
-    """--tokens wins, then TUTORIALBOOK_TOKENS."""
-    return explicit or os.environ.get("TUTORIALBOOK_TOKENS") or None
+def tokens_path(explicit: str | None, settings: Settings) -> str | None:
+    """--tokens wins, then TUTORIALBOOK_TOKENS (settings.tokens_file)."""
+    return explicit or settings.tokens_file or None
 
 
 class BookTokenVerifier(TokenVerifier):

@@ -29,17 +29,26 @@ BOOK_NOTE = ("Commands that take --book use the book named 'default' unless told
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tutorialbook", description="Learn from tutorials; serve the knowledge over MCP.",
-                                     epilog=BOOK_NOTE, formatter_class=cli_tools.DefaultsShown)
+    parser = argparse.ArgumentParser(
+        prog="tutorialbook",
+        description="Learn from tutorials; serve the knowledge over MCP.",
+        epilog=BOOK_NOTE,
+        formatter_class=cli_tools.DefaultsShown,
+    )
     parser.add_argument("--version", action="version", version=f"tutorialbook {__version__}")
     parser.add_argument("--store", help="store path or LanceDB URI (default: $TUTORIALBOOK_STORE or the XDG data dir)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     parser.add_argument("--llm", help="none (default), sampling (the MCP client's model, serve only) or a litellm "
                                       "model string such as openai/gpt-4o-mini (or $TUTORIALBOOK_LLM)")
-    parser.add_argument("--llm-api-base", dest="llm_api_base",
-                        help="the model server's address, e.g. http://127.0.0.1:8000/v1 (or $TUTORIALBOOK_LLM_API_BASE)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do (COMMAND -h for its options)")
+    parser.add_argument(
+        "--llm-api-base",
+        dest="llm_api_base",
+        help="the model server's address, e.g. http://127.0.0.1:8000/v1 (or $TUTORIALBOOK_LLM_API_BASE)",
+    )
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", help="what to do (COMMAND -h for its options)"
+    )
     sub.add_parser = functools.partial(sub.add_parser, formatter_class=cli_tools.DefaultsShown)
 
     p = sub.add_parser("serve", help="run the MCP server (stdio; --http for streamable HTTP)")
@@ -54,11 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--http: keep no sessions even with one worker (several servers behind a load balancer)")
     p.add_argument("--allowed-host", action="append", default=[], dest="allowed_hosts",
                    help="a Host header to accept besides loopback (DNS-rebinding protection); repeatable")
-    p.add_argument("--oauth-issuer", dest="oauth_issuer",
-                   help="accept OAuth 2.1 access tokens (JWT) from this issuer instead of a tokens file; scopes "
-                        "read:BOOK, write:BOOK, admin:BOOK (BOOK may be *) give the rights (or $TUTORIALBOOK_OAUTH_ISSUER)")
-    p.add_argument("--oauth-jwks", dest="oauth_jwks",
-                   help="the issuer's JWKS URL (default: its jwks_uri from the issuer's metadata; or $TUTORIALBOOK_OAUTH_JWKS)")
+    p.add_argument(
+        "--oauth-issuer",
+        dest="oauth_issuer",
+        help="accept OAuth 2.1 access tokens (JWT) from this issuer instead of a tokens file; scopes "
+        "read:BOOK, write:BOOK, admin:BOOK (BOOK may be *) give the rights (or $TUTORIALBOOK_OAUTH_ISSUER)",
+    )
+    p.add_argument(
+        "--oauth-jwks",
+        dest="oauth_jwks",
+        help="the issuer's JWKS URL (default: its jwks_uri from the issuer's metadata; or $TUTORIALBOOK_OAUTH_JWKS)",
+    )
     p.add_argument("--oauth-agent-claim", dest="oauth_agent_claim",
                    help="the token claim that names the agent (default sub; or $TUTORIALBOOK_OAUTH_AGENT_CLAIM)")
     p.add_argument("--allow-root", action="append", default=[], dest="allow_roots", metavar="DIR",
@@ -76,7 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("refine", help="examine a book with questions harvested from its tutorials; repair failures")
     p.add_argument("--book", default="default", help=BOOK_HELP)
-    p.add_argument("--rounds", type=int, default=1, help="repair rounds at most (stops when the pass rate stops rising)")
+    p.add_argument(
+        "--rounds", type=int, default=1, help="repair rounds at most (stops when the pass rate stops rising)"
+    )
 
     p = sub.add_parser("exam", help="re-ask a book's stored questions from memory alone (a regression check)")
     p.add_argument("--book", default="default", help=BOOK_HELP)
@@ -161,23 +178,24 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
-    settings = Settings()
-    if args.store:
-        settings.store = args.store
-    if args.llm:
-        settings.llm = args.llm
-    if args.llm_api_base:
-        settings.llm_api_base = args.llm_api_base
+    settings = Settings().override(store=args.store or None, llm=args.llm or None,
+                                   llm_api_base=args.llm_api_base or None)
     try:
         if args.command == "serve":
             if args.allow_roots:
-                settings.allowed_roots = tuple(args.allow_roots)
+                settings = settings.override(allowed_roots=tuple(args.allow_roots))
             if args.http:
                 from tutorialbook.server.http import serve
 
                 from tutorialbook.server.oauth import OAuthSettings
 
-                oauth = OAuthSettings.from_env(args.oauth_issuer, args.oauth_jwks, args.oauth_agent_claim)
+                oauth = OAuthSettings.configured(
+                    settings.override(
+                        oauth_issuer=args.oauth_issuer,
+                        oauth_jwks=args.oauth_jwks,
+                        oauth_agent_claim=args.oauth_agent_claim,
+                    )
+                )
                 serve(settings, args.host, args.port, args.tokens, args.allowed_hosts, oauth=oauth, workers=args.workers,
                       stateless=args.stateless)
                 return 0
@@ -236,7 +254,9 @@ def cmd_ingest(library, args) -> int:
             lines.append(f"          screen: {t.screen}")
         lines += [f"          warning: {w}" for w in t.warnings]
         if t.llm and t.llm.calls:
-            tokens = "" if t.llm.prompt_tokens is None else f", {t.llm.prompt_tokens}+{t.llm.completion_tokens or 0} tokens"
+            tokens = (
+                "" if t.llm.prompt_tokens is None else f", {t.llm.prompt_tokens}+{t.llm.completion_tokens or 0} tokens"
+            )
             cost = "" if t.llm.cost_usd is None else f", ${t.llm.cost_usd:.4f}"
             lines.append(f"          llm: {t.llm.model}, {t.llm.calls} calls{tokens}{cost}")
     lines += [f"warning: {w}" for w in report.warnings]
@@ -336,7 +356,7 @@ def cmd_evaluate(library, args) -> int:
 def cmd_search(library, args) -> int:
     result = library.retrieve(args.query, args.book, args.k, args.mode, args.fen)
     lines = cli_tools.search_lines(result)
-    lines += [f"lesson ({l.outcome}): {l.text}" for l in result.lessons]
+    lines += [f"lesson ({lesson.outcome}): {lesson.text}" for lesson in result.lessons]
     if result.route:
         lines.append("route: " + " → ".join(step.title for step in result.route if step.chosen))
     lines += [f"warning: {w}" for w in result.warnings]
@@ -344,9 +364,11 @@ def cmd_search(library, args) -> int:
 
 
 def cmd_lesson(library, args) -> int:
-    result = library.record_lesson(cli_tools.lesson_text(args.lesson), args.book, args.outcome, args.skill_id, args.node_id, args.context)
+    result = library.record_lesson(
+        cli_tools.lesson_text(args.lesson), args.book, args.outcome, args.skill_id, args.node_id, args.context
+    )
     human = f"{'merged into' if result.merged else 'recorded'} {result.lesson_id} ({result.attached_to})"
-    human += "".join(f"\n  similar: {l.text} [{l.id}]" for l in result.similar)
+    human += "".join(f"\n  similar: {lesson.text} [{lesson.id}]" for lesson in result.similar)
     return _emit(args, result, human)
 
 
@@ -386,15 +408,23 @@ def cmd_restore(library, args) -> int:
     report = library.restore(args.book, to=args.to, at=args.at)
     lines = [f"restored {report.book!r} to {report.time} (event {report.event_id})"]
     for t in report.tables:
-        change = f"{t.rows_before} -> {t.rows_after} rows, now version {t.new_version}" if t.new_version else "unchanged"
+        change = (
+            f"{t.rows_before} -> {t.rows_after} rows, now version {t.new_version}" if t.new_version else "unchanged"
+        )
         lines.append(f"  {t.table:10} from version {t.from_version}: {change}")
     return _emit(args, report, "\n".join(lines))
 
 
 def cmd_revert_lesson(library, args) -> int:
     report = library.revert_lesson(args.lesson_id)
-    undone = "; ".join(f"{s} " + ", ".join(f"{c} -{n}" for c, n in cols.items()) for s, cols in report.feedback_undone.items())
-    return _emit(args, report, f"removed lesson {report.id} from {report.book!r}" + (f"; feedback taken back: {undone}" if undone else ""))
+    undone = "; ".join(
+        f"{s} " + ", ".join(f"{c} -{n}" for c, n in cols.items()) for s, cols in report.feedback_undone.items()
+    )
+    return _emit(
+        args,
+        report,
+        f"removed lesson {report.id} from {report.book!r}" + (f"; feedback taken back: {undone}" if undone else ""),
+    )
 
 
 def cmd_revert_skill(library, args) -> int:
@@ -403,11 +433,23 @@ def cmd_revert_skill(library, args) -> int:
                                f"{report.new_version} (was {report.from_version})")
 
 
-COMMANDS = {"history": cmd_history, "restore": cmd_restore, "revert-lesson": cmd_revert_lesson,
-            "revert-skill": cmd_revert_skill, "ingest": cmd_ingest, "books": cmd_books, "toc": cmd_toc, "search": cmd_search, "lesson": cmd_lesson,
-            "evaluate": cmd_evaluate,
-            "export-skills": cmd_export_skills, "import-skills": cmd_import_skills,
-            "refine": cmd_refine, "exam": cmd_exam, "upkeep": cmd_upkeep}
+COMMANDS = {
+    "history": cmd_history,
+    "restore": cmd_restore,
+    "revert-lesson": cmd_revert_lesson,
+    "revert-skill": cmd_revert_skill,
+    "ingest": cmd_ingest,
+    "books": cmd_books,
+    "toc": cmd_toc,
+    "search": cmd_search,
+    "lesson": cmd_lesson,
+    "evaluate": cmd_evaluate,
+    "export-skills": cmd_export_skills,
+    "import-skills": cmd_import_skills,
+    "refine": cmd_refine,
+    "exam": cmd_exam,
+    "upkeep": cmd_upkeep,
+}
 
 
 class ProgressBar:
@@ -421,7 +463,9 @@ class ProgressBar:
         if not self.enabled or not total:
             return
         filled = int(self.width * min(done / total, 1.0))
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {100 * done / total:5.1f}% {message[:60]:60}")
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (self.width - filled)}] {100 * done / total:5.1f}% {message[:60]:60}"
+        )
         sys.stderr.flush()
 
     def close(self) -> None:

@@ -12,8 +12,6 @@ from pathlib import Path
 
 from tutorialbook.errors import TutorialbookError
 
-MAX_LESSON = 4000
-
 
 def lesson_text(value: str) -> str:
     """The lesson itself, ``-`` for standard input, or ``@FILE`` for a file's text."""
@@ -59,7 +57,7 @@ def search_lines(result) -> list[str]:
             quote = _one_line(e.quote)
             shown = "" if quote.rstrip(".").lower() in said else f"  “{quote}”"
             lines.append(f"     from {e.tutorial_title} @ {_where(e)}{shown}" + (f"  <{e.link}>" if e.link else ""))
-        lines += [f"     lesson ({l.outcome}): {_one_line(l.text)}" for l in s.lessons]
+        lines += [f"     lesson ({lesson.outcome}): {_one_line(lesson.text)}" for lesson in s.lessons]
     return lines
 
 
@@ -82,7 +80,9 @@ def evaluate_lines(report) -> list[str]:
         lines.append(f"opening: {report.opening.eco} {report.opening.name}")
     eng = report.engine
     score = f"mate in {eng.mate}" if eng.mate is not None else (f"{eng.cp / 100:+.2f}" if eng.cp is not None else "n/a")
-    lines.append(f"{eng.source} ({eng.engine}, depth {eng.depth}): {score} for White" + (f" — {eng.note}" if eng.note else ""))
+    lines.append(
+        f"{eng.source} ({eng.engine}, depth {eng.depth}): {score} for White" + (f" — {eng.note}" if eng.note else "")
+    )
     for line in eng.lines:
         value = f"mate {line.mate}" if line.mate is not None else f"{(line.cp or 0) / 100:+.2f}"
         lines.append(f"  {value:>8}  {' '.join(line.san)}")

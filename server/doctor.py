@@ -18,6 +18,7 @@ from typing import Callable, Literal
 from pydantic import BaseModel, Field
 
 from tutorialbook.config import Settings
+from tutorialbook.memory.offline_litellm import import_litellm
 
 ENGINE_ENV = "TUTORIALBOOK_ENGINE"
 LLM_ENV = "TUTORIALBOOK_LLM"
@@ -141,8 +142,12 @@ def check_embedder(settings: Settings) -> Check:
     if len(shape) != 2 or shape[0] != 1 or not math.isfinite(norm) or norm == 0:
         return Check(name="embedder", status="MISSING", required=True,
                      detail=f"{embedder.name} returned {shape} instead of one non-zero vector", fix=fix)
-    return Check(name="embedder", status="OK", required=True,
-                 detail=f"{embedder.name}, {shape[1]} dimensions, one sentence in {seconds:.2f} s (model load included)")
+    return Check(
+        name="embedder",
+        status="OK",
+        required=True,
+        detail=f"{embedder.name}, {shape[1]} dimensions, one sentence in {seconds:.2f} s (model load included)",
+    )
 
 
 def check_whisper(settings: Settings) -> Check:
@@ -164,12 +169,14 @@ def check_whisper(settings: Settings) -> Check:
                  detail=f"{model.name} ({model.origin}) at {model.path}")
 
 
-def find_engine() -> tuple[str | None, str]:
+def find_engine(settings: Settings | None = None) -> tuple[str | None, str]:
     """The chess engine Tutorialbook would use, and where the choice came from."""
-    configured = os.environ.get(ENGINE_ENV, "").strip()
+    from tutorialbook.skills.chess.engine import find_executable
+
+    configured = (settings or Settings()).engine_path
     if configured:
         return (shutil.which(configured) or configured), f"{ENGINE_ENV}"
-    return shutil.which("stockfish", path=os.environ.get("PATH", "") + os.pathsep + "/usr/games"), "PATH or /usr/games"
+    return find_executable("stockfish"), "PATH or /usr/games"
 
 
 def check_engine(settings: Settings) -> Check:
@@ -177,7 +184,7 @@ def check_engine(settings: Settings) -> Check:
 
     fix = (f"sudo apt-get install stockfish (Debian puts it in /usr/games), or set {ENGINE_ENV} to a UCI "
            "engine; without one, evaluate_position answers with a labelled heuristic")
-    path, origin = find_engine()
+    path, origin = find_engine(settings)
     if not path:
         return Check(name="engine", status="MISSING", required=False,
                      detail="no stockfish on PATH or in /usr/games", fix=fix)
@@ -197,7 +204,7 @@ def check_engine(settings: Settings) -> Check:
 
 
 def check_llm(settings: Settings) -> Check:
-    value = (getattr(settings, "llm", None) or os.environ.get(LLM_ENV, "") or "none").strip()
+    value = (settings.llm or "none").strip()
     if value.lower() == "none":
         return Check(name="llm", status="OK", required=False,
                      detail=f"none: deterministic extraction (set {LLM_ENV}=sampling, or a litellm model such as "
@@ -206,10 +213,8 @@ def check_llm(settings: Settings) -> Check:
         return Check(name="llm", status="OK", required=True,
                      detail="sampling: asks the connected MCP client's model; clients without sampling get the "
                             "deterministic path with a warning")
-    fix = f"set the provider's API key (or api_base for a local server), or {LLM_ENV}=none"
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
     try:
-        import litellm
+        litellm = import_litellm()  # no network at import
     except ImportError as exc:
         return Check(name="llm", status="MISSING", required=True, detail=f"{value}: litellm: {exc}",
                      fix="pip install litellm")

@@ -27,6 +27,7 @@ import logging
 import os
 import re
 import sys
+from dataclasses import replace
 
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
@@ -48,21 +49,26 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def shared_settings(settings: Settings, tokens_file: str | None) -> Settings:
+    """What a shared server runs with: no files readable unless the operator says where, and
+    the tokens file (never readable as a source) known to the source policy."""
+    roots = () if settings.allowed_roots is None else settings.allowed_roots
+    return replace(settings, allowed_roots=roots, tokens_file=tokens_file)
+
+
 def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens: str | None = None,
               allowed_hosts: list[str] | None = None, oauth: OAuthSettings | None = None, stateless: bool = False):
     """The Starlette app (and the MCP server) for ``host:port``; raises TutorialbookError for a
     setup that would be unsafe or cannot work. ``stateless``: no sessions (several workers)."""
-    if oauth is not None and tokens_path(tokens):
+    if oauth is not None and tokens_path(tokens, settings):
         raise TutorialbookError("oauth_issuer", "give either a tokens file or an OAuth issuer, not both "
                                                 "(TUTORIALBOOK_TOKENS counts as a tokens file)")
-    path = None if oauth is not None else tokens_path(tokens)
+    path = None if oauth is not None else tokens_path(tokens, settings)
     if path is None and oauth is None and not is_loopback(host):
         raise TutorialbookError("host", f"{host} is not a loopback address: serving beyond this machine needs "
                                         "--tokens FILE (or TUTORIALBOOK_TOKENS)")
     token_file = TokenFile(path) if path else None
-    if settings.allowed_roots is None:  # a shared server reads no files unless the operator says where
-        settings.allowed_roots = ()
-    settings.tokens_file = path
+    settings = shared_settings(settings, path)
 
     from mcp.server.transport_security import TransportSecuritySettings
 

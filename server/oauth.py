@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 import anyio
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
+from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.server.auth import RANK, RIGHTS_CLAIM, BookTokenVerifier
 
@@ -47,14 +47,14 @@ class OAuthSettings:
     scopes_supported: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_env(cls, issuer: str | None, jwks_url: str | None = None, agent_claim: str | None = None):
-        issuer = issuer or os.environ.get("TUTORIALBOOK_OAUTH_ISSUER") or ""
+    def configured(cls, settings: Settings) -> OAuthSettings | None:
+        """The issuer the settings name (--oauth-issuer, else TUTORIALBOOK_OAUTH_ISSUER), or None."""
+        issuer = settings.oauth_issuer or ""
         if not issuer:
             return None
         if not issuer.startswith(("https://", "http://")):
             raise TutorialbookError("oauth_issuer", f"{issuer!r} is not an http(s) URL")
-        return cls(issuer=issuer.rstrip("/"), jwks_url=jwks_url or os.environ.get("TUTORIALBOOK_OAUTH_JWKS", ""),
-                   agent_claim=agent_claim or os.environ.get("TUTORIALBOOK_OAUTH_AGENT_CLAIM", "sub"))
+        return cls(issuer=issuer.rstrip("/"), jwks_url=settings.oauth_jwks, agent_claim=settings.oauth_agent_claim)
 
 
 def rights_from_scopes(scopes: list[str]) -> dict[str, str]:

@@ -375,7 +375,10 @@ class _Importer:
         for row in self.skills.values():
             if row["_status"] == "added":
                 names.setdefault(row["node_id"], []).append(row["name"])
-        stored = {r["id"]: r for r in self.store.rows("nodes", where.in_list("id", [i for i in ids if i not in self.new_nodes]))}
+        stored = {
+            r["id"]: r
+            for r in self.store.rows("nodes", where.in_list("id", [i for i in ids if i not in self.new_nodes]))
+        }
         rows = []
         for node_id in ids:
             row = self.new_nodes.get(node_id) or _clean(stored[node_id])

@@ -315,7 +315,9 @@ class Builder:
             return
         row = {
             # one skill a name (see _match_skill); a passage is also told apart by where it starts
-            "id": stable_id("s_", self.book, tutorial.id, _norm(draft.name), *([f"{start:g}"] if draft.search_text else [])),
+            "id": stable_id(
+                "s_", self.book, tutorial.id, _norm(draft.name), *([f"{start:g}"] if draft.search_text else [])
+            ),
             "book": self.book,
             "node_id": node_id,
             "name": draft.name,

@@ -25,8 +25,10 @@ _BOILERPLATE = re.compile(
     r"|\blicen[cs]ed? under\b|\bgnu (?:general|free|lesser) (?:public|documentation) licen[cs]e\b"
     r"|\bthis (?:program|library|manual|document) is free software\b|\bwithout any warranty\b"
     r"|\bsubscribe\b|\bthanks? (?:you )?for (?:watching|listening|reading)\b|\bsee you (?:next time|soon|in the next)\b"
-    r"|\b(?:hi|hello|hey) (?:everyone|everybody|guys|there|folks)\b|\bwelcome (?:back )?to (?:my|this|the|our) (?:channel|video|tutorial)\b"
-    r"|\bin this (?:short |quick |little )?(?:video|episode|tutorial|lesson)\b,? (?:i|we)(?:'ll| will| am going| are going)\b"
+    r"|\b(?:hi|hello|hey) (?:everyone|everybody|guys|there|folks)\b"
+    r"|\bwelcome (?:back )?to (?:my|this|the|our) (?:channel|video|tutorial)\b"
+    r"|\bin this (?:short |quick |little )?(?:video|episode|tutorial|lesson)\b,? "
+    r"(?:i|we)(?:'ll| will| am going| are going)\b"
     r"|\blike and subscribe\b|\bsmash (?:that|the) like\b|^\W*welcome (?:back )?to\b)",
     re.I,
 )
@@ -186,7 +188,9 @@ def title_phrase(text: str, limit: int = 8) -> str:
     return (phrase[:1].upper() + phrase[1:]) or "Untitled"
 
 
-_WEAK_END = frozenset("a an the and or of to in on at by for with from into as is are be that this its your their".split())
+_WEAK_END = frozenset(
+    "a an the and or of to in on at by for with from into as is are be that this its your their".split()
+)
 
 
 def _items(lines: list[str]) -> list[str]:

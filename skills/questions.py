@@ -19,8 +19,8 @@ Hooks. A domain pack contributes generators and graders by defining
 ``question_generators(self) -> list[Generator]`` and ``question_graders(self) -> dict[kind,
 Grader]`` (chess: "after these moves, what does the lesson recommend?" graded by legal-move
 match, :mod:`tutorialbook.skills.chess.questions`), and may write the skill a failed
-question of its kinds needs with ``repair_draft(question, title)``;
-:func:`register_generator` / :func:`register_grader` do the same for code that has no pack. An LLM harvester or judge replaces :func:`harvest` / :func:`grade`
+question of its kinds needs with ``repair_draft(question, title)``. An LLM harvester or
+judge replaces :func:`harvest` / :func:`grade`
 (same signatures) in :class:`tutorialbook.skills.refine.Examiner`.
 """
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol
 
 from tutorialbook.memory.rows import decode, encode, norm  # noqa: F401 - norm: questions compare names loosely
@@ -118,20 +118,6 @@ class Verdict:
 #: a grader says whether one skill (a dict or a SkillView with name, steps) answers the question
 Grader = Callable[[Question, object], bool]
 
-_EXTRA_GENERATORS: dict[str, list[Generator]] = {}
-_EXTRA_GRADERS: dict[str, Grader] = {}
-
-
-def register_generator(domain: str, generator: Generator) -> None:
-    """Add a generator for tutorials of ``domain`` ("*" for every domain)."""
-    _EXTRA_GENERATORS.setdefault(domain, []).append(generator)
-
-
-def register_grader(kind: str, grader: Grader) -> None:
-    """Grade questions of ``kind`` with ``grader`` instead of answer-phrase matching."""
-    _EXTRA_GRADERS[kind] = grader
-
-
 # -- text helpers -----------------------------------------------------------------
 
 def contains(haystack: str, needle: str) -> bool:
@@ -178,7 +164,9 @@ _AVOID = re.compile(
     r"(?P<cue>never|don'?t|do not|avoid|should not|shouldn'?t|must not|mustn'?t)\s+(?P<action>[^;:.!?]+)",
     re.I,
 )
-_CLAUSE_END = re.compile(r",\s*(?:or|and|because|so|since|as|which|otherwise|but)\b|\s+(?:or else|otherwise|because|since)\b|[,;–—-]\s", re.I)
+_CLAUSE_END = re.compile(
+    r",\s*(?:or|and|because|so|since|as|which|otherwise|but)\b|\s+(?:or else|otherwise|because|since)\b|[,;–—-]\s", re.I
+)
 _CONDITION = re.compile(r"^(?P<cond>(?:if|when|whenever|before|after|once|while|during)\b[^,]{3,80}),\s*", re.I)
 
 
@@ -329,13 +317,12 @@ MAX_LEARNER = 8  # per kind, so that no one sentence pattern makes the exam
 _CAPS = {"avoid": MAX_AVOID, "next_step": MAX_NEXT_STEP, **{k: MAX_LEARNER for k in LEARNER_KINDS}}
 
 
-def generators_for(domain: str = "general", pack=None) -> list[Generator]:
-    """The general generators, then those registered for the domain, then the pack's own.
+def generators_for(pack=None) -> list[Generator]:
+    """The general generators, then the domain pack's own.
     A pack's ``general_question_about(sentence)`` keeps the general ones off sentences its
     own generators read better (chess: a narrated move makes a poor blank to fill)."""
     keep = getattr(pack, "general_question_about", None)
-    general = [_only_about(g, keep) for g in GENERAL_GENERATORS] if callable(keep) else list(GENERAL_GENERATORS)
-    out = general + _EXTRA_GENERATORS.get("*", []) + _EXTRA_GENERATORS.get(domain, [])
+    out = [_only_about(g, keep) for g in GENERAL_GENERATORS] if callable(keep) else list(GENERAL_GENERATORS)
     hook = getattr(pack, "question_generators", None)
     if callable(hook):
         out += list(hook())
@@ -421,7 +408,7 @@ def anchors(question: Question) -> list[str]:
 
 def _grader(kind: str, pack=None) -> Grader | None:
     hook = getattr(pack, "question_graders", None)
-    return {**_EXTRA_GRADERS, **(hook() if callable(hook) else {})}.get(kind)
+    return (hook() if callable(hook) else {}).get(kind)
 
 
 def answers(question: Question, skill, pack=None) -> bool:
@@ -455,7 +442,3 @@ def grade(question: Question, skills: list, pack=None) -> Verdict:
         if answers(question, skill, pack):
             return Verdict(True, _field(skill, "id"), rank)
     return Verdict(False)
-
-
-def as_dict(question: Question) -> dict:
-    return asdict(question)

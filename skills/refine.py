@@ -64,8 +64,10 @@ class Examiner:
     examiner supplies its own functions with the same signatures."""
 
     harvest: Callable[[HarvestSource, object], list[Question]] = field(
-        default=lambda source, pack: qs.harvest(source, qs.generators_for(getattr(pack, "name", "general"), pack)))
-    judge: Callable[[Question, list, object], Verdict] = field(default=lambda q, skills, pack: qs.grade(q, skills, pack))
+        default=lambda source, pack: qs.harvest(source, qs.generators_for(pack)))
+    judge: Callable[[Question, list, object], Verdict] = field(
+        default=lambda q, skills, pack: qs.grade(q, skills, pack)
+    )
 
 
 @dataclass
@@ -147,8 +149,9 @@ class Refiner:
         return out
 
     # -- the loop --------------------------------------------------------------------
-    def refine_tutorial(self, tutorial: dict, rounds: int, pack=None, cancel=None,
-                        progress: Callable[[str], None] | None = None) -> tuple[TutorialRefinement, list[QuestionResult]]:
+    def refine_tutorial(
+        self, tutorial: dict, rounds: int, pack=None, cancel=None, progress: Callable[[str], None] | None = None
+    ) -> tuple[TutorialRefinement, list[QuestionResult]]:
         """Examine the book with a tutorial's questions — the stored ones, and any the
         examiner harvests that are not stored yet — repair the failures, examine again."""
         source, spans = self.source(tutorial)
@@ -293,8 +296,11 @@ class Refiner:
                 return node_id
         rows = self.store.rows("nodes", where.in_list("id", below), ["id", "vector"])
         skill = np.asarray(vector, dtype=np.float32)
-        return max(rows, key=lambda r: (float(np.dot(np.asarray(r["vector"], dtype=np.float32), skill)), r["id"]))["id"] \
-            if rows else node_id
+        return (
+            max(rows, key=lambda r: (float(np.dot(np.asarray(r["vector"], dtype=np.float32), skill)), r["id"]))["id"]
+            if rows
+            else node_id
+        )
 
     def _holder(self, q: Question, known: dict, new: dict, changed: dict, pack=None) -> dict | None:
         """A skill of the book that holds the answer (retrieval just did not surface it)."""
@@ -326,7 +332,9 @@ class Refiner:
             return (*drafted, node_id)
         if q.kind == "next_step":
             segment = next((s for s in source.segments if abs(s.start - q.evidence["start"]) < 0.01), None)
-            procedures = [d for d in extract.skill_drafts(segment.text, 0, title) if len(d.steps) >= 2] if segment else []
+            procedures = (
+                [d for d in extract.skill_drafts(segment.text, 0, title) if len(d.steps) >= 2] if segment else []
+            )
             if procedures:
                 d = procedures[0]
                 return d.name, d.when_to_use, d.steps, node_id
@@ -441,9 +449,14 @@ class Refiner:
                 evidence = _merge_evidence(evidence_of(current), evidence_of(row))
                 steps = steps_of(row)
                 current.update(
-                    node_id=row["node_id"], when_to_use=row["when_to_use"], steps=row["steps"], evidence=encode(evidence),
-                    sources=len({e["tutorial_id"] for e in evidence}), version=current["version"] + 1,
-                    updated_at=now, text=skill_text(current["name"], row["when_to_use"], steps),
+                    node_id=row["node_id"],
+                    when_to_use=row["when_to_use"],
+                    steps=row["steps"],
+                    evidence=encode(evidence),
+                    sources=len({e["tutorial_id"] for e in evidence}),
+                    version=current["version"] + 1,
+                    updated_at=now,
+                    text=skill_text(current["name"], row["when_to_use"], steps),
                 )
                 if steps != steps_of(fresh[row["id"]]):
                     current["vector"] = self.embed([skill_vector_text(current["name"], steps)])[0].tolist()

@@ -130,7 +130,7 @@ def render_skill_md(skill: SkillView) -> str:
     lines += ["", f"Every span, with links to open the tutorial there: [{EVIDENCE_FILE}]({EVIDENCE_FILE})."]
     if skill.lessons:
         lines += ["", "## Lessons recorded by agents", ""]
-        lines += [f"- ({l.outcome}) {_one_line(l.text)}" for l in skill.lessons]
-    lines += ["", f"> End of quoted tutorial text.", "",
+        lines += [f"- ({lesson.outcome}) {_one_line(lesson.text)}" for lesson in skill.lessons]
+    lines += ["", "> End of quoted tutorial text.", "",
               f"Sources: {skill.sources} · helpful {skill.helpful} · harmful {skill.harmful}", ""]
     return "\n".join(lines)

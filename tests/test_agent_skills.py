@@ -15,28 +15,13 @@ import yaml
 from mcp import Client
 from mcp.types import PromptReference, ResourceTemplateReference
 
-from conftest import EXAMPLES, ROOT
+from tests.support.examples import ROOT
 from tutorialbook.config import Settings
 from tutorialbook.library import Library
 from tutorialbook.models import SkillFeedback
 from tutorialbook.server.app import create_server
 from tutorialbook.skills.agent_skills import parse_front_matter
 from tutorialbook.skills import front_matter
-
-@pytest.fixture(scope="module")
-def ingested(tmp_path_factory) -> Path:
-    """A store with the shipped examples ingested once for this module."""
-    path = tmp_path_factory.mktemp("ingested") / "store"
-    Library(store=str(path)).ingest(str(EXAMPLES), book="baking")
-    return path
-
-
-@pytest.fixture
-def baking(ingested: Path, tmp_path: Path) -> Library:
-    """A private copy of that store (the conftest fixture of this name ingests every time)."""
-    shutil.copytree(ingested, tmp_path / "baking-store")
-    return Library(store=str(tmp_path / "baking-store"))
-
 
 # -- an independent validator of the Agent Skills front-matter rules ----------------------------
 SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}

@@ -3,7 +3,6 @@ under the allowed roots (after symlinks), never the store or the tokens file; a 
 gets the same error whether it exists or not; a FIFO or /dev/zero is refused at once."""
 
 import asyncio
-import importlib.util
 import json
 import os
 import subprocess
@@ -18,12 +17,10 @@ from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.library import Library
 
+from tests.support import http_server
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-spec = importlib.util.spec_from_file_location("http_load", ROOT / "bench" / "http_load.py")
-load = importlib.util.module_from_spec(spec)
-sys.modules.setdefault("http_load", load)
-spec.loader.exec_module(load)
 
 WRITER = "writer-token-" + "w" * 24  # writes 'mine', nothing else
 READER = "reader-token-" + "r" * 24  # reads every book
@@ -56,7 +53,7 @@ def server(tmp_path_factory):
     (folder / "b.txt").symlink_to("/etc/passwd")
     os.mkfifo(folder / "c.md")
     env = {k: v for k, v in os.environ.items() if k not in ("TUTORIALBOOK_TOKENS", "TUTORIALBOOK_ALLOWED_ROOTS")}
-    port = load.free_port()
+    port = http_server.free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     log = work / "server.log"
     with open(log, "wb") as out:
@@ -65,10 +62,10 @@ def server(tmp_path_factory):
              str(port), "--tokens", str(tokens), "--allow-root", str(allowed)],
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
-        load.wait_ready(url, proc, log)
+        http_server.wait_ready(url, proc, log)
         yield {"url": url, "store": store, "allowed": allowed, "folder": folder}
     finally:
-        load.stop_server(proc)
+        http_server.stop_server(proc)
 
 
 async def _calls(url, token, calls):
@@ -139,12 +136,14 @@ def test_a_folder_reads_only_its_allowed_regular_files_and_nothing_leaks(server)
 
 
 def test_http_reads_no_files_unless_roots_are_configured(tmp_path, monkeypatch):
-    from tutorialbook.server.http import build_app
+    from tutorialbook.server.http import build_app, shared_settings
 
     monkeypatch.delenv("TUTORIALBOOK_ALLOWED_ROOTS", raising=False)
     monkeypatch.delenv("TUTORIALBOOK_TOKENS", raising=False)
-    settings = Settings(store=str(tmp_path / "store"))
-    build_app(settings, port=1)
+    given = Settings(store=str(tmp_path / "store"))
+    build_app(given, port=1)
+    assert given.allowed_roots is None  # the caller's settings are not changed ...
+    settings = shared_settings(given, None)  # ... the server runs with a copy (build_app)
     assert settings.allowed_roots == ()
     (tmp_path / "t.md").write_text(GOOD)
     with pytest.raises(TutorialbookError) as error:
@@ -179,5 +178,5 @@ def test_a_text_file_over_the_limit_is_refused_without_being_read(tmp_path):
 
 def _bytes_read() -> int:
     """Bytes this process has read through read() calls (Linux /proc/self/io ``rchar``)."""
-    line = next(l for l in Path("/proc/self/io").read_text().splitlines() if l.startswith("rchar:"))
+    line = next(row for row in Path("/proc/self/io").read_text().splitlines() if row.startswith("rchar:"))
     return int(line.split()[1])

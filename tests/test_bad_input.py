@@ -2,8 +2,8 @@
 
 import pytest
 
-from conftest import EXAMPLES
-from documents import write_pdf
+from tests.support.examples import EXAMPLES
+from tests.support.documents import write_pdf
 from tutorialbook.acquire.sources import MAX_TEXT_BYTES
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.library import Library

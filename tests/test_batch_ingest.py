@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 
-from conftest import EXAMPLES, ROOT
+from tests.support.examples import EXAMPLES, ROOT
 from tutorialbook.library import Library
 
 

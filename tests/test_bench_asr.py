@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-_spec = importlib.util.spec_from_file_location("bench_asr", BENCH / "asr.py")
-asr = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = asr
-_spec.loader.exec_module(asr)
+from bench import asr
 
 
 def test_wer_words_spell_numbers_and_drop_punctuation():

@@ -3,27 +3,12 @@ the rules themselves on inputs small enough to work out by hand."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
+from bench import real_documents as real
 from tutorialbook.models import Evidence, LessonView, SkillView
-
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-real = _load("real_documents")
 
 
 def test_chunks_are_60_word_windows_with_stride_30_never_spanning_files():

@@ -8,8 +8,8 @@ import shutil
 import chess
 import pytest
 
-import board_media as bm
-import media
+from tests.support import board_media as bm
+from tests.support import media
 from tutorialbook.skills.chess import board_moves
 from tutorialbook.skills.chess.board import BoardReader, locate
 
@@ -203,7 +203,9 @@ def test_frames_undecodable_past_a_point_keep_what_was_read_and_warn(tmp_path):
     look = bm.Look(size=300, frame=(640, 360), webcam=False, caption=False)
     schedule = bm.line_schedule(RUY, first=0.0, every=1.0, arrows=False)
     whole = bm.board_video(schedule, look, tmp_path / "whole.mp4", seconds=8, fps=10)
-    cut = media.truncated_copy(media.faststart_copy(whole, tmp_path / "fast.mp4"), tmp_path / "cut.mp4", 0.9)  # the first key frame is most of the bytes
+    cut = media.truncated_copy(
+        media.faststart_copy(whole, tmp_path / "fast.mp4"), tmp_path / "cut.mp4", 0.9
+    )  # the first key frame is most of the bytes
     frames = board_moves.read_frames(cut)
     sight = board_moves.sight(frames)
     assert frames.warnings and "kept" in frames.warnings[0]

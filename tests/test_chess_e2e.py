@@ -4,8 +4,8 @@ through the MCP tools, with real Stockfish."""
 import pytest
 from mcp import Client
 
-import media
-from test_mcp_stdio import server_params
+from tests.support import media
+from tests.support.mcp import server_params
 
 LESSON = [
     "Welcome to this chess lesson on the Italian Game.",
@@ -50,7 +50,9 @@ async def test_opening_lesson_video_to_evaluate_position(tmp_path, lesson):
         assert "f7" in recommended[0]["reason"]
 
         # two plies later the lesson says nothing: the position where it recommended Bc4 answers
-        later = (await client.call_tool("evaluate_position", {"moves": "e4 e5 Nf3 Nc6 Bc4 Bc5", "book": "chess"})).structured_content
+        later = (
+            await client.call_tool("evaluate_position", {"moves": "e4 e5 Nf3 Nc6 Bc4 Bc5", "book": "chess"})
+        ).structured_content
         assert later["taught"]["at"] == "earlier position" and later["taught"]["plies_back"] == 2
 
         root = (await client.call_tool("browse_toc", {"book": "chess", "depth": 2})).structured_content

@@ -267,7 +267,8 @@ def test_after_a_move_of_a_side_line_resumes_that_line():
     events = track_lines(
         segments(
             "1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Nbd7 5. cxd5 exd5.",
-            "A common mistake is knight takes d5, because knight takes d5, bishop takes d8, and bishop to b4 check wins.",
+            "A common mistake is knight takes d5, because knight takes d5, bishop takes d8, "
+            "and bishop to b4 check wins.",
             "After bishop to b4 check, white must give back the queen with queen to d2.",
             "Then bishop takes d2 check and king takes d2.",
         )
@@ -289,7 +290,8 @@ def test_a_stop_between_piece_and_square_does_not_split_the_move():
     events = track_lines(
         segments(
             "1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Nbd7 5. cxd5 exd5.",
-            "A common mistake is knight takes d5, because knight takes d5, bishop takes d8, and bishop to b4 check wins.",
+            "A common mistake is knight takes d5, because knight takes d5, bishop takes d8, "
+            "and bishop to b4 check wins.",
             "After bishop.",
             "To b4, check, white must give back the queen with queen to d2.",
         )

@@ -9,7 +9,7 @@ import pytest
 from tutorialbook.errors import NotFound
 from tutorialbook.skills.chess import engine as chess_engine, positions
 
-from test_chess_questions import ITALIAN, LESSON
+from tests.support.chess_lessons import ITALIAN, LESSON
 
 RUY_LOPEZ = Path(__file__).resolve().parents[1] / "bench" / "data" / "chess_lessons" / "ruy_lopez.json"
 MORPHY = "e4 e5 Nf3 Nc6 Bb5 a6"

@@ -10,25 +10,9 @@ from tutorialbook.skills import questions as qs
 from tutorialbook.skills.chess import questions as cq
 from tutorialbook.skills.chess.pack import ChessPack
 from tutorialbook.skills.questions import HarvestSource, Question
+from tests.support.chess_lessons import ITALIAN, LESSON
 from tutorialbook.acquire.transcript import Segment
 
-LESSON = [
-    "Welcome to this lesson on the Italian Game.",
-    "We start with pawn to e4, and black answers pawn to e5.",
-    "White develops the knight to f3, and black defends with knight to c6.",
-    "Now the bishop goes to c4, aiming at the weak f7 square.",
-    "The classical reply is bishop to c5.",
-    "White plays pawn to c3, preparing d4.",
-    "Black develops the other knight to f6.",
-    "Then pawn to d4, e takes d4, and c takes d4.",
-    "The bishop cannot stay on c5, so black gives a check with bishop to b4.",
-    "Don't play king to f1, because you lose the right to castle.",
-    "The right move is bishop to d2, blocking the check.",
-    "Let's go back to the position after bishop to c4.",
-    "Instead of bishop to c5, black can play knight to f6, the Two Knights Defense.",
-    "The best move for white is pawn to d3, keeping the center solid.",
-]
-ITALIAN = "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d4 exd4 6. cxd4 Bb4+"
 
 
 def source() -> HarvestSource:
@@ -39,7 +23,7 @@ def source() -> HarvestSource:
 @pytest.fixture(scope="module")
 def harvested() -> dict[str, Question]:
     pack = ChessPack()
-    found = qs.harvest(source(), qs.generators_for("chess", pack))
+    found = qs.harvest(source(), qs.generators_for(pack))
     return {q.question: q for q in found if q.kind in cq.KINDS}
 
 
@@ -62,7 +46,7 @@ def test_harvest_asks_what_the_lesson_recommends_shows_and_why(harvested):
     d3 = harvested["After 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6, what does the lesson recommend for White?"]
     assert d3.answer == "d3"
     # the same harvest twice gives the same questions, ids included
-    again = qs.harvest(source(), qs.generators_for("chess", ChessPack()))
+    again = qs.harvest(source(), qs.generators_for(ChessPack()))
     assert {q.id for q in again if q.kind in cq.KINDS} == {q.id for q in harvested.values()}
 
 
@@ -95,10 +79,14 @@ def test_grading_is_a_legal_move_match_in_sequence(body, passes):
 def test_why_and_name_need_the_phrase_and_the_moves():
     why = Question("q", "t", cq.WHY, f"After {ITALIAN}, why does the lesson warn against 7. Kf1?",
                    "you lose the right to castle", {})
-    assert cq.answers(why, skill(f"Italian: after {ITALIAN}, avoid Kf1", "Avoid Kf1.", "Why: you lose the right to castle."))
+    assert cq.answers(
+        why, skill(f"Italian: after {ITALIAN}, avoid Kf1", "Avoid Kf1.", "Why: you lose the right to castle.")
+    )
     assert not cq.answers(why, skill(f"Italian: after {ITALIAN}, avoid Kf1", "Avoid Kf1."))
     assert not cq.answers(why, skill("Castling", "If you lose the right to castle, your king stays in the center."))
-    name = Question("q", "t", cq.NAME, "What is the line 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 called?", "Two Knights Defense", {})
+    name = Question(
+        "q", "t", cq.NAME, "What is the line 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 called?", "Two Knights Defense", {}
+    )
     assert cq.answers(name, skill("Italian Game: Two Knights Defense: 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. Ng5"))
     assert not cq.answers(name, skill("Two Knights Defense: 1. e4 e5 2. Nf3 Nc6 3. Bb5 Nf6"))
 

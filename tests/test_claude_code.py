@@ -3,7 +3,6 @@
 it reports the server's own words (a bearer token is needed), not an OAuth failure. `mcp list`
 needs no login and no network beyond 127.0.0.1."""
 
-import importlib.util
 import json
 import os
 import re
@@ -15,12 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import http_server
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
-spec = importlib.util.spec_from_file_location("http_load", ROOT / "bench" / "http_load.py")
-load = importlib.util.module_from_spec(spec)
-sys.modules.setdefault("http_load", load)
-spec.loader.exec_module(load)
 
 TOKEN = "a-long-random-token-for-claude-code"
 
@@ -57,20 +54,22 @@ def test_claude_code_lists_the_server_connected(tmp_path):
 
     tokens = tmp_path / "tokens.json"
     tokens.write_text(json.dumps({TOKEN: {"agent": "claude", "rights": {"*": "read"}}}))
-    port = load.free_port()
+    port = http_server.free_port()
     log = tmp_path / "server.log"
-    server = load.start_server(tmp_path / "http-store", tokens, port, log)
+    server = http_server.start_server(tmp_path / "http-store", tokens, port, log)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
-        load.wait_ready(url, server, log)
-        http = re.search(r"claude mcp add --transport http tutorialbook (\S+) --header\s+\"Authorization: Bearer \$TOKEN\"",
-                         " ".join(README.split()))
+        http_server.wait_ready(url, server, log)
+        http = re.search(
+            r"claude mcp add --transport http tutorialbook (\S+) --header\s+\"Authorization: Bearer \$TOKEN\"",
+            " ".join(README.split()),
+        )
         assert http, "README documents claude mcp add --transport http with a bearer header"
         run("mcp", "add", "--transport", "http", "tb-http", url, "--header", f"Authorization: Bearer {TOKEN}")
         run("mcp", "add", "--transport", "http", "tb-no-token", url)
         listed = run("mcp", "list")
     finally:
-        load.stop_server(server)
+        http_server.stop_server(server)
     lines = {line.split(":", 1)[0]: line for line in listed.splitlines() if ": " in line}
     assert "✔ Connected" in lines["tutorialbook"], listed
     assert "✔ Connected" in lines["tb-http"], listed

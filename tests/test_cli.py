@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from conftest import EXAMPLES, ROOT
+from tests.support.examples import EXAMPLES, ROOT
 
 
 def cli(store, *args, check=True):
@@ -103,7 +103,9 @@ def test_cli_matches_the_tools(tmp_path):
     assert lesson in summaries and "A warm oven light helps the dough rise." in summaries, summaries
     empty = subprocess.run([sys.executable, "-m", "tutorialbook.server", "--store", str(store), "lesson", "-",
                             "--book", "baking"], input="  \n", capture_output=True, text=True, cwd=ROOT)
-    assert empty.returncode == 2 and empty.stderr.startswith("error: lesson: the lesson read from standard input is empty")
+    assert empty.returncode == 2 and empty.stderr.startswith(
+        "error: lesson: the lesson read from standard input is empty"
+    )
 
     evaluated = cli(store, "evaluate", "--moves", "e4 e5 Nf3 Nc6 Bc4", "--depth", "6").stdout
     assert "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3" in evaluated

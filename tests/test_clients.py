@@ -13,7 +13,7 @@ import sys
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import EXAMPLES, ROOT
+from tests.support.examples import EXAMPLES, ROOT
 from tutorialbook.library import Library
 
 README = (ROOT / "README.md").read_text()
@@ -85,6 +85,7 @@ async def test_documented_command_line_serves_the_tools(client, tmp_path):
     assert (tmp_path / "store").is_dir()  # the server used the store the env named
 
 
+@pytest.mark.slow
 def test_readme_python_example_runs(tmp_path):
     code = re.search(r"^## Python\n.*?```python\n(.*?)\n```", README, re.M | re.S).group(1)
     shutil.copytree(EXAMPLES, tmp_path / "examples", ignore=shutil.ignore_patterns("*.py"))
@@ -100,6 +101,7 @@ def test_readme_python_example_runs(tmp_path):
     assert library.books()[0].lessons == 1 and (tmp_path / "skills").is_dir()
 
 
+@pytest.mark.slow
 def test_openai_agents_sdk_calls_the_server_through_its_mcp_adapter(tmp_path):
     import agents  # noqa: F401 - in the test extra: a missing install fails here, it is not skipped
 

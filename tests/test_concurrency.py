@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -25,7 +24,8 @@ import json, os, sys, time
 from pathlib import Path
 from tutorialbook.library import Library
 
-store, me, n, single, batch, sync = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), Path(sys.argv[6])
+store, sync = sys.argv[1], Path(sys.argv[6])
+me, n, single, batch = (int(a) for a in sys.argv[2:6])
 agent = f"agent{me}"
 library = Library(store=store, agent=agent)
 root = library.tree("shared").root_id
@@ -63,6 +63,7 @@ print(json.dumps({"agent": agent, "seconds": elapsed, "lessons": book.lessons, "
 """
 
 
+@pytest.mark.slow
 def test_eight_processes_record_two_hundred_lessons_each(store_path, tmp_path):
     library = Library(store=str(store_path))
     library.ensure_book("shared")
@@ -137,6 +138,7 @@ for b in range(1000):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["data-file", "0.0", "0.05"])
 def test_writer_killed_mid_batch_leaves_no_partial_batch(store_path, when):
     """SIGKILL while LanceDB writes the third batch (as its data file appears), just as the
@@ -177,6 +179,7 @@ for _ in range(int(sys.argv[2])):
 """
 
 
+@pytest.mark.slow
 def test_concurrent_updates_of_one_row_all_count(store_path):
     """Four processes increment one counter: LanceDB's commit conflicts are retried (by
     Lance, then by the store), and no increment is lost."""
@@ -233,11 +236,12 @@ def s3_endpoint(monkeypatch):
     server.stop()
 
 
+@pytest.mark.slow
 def test_library_on_an_s3_store_with_concurrent_writers(s3_endpoint):
     """The whole library on s3://bucket/store (moto's S3 server on 127.0.0.1, which honours
     conditional PUTs as S3 does): ingest, retrieve, lessons from three processes at once,
     history, and a second process seeing it all."""
-    from conftest import EXAMPLES
+    from tests.support.examples import EXAMPLES
 
     uri = "s3://tutorialbook-test/store"
     library = Library(store=uri)
@@ -273,10 +277,11 @@ print(json.dumps([t.status for t in report.tutorials]))
 """
 
 
+@pytest.mark.slow
 def test_four_processes_ingesting_one_file_store_it_once(tmp_path):
     """Concurrent ingests of the same content into one book: one adds it, the others find it
     stored ("unchanged"), and every segment is stored once."""
-    from conftest import EXAMPLES
+    from tests.support.examples import EXAMPLES
 
     store, sync, procs = tmp_path / "store", tmp_path / "sync", 4
     sync.mkdir()

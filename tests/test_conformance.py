@@ -3,7 +3,6 @@ against `tutorialbook serve --http` on 127.0.0.1. Scenarios that need the suite'
 fixtures are listed, by name and why, in conformance_not_applicable.yml; any other failure, or
 a listed scenario that passes, fails the test."""
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -13,12 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import http_server
+
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
-spec = importlib.util.spec_from_file_location("http_load", ROOT / "bench" / "http_load.py")
-load = importlib.util.module_from_spec(spec)
-sys.modules.setdefault("http_load", load)
-spec.loader.exec_module(load)
 
 
 def _conformance() -> str | None:
@@ -40,6 +37,7 @@ def _wait_listening(url: str, server: subprocess.Popen, log: Path, timeout: floa
     raise AssertionError(f"server not listening after {timeout} s: {log.read_text()[-3000:]}")
 
 
+@pytest.mark.slow
 def test_official_conformance_server_scenarios(tmp_path):
     suite = _conformance()
     if suite is None:
@@ -47,7 +45,7 @@ def test_official_conformance_server_scenarios(tmp_path):
             pytest.fail("the MCP conformance suite is not installed (.ci/run installs it)")
         pytest.skip("the MCP conformance suite is not installed (npm install @modelcontextprotocol/conformance)")
     store = tmp_path / "store"
-    port = load.free_port()
+    port = http_server.free_port()
     log = tmp_path / "server.log"
     env = dict(os.environ, TUTORIALBOOK_STORE=str(store))
     env.pop("TUTORIALBOOK_TOKENS", None)
@@ -61,7 +59,7 @@ def test_official_conformance_server_scenarios(tmp_path):
                                str(HERE / "conformance_not_applicable.yml"), "-o", str(tmp_path / "results")],
                               capture_output=True, text=True, timeout=900, cwd=tmp_path)
     finally:
-        load.stop_server(server)
+        http_server.stop_server(server)
     summary = [line for line in done.stdout.splitlines() if line.startswith(("✓", "✗", "Total"))]
     assert done.returncode == 0, "\n".join(summary) + "\n" + done.stdout[-3000:] + done.stderr[-2000:]
     assert any(line.startswith("✓ server-initialize") for line in summary), summary

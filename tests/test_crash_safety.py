@@ -14,12 +14,11 @@ import os
 import shutil
 import subprocess
 import sys
-import uuid
 
 import lancedb.table
 import pytest
 
-from conftest import EXAMPLES, ROOT, reteaching_tutorial
+from tests.support.examples import EXAMPLES, ROOT, reteaching_tutorial
 from tutorialbook.library import Library
 from tutorialbook.memory.faults import StoreFull
 
@@ -70,6 +69,7 @@ def versions(library: Library) -> dict:
 # tutorials: only the 'committing' row; segments: + segments; nodes: + nodes (new and extended);
 # skills: + skills, where an existing skill was extended with the second tutorial's evidence;
 # events: + the ingest event (only the 'ready' marker is missing)
+@pytest.mark.slow
 @pytest.mark.parametrize("table", ["tutorials", "segments", "nodes", "skills", "events"])
 def test_killed_mid_commit_is_hidden_from_a_running_library_then_undone(store_path, tmp_path, table):
     second = reteaching_tutorial(tmp_path)  # extends one skill of the first, adds one of its own
@@ -122,6 +122,7 @@ class _InjectedFull:
             monkeypatch.setattr(lancedb.table.LanceTable, name, failing)
 
 
+@pytest.mark.slow
 def test_full_disk_is_a_clear_error_and_the_store_still_opens(tmp_path, monkeypatch):
     second = reteaching_tutorial(tmp_path)
     mount = tmp_path / "disk"

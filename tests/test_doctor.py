@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from tests.support.examples import ROOT
 from tutorialbook.server.doctor import find_engine
 
 CHECKS = ["store", "tables", "embedder", "whisper", "engine", "llm", "ocr"]
@@ -21,6 +21,7 @@ def doctor(store, *args, **env_changes):
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_doctor_on_a_working_setup(tmp_path):
     result = doctor(tmp_path / "store", "--json")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -48,6 +49,7 @@ def test_doctor_on_a_working_setup(tmp_path):
                                                        ["OK", "whisper"]]
 
 
+@pytest.mark.slow
 def test_doctor_names_what_is_missing_and_how_to_fix_it(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -89,12 +91,13 @@ def _damage(store, table: str, how: str) -> None:
         files[-1].unlink()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["truncate", "delete"])
 def test_doctor_finds_a_damaged_table_and_the_tools_name_it(tmp_path, how):
     import anyio
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from conftest import EXAMPLES
+    from tests.support.examples import EXAMPLES
     from tutorialbook.library import Library
     from tutorialbook.server.auth import EVERYTHING
     from tutorialbook.tools._run import Scope, run
@@ -110,7 +113,9 @@ def test_doctor_finds_a_damaged_table_and_the_tools_name_it(tmp_path, how):
     checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
     assert checks["store"]["status"] == "OK"  # it opens ...
     tables = checks["tables"]
-    assert tables["status"] == "MISSING" and tables["detail"].startswith("damaged: skills (")  # ... one table does not read
+    assert tables["status"] == "MISSING" and tables["detail"].startswith(
+        "damaged: skills ("
+    )  # ... one table does not read
     assert "restore its last readable version" in tables["fix"] and ".restore(" in tables["fix"]
     human = doctor(store)
     assert "not ready: tables missing" in human.stdout and "MISSING  tables" in human.stdout
@@ -132,7 +137,7 @@ def test_doctor_finds_a_damaged_table_and_the_tools_name_it(tmp_path, how):
 async def test_a_damaged_table_over_mcp_names_the_table_and_the_fix(tmp_path):
     from mcp import Client, StdioServerParameters
 
-    from conftest import EXAMPLES
+    from tests.support.examples import EXAMPLES
     from tutorialbook.library import Library
 
     store = tmp_path / "store"
@@ -146,4 +151,6 @@ async def test_a_damaged_table_over_mcp_names_the_table_and_the_fix(tmp_path):
         text = " ".join(getattr(c, "text", "") for c in result.content)
         assert "table 'skills' is damaged" in text and "tutorialbook doctor" in text
         browse = await client.call_tool("browse_toc", {"book": "baking"})  # the TOC reads the skills too
-        assert browse.is_error and "table 'skills' is damaged" in " ".join(getattr(c, "text", "") for c in browse.content)
+        assert browse.is_error and "table 'skills' is damaged" in " ".join(
+            getattr(c, "text", "") for c in browse.content
+        )

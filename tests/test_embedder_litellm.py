@@ -17,7 +17,9 @@ class FakeEmbeddings(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeEmbeddings.requests.append({"path": self.path, **body})
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-        data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), 3.0, 4.0]} for i, t in enumerate(texts)]
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(len(t)), 3.0, 4.0]} for i, t in enumerate(texts)
+        ]
         payload = json.dumps({"object": "list", "data": data, "model": body["model"],
                               "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
         self.send_response(200)

@@ -10,7 +10,7 @@ from tutorialbook.acquire.formats.document import MAX_BLOCK_CHARS
 from tutorialbook.acquire.sources import read_source
 from tutorialbook.errors import TutorialbookError
 
-from documents import SECTIONS, write_pdf
+from tests.support.documents import SECTIONS, write_pdf
 
 MARKUP = re.compile(r"::|`|\*\*|:[a-z]+:|</?[a-z]+[ >/]|&[a-z]+;|^\.\. |¶", re.M)
 
@@ -221,8 +221,8 @@ def test_rst_txt_loses_its_markup_and_keeps_headings_and_code(tmp_path):
         (1, "Errors and Exceptions"), (2, "Handling Exceptions"), (3, "Raising Exceptions")]
     codes = [s.text for s in transcript.segments if s.kind == "code"]
     assert codes == [
-        ">>> while True:\n...     try:\n...         x = int(input(\"Please enter a number: \"))\n"
-        "...         break\n...     except ValueError:\n...         print(\"Oops!  That was no valid number.  Try again...\")",
+        '>>> while True:\n...     try:\n...         x = int(input("Please enter a number: "))\n'
+        '...         break\n...     except ValueError:\n...         print("Oops!  That was no valid number.  Try again...")',
         "raise NameError('HiThere')",
     ]
     texts = [s.text for s in prose(transcript)]
@@ -312,24 +312,50 @@ def test_markdown_front_matter_gives_the_title_and_is_not_text(tmp_path):
 
 def test_notebook_cells_become_markdown_and_code(tmp_path):
     notebook = {
-        "nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": "python3"}},
         "cells": [
-            {"cell_type": "markdown", "metadata": {}, "source": ["# Plotting with *pandas*\n", "\n",
-                                                                 "Load the data **first**.\n"]},
-            {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "import pandas as pd\ndf = pd.read_csv('x.csv')",
-             "outputs": [{"output_type": "stream", "name": "stdout", "text": [f"row {i}\n" for i in range(30)]},
-                         {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo="}, "metadata": {}}]},
+            {
+                "cell_type": "markdown",
+                "metadata": {},
+                "source": ["# Plotting with *pandas*\n", "\n", "Load the data **first**.\n"],
+            },
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "execution_count": 1,
+                "source": "import pandas as pd\ndf = pd.read_csv('x.csv')",
+                "outputs": [
+                    {"output_type": "stream", "name": "stdout", "text": [f"row {i}\n" for i in range(30)]},
+                    {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo="}, "metadata": {}},
+                ],
+            },
             {"cell_type": "markdown", "metadata": {}, "source": "## A line chart\n\nCall `df.plot()`."},
-            {"cell_type": "code", "metadata": {}, "execution_count": 2, "source": ["df.plot()"],
-             "outputs": [{"output_type": "execute_result", "data": {"text/plain": ["<Axes: >"]},
-                          "metadata": {}, "execution_count": 2}]},
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "execution_count": 2,
+                "source": ["df.plot()"],
+                "outputs": [
+                    {
+                        "output_type": "execute_result",
+                        "data": {"text/plain": ["<Axes: >"]},
+                        "metadata": {},
+                        "execution_count": 2,
+                    }
+                ],
+            },
         ],
     }
     path = tmp_path / "plotting.ipynb"
     path.write_text(json.dumps(notebook))
     transcript = read_source(path)
     assert transcript.title == "Plotting with pandas"
-    assert [(level, title) for _, level, title in transcript.headings] == [(1, "Plotting with pandas"), (2, "A line chart")]
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Plotting with pandas"),
+        (2, "A line chart"),
+    ]
     assert [(s.kind, s.text) for s in transcript.segments] == [
         ("paragraph", "Load the data first."),
         ("code", "import pandas as pd\ndf = pd.read_csv('x.csv')"),
@@ -391,7 +417,7 @@ def test_media_title_comes_from_the_container(tmp_path):
     import os
     import shutil
 
-    from media import _ffmpeg
+    from tests.support.media import _ffmpeg
     from tutorialbook.acquire.media import container_title
 
     if shutil.which("ffmpeg") is None:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import EXAMPLES, reteaching_tutorial
+from tests.support.examples import EXAMPLES, reteaching_tutorial
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.library import Library
 

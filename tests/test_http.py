@@ -5,10 +5,8 @@ concurrent clients with different tokens mixing reads and writes (bench/http_loa
 
 import asyncio
 import hashlib
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 
 import httpx2
@@ -18,11 +16,10 @@ from tutorialbook.library import Library
 from tutorialbook.server.auth import Access, TokenTable
 from tutorialbook.errors import TutorialbookError
 
+from bench import http_load as load
+from tests.support import http_server
+
 ROOT = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("http_load", ROOT / "bench" / "http_load.py")
-load = importlib.util.module_from_spec(spec)
-sys.modules["http_load"] = load  # dataclasses look their module up
-spec.loader.exec_module(load)
 
 ALICE = "alice-token-" + "a" * 24  # writes baking, reads nothing else
 BOB = "bob-token-" + "b" * 24  # reads baking only (stored as a sha256 digest)
@@ -45,15 +42,15 @@ def server(tmp_path_factory):
     tokens = dict(TOKENS, **load.tokens_json(agents))
     tokens_file = work / "tokens.json"
     tokens_file.write_text(json.dumps(tokens))
-    port = load.free_port()
+    port = http_server.free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     log = work / "server.log"
-    proc = load.start_server(store, tokens_file, port, log)
+    proc = http_server.start_server(store, tokens_file, port, log)
     try:
-        load.wait_ready(url, proc, log)
+        http_server.wait_ready(url, proc, log)
         yield {"url": url, "store": store, "agents": agents, "port": port}
     finally:
-        load.stop_server(proc)
+        http_server.stop_server(proc)
 
 
 async def call(url, token, steps, mode="auto"):

@@ -1,6 +1,6 @@
 """Text and subtitle ingest: structure, evidence, idempotence and merging."""
 
-from conftest import EXAMPLES
+from tests.support.examples import EXAMPLES
 from tutorialbook.library import Library
 from tutorialbook.acquire.sources import parse_markdown, parse_subtitles
 

@@ -7,9 +7,8 @@ import shutil
 
 import pytest
 
-from conftest import EXAMPLES
+from tests.support.examples import EXAMPLES
 from tutorialbook.errors import Cancelled
-from tutorialbook.library import Library
 from tutorialbook.memory.store import Store
 
 BASICS = EXAMPLES / "sourdough-basics.md"

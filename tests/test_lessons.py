@@ -16,7 +16,7 @@ def test_lesson_on_a_skill_comes_back_with_it(baking):
     assert result.attached_to == f"skill:{skill.id}" and not result.merged
     assert result.feedback[0].helpful == skill.helpful + 1
     again = a_skill(baking, "score the loaf with a razor")
-    assert [l.text for l in again.lessons] == ["A curved blade gives a bigger ear."]
+    assert [lesson.text for lesson in again.lessons] == ["A curved blade gives a bigger ear."]
     assert again.helpful == skill.helpful + 1
 
 
@@ -40,7 +40,7 @@ def test_similar_lesson_is_stored_and_the_similar_ones_returned(baking):
     first = baking.record_lesson("Proof the loaf in the fridge overnight for better flavour.", "baking")
     second = baking.record_lesson("Proofing the loaf overnight in the fridge gives better flavour.", "baking")
     assert not second.merged and second.lesson_id != first.lesson_id
-    assert [l.id for l in second.similar] == [first.lesson_id]
+    assert [lesson.id for lesson in second.similar] == [first.lesson_id]
     assert baking.store.count("lessons") == 2
 
 

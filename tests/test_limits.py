@@ -7,13 +7,12 @@ import json
 import os
 import threading
 import time
-from pathlib import Path
 
 import chess
 import numpy as np
 import pytest
 
-import media  # tests/media.py (pytest puts tests/ on sys.path, as for test_video_ingest.py)
+from tests.support import media
 from tutorialbook.acquire.formats.document import MAX_BLOCK_CHARS as MAX_SEGMENT_CHARS
 from tutorialbook.acquire.sources import parse_plain
 from tutorialbook.errors import TutorialbookError
@@ -105,9 +104,9 @@ def test_query_length_is_limited_and_not_echoed(baking):
 
 
 def test_lesson_size_is_a_setting(baking):
-    baking.settings.max_lesson_chars = 100
+    limited = Library(baking.settings, max_lesson_chars=100)  # the same store, a smaller limit
     with pytest.raises(TutorialbookError) as error:
-        baking.record_lesson("x" * 101, "baking")
+        limited.record_lesson("x" * 101, "baking")
     assert "the limit is 100 (TUTORIALBOOK_MAX_LESSON_CHARS)" in str(error.value)
 
 
@@ -229,5 +228,5 @@ def test_an_ingest_past_its_time_limit_stops_and_writes_nothing(tmp_path):
         library.ingest(str(source), book="b")
     assert "stopped at its time limit" in str(error.value) and "TUTORIALBOOK_MAX_INGEST_SECONDS" in str(error.value)
     assert library.store.count("tutorials") == 0 and not library.has_book("b")
-    library.settings.max_ingest_seconds = 0  # 0: no limit
+    library = Library(library.settings, max_ingest_seconds=0)  # the same store; 0: no limit
     assert library.ingest(str(source), book="b", refine_rounds=0).tutorials[0].status == "added"

@@ -1,17 +1,11 @@
 """The real server as a subprocess, driven by the official MCP client over stdio."""
 
-import os
-import sys
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from conftest import EXAMPLES
-
-
-def server_params(store) -> StdioServerParameters:
-    env = dict(os.environ, TUTORIALBOOK_STORE=str(store))
-    return StdioServerParameters(command=sys.executable, args=["-m", "tutorialbook.server", "serve"], env=env)
+from tests.support.examples import EXAMPLES
+from tests.support.mcp import server_params
 
 
 @pytest.mark.asyncio
@@ -75,7 +69,7 @@ async def test_lesson_written_by_one_process_is_seen_by_another(tmp_path):
         found = (await reader.call_tool(
             "retrieve_skill", {"query": "sluggish starter", "book": "baking"}
         )).structured_content
-        assert lesson in [l["text"] for l in found["lessons"]]
+        assert lesson in [row["text"] for row in found["lessons"]]
 
 
 @pytest.mark.asyncio
@@ -95,7 +89,9 @@ async def test_bad_input_is_a_tool_error_naming_the_field(tmp_path):
 @pytest.mark.asyncio
 async def test_resources_and_prompts(tmp_path):
     async with Client(server_params(tmp_path / "store")) as client:
-        report = (await client.call_tool("ingest_tutorial", {"source": str(EXAMPLES), "book": "baking"})).structured_content
+        report = (
+            await client.call_tool("ingest_tutorial", {"source": str(EXAMPLES), "book": "baking"})
+        ).structured_content
         books = await client.read_resource("tutorialbook://books")
         assert '"name": "baking"' in books.contents[0].text
         templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}

@@ -5,8 +5,8 @@ import anyio
 import pytest
 from mcp import Client
 
-import media
-from test_mcp_stdio import server_params
+from tests.support import media
+from tests.support.mcp import server_params
 from tutorialbook.library import Library
 
 SCRIPT = [

@@ -4,7 +4,6 @@ JWKS served on loopback) and `tutorialbook serve --http --oauth-issuer`."""
 
 import asyncio
 import http.server
-import importlib.util
 import json
 import os
 import subprocess
@@ -19,16 +18,14 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-from conftest import EXAMPLES
-from test_skills_over_mcp import ListSkills, request
+from tests.support.examples import EXAMPLES
+from tests.support.mcp import ListSkills, request
 from tutorialbook.library import Library
 from tutorialbook.server.oauth import TOKEN_NEEDED, rights_from_scopes
 
+from tests.support import http_server
+
 ROOT = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("http_load", ROOT / "bench" / "http_load.py")
-load = importlib.util.module_from_spec(spec)
-sys.modules.setdefault("http_load", load)
-spec.loader.exec_module(load)
 
 
 class Issuer:
@@ -36,7 +33,7 @@ class Issuer:
 
     def __init__(self):
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        self.port = load.free_port()
+        self.port = http_server.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         public = json.loads(RSAAlgorithm.to_jwk(self.key.public_key()))
         documents = {
@@ -75,7 +72,7 @@ def oauth_server(tmp_path_factory):
     library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="secret", refine_rounds=0)
     library.close()
     issuer = Issuer()
-    port = load.free_port()
+    port = http_server.free_port()
     env = dict(os.environ)
     env.pop("TUTORIALBOOK_TOKENS", None)
     log = work / "server.log"
@@ -86,10 +83,10 @@ def oauth_server(tmp_path_factory):
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        load.wait_ready(url, proc, log)
+        http_server.wait_ready(url, proc, log)
         yield {"url": url, "issuer": issuer, "base": f"http://127.0.0.1:{port}", "log": log}
     finally:
-        load.stop_server(proc)
+        http_server.stop_server(proc)
         issuer.httpd.shutdown()
 
 
@@ -166,12 +163,12 @@ def test_with_a_tokens_file_no_authorization_server_is_advertised(tmp_path):
     store = tmp_path / "store"
     tokens = tmp_path / "tokens.json"
     tokens.write_text(json.dumps({"a-long-random-token-for-alice": {"agent": "alice", "rights": {"*": "read"}}}))
-    port = load.free_port()
+    port = http_server.free_port()
     log = tmp_path / "server.log"
-    proc = load.start_server(store, tokens, port, log)
+    proc = http_server.start_server(store, tokens, port, log)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
-        load.wait_ready(url, proc, log)
+        http_server.wait_ready(url, proc, log)
         refused = httpx2.post(url, json={})
         assert refused.status_code == 401
         challenge = refused.headers["www-authenticate"]
@@ -180,4 +177,4 @@ def test_with_a_tokens_file_no_authorization_server_is_advertised(tmp_path):
         assert httpx2.get(f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp").status_code == 404
         assert httpx2.get(f"http://127.0.0.1:{port}/.well-known/oauth-authorization-server").status_code == 404
     finally:
-        load.stop_server(proc)
+        http_server.stop_server(proc)

@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
-from conftest import EXAMPLES
+from tests.support.examples import EXAMPLES
 from tutorialbook.config import Settings
 from tutorialbook.server.app import create_server
 
@@ -138,4 +138,6 @@ def test_an_unsupported_protocol_version_header_gets_a_clear_400(tmp_path):
         error = bad.json()
         assert error["id"] == 3 and error["error"]["code"] == -32022
         assert error["error"]["message"].startswith("Unsupported protocol version '1999-01-01': this server speaks ")
-        assert "2025-11-25" in error["error"]["data"]["supported"] and "2026-07-28" in error["error"]["data"]["supported"]
+        assert (
+            "2025-11-25" in error["error"]["data"]["supported"] and "2026-07-28" in error["error"]["data"]["supported"]
+        )

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from conftest import EXAMPLES, reteaching_tutorial
+from tests.support.examples import EXAMPLES, reteaching_tutorial
 from test_indexing import BOOK, TOPICS, BagOfWords, library as indexed_library, skill_rows  # noqa: F401
 from tutorialbook.errors import NotFound
 from tutorialbook.library import Library

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from tests.support.examples import ROOT
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory.where import in_list
 from tutorialbook.skills import questions as qs
@@ -177,7 +177,7 @@ def test_a_pack_can_add_generators_and_graders():
             return {"toy": lambda q, skill: skill["id"] == "x"}
 
     source = HarvestSource("t", "T", parse_markdown("A pan is black and heavy.\n").segments)
-    found = qs.harvest(source, qs.generators_for("toy", Pack()))
+    found = qs.harvest(source, qs.generators_for(Pack()))
     (toy,) = [q for q in found if q.kind == "toy"]
     assert (toy.question, toy.answer, toy.evidence["quote"]) == ("What colour is the pan?", "black", "A pan is black.")
     assert qs.grade(toy, [{"id": "y"}, {"id": "x"}], Pack()) == qs.Verdict(True, "x", 2)

@@ -43,7 +43,10 @@ def test_browse_depth_and_counts(baking):
     chapter = root.children[0]
     assert chapter.subtree_skills == sum(s.skills for s in chapter.subnodes) + chapter.skills
     assert root.node.subtree_skills == baking.store.count("skills")
-    assert [p.title for p in baking.browse("baking", chapter.subnodes[0].id).path] == ["baking", "Sourdough bread basics"]
+    assert [p.title for p in baking.browse("baking", chapter.subnodes[0].id).path] == [
+        "baking",
+        "Sourdough bread basics",
+    ]
 
 
 def test_toc_mode_reaches_skills_on_a_chapter_it_passes_through(baking):

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import EXAMPLES, reteaching_tutorial
+from tests.support.examples import EXAMPLES, reteaching_tutorial
 from tutorialbook.library import Library
 from tutorialbook.memory import retention
 from tutorialbook.skills import candidates

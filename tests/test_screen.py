@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-import media
-from screencast import Scene, render, still, talking_head
+from tests.support import media
+from tests.support.screencast import Scene, render, still, talking_head
 from tutorialbook.acquire import ocr, screen
 from tutorialbook.acquire.screen_attach import correct, for_consolidation
 from tutorialbook.acquire.transcript import ScreenText, Segment, Transcript
@@ -100,7 +100,9 @@ def test_a_screencast_is_read_into_distinct_texts_with_their_spans(cast):
     by_text = {t.text: t for t in reading.texts}
     assert COMMANDS <= {t.text for t in reading.texts if t.kind == "command"}
     rebase = by_text["git rebase -i HEAD~3"]  # one text while it stays on screen, from when it appeared
-    assert shown[1].start <= rebase.start <= shown[1].start + 0.6 and rebase.end == pytest.approx(shown[3].start, abs=0.6)
+    assert shown[1].start <= rebase.start <= shown[1].start + 0.6 and rebase.end == pytest.approx(
+        shown[3].start, abs=0.6
+    )
     assert by_text["Rewriting history safely"].kind == "title"
     assert any(t.kind == "output" and "Successfully rebased" in t.text for t in reading.texts)
     assert reading.lines_read < sum(len(s.lines) + bool(s.title) for s in SCENES)  # unchanged lines are not re-read
@@ -154,7 +156,9 @@ def test_skills_hold_the_exact_commands_shown_with_their_times(cast, library):
     heard = library.store.rows("segments", f"tutorial_id = '{report.tutorial_id}'")
     assert heard and not any("on screen" in s["text"] for s in heard)  # the transcript keeps what was heard
     markdown = library.transcript_markdown(report.tutorial_id)
-    assert "on screen (command): git rebase -i HEAD~3" in markdown and "on screen (title): Rewriting history" in markdown
+    assert (
+        "on screen (command): git rebase -i HEAD~3" in markdown and "on screen (title): Rewriting history" in markdown
+    )
     # keyword search finds the option with its dashes, over a text about forcing and leases
     other = path.parent / "leases.md"
     other.write_text("# Leases\n\nForce the lease open with a lever, then push the lease back in place.\n")

@@ -10,15 +10,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal
 
 import pytest
 import yaml
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
-from pydantic import TypeAdapter
 
-from conftest import EXAMPLES
+from tests.support.examples import EXAMPLES
+from tests.support.mcp import GetSkill, ListSkills, request
 from tutorialbook.config import Settings
 from tutorialbook.errors import NotFound
 from tutorialbook.library import Library
@@ -27,20 +26,6 @@ from tutorialbook.server.app import create_server
 from tutorialbook.server.auth import Access
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class ListSkills(types.Request[dict[str, Any] | None, Literal["skills/list"]]):
-    method: Literal["skills/list"] = "skills/list"
-    params: dict[str, Any] | None = None
-
-
-class GetSkill(types.Request[dict[str, Any], Literal["skills/get"]]):
-    method: Literal["skills/get"] = "skills/get"
-    params: dict[str, Any]
-
-
-async def request(client, message) -> dict:
-    return await client.session.send_request(message, TypeAdapter(dict))
 
 
 def front_matter(text: str) -> dict:
@@ -68,7 +53,9 @@ async def test_skills_list_get_and_read_agree(tmp_path, mode, monkeypatch):
         entries, cursor, pages = [], None, 0
         while True:
             page = await request(client, ListSkills(params={"cursor": cursor} if cursor else {}))
-            assert page["resultType"] == "complete" and page["ttlMs"] >= 0 and page["cacheScope"] in ("public", "private")
+            assert (
+                page["resultType"] == "complete" and page["ttlMs"] >= 0 and page["cacheScope"] in ("public", "private")
+            )
             entries += page["skills"]
             pages += 1
             cursor = page.get("nextCursor")
@@ -111,7 +98,10 @@ async def test_skills_list_get_and_read_agree(tmp_path, mode, monkeypatch):
         assert bad_cursor.value.error.code == -32602 and bad_cursor.value.error.message.startswith("cursor:")
         with pytest.raises(MCPError) as missing_file:
             await client.read_resource(first["uri"].replace("SKILL.md", "scripts/run.sh"))
-        assert missing_file.value.error.code == (-32602 if mode == "auto" else -32002) and "scripts/run.sh" in missing_file.value.error.message
+        assert (
+            missing_file.value.error.code == (-32602 if mode == "auto" else -32002)
+            and "scripts/run.sh" in missing_file.value.error.message
+        )
 
         if mode == "legacy":  # 2026 sessions hear it on a subscriptions/listen stream instead
             heard = []
@@ -151,7 +141,11 @@ def test_a_book_the_caller_cannot_read_has_no_skills(tmp_path):
 
 def _inspector() -> str | None:
     found = shutil.which("mcp-inspector")
-    local = Path(os.environ.get("TUTORIALBOOK_NODE_TOOLS", ROOT / ".ci" / "node" / "node_modules")) / ".bin" / "mcp-inspector"
+    local = (
+        Path(os.environ.get("TUTORIALBOOK_NODE_TOOLS", ROOT / ".ci" / "node" / "node_modules"))
+        / ".bin"
+        / "mcp-inspector"
+    )
     return found or (str(local) if local.exists() else None)
 
 

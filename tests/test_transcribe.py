@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-try:
-    from tests import media
-except ImportError:  # run from inside tests/ or without the project root on sys.path
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import media  # type: ignore[no-redef]
+from tests.support import media
 
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.acquire import transcribe as tx

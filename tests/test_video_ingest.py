@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-import media
+from tests.support import media
 from tutorialbook.errors import Cancelled, TutorialbookError
 
 SCRIPT = [

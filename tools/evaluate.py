@@ -29,4 +29,6 @@ async def evaluate_position(
         return await run(s.library.evaluate_position, fen, moves, book, depth, multipv, scope=s)
     if not caller(ctx.request_context.lifespan_context).sees_every_book:  # every book would include hidden ones
         raise ToolError("book: name a book; your token does not cover every book")
-    return await run(lambda: library_of(ctx).evaluate_position(fen, moves, book, depth, multipv))  # opens the store off the loop
+    return await run(
+        lambda: library_of(ctx).evaluate_position(fen, moves, book, depth, multipv)
+    )  # opens the store off the loop

@@ -16,12 +16,17 @@ async def record_lesson(
         Literal["success", "failure", "partial", "note"],
         Field(description="how acting on the knowledge went"),
     ] = "note",
-    skill_id: Annotated[str, Field(description="skill the lesson is about (success/failure also counts as feedback on it)")] = "",
+    skill_id: Annotated[
+        str, Field(description="skill the lesson is about (success/failure also counts as feedback on it)")
+    ] = "",
     node_id: Annotated[str, Field(description="TOC node the lesson is about, when not one skill")] = "",
     context: Annotated[str, Field(description="the situation: task, inputs, environment")] = "",
     feedback: Annotated[
-        list[SkillFeedback], Field(description="per-skill verdicts: [{skill_id, verdict: helpful|harmful}], "
-                                             "at most 50 skills (a repeated item counts once)")
+        list[SkillFeedback],
+        Field(
+            description="per-skill verdicts: [{skill_id, verdict: helpful|harmful}], "
+            "at most 50 skills (a repeated item counts once)"
+        ),
     ] = [],
     ctx: Context = None,
 ) -> LessonResult:

@@ -139,7 +139,8 @@ def replan(tree: "Tree", query: str, replies: dict[str, str]) -> NeedReply | Non
     return None
 
 
-def sampling_resolver(authorize: Callable[[Any, str], Any], steps: int = MAX_SAMPLES):
+def sampling_resolver(  # noqa: C901 - one closure owns the sampling round trip (just moved here by the services work)
+        authorize: Callable[[Any, str], Any], steps: int = MAX_SAMPLES):
     """The resolver a tool annotates a parameter with: ``Annotated[Any, Resolve(resolver)]``.
     It needs tool arguments ``query``, ``book`` and ``mode``. ``authorize(ctx, book)`` returns
     the Library when the caller may read the book, else ``None`` (the tool body then raises

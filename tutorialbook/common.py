@@ -32,7 +32,9 @@ def pack_of(tutorial: dict):
 
 def check_book_name(book: str) -> None:
     if not isinstance(book, str) or not BOOK_NAME.match(book):
-        raise TutorialbookError("book", f"{book!r} is not a valid book name (lowercase letters, digits, '.', '_', '-'; up to 64)")
+        raise TutorialbookError(
+            "book", f"{book!r} is not a valid book name (lowercase letters, digits, '.', '_', '-'; up to 64)"
+        )
 
 
 def no_book(book: str, known: Iterable[str]) -> NotFound:

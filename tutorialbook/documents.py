@@ -18,7 +18,11 @@ def transcript_markdown(reading: Reading, tutorial_id: str) -> str:
     lines = [f"Title: {row['title']}", ""]
     said = []
     for s in segments:
-        stamp = f"[{_clock(s['start'])}–{_clock(s['end'])}]" if row["timed"] else f"[chars {int(s['start'])}–{int(s['end'])}]"
+        stamp = (
+            f"[{_clock(s['start'])}–{_clock(s['end'])}]"
+            if row["timed"]
+            else f"[chars {int(s['start'])}–{int(s['end'])}]"
+        )
         said.append((s["start"], 0, f"{stamp} {s['text']}"))
     shown = reading.screen(tutorial_id, ["start", "end", "kind", "shown"])
     said += [(s["start"], 1, f"[{_clock(s['start'])}–{_clock(s['end'])}] on screen ({s['kind']}): "

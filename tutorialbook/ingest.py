@@ -326,7 +326,9 @@ class Ingestion:
                     "skills": hist.version_of(skills)}
         added = [s["id"] for s in plan.skills if s.get("_status") == "added"]
         # the event first, the 'ready' marker last: a tutorial reads as committed only with its event
-        hist.record(self.store, [hist.ingest_event(book, agent or self.settings.agent, report, before, versions, added)])
+        hist.record(
+            self.store, [hist.ingest_event(book, agent or self.settings.agent, report, before, versions, added)]
+        )
         self.store.update("tutorials", where.by_id(tutorial_id),
                           {"status": "ready", "report": report.model_dump_json()})
 

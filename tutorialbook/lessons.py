@@ -180,7 +180,9 @@ class Lessons:
         if len(verdicts) > MAX_FEEDBACK:
             raise TutorialbookError(field, f"names {len(verdicts)} skills; the limit is {MAX_FEEDBACK} a lesson")
         if verdicts:
-            found = {r["id"]: r["book"] for r in self.store.rows("skills", in_list("id", list(verdicts)), ["id", "book"])}
+            found = {
+                r["id"]: r["book"] for r in self.store.rows("skills", in_list("id", list(verdicts)), ["id", "book"])
+            }
             for skill_id in verdicts:
                 if found.get(skill_id) != book:
                     raise NotFound(field, f"no skill {skill_id!r} in book {book!r}")

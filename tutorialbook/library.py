@@ -46,10 +46,7 @@ class Library:
     """Tutorialbooks in one store."""
 
     def __init__(self, settings: Settings | None = None, **overrides):
-        self.settings = settings or Settings()
-        for key, value in overrides.items():
-            if value is not None:
-                setattr(self.settings, key, value)
+        self.settings = (settings or Settings()).override(**overrides)  # a copy: the caller's stay as they were
         self._embedder = None
         self._chess_engine = None
         self.store = Store(self.settings.store, dim=self._embedder_dim())
@@ -182,7 +179,7 @@ class Library:
             engine=EngineView(
                 source=analysis.source, engine=analysis.engine, depth=analysis.depth, cp=analysis.cp,
                 cp_to_move=analysis.cp_to_move, mate=analysis.mate, note=analysis.note,
-                lines=[EngineLine(san=l.san, cp=l.cp, mate=l.mate) for l in analysis.lines],
+                lines=[EngineLine(san=pv.san, cp=pv.cp, mate=pv.mate) for pv in analysis.lines],
             ),
             taught=taught, related_skills=related,
         )

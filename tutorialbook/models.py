@@ -165,7 +165,9 @@ class TutorialReport(BaseModel):
     frames_read: int = Field(0, description="video frames sampled and read (chess: for a board)")
     positions_seen: int = Field(0, description="chess: distinct positions read off the board in the frames")
     moves_from_board: int = Field(0, description="chess: moves seen played on the board")
-    moves_from_speech: int = Field(0, description="chess: moves taken from the narration alone (no board, or lines only talked about)")
+    moves_from_speech: int = Field(
+        0, description="chess: moves taken from the narration alone (no board, or lines only talked about)"
+    )
     disagreements: int = Field(0, description="chess: spoken moves the board contradicted (the board's move was kept)")
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)

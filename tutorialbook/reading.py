@@ -56,7 +56,9 @@ class Reading:
 
     def ensure_book(self, book: str, title: str = "") -> Tree:
         check_book_name(book)
-        self.store.insert_if_absent("books", [{"id": book, "book": book, "title": title or book, "created_at": time.time()}])
+        self.store.insert_if_absent(
+            "books", [{"id": book, "book": book, "title": title or book, "created_at": time.time()}]
+        )
         root = root_row(id=root_id(book), book=book, title=title or book, vector=self._embed([book])[0])
         self.store.insert_if_absent("nodes", [root])
         return self._trees.get(book)

@@ -82,8 +82,13 @@ class Refinement:
         rows = sorted(self.store.rows("questions", where.of_book(book)),
                       key=lambda r: (r["tutorial_id"], r["created_at"], r["id"]))
         if not rows:
-            return ExamReport(book=book, questions=0, passed=0, pass_rate=None,
-                              note="no stored questions: run `tutorialbook refine --book B` (or ingest with refinement)")
+            return ExamReport(
+                book=book,
+                questions=0,
+                passed=0,
+                pass_rate=None,
+                note="no stored questions: run `tutorialbook refine --book B` (or ingest with refinement)",
+            )
         tutorials = {r["id"]: r for r in self.store.rows("tutorials", where.of_book(book))}
         packs = {tid: pack_of(t) for tid, t in tutorials.items()}
         run = self._llm()  # the judge refinement used (a model's verdicts are checked by a model again)

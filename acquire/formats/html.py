@@ -45,7 +45,9 @@ def read_html(data: bytes, name: str) -> Document:
     root, cut_short = _parse(data, name)
     doc = Document(name)
     if cut_short:
-        doc.warnings.append(f"{name} nests elements deeper than {PARSER_DEPTH} levels; what follows that point was not read")
+        doc.warnings.append(
+            f"{name} nests elements deeper than {PARSER_DEPTH} levels; what follows that point was not read"
+        )
     doc.title = _title(root)
     content = _content_root(root)
     _strip_chrome(content)

@@ -193,8 +193,9 @@ def _place_outline(boxes: list[_Box], outline) -> dict[int, list[tuple[int, str,
     marks: dict[int, list[tuple[int, str, bool]]] = {}
     cursor = 0
     for level, title, page in outline:
-        at = next((i for i in range(cursor, len(boxes)) if boxes[i].page == page and _starts_with(boxes[i].text, title)),
-                  None)
+        at = next(
+            (i for i in range(cursor, len(boxes)) if boxes[i].page == page and _starts_with(boxes[i].text, title)), None
+        )
         found = at is not None
         if at is None:
             at = next((i for i in range(cursor, len(boxes)) if boxes[i].page >= page), len(boxes))

@@ -203,7 +203,9 @@ def _list_lines(node: nodes.Element, depth: int) -> list[str]:
             marker = ""
         words, nested = [], []
         for part in item.children:
-            subs = part.children if isinstance(part, (nodes.definition, nodes.field_body, nodes.description)) else [part]
+            subs = (
+                part.children if isinstance(part, (nodes.definition, nodes.field_body, nodes.description)) else [part]
+            )
             for sub in subs:
                 if isinstance(sub, _LIST_NODES):
                     nested.extend(_list_lines(sub, depth + 1))

@@ -317,7 +317,9 @@ class BoardReader:
         crop = image[max(0, y):y2, max(0, x):x2]
         if crop.size == 0:
             return None
-        return cv2.resize(cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY), (64, 64), interpolation=cv2.INTER_AREA).astype(np.int16)
+        return cv2.resize(cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY), (64, 64), interpolation=cv2.INTER_AREA).astype(
+            np.int16
+        )
 
     def _read(self, image: np.ndarray) -> Reading:
         grid = self.grid
@@ -367,6 +369,6 @@ class BoardReader:
 def _white_on_top(labels: list) -> bool:
     """Without a calibration, a board is taken as flipped when White's pieces stand mostly in
     the top half (an opening keeps each side's pieces on its own half)."""
-    top = sum(1 for i, l in enumerate(labels[:32]) if isinstance(l, tuple) and l[1])
-    bottom = sum(1 for i, l in enumerate(labels[32:]) if isinstance(l, tuple) and l[1])
+    top = sum(1 for i, label in enumerate(labels[:32]) if isinstance(label, tuple) and label[1])
+    bottom = sum(1 for i, label in enumerate(labels[32:]) if isinstance(label, tuple) and label[1])
     return top > bottom

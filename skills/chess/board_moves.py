@@ -20,6 +20,7 @@ import chess
 
 from tutorialbook.acquire.frames import FrameStats, sample_frames
 from .board import BoardReader, Placement
+from .lines import LineMove
 
 HOLD = 0.6  # seconds a picture must stay unchanged to count when the next frame differs
 FPS = 3.0  # frames read a second at most (on change)
@@ -29,15 +30,9 @@ SHOWN = 3  # frames with a board that make a video a chess video (the pack's `se
 
 
 @dataclass(frozen=True)
-class BoardMove:
+class BoardMove(LineMove):
     """A move seen played on the board."""
 
-    line: int
-    ply: int
-    san: str
-    uci: str
-    epd_before: str
-    epd_after: str
     shown: float
     """When the position before the move was first on screen."""
     played: float
@@ -121,7 +116,8 @@ class _Tracker:
 
     def places(self) -> Iterable[tuple[_Line | None, int]]:
         """Every position of every line, the current line's first, the start last."""
-        for line in [self.line, *[l for l in reversed(self.lines) if l is not self.line]] if self.line else []:
+        others = [other for other in reversed(self.lines) if other is not self.line]
+        for line in [self.line, *others] if self.line else []:
             for ply in range(len(line.moves), -1, -1):
                 yield line, ply
         yield None, 0
@@ -207,7 +203,9 @@ class _Tracker:
                                     max(shown, 0.0), t, self.line.branch_of))
 
 
-def track(readings: list[tuple[float, Placement]], hints: Iterable[tuple[str, str]] = ()) -> tuple[list[BoardMove], int, dict[str, float]]:
+def track(
+    readings: list[tuple[float, Placement]], hints: Iterable[tuple[str, str]] = ()
+) -> tuple[list[BoardMove], int, dict[str, float]]:
     """Moves joining stable readings: (moves, readings dropped, EPD -> first time on screen)."""
     tracker = _Tracker(set(hints))
     for t, placement in readings:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import chess
 import chess.engine
 
+from ...config import Settings
 from ...errors import TutorialbookError
 
 __all__ = ["Analysis", "Engine", "EnginePool", "PositionSummary", "PvLine", "describe", "parse_position"]
@@ -200,6 +201,11 @@ def _score_fields(pov: chess.engine.PovScore, turn: chess.Color) -> dict:
     return {"cp": white.score(), "cp_to_move": to_move.score(), "mate": white.mate(), "mate_to_move": to_move.mate()}
 
 
+def find_executable(name: str) -> str | None:
+    """``name`` on PATH, else in /usr/games (where Debian installs Stockfish)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/games")
+
+
 class Engine:
     """One UCI engine process, started on first use, reused, and restarted if it dies.
 
@@ -209,10 +215,9 @@ class Engine:
     """
 
     def __init__(self, path: str | None = None, *, threads: int = 1, hash_mb: int = 16):
-        self.name = path or os.environ.get(ENV_VAR) or "stockfish"
-        search = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
+        self.name = path or Settings().engine_path or "stockfish"
         # the binary, or None when a bare name is found neither on PATH nor in /usr/games
-        self.path = self.name if os.sep in self.name else shutil.which(self.name, path=search)
+        self.path = self.name if os.sep in self.name else find_executable(self.name)
         self.options = {"Threads": threads, "Hash": hash_mb}
         self._lock = threading.Lock()
         self._engine: chess.engine.SimpleEngine | None = None
@@ -415,161 +420,36 @@ def _terminal_scores(board: chess.Board) -> dict:
 # --- heuristic ----------------------------------------------------------------------------------
 
 _VALUES = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
-# Piece-square ideas, from White's side (a8 first row): pawns advance and hold the centre, knights
-# and bishops centralise, rooks like the seventh rank, the king stays sheltered until the endgame.
-_PST = {
-    chess.PAWN: [0] * 8
-    + [50] * 8
-    + [10, 10, 20, 30, 30, 20, 10, 10]
-    + [5, 5, 10, 25, 25, 10, 5, 5]
-    + [0, 0, 0, 20, 20, 0, 0, 0]
-    + [5, -5, -10, 0, 0, -10, -5, 5]
-    + [5, 10, 10, -20, -20, 10, 10, 5]
-    + [0] * 8,
-    chess.KNIGHT: [
-        -50,
-        -40,
-        -30,
-        -30,
-        -30,
-        -30,
-        -40,
-        -50,
-        -40,
-        -20,
-        0,
-        0,
-        0,
-        0,
-        -20,
-        -40,
-        -30,
-        0,
-        10,
-        15,
-        15,
-        10,
-        0,
-        -30,
-        -30,
-        5,
-        15,
-        20,
-        20,
-        15,
-        5,
-        -30,
-        -30,
-        0,
-        15,
-        20,
-        20,
-        15,
-        0,
-        -30,
-        -30,
-        5,
-        10,
-        15,
-        15,
-        10,
-        5,
-        -30,
-        -40,
-        -20,
-        0,
-        5,
-        5,
-        0,
-        -20,
-        -40,
-        -50,
-        -40,
-        -30,
-        -30,
-        -30,
-        -30,
-        -40,
-        -50,
-    ],
-    chess.BISHOP: [
-        -20,
-        -10,
-        -10,
-        -10,
-        -10,
-        -10,
-        -10,
-        -20,
-        -10,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        -10,
-        -10,
-        0,
-        5,
-        10,
-        10,
-        5,
-        0,
-        -10,
-        -10,
-        5,
-        5,
-        10,
-        10,
-        5,
-        5,
-        -10,
-        -10,
-        0,
-        10,
-        10,
-        10,
-        10,
-        0,
-        -10,
-        -10,
-        10,
-        10,
-        10,
-        10,
-        10,
-        10,
-        -10,
-        -10,
-        5,
-        0,
-        0,
-        0,
-        0,
-        5,
-        -10,
-        -20,
-        -10,
-        -10,
-        -10,
-        -10,
-        -10,
-        -10,
-        -20,
-    ],
-    chess.ROOK: [0] * 8 + [5, 10, 10, 10, 10, 10, 10, 5] + [-5, 0, 0, 0, 0, 0, 0, -5] * 5 + [0, 0, 0, 5, 5, 0, 0, 0],
-    chess.QUEEN: [-20, -10, -10, -5, -5, -10, -10, -20]
-    + [-10, 0, 0, 0, 0, 0, 0, -10]
-    + [-10, 0, 5, 5, 5, 5, 0, -10] * 4
-    + [-10, 0, 0, 0, 0, 0, 0, -10]
-    + [-20, -10, -10, -5, -5, -10, -10, -20],
-    chess.KING: [-30, -40, -40, -50, -50, -40, -40, -30] * 4
-    + [-20, -30, -30, -40, -40, -30, -30, -20]
-    + [-10, -20, -20, -20, -20, -20, -20, -10]
-    + [20, 20, 0, 0, 0, 0, 20, 20]
-    + [20, 30, 10, 0, 0, 10, 30, 20],
-}
+# Piece-square ideas, from White's side: pawns advance and hold the centre, knights and bishops
+# centralise, rooks like the seventh rank, the king stays sheltered until the endgame. Each row
+# is a rank (8 first) on files a-d; files e-h mirror them.
+_PST_TABLE = """
+      pawn              knight            bishop            rook              queen             king
+      0   0   0   0   -50 -40 -30 -30   -20 -10 -10 -10     0   0   0   0   -20 -10 -10  -5   -30 -40 -40 -50
+     50  50  50  50   -40 -20   0   0   -10   0   0   0     5  10  10  10   -10   0   0   0   -30 -40 -40 -50
+     10  10  20  30   -30   0  10  15   -10   0   5  10    -5   0   0   0   -10   0   5   5   -30 -40 -40 -50
+      5   5  10  25   -30   5  15  20   -10   5   5  10    -5   0   0   0   -10   0   5   5   -30 -40 -40 -50
+      0   0   0  20   -30   0  15  20   -10   0  10  10    -5   0   0   0   -10   0   5   5   -20 -30 -30 -40
+      5  -5 -10   0   -30   5  10  15   -10  10  10  10    -5   0   0   0   -10   0   5   5   -10 -20 -20 -20
+      5  10  10 -20   -40 -20   0   5   -10   5   0   0    -5   0   0   0   -10   0   0   0    20  20   0   0
+      0   0   0   0   -50 -40 -30 -30   -20 -10 -10 -10     0   0   0   5   -20 -10 -10  -5    20  30  10   0
+"""
+
+
+def _piece_square_tables(text: str) -> dict[int, list[int]]:
+    """The table above as 64 values per piece type, a8 first (files e-h mirrored from a-d)."""
+    header, *ranks = text.strip().splitlines()
+    pieces = [chess.PIECE_NAMES.index(name) for name in header.split()]
+    tables: dict[int, list[int]] = {piece: [] for piece in pieces}
+    for rank in ranks:
+        values = [int(v) for v in rank.split()]
+        for i, piece in enumerate(pieces):
+            half = values[4 * i:4 * i + 4]
+            tables[piece] += half + half[::-1]
+    return tables
+
+
+_PST = _piece_square_tables(_PST_TABLE)
 _MOBILITY = 4  # centipawns per attacked square
 _HEURISTIC_DEPTH = 2
 

@@ -410,7 +410,7 @@ class Mention:
             key=lambda sm: -sm[0],
         )
 
-    def _score(
+    def _score(  # noqa: C901 - independent cues of one spoken move, weighed side by side; not split yet
         self, board: chess.Board, move: chess.Move, targets: dict[int, float], strict: bool, sound_alikes: bool = True
     ) -> float | None:
         """How well `move` explains the mention; None rules it out."""

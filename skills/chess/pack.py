@@ -59,7 +59,10 @@ class ChessPack(DomainPack):
             try:
                 return board_moves.read_frames(path, cancel, on_board=board_on_screen)
             except Exception as exc:  # a reader failure costs the board, never the tutorial
-                return board_moves.Frames(warnings=[f"board: reading the frames failed ({exc}); moves come from the narration"])
+                return board_moves.Frames(
+                    warnings=[f"board: reading the frames failed ({exc}); moves come from the narration"]
+                )
+
         return Worker(read)
 
     def seen(self, result: board_moves.Frames) -> bool:

@@ -4,7 +4,12 @@ from fpdf import FPDF
 
 SECTIONS = [
     ("Getting started", 0, "Install the tool with the package manager. It needs no configuration.", None),
-    ("Your first project", 0, "Create a folder and run the init command inside it.", "tool init --name demo\ntool build"),
+    (
+        "Your first project",
+        0,
+        "Create a folder and run the init command inside it.",
+        "tool init --name demo\ntool build",
+    ),
     ("Options", 1, "Each option has a default; the build reads them from the project file.", None),
 ]
 

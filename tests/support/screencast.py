@@ -1,5 +1,5 @@
 """Screencasts made on the spot for the screen reader's tests and bench: scenes of a terminal,
-an editor or a slide drawn by ffmpeg's drawtext, narrated by espeak-ng (tests/media.py).
+an editor or a slide drawn by ffmpeg's drawtext, narrated by espeak-ng (tests/support/media.py).
 
 A helper module (not a test file); nothing it writes is committed. Each scene is shown from
 the start of its sentence until the next scene's sentence starts, so what a test asserts on
@@ -12,10 +12,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-try:
-    from tests import media
-except ImportError:  # run from inside tests/
-    import media
+from tests.support import media
 
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
 SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
