@@ -193,7 +193,8 @@ def main() -> None:
                 print(f"{lesson.opening:<24} {name:<28} {plies:>5} {len(got_board) / plies:>12.1%} "
                       f"{len(got_speech) / plies:>7.1%} {len(got_flite) / plies if not args.no_flite else 0:>6.1%} "
                       f"{right / max(squares, 1):>8.2%} {speed:>8.1f} {whole:>6.1f}s {bare:>5.1f}s "
-                      f"{whole / bare:>5.2f}x cpu {whole_cpu / bare_cpu:.2f}x" + (f" (screen read too: {totals['screen_s'] - screen_before:.1f}s)"
+                      f"{whole / bare:>5.2f}x cpu {whole_cpu / bare_cpu:.2f}x"
+                      + (f" (screen read too: {totals['screen_s'] - screen_before:.1f}s)"
                                                    if args.screen_baseline else ""), flush=True)
                 print(f"{'':<24} report: frames {with_board.frames_read}, positions {with_board.positions_seen}, "
                       f"board moves {with_board.moves_from_board}, speech moves {with_board.moves_from_speech}, "

@@ -455,7 +455,8 @@ def print_table(results: dict) -> None:
                 n, d = max(row["n"], 1), dev["n"]
                 print(f"    {mode:7} exam hit@1 {row['hit@1'] / n:6.1%}  hit@5 {row['hit@5'] / n:6.1%}   "
                       f"dev set hit@1 {dev['hit@1'] / d:6.1%}  hit@5 {dev['hit@5'] / d:6.1%}   "
-                      f"gap {(row['hit@1'] / n - dev['hit@1'] / d) * 100:+.0f} / {(row['hit@5'] / n - dev['hit@5'] / d) * 100:+.0f} points")
+                      f"gap {(row['hit@1'] / n - dev['hit@1'] / d) * 100:+.0f} / "
+                      f"{(row['hit@5'] / n - dev['hit@5'] / d) * 100:+.0f} points")
         for label, s in r["system"].items():
             for mode, row in s["modes"].items():
                 if row["missed@5"]:

@@ -140,7 +140,8 @@ def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
         p = c["probe"]
         per = 100 * sum(p["stages"].values()) / max(p["segments"], 1)
         base = base or per
-        shown = " ".join(f"{k}={100 * v / max(p['segments'], 1):.2f}" for k, v in sorted(p["stages"].items()) if v >= 0.005)
+        shown = " ".join(f"{k}={100 * v / max(p['segments'], 1):.2f}"
+                         for k, v in sorted(p["stages"].items()) if v >= 0.005)
         print(f"probe at {n:>3}: {PROBES} held-out pages, {p['segments']} segments, {per:.2f} s/100 seg "
               f"(ratio {per / base:.2f}); {shown}")
     for n, c in sorted(checkpoints.items()):

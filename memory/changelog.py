@@ -61,8 +61,7 @@ def between(store: tuple, table: str, old: int, new: int) -> list[Write] | None:
     """The writes that made versions ``old + 1`` .. ``new``, or None when one of them is not
     known here (another process, index upkeep) or touched rows it could not list."""
     with _guard:
-        versions = _log.get((store, table), {})
-        writes = [versions.get(v) for v in range(old + 1, new + 1)]
-    if any(w is None or (w.ids is None and w.where is None) for w in writes):
-        return None
-    return writes
+        versions: dict[int, Write] = _log.get((store, table), {})
+        found = [versions.get(v) for v in range(old + 1, new + 1)]
+    writes = [w for w in found if w is not None and not (w.ids is None and w.where is None)]
+    return writes if len(writes) == len(found) else None

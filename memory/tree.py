@@ -112,6 +112,7 @@ class TreeCache:
         with _guard:
             hit = _trees.get(name)
         key = (nodes_v, skills_v, tutorials_v, lessons_v)
+        tree: Tree | None
         if hit and hit[0] == key:
             tree = hit[1]
         else:
@@ -130,11 +131,14 @@ class TreeCache:
         nodes_v, skills_v, tutorials_v, lessons_v = key
         hidden = self.hidden(book, tutorials_v)
         store = self._store
-        node_rows, nodes_changed = snapshots.latest(store, "nodes", book, NODE_COLUMNS, nodes_v, old and old.node_rows)
+        node_rows, nodes_changed = snapshots.latest(store, "nodes", book, NODE_COLUMNS, nodes_v,
+                                                    old.node_rows if old else None)
         if not len(node_rows):
             return None
-        skill_rows, change = snapshots.latest(store, "skills", book, SKILL_COLUMNS, skills_v, old and old.skill_rows)
-        lesson_rows, _ = snapshots.latest(store, "lessons", book, LESSON_COLUMNS, lessons_v, old and old.lesson_rows)
+        skill_rows, change = snapshots.latest(store, "skills", book, SKILL_COLUMNS, skills_v,
+                                              old.skill_rows if old else None)
+        lesson_rows, _ = snapshots.latest(store, "lessons", book, LESSON_COLUMNS, lessons_v,
+                                         old.lesson_rows if old else None)
         if old is not None and old.node_rows is node_rows and old.hidden == hidden:
             shape = old.root_id, old.nodes, old.children
         else:
@@ -144,7 +148,7 @@ class TreeCache:
                 BRIEF_COLUMNS + ["origin"] + (["evidence"] if hidden else [])), hidden)
         else:
             skills_at, counts, hidden_skills = _patched(old, change, skill_rows, hidden)
-        if lesson_rows is (old and old.lesson_rows):
+        if old is not None and lesson_rows is old.lesson_rows:
             lesson_counts, lessons_of = old.lesson_counts, old.lessons_of
         else:
             lesson_counts, lessons_of = _lessons(lesson_rows)

@@ -196,8 +196,8 @@ def main(argv: list[str] | None = None) -> int:
                         oauth_agent_claim=args.oauth_agent_claim,
                     )
                 )
-                serve(settings, args.host, args.port, args.tokens, args.allowed_hosts, oauth=oauth, workers=args.workers,
-                      stateless=args.stateless)
+                serve(settings, args.host, args.port, args.tokens, args.allowed_hosts, oauth=oauth,
+                      workers=args.workers, stateless=args.stateless)
                 return 0
             from tutorialbook.server.app import create_server
 

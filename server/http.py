@@ -111,7 +111,8 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens:
     app, _, token_file = build_app(settings, host, port, tokens, allowed_hosts, oauth, stateless=stateless)
     who = (f"OAuth access tokens from {oauth.issuer}" if oauth else
            f"{len(token_file.table)} token(s) from {token_file.path}" if token_file else "no tokens")
-    how = f"{workers} stateless worker processes" if workers > 1 else "one stateless process" if stateless else "one process"
+    how = (f"{workers} stateless worker processes" if workers > 1
+           else "one stateless process" if stateless else "one process")
     print(f"tutorialbook: serving MCP on http://{host}:{port}/mcp ({who}; {how}; store {settings.store})",
           file=sys.stderr)
     options = dict(host=host, port=port, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)

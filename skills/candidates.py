@@ -55,7 +55,8 @@ def sibling_candidates(store: Store, tree: Tree, parent_id: str, title_key, titl
     return [s for s in siblings if s in wanted]
 
 
-def _nearest(store: Store, table: str, vector: np.ndarray, condition: str, columns: list[str], limit: int) -> list[dict]:
+def _nearest(store: Store, table: str, vector: np.ndarray, condition: str, columns: list[str],
+             limit: int) -> list[dict]:
     query = (store.table(table).search(np.asarray(vector, dtype=np.float32).tolist()).metric("cosine")
              .where(condition, prefilter=True).select([*columns, "_distance"]).limit(limit))
     return query.to_list()

@@ -31,7 +31,8 @@ def _dumper():
         pass
 
     def represent(dumper: yaml.SafeDumper, value: str):
-        style = None if _PLAIN.match(value) and value not in ("yes", "no", "on", "off", "null", "true", "false") else '"'
+        words = ("yes", "no", "on", "off", "null", "true", "false")
+        style = None if _PLAIN.match(value) and value not in words else '"'
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Dumper.add_representer(str, represent)

@@ -37,9 +37,11 @@ _PRONOUN_SUBJECT = re.compile(r"^(?:it|this|that|these|those|there|they|you|we|h
 _GOAL = r"(?P<goal>[a-z][^,;:]{6,90}?)"
 _HOW = [
     re.compile(rf"^(?:in order )?to {_GOAL},\s*(?P<means>.+)$", re.I),
-    re.compile(rf"^(?:(?:you|we) (?:can|could|should|may|might) )?use (?P<means>[^,;:]{{2,60}}?) to {_GOAL}(?:[,.;:]|$)", re.I),
+    re.compile(rf"^(?:(?:you|we) (?:can|could|should|may|might) )?use (?P<means>[^,;:]{{2,60}}?) "
+               rf"to {_GOAL}(?:[,.;:]|$)", re.I),
     re.compile(rf"^(?P<means>[^,;:]{{2,60}}?) (?:is|are|can be|may be) used (?:to|for) {_GOAL}(?:[,.;:]|$)", re.I),
-    re.compile(rf"^(?P<means>[^,;:]{{2,60}}?) (?:lets|allows|enables|helps) (?:you|us|users?|the user|one)?\s*(?:to )?{_GOAL}(?:[,.;:]|$)",
+    re.compile(rf"^(?P<means>[^,;:]{{2,60}}?) (?:lets|allows|enables|helps) "
+               rf"(?:you|us|users?|the user|one)?\s*(?:to )?{_GOAL}(?:[,.;:]|$)",
                re.I),
 ]
 _WHAT = re.compile(r"^(?P<term>[^\s,;:]+(?: [^\s,;:]+){0,4}?) (?P<verb>is|are|means|refers to) "
@@ -120,8 +122,9 @@ def what_questions(source: HarvestSource) -> Iterable[Candidate]:
         rest = re.sub(r"^(?:simply|just|defined as|called)\s+", "", m.group("rest"), flags=re.I)
         answer = _phrase(rest, "")
         verb = {"means": "does", "refers to": "does"}.get(m.group("verb").lower())
-        ask = f"What {verb} {term} {m.group('verb').split()[0].rstrip('s')}" + (" to" if "refers" in m.group("verb") else "") \
-            if verb else f"What {m.group('verb').lower()} {term}"
+        to = " to" if "refers" in m.group("verb") else ""
+        ask = (f"What {verb} {term} {m.group('verb').split()[0].rstrip('s')}{to}" if verb
+               else f"What {m.group('verb').lower()} {term}")
         if answer:
             yield Candidate("what", f"{ask}?", answer, segment, raw)
 

@@ -7,8 +7,9 @@ segments and write the questions:
 
 * the questions a learner would ask (:mod:`tutorialbook.skills.learner`: how, what, why,
   what happens when, what code), graded by whether the retrieved evidence covers the answer;
-* ``cloze`` — only to fill a short tutorial's exam up to ``MIN_QUESTIONS``: a key sentence (one that carries a fact or an instruction, e.g. "The dough is
-  done when it has grown by about half") with a content word, number or command blanked;
+* ``cloze`` — only to fill a short tutorial's exam up to ``MIN_QUESTIONS``: a key sentence (one that
+  carries a fact or an instruction, e.g. "The dough is done when it has grown by about half") with a
+  content word, number or command blanked;
 * ``avoid`` — "what should you never do …?" from never / don't / avoid sentences;
 * ``next_step`` — "which step comes after …?" from numbered procedures.
 

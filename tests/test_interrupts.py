@@ -71,7 +71,8 @@ def test_ctrl_c_during_refinement_keeps_its_events_and_questions_and_reingest_re
 
     resumed = library.ingest(str(BASICS), book="baking").tutorials[0]
     assert resumed.status == "refined" and resumed.refinement == "done"
-    assert resumed.questions_harvested == 13 and resumed.pass_rate_after == 1.0  # asked again without the forgetful consolidation
+    # asked again without the forgetful consolidation
+    assert resumed.questions_harvested == 13 and resumed.pass_rate_after == 1.0
     again = library.ingest(str(BASICS), book="baking").tutorials[0]
     assert again.status == "unchanged" and again.refinement == "done"
 

@@ -21,7 +21,8 @@ def start_server(store: Path, tokens_file: Path, port: int, log: Path, workers: 
                  allow_root: Path | None = None) -> subprocess.Popen:
     env = dict(os.environ)
     env.pop("TUTORIALBOOK_TOKENS", None)
-    extra = (["--workers", str(workers)] if workers > 1 else []) + (["--allow-root", str(allow_root)] if allow_root else [])
+    extra = ((["--workers", str(workers)] if workers > 1 else [])
+             + (["--allow-root", str(allow_root)] if allow_root else []))
     with open(log, "ab") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "tutorialbook.server", "--store", str(store), "serve", "--http",
