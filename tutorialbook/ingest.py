@@ -114,7 +114,7 @@ class Ingest:
                      cancel: Callable[[], bool] | None, refine_rounds: int = 1,
                      agent: str | None = None, llm=None, turn: Callable[[], None] | None = None) -> TutorialReport:
         digest = content_hash(path)
-        tutorial_id = "t_" + hashlib.sha256(f"{book}\n{digest}".encode()).hexdigest()[:16]
+        tutorial_id = tutorial_id_of(book, digest)
         heard = None
         if turn is not None:  # a batch: read ahead of this file's turn, write in it
             existing = self.store.get("tutorials", tutorial_id)
@@ -393,6 +393,11 @@ class _Acquired:
     vectors: object
     screen_note: str
     timings: dict[str, float]
+
+
+def tutorial_id_of(book: str, digest: str) -> str:
+    """A tutorial's id: its book and content (so ingesting the same file again finds it)."""
+    return "t_" + hashlib.sha256(f"{book}\n{digest}".encode()).hexdigest()[:16]
 
 
 def folder_report(book: str, source: str, folder: bool, files: list[Path], reports: list[TutorialReport],
