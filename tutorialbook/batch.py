@@ -61,13 +61,14 @@ def ingest_batch(library, source: str, book: str = "default", title: str | None 
     """Ingest a folder (or file) as ``Library.ingest`` does, with the same report, with ``workers``
     processes on this machine, or as Ray tasks when ``ray`` is given: an address ("auto", "host:port",
     "ray://host:10001"), "local" (a private Ray on this machine), or any value when this process is
-    already connected (``ray.init()`` was called). One worker and no Ray: the plain ``Library.ingest``."""
+    already connected (``ray.init()`` was called). One worker and no Ray, or a single file: the plain
+    ``Library.ingest`` in this process."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise TutorialbookError("workers", f"must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
-    if workers == 1 and not ray:
+    files, folder = library.ingest_files(source, book, title, domain, refine_rounds)
+    if workers == 1 and not ray or not folder:
         return library.ingest(source, book, title, domain, progress=progress, refine_rounds=refine_rounds,
                               agent=agent)
-    files, folder = library.ingest_files(source, book, title, domain, refine_rounds)
     warnings = library._recover_abandoned()  # before any worker writes, as a plain ingest does
     jobs = [FileJob(n, str(path), book, title, domain, refine_rounds, agent) for n, path in enumerate(files)]
     coordinator = _Coordinator(library, jobs, progress)
@@ -79,12 +80,11 @@ def ingest_batch(library, source: str, book: str = "default", title: str | None 
     return folder_report(book, source, folder, files, reports, coordinator.statuses, warnings)
 
 
-def ingest_file(settings: Settings, job: FileJob, turn: Callable[[], None],
-                progress: Progress | None = None) -> tuple[TutorialReport | None, FileStatus]:
+def ingest_file(settings: Settings, job: FileJob, turn: Callable[[], None]) -> tuple[TutorialReport | None, FileStatus]:
     """The per-file function of a batch, in a worker process or a Ray task: ``Library.ingest_one``
     on this process's library, writing when ``turn`` returns."""
     library = _library(settings)
-    return library.ingest_one(Path(job.path), job.book, job.title, job.domain, progress or _quiet, None,
+    return library.ingest_one(Path(job.path), job.book, job.title, job.domain, _quiet, None,
                               job.refine_rounds, job.agent, library.llm(), folder=True, turn=turn)
 
 
@@ -216,7 +216,8 @@ def _run_local(coordinator: _Coordinator, settings: Settings, workers: int) -> N
 
     try:
         while not coordinator.done:
-            while queue and len(live) < workers:
+            busy = sum(slot[1] is not None for slot in live.values())
+            while len(live) < min(workers, busy + len(queue)):
                 start()
             hand_out()
             grant()

@@ -122,8 +122,11 @@ class Ingest:
                 heard = self._acquire(path, title, domain, progress, cancel)
             clock = time.perf_counter()
             turn()
+            waited = _lap(clock)
+            if isinstance(cancel, _TimeLimit):
+                cancel.extend(waited)  # the time limit is the file's own work, not the wait for its turn
             if heard is not None:
-                heard.timings["turn_wait"] = _lap(clock)
+                heard.timings["turn_wait"] = waited
         # one ingest of this content into this book at a time: the others wait, then find it stored
         with self.store.lock(f"ingest-{tutorial_id}", cancel):
             existing = self.store.get("tutorials", tutorial_id)
@@ -448,6 +451,10 @@ class _TimeLimit:
         self.seconds, self._cancel = seconds, cancel
         self._deadline = time.monotonic() + seconds if seconds else None
         self.expired = False
+
+    def extend(self, seconds: float) -> None:
+        if self._deadline is not None:
+            self._deadline += seconds
 
     def __call__(self) -> bool:
         if self._deadline is not None and time.monotonic() > self._deadline:
