@@ -240,8 +240,8 @@ def _run_local(coordinator: _Coordinator, settings: Settings, workers: int) -> N
                 conn.send(("stop",))
             except OSError:
                 pass
-        for process, _ in live.values():
-            process.join(30)
+        for process, _ in live.values():  # idle now (or interrupted): nothing of theirs is left to commit
+            process.join(2)
             if process.is_alive():
                 process.terminate()
 
