@@ -9,6 +9,7 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import Callable, Mapping
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
@@ -18,6 +19,7 @@ from tutorialbook.acquire.transcript import Segment, Transcript
 
 TEXT_EXTENSIONS = frozenset({".txt"})  # plain text; Markdown and the rest are DOCUMENT_EXTENSIONS
 SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
+#: text files a domain pack reads (its reader is given to ``read_source``: acquire/ imports no pack)
 PGN_EXTENSIONS = frozenset({".pgn"})
 MAX_TEXT_BYTES = 20 * 1024 * 1024
 
@@ -75,9 +77,12 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES, **media_options) -> Transcript:
+def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
+                readers: Mapping[str, Callable[[str, str], Transcript]] | None = None, **media_options) -> Transcript:
     """Read any supported file; media options (model, initial_prompt, progress, cancel,
-    max_seconds) go to transcription. A cancelled transcription raises ``Cancelled``."""
+    max_seconds) go to transcription. A cancelled transcription raises ``Cancelled``.
+    ``readers`` (suffix -> reader of the text and file name) are the domain packs' readers
+    (skills/domains.py ``text_readers``), for the files only a pack understands (PGN)."""
     suffix = path.suffix.lower()
     if suffix in media_extensions():
         from tutorialbook.acquire.media import container_title
@@ -96,10 +101,11 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES, **media_option
     text = _read_text(path, max_text_bytes)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, path.name)
+    if suffix in (readers or {}):
+        return readers[suffix](text, path.name)
     if suffix in PGN_EXTENSIONS:
-        from tutorialbook.skills.chess.pgn import read_pgn
-
-        return read_pgn(text, path.name)
+        raise TutorialbookError("source", f"{path.name}: a {suffix} file is read by a domain pack's reader, "
+                                          "and none was given")
     return parse_plain(text, path.name)
 
 

@@ -116,7 +116,7 @@ def square_accuracy(video: Path, schedule: list[bm.Shown], every: int = 3) -> tu
 
 
 def recovered(library, report, lesson: Lesson) -> set:
-    from tutorialbook.memory.store import quote
+    from tutorialbook.memory.where import quote
 
     rows = library.store.rows("positions", f"tutorial_id = {quote(report.tutorial_id)}")
     return {(r["epd"], r["move_san"]) for r in rows} & set(lesson.truth)

@@ -202,7 +202,7 @@ def ingest_all(lessons: list[Lesson], workdir: Path) -> dict[str, dict]:
     """Render, ingest through Library.ingest (domain chess), read the positions table back."""
     from tests import media
     from tutorialbook.library import Library
-    from tutorialbook.memory.store import quote
+    from tutorialbook.memory.where import quote
 
     library = Library(store=str(workdir / "store"), allowed_roots=(str(workdir),))  # its videos are made here
     results: dict[str, dict] = {}

@@ -224,8 +224,8 @@ def breakdown(library: Library, boards: list[chess.Board], repeats: int = 15) ->
         "parse_position (moves/FEN)": lambda n: board_of(POSITIONS[n][1], POSITIONS[n][2]),
         "describe (status, material)": lambda n: chess_engine.describe(boards[n]),
         "openings.classify": lambda n: openings.classify(boards[n]),
-        "positions.taught_at": lambda n: positions.taught_at(library, boards[n], BOOK),
-        "positions.ground (+ related)": lambda n: positions.ground(library, boards[n], openings.classify(boards[n]), BOOK),
+        "positions.taught_at": lambda n: positions.taught_at(library.store, boards[n], BOOK),
+        "positions.ground (+ related)": lambda n: positions.ground(library.store, library.rank_skills, library.missing_book, boards[n], openings.classify(boards[n]), BOOK),
     }
     print("\nwhere the overhead goes (median per call over all positions; cold: position caches cleared,")
     print("the book's facts read again; ground runs beside the search in evaluate_position):")
@@ -236,7 +236,7 @@ def breakdown(library: Library, boards: list[chess.Board], repeats: int = 15) ->
             for n in range(len(boards)):
                 for samples, clear in ((cold, True), (warm, False)):
                     if clear:
-                        positions.clear_cache(library)
+                        positions.clear_cache(library.store)
                     start = time.perf_counter()
                     fn(n)
                     samples.append(time.perf_counter() - start)

@@ -92,7 +92,7 @@ def cached_vectors(texts: list[str], embed, label: str = "") -> np.ndarray:
 
 def write_book(store, book: synthetic.Book, vectors: np.ndarray, batch: int = BATCH) -> float:
     """Write the book's rows straight into the store, as large batches; returns seconds taken."""
-    from tutorialbook.skills.builder import node_text, skill_text
+    from tutorialbook.memory.rows import node_text, skill_text
 
     start = time.perf_counter()
     now = time.time()
@@ -139,7 +139,7 @@ def brute_force(table, query: str, vector: np.ndarray, book: str, k: int) -> lis
     from lancedb.rerankers import RRFReranker
 
     from tutorialbook.memory.search import RRF_K
-    from tutorialbook.memory.store import quote
+    from tutorialbook.memory.where import quote
 
     return (
         table.search(query_type="hybrid").vector(vector.tolist()).text(query).distance_type("cosine")

@@ -16,12 +16,9 @@ Backends:
   an OpenAI-compatible ``api_base`` … litellm is imported on first use (it takes seconds),
   offline (``LITELLM_LOCAL_MODEL_COST_MAP=True``), always with a timeout; tokens and, when
   litellm knows the model's price, cost are counted.
-* :class:`SamplingBackend` — ``sampling/createMessage`` to the client, from the worker thread
-  a tool's blocking work runs in. mcp 2.3 sends server-initiated requests mid-call only on
-  2025-era sessions; on a 2026-07-28 session there is no back-channel, and the one portable
-  form is a resolver (``Resolve`` returning ``Sample``) that runs *before* the tool body —
-  :mod:`tutorialbook.llm.toc` drives TOC navigation that way, through
-  :class:`ReplayBackend`. :func:`sampling_llm` says honestly which applies.
+* :class:`ReplayBackend` — replies recorded earlier, looked up by the exact request. The MCP
+  client's own model (``sampling``) is reached through it or through a backend of the MCP
+  surface (tools/sampling.py), which is where everything about MCP sessions lives.
 """
 
 from __future__ import annotations
@@ -30,12 +27,12 @@ import hashlib
 import json
 import os
 import re
-import threading
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from tutorialbook.memory.offline_litellm import import_litellm
 from tutorialbook.models import LLMUsage
 
 NONE = "none"
@@ -92,20 +89,6 @@ def request_digest(system: str, messages: Messages) -> str:
 
 # -- backends ------------------------------------------------------------------------
 
-_litellm_lock = threading.Lock()
-
-
-def import_litellm():
-    """litellm, imported on first use, offline and quiet (it prints help banners to stdout
-    on errors, which would corrupt an MCP stdio stream)."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    with _litellm_lock:
-        import litellm
-
-        litellm.suppress_debug_info = True
-    return litellm
-
-
 class LiteLLMBackend:
     """Any chat model litellm reaches: a provider model, Ollama, an OpenAI-compatible server."""
 
@@ -154,42 +137,6 @@ class LiteLLMBackend:
         )
 
 
-class SamplingBackend:
-    """``sampling/createMessage`` to the connected client, sent from the worker thread a tool's
-    blocking work runs in (``anyio.from_thread``). Works on sessions with a back-channel
-    (2025-era, stateful); the client reports no token counts."""
-
-    name = SAMPLING
-
-    def __init__(self, session, related_request_id=None):
-        self.session = session
-        self.related_request_id = related_request_id
-
-    def complete(self, system: str, messages: Messages, schema: type[BaseModel] | None, max_tokens: int,
-                 timeout: float) -> Reply:
-        import anyio
-        import anyio.from_thread
-        from mcp.shared.exceptions import MCPError, NoBackChannelError
-
-        wire = sampling_messages(messages)
-
-        async def ask():
-            with anyio.fail_after(timeout):
-                return await self.session.create_message(
-                    wire, max_tokens=max_tokens, system_prompt=system, temperature=0,
-                    related_request_id=self.related_request_id)
-
-        try:
-            result = anyio.from_thread.run(ask)
-        except TimeoutError as exc:
-            raise BackendError(f"the client's model did not answer within {timeout:g} s", timeout=True) from exc
-        except NoBackChannelError as exc:
-            raise BackendError(f"no back-channel to the client: {exc}", fatal=True) from exc
-        except MCPError as exc:  # the client refused (a person declined, or no model)
-            raise BackendError(f"the client refused the sampling request: {exc}") from exc
-        return Reply(text=sampled_text(result))
-
-
 class ReplayBackend:
     """Replies recorded earlier (by resolvers that sampled the client before the tool body
     ran), looked up by the exact request. ``planning``: a request with no recorded reply
@@ -210,20 +157,6 @@ class ReplayBackend:
         if self.planning:
             raise NeedReply(system, messages, max_tokens)
         raise BackendError(self.exhausted or "the client's model was not asked this before the call", fatal=True)
-
-
-def sampling_messages(messages: Messages) -> list:
-    from mcp.types import SamplingMessage, TextContent
-
-    return [SamplingMessage(role=m["role"], content=TextContent(type="text", text=m["content"])) for m in messages]
-
-
-def sampled_text(result) -> str:
-    """The text of a ``CreateMessageResult`` ('' when the client answered with something else)."""
-    content = getattr(result, "content", None)
-    if isinstance(content, list):
-        return "".join(getattr(c, "text", "") for c in content if getattr(c, "type", "") == "text")
-    return getattr(content, "text", "") if getattr(content, "type", "") == "text" else ""
 
 
 # -- the interface every use calls ----------------------------------------------------
@@ -372,24 +305,3 @@ def from_settings(settings) -> LLM | None:
                                          "deterministically")
     return LLM(LiteLLMBackend(spec, getattr(settings, "llm_api_base", None)), name=spec,
                timeout=float(getattr(settings, "llm_timeout", None) or DEFAULT_TIMEOUT))
-
-
-def sampling_llm(ctx, settings) -> LLM | None:
-    """For a tool that needs many model calls while it runs (ingest): the client's model
-    through ``sampling/createMessage`` when the session can carry it; an unavailable LLM
-    that says why when it cannot; ``None`` when sampling is not the setting."""
-    if spec_of(settings).lower() != SAMPLING:
-        return None
-    timeout = float(getattr(settings, "llm_timeout", None) or DEFAULT_TIMEOUT)
-    capabilities = getattr(ctx, "client_capabilities", None)
-    if capabilities is None or capabilities.sampling is None:
-        return LLM.unavailable(SAMPLING, "sampling: the connected client does not offer sampling, so the "
-                                         "deterministic path was used")
-    session = ctx.session
-    if not getattr(session, "can_send_request", False):
-        return LLM.unavailable(SAMPLING, (
-            f"sampling: this {ctx.protocol_version or 'stateless'} session has no back-channel for the many "
-            "model requests an ingest makes while it runs (mcp 2.3 sends sampling requests mid-call only on "
-            "2025-era stateful sessions; 2026-07-28 allows only requests resolved before a tool starts), so "
-            "the deterministic path was used; set TUTORIALBOOK_LLM to a litellm model to use one here"))
-    return LLM(SamplingBackend(session, getattr(ctx, "request_id", None)), name=SAMPLING, timeout=timeout)

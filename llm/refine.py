@@ -188,9 +188,9 @@ def llm_examiner(llm: LLM) -> Examiner:
 class LLMRefiner(Refiner):
     """A :class:`Refiner` whose examiner and repair drafts use a model."""
 
-    def __init__(self, library, book: str, llm: LLM, **kwargs):
+    def __init__(self, *args, llm: LLM, **kwargs):
         kwargs.setdefault("examiner", llm_examiner(llm))
-        super().__init__(library, book, **kwargs)
+        super().__init__(*args, **kwargs)
         self.llm = llm
         self._repairs_left = REPAIR_BUDGET
 
@@ -221,8 +221,8 @@ class LLMRefiner(Refiner):
                 written or steps, node_id)
 
 
-def refiner(library, book: str, llm: LLM | None, agent: str | None = None) -> Refiner:
-    """The refiner for a run: with a model when one is configured."""
+def refiner(store, embed, tree, rank_skills, book: str, agent: str, llm: LLM | None) -> Refiner:
+    """The refiner for a run (see :class:`Refiner` for what it receives): with a model when one is configured."""
     if llm is None:
-        return Refiner(library, book, agent=agent)
-    return LLMRefiner(library, book, llm, agent=agent)
+        return Refiner(store, embed, tree, rank_skills, book, agent)
+    return LLMRefiner(store, embed, tree, rank_skills, book, agent, llm=llm)

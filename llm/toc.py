@@ -8,25 +8,18 @@ invents are dropped (an answer with no real id is retried, quoting the error); w
 no usable answer the deterministic beam (:func:`tutorialbook.memory.search.toc_descent`) runs
 instead, with a warning. The route, with the model's reasons, is what ``retrieve`` returns.
 
-Sampling in both protocol eras. In mcp 2.3 a tool on a 2026-07-28 session cannot send
-requests mid-call; its only way to the client's model is a *resolver* that returns a
-``Sample`` before the tool body runs. :func:`sampling_resolver` builds a chain of such
-resolvers: each one replays the descent with the replies gathered so far
-(:class:`~tutorialbook.llm.client.ReplayBackend`) up to the first request with no reply,
-and asks the client for it; the tool body then runs the same descent on the recorded
-replies. The requests are built only from the query and the book's tree, so they render
-identically on every round, as the protocol requires. The chain works on 2025-era sessions
-too (there each ``Sample`` is sent as a standalone request). At most ``MAX_SAMPLES`` requests
-are made (levels plus retries); past that the descent falls back to the beam, with a warning.
+The descent's requests are built only from the query and the book's tree, so a replay of it
+on recorded replies asks exactly the same requests: the MCP surface drives it through the
+client's model that way (tools/sampling.py).
 """
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from tutorialbook.models import RouteStep
-from tutorialbook.llm.client import LLM, SAMPLING, NeedReply, ReplayBackend, request_digest, spec_of
+from tutorialbook.llm.client import LLM
 
 if TYPE_CHECKING:  # the store (LanceDB) loads on first use: the MCP server imports this module at start
     from tutorialbook.memory.search import Hit
@@ -36,7 +29,6 @@ if TYPE_CHECKING:  # the store (LanceDB) loads on first use: the MCP server impo
 BEAM = 3  # nodes the model may open per level
 MAX_LEVELS = 6
 MAX_CANDIDATES = 120  # nodes shown per level
-MAX_SAMPLES = 6  # sampling requests one retrieve_skill call may make through resolvers
 SUMMARY_CHARS = 160
 
 
@@ -131,7 +123,7 @@ def llm_toc_descent(store: "Store", tree: "Tree", query: str, vector, k: int, ll
         return None
     allowed = {n for c in found.chosen for n in tree.subtree(c)} or set(tree.nodes)
     from tutorialbook.memory.search import search
-    from tutorialbook.memory.store import in_list
+    from tutorialbook.memory.where import in_list
 
     hits = search(store, "skills", tree.book, query, vector, "hybrid", k, in_list("node_id", allowed))
     if not hits:
@@ -167,111 +159,3 @@ def _line(tree: "Tree", node_id: str) -> str:
     kids = len(tree.children.get(node_id, []))
     counts = f"{below} skill{'s' * (below != 1)}" + (f", {kids} subsection{'s' * (kids != 1)}" if kids else "")
     return f"[{node_id}] {' '.join(node['title'].split())} — {summary} ({counts})"
-
-
-# -- sampling through resolvers (both protocol eras) --------------------------------------
-
-@dataclass
-class SampledPlan:
-    """What the resolvers gathered for one retrieve_skill call."""
-
-    active: bool = False
-    replies: dict[str, str] = field(default_factory=dict)  # request digest -> the client's reply text
-    pending: NeedReply | None = None  # the next request, if the descent still needs one
-    unavailable: str = ""  # why sampling could not be used (for the result's warnings)
-
-
-def plan_llm(plan: "SampledPlan | None") -> LLM | None:
-    """The LLM the tool body passes to ``Library.retrieve``: the recorded replies replayed,
-    an unavailable LLM that says why, or ``None`` (not sampling: the settings decide)."""
-    if plan is None or not isinstance(plan, SampledPlan):
-        return None
-    if plan.unavailable:
-        return LLM.unavailable(SAMPLING, plan.unavailable)
-    if not plan.active:
-        return None
-    exhausted = (f"the descent needed more than the {MAX_SAMPLES} sampling requests one call may make"
-                 if plan.pending is not None else "")
-    return LLM(ReplayBackend(plan.replies, exhausted=exhausted), name=SAMPLING)
-
-
-def _replan(tree: "Tree", query: str, replies: dict[str, str]) -> NeedReply | None:
-    """Replay the descent on the replies so far; the first request still unanswered."""
-    try:
-        navigate(tree, query, LLM(ReplayBackend(replies, planning=True), name=SAMPLING))
-    except NeedReply as need:
-        return need
-    return None
-
-
-def sampling_resolver(authorize: Callable[[Any, str], Any], steps: int = MAX_SAMPLES):
-    """The resolver a tool annotates a parameter with: ``Annotated[Any, Resolve(resolver)]``.
-    It needs tool arguments ``query``, ``book`` and ``mode``. ``authorize(ctx, book)`` returns
-    the Library when the caller may read the book, else ``None`` (the tool body then raises
-    its usual error; no title of the book goes to the client before that)."""
-    from typing import Annotated
-
-    import anyio.to_thread
-    from mcp.server.mcpserver import Context, Resolve, Sample
-    from mcp_types.version import is_version_at_least
-
-    from tutorialbook.llm.client import sampled_text, sampling_messages
-
-    async def start(ctx: Context, query: str, book: str, mode: str) -> Any:
-        settings = getattr(getattr(ctx.request_context.lifespan_context, "library", None), "settings", None)
-        if mode != "toc" or settings is None or spec_of(settings).lower() != SAMPLING:
-            return SampledPlan()
-        capabilities = ctx.client_capabilities
-        if capabilities is None or capabilities.sampling is None:
-            return SampledPlan(unavailable="sampling: the connected client does not offer sampling, so the TOC "
-                                           "was descended by the deterministic beam")
-        version = ctx.protocol_version
-        if not (version and is_version_at_least(version, "2026-07-28")) and not ctx.session.can_send_request:
-            return SampledPlan(unavailable=f"sampling: this {version or 'stateless'} session has no back-channel "
-                                           "(stateless HTTP), so the TOC was descended by the deterministic beam")
-
-        def first() -> SampledPlan:
-            library = authorize(ctx, book)
-            if library is None:
-                return SampledPlan()
-            try:
-                tree = library.tree(book)
-            except Exception:  # noqa: BLE001 - the tool body reports a missing book
-                return SampledPlan()
-            return SampledPlan(active=True, pending=_replan(tree, query, {}))
-
-        return await anyio.to_thread.run_sync(first)
-
-    def make_sampler(previous):
-        async def sampler(plan: Annotated[Any, Resolve(previous)]) -> Sample | None:
-            if not plan.active or plan.pending is None:
-                return None
-            need = plan.pending
-            return Sample(sampling_messages(need.messages), max_tokens=need.max_tokens, system_prompt=need.system,
-                          temperature=0)
-        return sampler
-
-    def make_planner(previous, sampler):
-        async def planner(ctx: Context, query: str, book: str, plan: Annotated[Any, Resolve(previous)],
-                          sampled: Annotated[Any, Resolve(sampler)]) -> Any:
-            if sampled is None or not plan.active or plan.pending is None:
-                return plan
-            need = plan.pending
-            replies = {**plan.replies, request_digest(need.system, need.messages): sampled_text(sampled)}
-
-            def again() -> SampledPlan:
-                try:
-                    library = authorize(ctx, book)
-                    tree = library.tree(book) if library is not None else None
-                except Exception:  # noqa: BLE001 - the book went away between rounds: ask no more
-                    tree = None
-                return SampledPlan(active=True, replies=replies,
-                                   pending=_replan(tree, query, replies) if tree is not None else None)
-
-            return await anyio.to_thread.run_sync(again)
-        return planner
-
-    resolver = start
-    for _ in range(steps):
-        resolver = make_planner(resolver, make_sampler(resolver))
-    return resolver

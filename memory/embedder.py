@@ -97,7 +97,7 @@ class LiteLLMEmbedder:
         self.dim = len(self.embed(["dimension probe"])[0])
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        from tutorialbook.llm.client import import_litellm  # lazy, offline, quiet on stdout
+        from tutorialbook.memory.offline_litellm import import_litellm  # lazy, offline, quiet on stdout
 
         litellm = import_litellm()
         response = litellm.embedding(

@@ -81,13 +81,9 @@ def verify(store) -> dict[str, str]:
 
 def scan_all(table) -> int:
     """Read every row of a table handle, batch by batch (nothing kept); returns the row count."""
-    from lancedb.background_loop import LOOP
+    from tutorialbook.memory import lance  # lazy: the server reports faults before LanceDB loads
 
-    async def drain() -> int:
-        stream = await table._table.query()._inner.execute(None, None)
-        return sum([batch.num_rows async for batch in stream])
-
-    return LOOP.run(drain())
+    return lance.scan_all(table)
 
 
 def last_readable(store, name: str) -> int | None:

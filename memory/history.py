@@ -32,7 +32,6 @@ skill edit.
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from datetime import datetime, timezone
@@ -42,7 +41,9 @@ from pydantic import BaseModel, Field
 
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory.schemas import SCHEMAS
-from tutorialbook.memory.store import Store, dumps, in_list, quote
+from tutorialbook.memory.rows import decode, detail_of, dumps
+from tutorialbook.memory.store import Store
+from tutorialbook.memory.where import in_list, quote
 
 EVENTS = "events"
 #: skill columns a revert puts back; counts (helpful, harmful) and identity stay as they are now
@@ -162,11 +163,11 @@ def history(store: Store, book: str, limit: int | None = None, action: str | Non
 
 
 def _view(row: dict) -> HistoryEvent:
-    detail = json.loads(row["detail"] or "{}")
+    detail = detail_of(row)
     return HistoryEvent(
         id=row["id"], book=row["book"], at=row["at"], time=iso(row["at"]), agent=row["agent"],
         action=row["action"], target=row["target"], summary=row["summary"],
-        versions=json.loads(row["versions"] or "{}"), detail=_strip_vectors(detail),
+        versions=decode(row["versions"], "{}"), detail=_strip_vectors(detail),
     )
 
 
@@ -223,7 +224,7 @@ def revert_lesson(store: Store, lesson_id: str, agent: str) -> RevertReport:
         since = [e for e in since if e["at"] > max(reverted)]
     undo: dict[str, dict[str, int]] = {}
     for e in since:
-        for skill_id, verdict in json.loads(e["detail"] or "{}").get("feedback", []):
+        for skill_id, verdict in detail_of(e).get("feedback", []):
             column = "helpful" if verdict == "helpful" else "harmful"
             undo.setdefault(skill_id, {}).setdefault(column, 0)
             undo[skill_id][column] += 1
@@ -246,7 +247,7 @@ def skill_images(store: Store, skill_id: str, want: int | None = None) -> dict[i
     first; if ``want`` is not among them, from the skills table's retained versions."""
     found: dict[int, dict] = {}
     for e in store.rows(EVENTS, f"detail LIKE {quote('%' + skill_id + '%')}", ["detail"]):
-        detail = json.loads(e["detail"] or "{}")
+        detail = detail_of(e)
         for img in detail.get("skills_before", []) + ([detail["before"]] if "before" in detail else []):
             if img.get("id") == skill_id and "version" in img:
                 found.setdefault(int(img["version"]), img)

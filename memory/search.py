@@ -18,16 +18,15 @@ branches, and returns the route so an agent can see (and question) the path take
 
 from __future__ import annotations
 
-import asyncio
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from lancedb.background_loop import LOOP
 
-from tutorialbook.memory import indexing, terms
-from tutorialbook.memory.store import Store, collect, in_list, quote
+from tutorialbook.memory import indexing, lance, terms
+from tutorialbook.memory.store import Store
+from tutorialbook.memory.where import in_list, not_from, of_book
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RouteStep
 
@@ -57,8 +56,8 @@ def search(store: Store, table: str, book: str, query: str,
     columns is most of what a query over a large table costs. On a ``snapshot`` of the book the
     search reads that version, and rows carry the snapshot's columns instead."""
     # the AsyncTable: a query is one trip to LanceDB's loop
-    inner = snapshot.table if snapshot is not None else store.table(table)._table
-    scope = f"book = {quote(book)}" + (f" AND ({where})" if where else "")
+    inner = snapshot.table if snapshot is not None else lance.require_async_table(store.table(table))
+    scope = of_book(book) + (f" AND ({where})" if where else "")
     if snapshot is not None and snapshot.whole_table:  # the book filter would pass every row
         scope = where
     select = list(dict.fromkeys(["id", *columns])) if columns else None
@@ -70,19 +69,19 @@ def search(store: Store, table: str, book: str, query: str,
         return _rows(_text(inner, query, scope, select, limit, snapshot is not None))
 
     if mode == "keyword":
-        return _ranked([Hit(r, float(r["_score"])) for r in run(LOOP.run(text()), "_score")])
+        return _ranked([Hit(r, float(r["_score"])) for r in run(lance.run(text()), "_score")])
     wanted = limit
     if mode == "hybrid":
         limit = max(limit, POOL)
     text_rows = None
     if mode != "vector":  # hybrid: the full-text half runs meanwhile
-        text_rows = asyncio.run_coroutine_threadsafe(text(), LOOP.loop)
+        text_rows = lance.submit(text())
     vector = vector() if callable(vector) else vector
     exact = True
 
     def nearest(widen: bool = False) -> list[dict]:
         q = _nearest(store, table, inner, vector, scope, select, limit, exact, widen, snapshot is not None)
-        return run(LOOP.run(_rows(q)), "_distance")
+        return run(lance.run(_rows(q)), "_distance")
 
     rows = nearest()
     if len(rows) < limit and indexing.tuning(store, table) is not None:  # the probed partitions fell short
@@ -134,7 +133,7 @@ def _finish(q, score: str, select: list[str] | None, limit: int, row_ids: bool):
 
 
 async def _rows(query) -> list[dict]:
-    return (await collect(query)).to_pylist()
+    return (await lance.collect(query)).to_pylist()
 
 
 class Snapshot:
@@ -149,13 +148,13 @@ class Snapshot:
 
     def __init__(self, store: Store, table: str, book: str, columns: list[str], version: int):
         self.version = version
-        self.table = store.open_at(table, version)._table
-        query = self.table.query().where(f"book = {quote(book)}").select(columns).with_row_id()
-        rows = LOOP.run(collect(query)).combine_chunks()  # a take across chunks costs ms
+        self.table = lance.require_async_table(store.open_at(table, version))
+        query = self.table.query().where(of_book(book)).select(columns).with_row_id()
+        rows = lance.run(lance.collect(query)).combine_chunks()  # a take across chunks costs ms
         self._at_rowid = {r: n for n, r in enumerate(rows["_rowid"].to_pylist())}
         self._rows = rows.drop_columns(["_rowid"])
         self._at = {row_id: n for n, row_id in enumerate(self._rows["id"].to_pylist())}
-        self.whole_table = len(rows) == LOOP.run(self.table.count_rows())
+        self.whole_table = len(rows) == lance.count_rows(self.table)
 
     def rows(self, ids: list[str]) -> dict[str, dict]:
         """The rows of those ids it has, by id."""
@@ -244,7 +243,25 @@ def _fill(store: Store, tree: Tree, allowed: set[str], vector, seen: set[str], n
 
 def unfinished_filter(tree: Tree) -> str | None:
     """A filter leaving out the rows added by the book's unfinished commits (see ``Tree.hidden``)."""
-    return f"NOT ({in_list('origin', tree.hidden)})" if tree.hidden else None
+    return not_from(tree.hidden)
+
+
+def nearest_rows(store: Store, table: str, vectors: list, where: str, limit: int) -> list[list[dict]]:
+    """The ``limit`` rows nearest each vector by cosine (rows carry ``_distance``), with
+    ``where`` applied before the search; several vectors are one query."""
+    handle = store.table(table)
+    if len(vectors) == 1:
+        return [handle.search(_listed(vectors[0])).distance_type("cosine").where(where, prefilter=True)
+                .limit(limit).to_list()]
+    found: list[list[dict]] = [[] for _ in vectors]
+    for row in (handle.search([_listed(v) for v in vectors]).distance_type("cosine").where(where, prefilter=True)
+                .limit(limit).to_list()):
+        found[row.pop("query_index")].append(row)
+    return found
+
+
+def _listed(vector) -> list[float]:
+    return vector.tolist() if isinstance(vector, np.ndarray) else list(vector)
 
 
 def _reason(own: float, skills: float, total: float) -> str:

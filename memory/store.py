@@ -7,9 +7,7 @@ commit race is retried.
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
-import json
 import logging
 import os
 import random
@@ -21,28 +19,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import lancedb
-import pyarrow as pa
-from lancedb.background_loop import LOOP
 
 from tutorialbook.errors import Cancelled, TutorialbookError
-from tutorialbook.memory import faults, indexing, terms
+from tutorialbook.memory import faults, indexing, lance, terms
 from tutorialbook.memory.schemas import SCHEMAS, with_dim
+from tutorialbook.memory.where import by_id, in_list
 
 log = logging.getLogger(__name__)
 
 WRITE_ATTEMPTS = 8
-
-
-def quote(value: str) -> str:
-    """A SQL string literal for a LanceDB filter."""
-    return "'" + str(value).replace("'", "''") + "'"
-
-
-def in_list(column: str, values: Iterable[str]) -> str:
-    values = list(values)
-    if not values:
-        return "false"
-    return f"{column} IN ({', '.join(quote(v) for v in values)})"
 
 
 class Store:
@@ -122,11 +107,11 @@ class Store:
 
     def _rows(self, name: str, where: str | None, columns: list[str] | None, limit: int | None) -> list[dict]:
         table = self.table(name)
-        inner = getattr(table, "_table", None)  # the AsyncTable behind a local LanceTable
-        if inner is not None and hasattr(inner, "query"):
+        inner = lance.async_table(table)
+        if inner is not None:
             # one trip to LanceDB's event loop instead of ~5 (schema, plan, each batch): a
             # keyed read (browsing a node) takes ~1.5 ms instead of ~3
-            return LOOP.run(scan(inner, where, columns, limit))
+            return lance.run(lance.scan(inner, where, columns, limit))
         query = table.search()
         if where:
             query = query.where(where)
@@ -136,7 +121,7 @@ class Store:
         return query.to_list()
 
     def get(self, name: str, row_id: str) -> dict | None:
-        found = self.rows(name, f"id = {quote(row_id)}", limit=1)
+        found = self.rows(name, by_id(row_id), limit=1)
         return found[0] if found else None
 
     def count(self, name: str, where: str | None = None) -> int:
@@ -154,15 +139,7 @@ class Store:
     def versions(self, names: Iterable[str]) -> tuple[int, ...]:
         """The current versions of several tables, looked up together (one trip to LanceDB's
         event loop instead of one per table)."""
-        tables = [self.table(n) for n in names]
-        inners = [getattr(t, "_table", None) for t in tables]
-        if any(i is None or not hasattr(i, "version") for i in inners):
-            return tuple(t.version for t in tables)
-
-        async def look():
-            return await asyncio.gather(*(i.version() for i in inners))
-
-        return tuple(LOOP.run(look()))
+        return lance.versions([self.table(n) for n in names])
 
     def version_history(self, name: str) -> list[tuple[int, float]]:
         """The table's retained versions as (version, commit time in epoch seconds), oldest first."""
@@ -349,27 +326,6 @@ def _is_conflict(exc: Exception) -> bool:
     return any(marker in text for marker in CONFLICT_MARKERS)
 
 
-async def scan(inner, where: str | None = None, columns: list[str] | None = None,
-               limit: int | None = None) -> list[dict]:
-    """Rows of an AsyncTable, read on LanceDB's loop (``Store.rows`` without opening a table)."""
-    query = inner.query()
-    if where:
-        query = query.where(where)
-    if columns:
-        query = query.select(columns)
-    if limit:
-        query = query.limit(limit)
-    return (await collect(query)).to_pylist()
-
-
-async def collect(query) -> pa.Table:
-    """What an async LanceDB query returns, read straight from its engine: ``to_arrow`` first
-    looks up the table's schema (one more trip into LanceDB, ~0.5 ms) for blob columns, which
-    these tables do not have."""
-    stream = await query._inner.execute(None, None)
-    return pa.Table.from_batches([batch async for batch in stream], schema=stream.schema)
-
-
 def _check(cancel: Callable[[], bool] | None, name: str) -> None:
     if cancel is not None and cancel():
         raise Cancelled(f"cancelled while waiting for the {name!r} lock; nothing was written")
@@ -378,6 +334,3 @@ def _check(cancel: Callable[[], bool] | None, name: str) -> None:
 def _backoff(attempt: int) -> None:
     time.sleep(min(1.0, 0.02 * 2**attempt) * (0.5 + random.random()))
 
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -6,12 +6,13 @@ counts are cached per (nodes version, skills version, lessons version).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
-from tutorialbook.memory.store import Store, quote
+from tutorialbook.memory.rows import encode, evidence_of
+from tutorialbook.memory.store import Store
+from tutorialbook.memory.where import quote
 
 
 @dataclass
@@ -153,11 +154,11 @@ def without_hidden(row: dict, hidden: frozenset) -> dict:
     ``sources`` counted again): what the row read like before such a commit extended it."""
     if not hidden or "evidence" not in row:
         return row
-    evidence = json.loads(row["evidence"] or "[]")
+    evidence = evidence_of(row)
     kept = [e for e in evidence if e.get("tutorial_id") not in hidden]
     if len(kept) == len(evidence):
         return row
-    row = {**row, "evidence": json.dumps(kept)}
+    row = {**row, "evidence": encode(kept)}
     if "sources" in row:
         row["sources"] = len({e["tutorial_id"] for e in kept})
     return row

@@ -14,19 +14,20 @@ from mcp.types import Completion, CompletionArgument, CompletionContext, ToolAnn
 
 from tutorialbook import __version__
 from tutorialbook.config import Settings
-from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.server.state import AppState, warm_after_handshake
 from tutorialbook.server import client_log, skills_ext
 from tutorialbook.server import oauth as oauth_mod
 from tutorialbook.server.errors import ProtocolServer
-from tutorialbook.server.auth import Access, TokenFile, TokenTable
+from tutorialbook.server.auth import TokenFile, TokenTable
+from tutorialbook.tools.access import Access
 from tutorialbook.skills.skill_md import render_skill_md
 from tutorialbook.tools.browse import browse_toc
 from tutorialbook.tools.evaluate import evaluate_position
 from tutorialbook.tools.ingest import ingest_tutorial
 from tutorialbook.tools.lessons import record_lesson
 from tutorialbook.tools.retrieve import retrieve_skill
-from tutorialbook.tools._run import caller
+from tutorialbook.tools import access as access_policy
+from tutorialbook.tools.access import caller
 
 if TYPE_CHECKING:
     from tutorialbook.library import Library
@@ -89,15 +90,10 @@ def create_server(settings: Settings | None = None, tokens: TokenFile | TokenTab
 
 def _register_resources(server: MCPServer, library: Callable[[], "Library"], who: Callable[[], Access]) -> None:
     def readable(book: str, need: str = "read") -> None:
-        """A book the caller may not read is missing, to it (the same error as a real miss)."""
-        access = who()
-        if not access.can(book, need):
-            raise library().missing_book(book, access.can)
+        access_policy.readable(library(), who(), book, need)
 
     def owned(table: str, row_id: str, what: str) -> None:
-        row = library().store.get(table, row_id)
-        if row is not None and not who().can(row["book"]):
-            raise NotFound(f"{what}_id", f"no {what} {row_id!r}")
+        access_policy.owned(library(), who(), table, row_id, what)
 
     @server.resource("tutorialbook://books", mime_type="application/json", title="Books")
     def books() -> str:
@@ -121,10 +117,7 @@ def _register_resources(server: MCPServer, library: Callable[[], "Library"], who
     def history(book: str) -> str:
         """Who wrote what in a book, when (newest 200 events); needs the admin right."""
         readable(book)
-        access = who()
-        if not access.can(book, "admin"):
-            raise TutorialbookError("book", f"agent {access.agent!r} holds only the '{access.right(book)}' right on "
-                                            f"book {book!r}; its history needs the 'admin' right")
+        access_policy.admin(who(), book, "its history")
         return json.dumps([e.model_dump() for e in library().history(book, limit=200)], indent=2)
 
     @server.resource("tutorialbook://skills/{skill_id}", mime_type="text/markdown", title="Skill (SKILL.md)")
@@ -167,36 +160,10 @@ def _register_completions(server: MCPServer, library: Callable[[], "Library"], w
     node, skill and tutorial ids by prefix (node ids within the book already chosen)."""
 
     def candidates(name: str, prefix: str, chosen: dict[str, str]) -> list[str]:
-        return completion_candidates(library(), who(), name, prefix, chosen)
+        return access_policy.completions(library(), who(), name, prefix, chosen)
 
     @server.completion()
     async def complete(ref, argument: CompletionArgument, context: CompletionContext | None) -> Completion:
         chosen = dict(context.arguments or {}) if context else {}
         values = await anyio.to_thread.run_sync(candidates, argument.name, argument.value or "", chosen)
         return Completion(values=values[:100], total=len(values), has_more=len(values) > 100)
-
-
-def completion_candidates(lib: "Library", access: Access, name: str, prefix: str, chosen: dict[str, str]) -> list[str]:
-    """The ids completing ``prefix`` for argument ``name`` that ``access`` may see (at most 101)."""
-    if name == "book":
-        return sorted(b["id"] for b in lib.store.rows("books", columns=["id"])
-                      if b["id"].startswith(prefix) and access.can(b["id"]))
-    if name == "node_id" and chosen.get("book") and access.can(chosen["book"]):
-        try:
-            tree = lib.tree(chosen["book"])
-        except TutorialbookError:
-            return []
-        return sorted(n for n in tree.nodes if n.startswith(prefix))
-    table = {"skill_id": "skills", "tutorial_id": "tutorials"}.get(name)
-    if table is None:
-        return []
-    from tutorialbook.memory.store import in_list, quote  # lazy: LanceDB is not needed to start
-
-    where = f"id LIKE {quote(prefix.replace('%', '') + '%')}"  # '_' matches itself too
-    if not access.unrestricted:  # the rights filter goes before the limit
-        books = [b["id"] for b in lib.store.rows("books", columns=["id"]) if access.can(b["id"])]
-        if not books:
-            return []
-        where += f" AND {in_list('book', books)}"
-    return sorted(r["id"] for r in lib.store.rows(table, where, ["id", "book"], limit=101)
-                  if r["id"].startswith(prefix) and access.can(r["book"]))

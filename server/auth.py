@@ -32,48 +32,19 @@ from mcp.server.auth.provider import AccessToken, TokenVerifier
 
 from tutorialbook.common import BOOK_NAME
 from tutorialbook.errors import TutorialbookError
+# the policy a token's grant becomes (re-exported: server code and tests name them here)
+from tutorialbook.tools.access import (  # noqa: F401
+    EVERYTHING, RANK, RIGHTS, RIGHTS_CLAIM, Access, access_from_token,
+)
 
 log = logging.getLogger(__name__)
 
-RIGHTS = ("read", "write", "admin")
-RANK = {name: n for n, name in enumerate(RIGHTS, 1)}
-#: the claim of an AccessToken that carries the rights
-RIGHTS_CLAIM = "tutorialbook_rights"
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 _AGENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:-]{0,63}$")
 
 
 def digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
-
-
-@dataclass(frozen=True)
-class Access:
-    """Who is calling and what they may do. ``rights`` None means everything (stdio, or
-    HTTP without tokens on loopback); ``agent`` None means the library's own agent id."""
-
-    agent: str | None = None
-    rights: Mapping[str, str] | None = None
-
-    @property
-    def unrestricted(self) -> bool:
-        return self.rights is None
-
-    def right(self, book: str) -> str | None:
-        if self.rights is None:
-            return "admin"
-        return self.rights.get(book, self.rights.get("*"))
-
-    def can(self, book: str, need: str = "read") -> bool:
-        held = self.right(book)
-        return held is not None and RANK[held] >= RANK[need]
-
-    @property
-    def sees_every_book(self) -> bool:
-        return self.rights is None or "*" in self.rights
-
-
-EVERYTHING = Access()
 
 
 @dataclass(frozen=True)
@@ -224,8 +195,3 @@ class BookTokenVerifier(TokenVerifier):
             token="sha256:" + digest(token).hex(), client_id=grant.agent, scopes=[],
             claims={RIGHTS_CLAIM: dict(grant.rights)},
         )
-
-
-def access_from_token(token: AccessToken) -> Access:
-    rights = (token.claims or {}).get(RIGHTS_CLAIM) or {}
-    return Access(agent=token.client_id, rights=MappingProxyType(dict(rights)))

@@ -209,10 +209,8 @@ def _emit(args, result: Any, human: str) -> int:
 
 def cmd_ingest(library, args) -> int:
     bar = ProgressBar(enabled=not args.json and sys.stderr.isatty())
-    from tutorialbook.batch import ingest_batch
-
-    report = ingest_batch(library, args.source, args.book, args.title or None, args.domain, args.refine_rounds,
-                          workers=args.workers, ray=args.ray, progress=bar.update)
+    report = library.ingest_batch(args.source, args.book, args.title or None, args.domain, args.refine_rounds,
+                                  workers=args.workers, ray=args.ray, progress=bar.update)
     bar.close()
     lines = []
     by_id = {t.tutorial_id: t for t in report.tutorials}

@@ -6,7 +6,7 @@
   loopback host; for another interface name the Host values to accept with ``--allowed-host``.
 * With tokens (``--tokens FILE`` or ``TUTORIALBOOK_TOKENS``) every request needs
   ``Authorization: Bearer TOKEN``; a missing or unknown token gets HTTP 401. The agent id and
-  the per-book rights come from the token (server/auth.py).
+  the per-book rights come from the token (server/auth.py; what they allow: tools/access.py).
 * With ``--oauth-issuer URL`` it is an OAuth 2.1 resource server instead: access tokens are
   JWTs of that issuer for this server's URL, scopes give the rights (server/oauth.py).
 * Without tokens the server only listens on loopback, and every caller may do everything

@@ -40,7 +40,7 @@ from mcp_types.jsonrpc import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tutorialbook.errors import NotFound, TutorialbookError
-from tutorialbook.server.auth import Access
+from tutorialbook.tools.access import Access, readable_books
 from tutorialbook.skills.skill_md import EVIDENCE_FILE, render_skill_md, skill_slug
 
 log = logging.getLogger(__name__)
@@ -93,15 +93,11 @@ class SkillCatalog:
         self.access = access
 
     def _readable_books(self) -> list[str]:
-        names = sorted(r["id"] for r in self.library.store.rows("books", columns=["id"]))
-        return [b for b in names if self.access.can(b)]
+        return readable_books(self.library, self.access)
 
     def _index(self, book: str) -> list[tuple[str, str]]:
         """(name, skill id) of every skill of a book, by name."""
-        from tutorialbook.memory.store import quote  # LanceDB loads on first use, not at start
-
-        rows = self.library.store.rows("skills", f"book = {quote(book)}", ["id", "name"])
-        return sorted((skill_slug(r["name"], r["id"]), r["id"]) for r in rows)
+        return sorted((skill_slug(r["name"], r["id"]), r["id"]) for r in self.library.skill_names(book))
 
     def listing(self) -> list[tuple[str, str, str]]:
         """(book, name, skill id) of every readable skill, in URI order."""

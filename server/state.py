@@ -26,7 +26,7 @@ HANDSHAKE = frozenset({"initialize", "server/discover", "notifications/initializ
 class AppState:
     def __init__(self, settings: Settings, auth_required: bool = False):
         self.settings = settings
-        self.auth_required = auth_required  # HTTP with tokens: every call must carry one (tools/_run.py)
+        self.auth_required = auth_required  # HTTP with tokens: every call must carry one (tools/access.py)
         self._library: Library | None = None
         self._lock = threading.Lock()
         self._warming = False

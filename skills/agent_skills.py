@@ -24,19 +24,19 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import Callable, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory import history as hist
-from tutorialbook.memory.store import in_list, quote
+from tutorialbook.memory import where
+from tutorialbook.memory.rows import (
+    clean, encode, evidence_of, node_row, node_text, norm as _norm, skill_row, skill_text, skill_vector_text, steps_of,
+)
 from tutorialbook.models import SOURCE_NOTE, Evidence, SkillView
 from tutorialbook.skills import front_matter, skill_md
 from tutorialbook.skills.skill_md import EVIDENCE_FILE, render_skill_md, skill_slug
-
-if TYPE_CHECKING:
-    from tutorialbook.library import Library
 
 Progress = Callable[[float, float, str], None]
 
@@ -90,13 +90,14 @@ class ImportReport(BaseModel):
 
 
 # -- export ---------------------------------------------------------------------------------
-def export_skills(library: "Library", book: str, directory: str | Path,
+def export_skills(skills_of: Callable[[str], list[SkillView]], book: str, directory: str | Path,
                   progress: Progress | None = None) -> ExportReport:
-    """Write every skill of ``book`` as an Agent Skills folder under ``directory``."""
+    """Write every skill of ``book`` (read by ``skills_of``, after the folder is checked) as an
+    Agent Skills folder under ``directory``."""
     root = Path(directory).expanduser()
     if root.exists() and not root.is_dir():
         raise TutorialbookError("directory", f"{root} is a file; give a folder to export into")
-    views = library.skills(book)
+    views = skills_of(book)
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -265,12 +266,13 @@ def skill_folders(directory: Path) -> list[Path]:
 
 
 # -- import ---------------------------------------------------------------------------------
-def import_skills(library: "Library", book: str, directory: str | Path,
-                  progress: Progress | None = None, agent: str | None = None) -> ImportReport:
+def import_skills(store, embed: Callable, ensure_book: Callable, tree: Callable, book: str, directory: str | Path,
+                  progress: Progress | None, agent: str) -> ImportReport:
     """Read Agent Skills folders into ``book`` (created if new). Each skill goes under the
     node its recorded TOC path names (nodes are created as needed); a skill already in the
     book (same id, or same name under the same node) gains the evidence it lacked and any
-    edited steps, so importing twice changes nothing the second time."""
+    edited steps, so importing twice changes nothing the second time. Receives the store, the
+    embedder, and the reading service's ``ensure_book`` and ``tree``; writes as ``agent``."""
     root = Path(directory).expanduser()
     if not root.is_dir():
         raise TutorialbookError("directory", f"{root} is not a folder of Agent Skills")
@@ -290,9 +292,9 @@ def import_skills(library: "Library", book: str, directory: str | Path,
             report.warnings += [f"{folder.name}: {w}" for w in skill.warnings]
         if progress:
             progress(n + 1, len(folders) + 1, f"read {folder.name}")
-    library.ensure_book(book)
-    with library.store.lock("skills-import"):  # two imports at once must not both add a node
-        _Importer(library, book, report, agent or library.agent).run(parsed)
+    ensure_book(book)
+    with store.lock("skills-import"):  # two imports at once must not both add a node
+        _Importer(store, embed, tree(book), book, report, agent).run(parsed)
     report.skipped = sum(s.status == "skipped" for s in report.skills)
     if progress:
         progress(len(folders) + 1, len(folders) + 1, "committed")
@@ -300,13 +302,11 @@ def import_skills(library: "Library", book: str, directory: str | Path,
 
 
 class _Importer:
-    def __init__(self, library: "Library", book: str, report: ImportReport, agent: str = ""):
-        self.library = library
-        self.agent = agent or library.agent
-        self.store = library.store
+    def __init__(self, store, embed: Callable, tree, book: str, report: ImportReport, agent: str):
+        self.store, self.embed, self.tree = store, embed, tree
+        self.agent = agent
         self.book = book
         self.report = report
-        self.tree = library.tree(book)
         self.children = {k: list(v) for k, v in self.tree.children.items()}
         self.now = time.time()
         self.new_nodes: dict[str, dict] = {}
@@ -319,7 +319,7 @@ class _Importer:
             self.report.skills.append(self._place(skill))
         changed = [row for row in self.skills.values() if row["_status"] != "unchanged"]
         if changed:
-            vectors = self.library.embed([row["name"] + ". " + " ".join(json.loads(row["steps"])) for row in changed])
+            vectors = self.embed([skill_vector_text(row["name"], steps_of(row)) for row in changed])
             for row, vector in zip(changed, vectors):
                 row["vector"] = vector.tolist()
         nodes = self._node_rows()
@@ -353,11 +353,9 @@ class _Importer:
             if match is None:
                 match = "n_" + hashlib.sha256(f"{self.book}\n{json.dumps(path[:depth])}".encode()).hexdigest()[:12]
                 siblings = self.children.setdefault(node_id, [])
-                self.new_nodes[match] = {
-                    "id": match, "book": self.book, "parent_id": node_id, "position": len(siblings),
-                    "title": title, "summary": "", "kind": "chapter" if depth == 1 else "section",
-                    "evidence": "[]", "origin": "import", "version": 1, "updated_at": self.now,
-                }
+                self.new_nodes[match] = dict(node_row(
+                    id=match, book=self.book, parent_id=node_id, position=len(siblings), title=title, summary="",
+                    kind="chapter" if depth == 1 else "section", evidence=[], origin="import", now=self.now))
                 siblings.append(match)
             node_id = match
         return node_id
@@ -372,20 +370,20 @@ class _Importer:
         if not ids:
             return []
         names: dict[str, list[str]] = {i: [] for i in ids}
-        for row in self.store.rows("skills", in_list("node_id", ids), ["node_id", "name"]):
+        for row in self.store.rows("skills", where.in_list("node_id", ids), ["node_id", "name"]):
             names[row["node_id"]].append(row["name"])
         for row in self.skills.values():
             if row["_status"] == "added":
                 names.setdefault(row["node_id"], []).append(row["name"])
-        stored = {r["id"]: r for r in self.store.rows("nodes", in_list("id", [i for i in ids if i not in self.new_nodes]))}
+        stored = {r["id"]: r for r in self.store.rows("nodes", where.in_list("id", [i for i in ids if i not in self.new_nodes]))}
         rows = []
         for node_id in ids:
             row = self.new_nodes.get(node_id) or _clean(stored[node_id])
             if node_id in self.new_nodes:
                 row["summary"] = _summary(names[node_id])
-            row["text"] = f"{row['title']}. {row['summary']} " + "; ".join(names[node_id][:30])
+            row["text"] = node_text(row["title"], row["summary"], names[node_id])
             rows.append(row)
-        for row, vector in zip(rows, self.library.embed([r["text"] for r in rows])):
+        for row, vector in zip(rows, self.embed([r["text"] for r in rows])):
             row["vector"] = vector.tolist()
         return rows
 
@@ -396,17 +394,17 @@ class _Importer:
         row, by_id = self._existing(skill, node_id)
         if row is None:
             return self._add(skill, node_id, path)
-        known = json.loads(row["evidence"] or "[]")
+        known = evidence_of(row)
         keys = {_evidence_key(e) for e in known}
         fresh = [e.model_dump() for e in skill.evidence if _evidence_key(e.model_dump()) not in keys]
         changes = []
         if fresh:
             known += fresh
-            row["evidence"] = json.dumps(known)
+            row["evidence"] = encode(known)
             row["sources"] = len({e["tutorial_id"] for e in known})
             changes.append(f"{len(fresh)} evidence span(s) added")
-        steps = json.dumps(skill.steps)
-        if by_id and (json.loads(row["steps"] or "[]") != skill.steps or row["when_to_use"] != skill.when_to_use):
+        steps = encode(skill.steps)
+        if by_id and (steps_of(row) != skill.steps or row["when_to_use"] != skill.when_to_use):
             row["steps"], row["when_to_use"] = steps, skill.when_to_use
             changes.append("steps or when-to-use edited")
         status = "unchanged"
@@ -416,7 +414,7 @@ class _Importer:
                 row["_status"] = "updated"
                 row["version"] += 1
             row["updated_at"] = self.now
-            row["text"] = _skill_text(row["name"], row["when_to_use"], json.loads(row["steps"]))
+            row["text"] = skill_text(row["name"], row["when_to_use"], steps_of(row))
         return ImportedSkill(folder=skill.folder.name, status=status, skill_id=row["id"], name=row["name"],
                              node_id=row["node_id"], path=self.tree.titles(row["node_id"])[1:] or path,
                              reason="; ".join(changes))
@@ -435,7 +433,7 @@ class _Importer:
         if same_name:
             return self.skills[same_name], False
         if node_id not in self.new_nodes:
-            for row in self.store.rows("skills", f"node_id = {quote(node_id)}"):
+            for row in self.store.rows("skills", where.eq("node_id", node_id)):
                 if _norm(row["name"]) == _norm(skill.name):
                     return self._hold(row), False
         return None, False
@@ -456,14 +454,10 @@ class _Importer:
         if not skill_id or not re.match(r"^[A-Za-z0-9_.:-]{1,64}$", skill_id) or self.store.get("skills", skill_id):
             skill_id = self._derived_id(skill)
         evidence = [e.model_dump() for e in skill.evidence]
-        row = {
-            "id": skill_id, "book": self.book, "node_id": node_id, "name": skill.name,
-            "when_to_use": skill.when_to_use, "steps": json.dumps(skill.steps), "evidence": json.dumps(evidence),
-            "sources": len({e["tutorial_id"] for e in evidence}), "helpful": skill.helpful,
-            "harmful": skill.harmful, "version": 1, "author": skill.author, "origin": "import",
-            "text": _skill_text(skill.name, skill.when_to_use, skill.steps),
-            "created_at": self.now, "updated_at": self.now, "_status": "added",
-        }
+        row = {**skill_row(id=skill_id, book=self.book, node_id=node_id, name=skill.name,
+                           when_to_use=skill.when_to_use, steps=skill.steps, evidence=evidence, author=skill.author,
+                           origin="import", helpful=skill.helpful, harmful=skill.harmful, now=self.now),
+               "_status": "added"}
         self.skills[skill_id] = row
         self.by_node.setdefault(node_id, {})[_norm(skill.name)] = skill_id
         self.touched_nodes.add(node_id)
@@ -516,10 +510,6 @@ def _first_paragraph(body: str) -> str:
 
 
 # -- helpers --------------------------------------------------------------------------------------
-def _norm(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
-
-
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
@@ -542,11 +532,7 @@ def _evidence_key(e: dict) -> tuple:
 def _clean(row: dict) -> dict:
     """A row without the store's private columns (``_distance``, ``_rowid``); the import's
     own ``_status`` mark stays (the store writes only schema columns)."""
-    return {k: v for k, v in row.items() if not k.startswith("_") or k == "_status"}
-
-
-def _skill_text(name: str, when: str, steps: list[str]) -> str:
-    return f"{name}. {when}. " + " ".join(steps)
+    return clean(row, keep=("_status",))
 
 
 def _summary(names: list[str]) -> str:

@@ -9,14 +9,18 @@ node, and a skill taught again gains a source instead of being duplicated.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from tutorialbook.memory.store import Store, in_list, quote
+from tutorialbook.memory import where
+from tutorialbook.memory.rows import (
+    clean, encode, evidence_of, node_text, norm as _norm, passage_vector_text, skill_text, skill_vector_text, steps_of,
+)
+from tutorialbook.memory.search import nearest_rows
+from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 from tutorialbook.skills import extract, passages
 from tutorialbook.skills.extract import SkillDraft
@@ -212,14 +216,10 @@ class Builder:
 
     def _stored_content(self, node: dict) -> np.ndarray | None:
         """The centroid of the transcript spans a stored node's evidence points at."""
-        spans = [
-            f"(tutorial_id = {quote(e['tutorial_id'])} AND start >= {e['start'] - 0.01} AND "
-            f"end <= {e['end'] + 0.01})"
-            for e in json.loads(node["evidence"] or "[]")
-        ]
+        spans = [where.within_span(e["tutorial_id"], e["start"], e["end"]) for e in evidence_of(node)]
         if not spans:
             return None
-        rows = self.store.rows("segments", " OR ".join(spans), ["vector"])
+        rows = self.store.rows("segments", where.any_of(spans), ["vector"])
         if not rows:
             return None
         return _unit(np.array([r["vector"] for r in rows], dtype=np.float32).mean(axis=0))
@@ -234,7 +234,7 @@ class Builder:
             "title": local.title,
             "summary": self._summary(tutorial, local),
             "kind": local.kind,
-            "evidence": json.dumps(evidence),
+            "evidence": encode(evidence),
             "origin": tutorial.id,
             "version": 1,
             "updated_at": self._now,
@@ -247,10 +247,10 @@ class Builder:
         return row
 
     def _extend_node(self, node: dict, evidence: list[dict]) -> None:
-        existing = json.loads(node["evidence"] or "[]")
+        existing = evidence_of(node)
         if any(e["tutorial_id"] == evidence[0]["tutorial_id"] for e in existing) if evidence else True:
             return
-        node["evidence"] = json.dumps((existing + evidence)[:MAX_NODE_EVIDENCE])
+        node["evidence"] = encode((existing + evidence)[:MAX_NODE_EVIDENCE])
         if node["_status"] == "updated" and not node.get("_counted"):
             node["version"] += 1
             node["_counted"] = True
@@ -286,15 +286,15 @@ class Builder:
         match = self._match_skill(draft, vector)
         if match is not None:
             self.plan.skill_for[id(draft)] = match["id"]
-            known = json.loads(match["evidence"] or "[]")
+            known = evidence_of(match)
             if any(e["tutorial_id"] == tutorial.id for e in known):
                 return
             known.append(proof)
             if draft.search_text:  # the other tutorial's passage stays readable in the skill
-                steps = json.loads(match["steps"] or "[]")
+                steps = steps_of(match)
                 steps += [step for step in draft.steps if step not in steps]
-                match["steps"] = json.dumps(steps)
-            match["evidence"] = json.dumps(known)
+                match["steps"] = encode(steps)
+            match["evidence"] = encode(known)
             match["sources"] = len({e["tutorial_id"] for e in known})
             match["updated_at"] = self._now
             if match["_status"] == "updated" and not match.get("_counted"):
@@ -309,8 +309,8 @@ class Builder:
             "node_id": node_id,
             "name": draft.name,
             "when_to_use": draft.when_to_use,
-            "steps": json.dumps(draft.steps),
-            "evidence": json.dumps([proof]),
+            "steps": encode(draft.steps),
+            "evidence": encode([proof]),
             "sources": 1,
             "helpful": 0,
             "harmful": 0,
@@ -344,16 +344,13 @@ class Builder:
             if candidates:
                 return pending.rows[min(candidates)]
         if self._book_has_skills is None:
-            self._book_has_skills = self.store.count("skills", f"book = {quote(self.book)}") > 0
+            self._book_has_skills = self.store.count("skills", where.of_book(self.book)) > 0
         if not self._book_has_skills:  # a new book: nothing stored to match
             return None
-        hits = (
-            self.store.table("skills").search(vector.tolist()).metric("cosine")
-            .where(f"book = {quote(self.book)}", prefilter=True).limit(1).to_list()
-        )
+        hits = nearest_rows(self.store, "skills", [vector], where.of_book(self.book), 1)[0]
         if hits and (1 - hits[0]["_distance"] >= SKILL_MATCH or _norm(hits[0]["name"]) == key
                      and 1 - hits[0]["_distance"] >= NAMED_MATCH):
-            row = {k: v for k, v in hits[0].items() if not k.startswith("_")}
+            row = clean(hits[0])
             row["_status"] = "updated"
             self.plan.skills.append(row)
             self._remember(row, np.array(row["vector"], dtype=np.float32))
@@ -368,7 +365,7 @@ class Builder:
         """A node's searchable text and vector cover its title, summary and skill names."""
         ids = [n["id"] for n in self.plan.nodes]
         names: dict[str, list[str]] = {i: [] for i in ids}
-        for row in self.store.rows("skills", in_list("node_id", ids), ["node_id", "name"]) if ids else []:
+        for row in self.store.rows("skills", where.in_list("node_id", ids), ["node_id", "name"]) if ids else []:
             names[row["node_id"]].append(row["name"])
         for row in self.plan.skills:
             if row["_status"] == "added":
@@ -437,25 +434,8 @@ def evidence(tutorial: TutorialContext, start: float, end: float, quote_text: st
 def _search_text(draft: SkillDraft) -> str:
     """What a skill's vector is made from: a passage's own words (its section titles are found
     by keyword, through the row's text), else the name and steps."""
-    return "\n".join(draft.steps) if draft.search_text else draft.name + ". " + " ".join(draft.steps)
-
-
-def skill_text(name: str, when: str, steps: list[str]) -> str:
-    return f"{name}. {when}. " + " ".join(steps)
-
-
-def node_text(title: str, summary: str, skill_names: list[str]) -> str:
-    return f"{title}. {summary} " + "; ".join(skill_names[:30])
+    return passage_vector_text(draft.steps) if draft.search_text else skill_vector_text(draft.name, draft.steps)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
     return (vector / (np.linalg.norm(vector) + 1e-9)).astype(np.float32)
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def clean_row(row: dict) -> dict:
-    """Drop the builder's private keys before a row is written."""
-    return {k: v for k, v in row.items() if not k.startswith("_")}

@@ -92,6 +92,21 @@ PACKS = {"general": None, "chess": "tutorialbook.skills.chess.pack:ChessPack"}
 DOMAINS = ("auto", *PACKS)
 
 
+#: file suffix -> "module:function" of the domain reader for files only a pack understands
+TEXT_READERS = {".pgn": "tutorialbook.skills.chess.pgn:read_pgn"}
+
+
+def text_readers() -> dict:
+    """The packs' readers (suffix -> reader of a file's text and name), imported on first use."""
+    def reader(target: str):
+        def read(text: str, name: str):
+            module, _, fn = target.partition(":")
+            return getattr(import_module(module), fn)(text, name)
+        return read
+
+    return {suffix: reader(target) for suffix, target in TEXT_READERS.items()}
+
+
 def get_pack(name: str) -> DomainPack:
     target = PACKS[name]
     if target is None:

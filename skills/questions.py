@@ -25,12 +25,12 @@ question of its kinds needs with ``repair_draft(question, title)``;
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable, Protocol
 
+from tutorialbook.memory.rows import decode, encode, norm  # noqa: F401 - norm: questions compare names loosely
 from tutorialbook.skills import extract
 from tutorialbook.acquire.transcript import Segment
 
@@ -55,13 +55,13 @@ class Question:
 
     def to_row(self, book: str, created_at: float) -> dict:
         return {"id": self.id, "book": book, "tutorial_id": self.tutorial_id, "question": self.question,
-                "answer": self.answer, "kind": self.kind, "evidence": json.dumps(self.evidence),
+                "answer": self.answer, "kind": self.kind, "evidence": encode(self.evidence),
                 "created_at": created_at}
 
     @classmethod
     def from_row(cls, row: dict) -> "Question":
         return cls(row["id"], row["tutorial_id"], row["kind"], row["question"], row["answer"],
-                   json.loads(row["evidence"] or "{}"))
+                   decode(row["evidence"], "{}"))
 
 
 @dataclass
@@ -131,10 +131,6 @@ def register_grader(kind: str, grader: Grader) -> None:
 
 
 # -- text helpers -----------------------------------------------------------------
-
-def norm(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
-
 
 def contains(haystack: str, needle: str) -> bool:
     """Whether the normalized ``needle`` occurs in the normalized ``haystack`` on word bounds."""
@@ -371,7 +367,7 @@ def _field(skill, name: str):
 
 def _steps(skill) -> list[str]:
     steps = _field(skill, "steps")
-    return json.loads(steps or "[]") if isinstance(steps, str) else list(steps)
+    return decode(steps) if isinstance(steps, str) else list(steps)
 
 
 def skill_body(skill) -> str:

@@ -30,7 +30,6 @@ The harvest and the judge are plain functions held by an :class:`Examiner`; an L
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,12 +38,15 @@ from typing import Callable
 import numpy as np
 
 from tutorialbook.memory import history as hist
+from tutorialbook.memory import where
+from tutorialbook.memory.rows import (
+    clean, encode, evidence_of, node_text, norm, skill_row, skill_text, skill_vector_text, steps_of, tutorials_cited,
+)
 from tutorialbook.memory.search import search
-from tutorialbook.memory.store import in_list, quote
 from tutorialbook.models import Evidence, QuestionResult, TutorialRefinement
 from tutorialbook.skills import extract
 from tutorialbook.skills import questions as qs
-from tutorialbook.skills.builder import SKILL_MATCH, node_text, skill_text, stable_id
+from tutorialbook.skills.builder import SKILL_MATCH, stable_id
 from tutorialbook.skills.questions import HarvestSource, Question, Verdict
 from tutorialbook.acquire.transcript import Segment
 
@@ -84,13 +86,14 @@ class _Span:
 
 
 class Refiner:
-    """Examines and repairs one book through a library."""
+    """Examines and repairs one book. Receives the store, the embedder, the book's tree (a
+    function: it is read again after each write) and the skill ranking agents get
+    (``Retrieval.rank_skills``), and who the repairs are written as."""
 
-    def __init__(self, library, book: str, examiner: Examiner | None = None, k: int = TOP_K,
-                 modes: tuple[str, ...] = MODES, agent: str | None = None):
-        self.library = library
-        self.agent = agent or library.agent
-        self.store = library.store
+    def __init__(self, store, embed: Callable, tree: Callable, rank_skills: Callable, book: str, agent: str,
+                 examiner: Examiner | None = None, k: int = TOP_K, modes: tuple[str, ...] = MODES):
+        self.store, self.embed, self.tree, self.rank_skills = store, embed, tree, rank_skills
+        self.agent = agent
         self.book = book
         self.examiner = examiner or Examiner()
         self.k = k
@@ -101,13 +104,13 @@ class Refiner:
     # -- stage 1 -------------------------------------------------------------------
     def source(self, tutorial: dict) -> tuple[HarvestSource, list[_Span]]:
         """The tutorial as stored (its segments) and the spans of the nodes built from it."""
-        rows = sorted(self.store.rows("segments", f"tutorial_id = {quote(tutorial['id'])}",
+        rows = sorted(self.store.rows("segments", where.of_tutorial(tutorial["id"]),
                                       ["idx", "start", "end", "text"]), key=lambda r: r["idx"])
         segments = [Segment(r["start"], r["end"], r["text"]) for r in rows]
-        tree = self.library.tree(self.book)
+        tree = self.tree(self.book)
         spans = []
         for node_id, node in tree.nodes.items():
-            for e in json.loads(node["evidence"] or "[]"):
+            for e in evidence_of(node):
                 if e["tutorial_id"] == tutorial["id"]:
                     spans.append(_Span(e["start"], e["end"], node_id, len(tree.path(node_id)), node["title"]))
         link = Path(tutorial["source"]).as_uri() if tutorial["source"].startswith("/") else ""
@@ -121,9 +124,9 @@ class Refiner:
         in every mode of ``self.modes``), and grade the top k."""
         modes, skill_id, ended = {}, "", []
         if vector is None:
-            vector = self.library.embed([question.question])[0]
+            vector = self.embed([question.question])[0]
         for mode in self.modes:
-            hits, route = self.library.rank_skills(question.question, self.book, self.k, mode, vector)
+            hits, route = self.rank_skills(question.question, self.book, self.k, mode, vector)
             verdict = self.examiner.judge(question, [h.row for h in hits], pack)
             modes[mode] = verdict.passed
             skill_id = skill_id or verdict.skill_id
@@ -135,7 +138,7 @@ class Refiner:
     def examine(self, questions: list[Question], pack=None, cancel=None) -> dict[str, Answer]:
         missing = [q.question for q in questions if q.question not in self._vectors]
         if missing:
-            self._vectors.update(zip(missing, self.library.embed(missing)))
+            self._vectors.update(zip(missing, self.embed(missing)))
         out = {}
         for q in questions:
             if cancel and cancel():
@@ -149,7 +152,7 @@ class Refiner:
         """Examine the book with a tutorial's questions — the stored ones, and any the
         examiner harvests that are not stored yet — repair the failures, examine again."""
         source, spans = self.source(tutorial)
-        stored = sorted(self.store.rows("questions", f"tutorial_id = {quote(tutorial['id'])}"),
+        stored = sorted(self.store.rows("questions", where.of_tutorial(tutorial["id"])),
                         key=lambda r: (r["created_at"], r["id"]))
         self._stored = {r["id"]: r for r in stored}
         questions = [Question.from_row(r) for r in stored]
@@ -234,7 +237,7 @@ class Refiner:
         """One repair per failed question; returns (skills added, extended, moved)."""
         with self.store.lock(f"refine-{self.book}"):
             known = {r["id"]: r for r in self.store.rows(
-                "skills", f"book = {quote(self.book)} AND evidence LIKE {quote('%' + source.tutorial_id + '%')}")}
+                "skills", where.both(where.of_book(self.book), where.cites_tutorial(source.tutorial_id)))}
             new: dict[str, dict] = {}  # normalized name -> row
             changed: dict[str, dict] = {}
             moved: dict[str, str] = {}  # skill id -> the node it left
@@ -245,7 +248,7 @@ class Refiner:
                 if holder is not None:
                     grew = _add_evidence(holder, q.evidence)
                     target = self._reachable(holder["node_id"], holder["vector"], answer.route,
-                                             {e["tutorial_id"] for e in json.loads(holder["evidence"])}) \
+                                             tutorials_cited(holder)) \
                         if answer.modes.get("toc") is False else holder["node_id"]
                     if target != holder["node_id"]:  # the TOC leads below where it sits: move it there
                         moved.setdefault(holder["id"], holder["node_id"])
@@ -269,7 +272,7 @@ class Refiner:
                     continue
                 row = self._new_skill(name, when, steps, node_id, q)
                 row["node_id"] = self._reachable(node_id, row["vector"], answer.route, {q.tutorial_id})
-                new[qs.norm(name)] = row
+                new[norm(name)] = row
                 indexed.append((q, row))
             self._write(list(new.values()), list(changed.values()), moved, source, self._pack_rows(indexed, pack))
         return len(new), len(set(changed) - set(moved)), len(moved)
@@ -281,14 +284,14 @@ class Refiner:
         descent for the question went on below ``node_id``, the skill belongs in the section
         it ended in that is closest in meaning. A chapter's own introduction (the tutorial
         also built sections below it) stays where it is."""
-        tree = self.library.tree(self.book)
+        tree = self.tree(self.book)
         below = [n for n in dict.fromkeys(route) if n != node_id and node_id in tree.path(n)]
         if not below:
             return node_id
         for child in tree.subtree(node_id)[1:]:
-            if any(e["tutorial_id"] in tutorials for e in json.loads(tree.nodes[child]["evidence"] or "[]")):
+            if any(e["tutorial_id"] in tutorials for e in evidence_of(tree.nodes[child])):
                 return node_id
-        rows = self.store.rows("nodes", in_list("id", below), ["id", "vector"])
+        rows = self.store.rows("nodes", where.in_list("id", below), ["id", "vector"])
         skill = np.asarray(vector, dtype=np.float32)
         return max(rows, key=lambda r: (float(np.dot(np.asarray(r["vector"], dtype=np.float32), skill)), r["id"]))["id"] \
             if rows else node_id
@@ -297,14 +300,14 @@ class Refiner:
         """A skill of the book that holds the answer (retrieval just did not surface it)."""
         pool = {**known, **changed, **{r["id"]: r for r in new.values()}}
         for hit in search(self.store, "skills", self.book, f"{q.answer} {q.question}", None, "keyword", 10):
-            pool.setdefault(hit.row["id"], {k: v for k, v in hit.row.items() if not k.startswith("_")})
+            pool.setdefault(hit.row["id"], clean(hit.row))
         holders = [r for r in pool.values() if qs.answers(q, r, pack)]
         if not holders:
             return None
         tid = q.tutorial_id
 
         def preference(row: dict):
-            from_here = any(e["tutorial_id"] == tid for e in json.loads(row["evidence"] or "[]"))
+            from_here = tid in tutorials_cited(row)
             return (not from_here, len(qs.skill_body(row)), row["id"])
 
         best = min(holders, key=preference)
@@ -340,12 +343,12 @@ class Refiner:
         sections that merged into one node keep only the first one's span as evidence). A
         span before any section is the chapter's introduction and stays on the chapter."""
         start, end = q.evidence["start"], q.evidence["end"]
-        tree = self.library.tree(self.book)
+        tree = self.tree(self.book)
         placed = []  # (segment start, node id) of skills consolidation made from this tutorial
         for row in known.values():
             if row.get("origin") != q.tutorial_id or row.get("author") == AUTHOR or row["node_id"] not in tree.nodes:
                 continue
-            placed += [(e["start"], row["node_id"]) for e in json.loads(row["evidence"] or "[]")
+            placed += [(e["start"], row["node_id"]) for e in evidence_of(row)
                        if e["tutorial_id"] == q.tutorial_id]
         same = sorted({n for s, n in placed if abs(s - start) < 0.01})
         if same:
@@ -365,35 +368,30 @@ class Refiner:
 
     def _same_skill(self, name: str, steps: list[str], new: dict, changed: dict) -> dict | None:
         """An existing skill that *is* this one (same normalized name, or cosine >= SKILL_MATCH)."""
-        key = qs.norm(name)
+        key = norm(name)
         if key in new:
             return new[key]
         for row in changed.values():
-            if qs.norm(row["name"]) == key:
+            if norm(row["name"]) == key:
                 return row
-        vector = self.library.embed([name + ". " + " ".join(steps)])[0]
+        vector = self.embed([skill_vector_text(name, steps)])[0]
         for hit in search(self.store, "skills", self.book, name, vector, "vector", 3):
-            if hit.score >= SKILL_MATCH or qs.norm(hit.row["name"]) == key:
-                return changed.get(hit.row["id"]) or {k: v for k, v in hit.row.items() if not k.startswith("_")}
+            if hit.score >= SKILL_MATCH or norm(hit.row["name"]) == key:
+                return changed.get(hit.row["id"]) or clean(hit.row)
         for hit in search(self.store, "skills", self.book, name, None, "keyword", 5):
-            if qs.norm(hit.row["name"]) == key:
-                return changed.get(hit.row["id"]) or {k: v for k, v in hit.row.items() if not k.startswith("_")}
+            if norm(hit.row["name"]) == key:
+                return changed.get(hit.row["id"]) or clean(hit.row)
         for row, other in ((r, np.asarray(r["vector"], dtype=np.float32)) for r in new.values()):
             if float(np.dot(other, vector)) >= SKILL_MATCH:
                 return row
         return None
 
     def _new_skill(self, name: str, when: str, steps: list[str], node_id: str, q: Question) -> dict:
-        now = time.time()
-        vector = self.library.embed([name + ". " + " ".join(steps)])[0]
-        return {
-            "id": stable_id("s_", "repair", self.book, q.tutorial_id, node_id, name),
-            "book": self.book, "node_id": node_id, "name": name,
-            "when_to_use": when, "steps": json.dumps(steps), "evidence": json.dumps([_evidence(q.evidence)]),
-            "sources": 1, "helpful": 0, "harmful": 0, "version": 1, "author": AUTHOR, "origin": q.tutorial_id,
-            "text": skill_text(name, when, steps), "created_at": now, "updated_at": now,
-            "vector": vector.tolist(), "_new": True,
-        }
+        vector = self.embed([skill_vector_text(name, steps)])[0]
+        row = skill_row(id=stable_id("s_", "repair", self.book, q.tutorial_id, node_id, name), book=self.book,
+                        node_id=node_id, name=name, when_to_use=when, steps=steps, evidence=[_evidence(q.evidence)],
+                        author=AUTHOR, origin=q.tutorial_id, vector=vector)
+        return {**row, "_new": True}
 
     @staticmethod
     def _mark(row: dict, new: dict, changed: dict) -> None:
@@ -433,32 +431,32 @@ class Refiner:
         land, so an interrupted round's event says what was written."""
         versions["partial"] = 1
         if changed:
-            fresh = {r["id"]: r for r in self.store.rows("skills", in_list("id", [r["id"] for r in changed]))}
+            fresh = {r["id"]: r for r in self.store.rows("skills", where.in_list("id", [r["id"] for r in changed]))}
             rows = []
             for row in changed:
                 current = fresh.get(row["id"])
                 if current is None:  # deleted meanwhile: nothing to extend
                     continue
-                current = {k: v for k, v in current.items() if not k.startswith("_")}
-                evidence = _merge_evidence(json.loads(current["evidence"] or "[]"), json.loads(row["evidence"]))
-                steps = json.loads(row["steps"])
+                current = clean(current)
+                evidence = _merge_evidence(evidence_of(current), evidence_of(row))
+                steps = steps_of(row)
                 current.update(
-                    node_id=row["node_id"], when_to_use=row["when_to_use"], steps=row["steps"], evidence=json.dumps(evidence),
+                    node_id=row["node_id"], when_to_use=row["when_to_use"], steps=row["steps"], evidence=encode(evidence),
                     sources=len({e["tutorial_id"] for e in evidence}), version=current["version"] + 1,
                     updated_at=now, text=skill_text(current["name"], row["when_to_use"], steps),
                 )
-                if steps != json.loads(fresh[row["id"]]["steps"] or "[]"):
-                    current["vector"] = self.library.embed([current["name"] + ". " + " ".join(steps)])[0].tolist()
+                if steps != steps_of(fresh[row["id"]]):
+                    current["vector"] = self.embed([skill_vector_text(current["name"], steps)])[0].tolist()
                 rows.append(current)
             before.extend(hist.image(fresh[r["id"]]) for r in rows)
             versions["skills"] = hist.version_of(self.store.upsert("skills", rows))
         if added:
             versions["skills"] = hist.version_of(self.store.insert(
-                "skills", [{k: v for k, v in r.items() if not k.startswith("_")} for r in added]))
+                "skills", [clean(r) for r in added]))
         rows_added: dict[str, list[str]] = versions.setdefault("rows_added", {})
         for table, rows in (extra or {}).items():
             if self.store.insert_if_absent(table, rows):
-                versions[table] = self.store.table(table).version
+                versions[table] = self.store.version(table)
                 rows_added[table] = [r["id"] for r in rows]
         arrived = {r["node_id"] for r in changed if r["id"] in moved}
         versions["nodes"] = self._refresh_nodes({r["node_id"] for r in added} | arrived | set(moved.values()))
@@ -481,15 +479,15 @@ class Refiner:
         """A node's searchable text lists its skills' names: new skills join it."""
         if not node_ids:
             return None
-        nodes = self.store.rows("nodes", in_list("id", node_ids))
+        nodes = self.store.rows("nodes", where.in_list("id", node_ids))
         names: dict[str, list[str]] = {n: [] for n in node_ids}
-        for row in self.store.rows("skills", in_list("node_id", node_ids), ["node_id", "name", "created_at"]):
+        for row in self.store.rows("skills", where.in_list("node_id", node_ids), ["node_id", "name", "created_at"]):
             names[row["node_id"]].append((row["created_at"], row["name"]))
         texts = [node_text(n["title"], n["summary"], [name for _, name in sorted(names[n["id"]])]) for n in nodes]
-        vectors = self.library.embed(texts)
+        vectors = self.embed(texts)
         rows = []
         for node, text, vector in zip(nodes, texts, vectors):
-            row = {k: v for k, v in node.items() if not k.startswith("_")}
+            row = clean(node)
             row.update(text=text, vector=vector.tolist(), updated_at=time.time())
             rows.append(row)
         return hist.version_of(self.store.upsert("nodes", rows))
@@ -518,7 +516,7 @@ def _add_cue(row: dict, cue: str) -> bool:
     when = row["when_to_use"] or ""
     if not cue or qs.contains(when, cue):
         return False
-    body = " ".join([row["name"], *json.loads(row["steps"] or "[]")])
+    body = " ".join([row["name"], *steps_of(row)])
     if all(qs.contains(body, part) for part in cue.split("…") if part.strip()):
         return False
     parts = [p for p in when.split(" | ") if p]
@@ -529,12 +527,12 @@ def _add_cue(row: dict, cue: str) -> bool:
 
 
 def _add_steps(row: dict, steps: list[str]) -> bool:
-    current = json.loads(row["steps"] or "[]")
+    current = steps_of(row)
     body = " ".join([row["name"], *current])
     extra = [s for s in steps if not qs.contains(body, s)]
     if not extra:
         return False
-    row["steps"] = json.dumps(current + extra)
+    row["steps"] = encode(current + extra)
     return True
 
 
@@ -544,11 +542,11 @@ def _evidence(e: dict) -> dict:
 
 
 def _add_evidence(row: dict, e: dict) -> bool:
-    known = json.loads(row["evidence"] or "[]")
+    known = evidence_of(row)
     merged = _merge_evidence(known, [_evidence(e)])
     if len(merged) == len(known):
         return False
-    row["evidence"] = json.dumps(merged)
+    row["evidence"] = encode(merged)
     row["sources"] = len({x["tutorial_id"] for x in merged})
     return True
 

@@ -194,18 +194,16 @@ def s3_endpoint(monkeypatch):
 def test_ray_tasks_on_an_s3_store_write_the_rows_one_process_writes(single, s3_endpoint, monkeypatch):
     import ray
 
-    from tutorialbook.batch import ingest_batch
-
     source, reference, reference_report = single
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(num_cpus=2, object_store_memory=100 * 2**20, include_dashboard=False, log_to_driver=False)
     try:
         library = Library(store="s3://tutorialbook-batch/store")
-        report = ingest_batch(library, str(source), "baking", ray="auto")
+        report = library.ingest_batch(str(source), "baking", ray="auto")
         assert [f.status for f in report.files] == ["added", "added", "failed", "added", "added", "skipped"]
         assert report_view(report.model_dump()) == report_view(reference_report)
         assert rows_of("s3://tutorialbook-batch/store") == rows_of(reference)
-        again = ingest_batch(library, str(source), "baking", ray="auto")
+        again = library.ingest_batch(str(source), "baking", ray="auto")
         assert [f.status for f in again.files] == ["unchanged", "unchanged", "failed", "unchanged", "unchanged",
                                                    "skipped"]
         assert rows_of("s3://tutorialbook-batch/store") == rows_of(reference)
@@ -214,9 +212,8 @@ def test_ray_tasks_on_an_s3_store_write_the_rows_one_process_writes(single, s3_e
 
 
 def test_workers_must_be_a_sensible_number(library, tmp_path):
-    from tutorialbook.batch import ingest_batch
     from tutorialbook.errors import TutorialbookError
 
     for bad in (0, -1, 65, 1.5, True):
         with pytest.raises(TutorialbookError, match="workers"):
-            ingest_batch(library, str(EXAMPLES), "baking", workers=bad)
+            library.ingest_batch(str(EXAMPLES), "baking", workers=bad)

@@ -49,7 +49,7 @@ def test_the_first_call_after_an_ingest_sees_it(library, tmp_path):
     assert any(s.name.startswith("Ruy Lopez") for s in report.related_skills)
     # the same answer without the book, and from the position index on its own
     assert library.evaluate_position(moves=MORPHY, depth=1).taught == report.taught
-    assert positions.taught_at(library, chess_engine.parse_position(moves=MORPHY), "chess") == report.taught
+    assert positions.taught_at(library.store, chess_engine.parse_position(moves=MORPHY), "chess") == report.taught
 
 
 def test_a_missing_book_is_named(library, tmp_path):

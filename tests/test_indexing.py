@@ -20,7 +20,7 @@ from tutorialbook.memory import indexing
 from tutorialbook.memory.embedder import DIM
 from tutorialbook.memory import terms
 from tutorialbook.memory.search import FTS_WEIGHT, POOL, search
-from tutorialbook.memory.store import quote
+from tutorialbook.memory.where import quote
 
 BOOK = "idx"
 TOPICS = {
@@ -254,7 +254,7 @@ def test_a_book_sharing_the_table_is_searched_with_its_filter(library):
     library.ensure_book("other")
     store.insert("skills", [{**row, "book": "other"} for row in other])
     tree = library.tree(BOOK)
-    assert not library._snapshot(tree).whole_table
+    assert not library.retrieval.snapshot(tree).whole_table
     other_ids = {row["id"] for row in other}
     for q in queries(10):
         for mode in ("hybrid", "keyword", "vector", "toc"):
@@ -267,7 +267,7 @@ def test_a_book_sharing_the_table_is_searched_with_its_filter(library):
 def test_a_snapshot_searches_the_version_it_was_read_at(library):
     store = library.store
     store.insert("skills", skill_rows(library, library.sections, 400, seed=1))
-    snapshot = library._snapshot(library.tree(BOOK))
+    snapshot = library.retrieval.snapshot(library.tree(BOOK))
     assert snapshot.whole_table  # one book: its searches skip the book filter
     fresh = skill_rows(library, library.sections, 1, seed=7, prefix="new")[0]
     fresh["name"] = fresh["text"] = "Whistle at the quokka before the zebra"
@@ -278,11 +278,11 @@ def test_a_snapshot_searches_the_version_it_was_read_at(library):
     assert fresh["id"] not in {h.row["id"] for h in old}
     assert all(h.row["name"] for h in old)  # rows come whole from the snapshot
     assert library.retrieve(query, BOOK, k=3).skills[0].id == fresh["id"]  # a new version, a new snapshot
-    assert library._snapshot(library.tree(BOOK)).version > snapshot.version
+    assert library.retrieval.snapshot(library.tree(BOOK)).version > snapshot.version
 
 
 def test_a_library_keeps_the_snapshots_of_its_most_recent_books(library):
-    from tutorialbook.library import SNAPSHOTS
+    from tutorialbook.retrieval import SNAPSHOTS
 
     books = [f"book{i}" for i in range(SNAPSHOTS + 1)]
     for book in books:
@@ -291,6 +291,6 @@ def test_a_library_keeps_the_snapshots_of_its_most_recent_books(library):
         library.store.insert("skills", [{**r, "book": book, "node_id": root} for r in rows])
     for book in books:
         assert library.retrieve("check the chain before the brake", book, k=1).skills[0].id.startswith(book)
-    assert list(library._snapshots) == books[1:]
+    assert list(library.retrieval.snapshots) == books[1:]
     library.retrieve("check the chain before the brake", books[1], k=1)
-    assert list(library._snapshots)[-1] == books[1]
+    assert list(library.retrieval.snapshots)[-1] == books[1]

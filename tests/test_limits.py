@@ -18,7 +18,7 @@ from tutorialbook.acquire.formats.document import MAX_BLOCK_CHARS as MAX_SEGMENT
 from tutorialbook.acquire.sources import parse_plain
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.library import Library
-from tutorialbook.server.app import completion_candidates
+from tutorialbook.tools.access import completions as completion_candidates
 from tutorialbook.server.auth import Access, TokenFile, TokenTable
 from tutorialbook.skills import extract
 

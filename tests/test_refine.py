@@ -9,7 +9,7 @@ import pytest
 
 from conftest import ROOT
 from tutorialbook.errors import NotFound, TutorialbookError
-from tutorialbook.memory.store import in_list
+from tutorialbook.memory.where import in_list
 from tutorialbook.skills import questions as qs
 from tutorialbook.skills.questions import HarvestSource
 from tutorialbook.acquire.sources import parse_markdown

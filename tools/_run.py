@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import anyio
-from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
-from tutorialbook.errors import NotFound, TutorialbookError
+from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory.faults import damaged
-from tutorialbook.server.auth import EVERYTHING, Access, access_from_token
+from tutorialbook.tools.access import Access, Hidden, caller
+from tutorialbook.tools.access import check as access_check
 
 if TYPE_CHECKING:
     from tutorialbook.library import Library
@@ -24,18 +24,6 @@ T = TypeVar("T")
 
 def library_of(ctx: Context) -> "Library":
     return ctx.request_context.lifespan_context.library
-
-
-def caller(state: Any) -> Access:
-    """Who is calling: over HTTP with tokens, the token's agent and rights (identity never
-    comes from tool arguments); over stdio, or HTTP without tokens, everything is allowed
-    and the agent is the library's (TUTORIALBOOK_AGENT)."""
-    token = get_access_token()
-    if token is not None:
-        return access_from_token(token)
-    if getattr(state, "auth_required", False):  # fail closed if a request ever lost its token
-        raise ToolError("unauthenticated: this server needs a bearer token")
-    return EVERYTHING
 
 
 @dataclass(frozen=True)
@@ -52,32 +40,14 @@ class Scope:
 
     def hide(self, exc: TutorialbookError) -> TutorialbookError:
         """A 'no book' error that lists only the books this caller may see."""
-        if isinstance(exc, NotFound) and exc.field == "book" and not self.access.unrestricted:
-            return self.library.missing_book(self.book, self.access.can)
-        return exc
-
-
-class Hidden(Exception):
-    """The caller may not see the book: answer as for a missing one."""
+        return self.access.hide(self.library, self.book, exc)
 
 
 def check(state: Any, book: str, need: str, tool: str) -> Scope:
-    """The per-call check every tool makes. A book the caller holds no right on reads as
-    missing (:class:`Hidden`); a right too low for the tool is a clear error naming the book
-    and the right. Reads nothing from the store."""
+    """The per-call check (tools/access.py) for a tool: the caller's scope, or :class:`Hidden`."""
     access = caller(state)
-    scope = Scope(access, state.library, book)
-    if access.unrestricted:
-        return scope
-    if not access.can(book, "read"):
-        if tool == "ingest_tutorial":  # creates books: say what is missing, not whether the book exists
-            raise ToolError(f"book: agent {access.agent!r} holds no right on book {book!r}; "
-                            f"{tool} needs the 'write' right")
-        raise Hidden(book)
-    if not access.can(book, need):
-        raise ToolError(f"book: agent {access.agent!r} holds only the '{access.right(book)}' right on book "
-                        f"{book!r}; {tool} needs the '{need}' right")
-    return scope
+    access_check(access, book, need, tool)
+    return Scope(access, state.library, book)
 
 
 async def scope(ctx: Context, book: str, need: str, tool: str) -> Scope:
@@ -90,7 +60,7 @@ async def scope(ctx: Context, book: str, need: str, tool: str) -> Scope:
         return check(state, book, need, tool)
     except Hidden:
         access = caller(state)
-        error = await anyio.to_thread.run_sync(state.library.missing_book, book, access.can)
+        error = await anyio.to_thread.run_sync(access.missing_book, state.library, book)
         raise ToolError(str(error)) from None
 
 

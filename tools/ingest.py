@@ -7,7 +7,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from tutorialbook.models import IngestReport
-from tutorialbook.llm.client import sampling_llm
+from tutorialbook.tools.sampling import sampling_llm
 from tutorialbook.tools import _log
 from tutorialbook.tools._run import run, scope
 

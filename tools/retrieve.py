@@ -6,7 +6,7 @@ from mcp.server.mcpserver import Context, Resolve
 from pydantic import Field
 
 from tutorialbook.models import RetrieveResult
-from tutorialbook.llm.toc import plan_llm, sampling_resolver
+from tutorialbook.tools.sampling import plan_llm, sampling_resolver
 from tutorialbook.tools._run import check, run, scope
 
 

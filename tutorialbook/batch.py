@@ -32,7 +32,7 @@ from tutorialbook.acquire.sources import content_hash
 from tutorialbook.common import Progress
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
-from tutorialbook.ingest import _title_from, folder_report, tutorial_id_of
+from tutorialbook.ingest import Ingestion, _title_from, folder_report, tutorial_id_of
 from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 
 #: how many times a file is given to a new worker after its worker died
@@ -55,50 +55,58 @@ class FileJob:
     agent: str | None
 
 
-def ingest_batch(library, source: str, book: str = "default", title: str | None = None, domain: str = "auto",
-                 refine_rounds: int = 1, agent: str | None = None, workers: int = 1, ray: str | None = None,
-                 progress: Progress | None = None) -> IngestReport:
-    """Ingest a folder (or file) as ``Library.ingest`` does, with the same report, with ``workers``
+def ingest_batch(ingestion: Ingestion, opener: Callable[[Settings], Ingestion], source: str, book: str = "default",
+                 title: str | None = None, domain: str = "auto", refine_rounds: int = 1, agent: str | None = None,
+                 workers: int = 1, ray: str | None = None, progress: Progress | None = None) -> IngestReport:
+    """Ingest a folder (or file) as ``Ingestion.ingest`` does, with the same report, with ``workers``
     processes on this machine, or as Ray tasks when ``ray`` is given: an address ("auto", "host:port",
     "ray://host:10001"), "local" (a private Ray on this machine), or any value when this process is
     already connected (``ray.init()`` was called). One worker and no Ray, or a single file: the plain
-    ``Library.ingest`` in this process."""
+    ingest in this process. ``opener`` (picklable: a module's function) gives a worker process its
+    ingestion service on the batch's settings."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise TutorialbookError("workers", f"must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
-    files, folder = library.ingest_files(source, book, title, domain, refine_rounds)
+    files, folder = ingestion.ingest_files(source, book, title, domain, refine_rounds)
     if workers == 1 and not ray or not folder:
-        return library.ingest(source, book, title, domain, progress=progress, refine_rounds=refine_rounds,
-                              agent=agent)
-    warnings = library._recover_abandoned()  # before any worker writes, as a plain ingest does
+        return ingestion.ingest(source, book, title, domain, progress=progress, refine_rounds=refine_rounds,
+                                agent=agent)
+    warnings = ingestion._recover_abandoned()  # before any worker writes, as a plain ingest does
     jobs = [FileJob(n, str(path), book, title, domain, refine_rounds, agent) for n, path in enumerate(files)]
-    coordinator = _Coordinator(library, jobs, progress)
+    coordinator = _Coordinator(ingestion, jobs, progress)
+    worker = _Worker(opener, ingestion.settings)
     if ray:
-        _run_ray(coordinator, library.settings, ray, workers)
+        _run_ray(coordinator, worker, ray, workers)
     else:
-        _run_local(coordinator, library.settings, workers)
+        _run_local(coordinator, worker, workers)
     reports = [r for r in coordinator.reports if r is not None]
     return folder_report(book, source, folder, files, reports, coordinator.statuses, warnings)
 
 
-def ingest_file(settings: Settings, job: FileJob, turn: Callable[[], None]) -> tuple[TutorialReport | None, FileStatus]:
-    """The per-file function of a batch, in a worker process or a Ray task: ``Library.ingest_one``
-    on this process's library, writing when ``turn`` returns."""
-    library = _library(settings)
-    return library.ingest_one(Path(job.path), job.book, job.title, job.domain, _quiet, None,
-                              job.refine_rounds, job.agent, library.llm(), folder=True, turn=turn)
+@dataclass(frozen=True)
+class _Worker:
+    """How a worker process (or Ray task) gets its ingestion service: the opener and the settings."""
+
+    opener: Callable[[Settings], Ingestion]
+    settings: Settings
 
 
-_LIBRARIES: dict[str, object] = {}
+def ingest_file(worker: _Worker, job: FileJob, turn: Callable[[], None]) -> tuple[TutorialReport | None, FileStatus]:
+    """The per-file function of a batch, in a worker process or a Ray task: ``Ingestion.ingest_one``
+    on this process's service, writing when ``turn`` returns."""
+    ingestion = _service(worker)
+    return ingestion.ingest_one(Path(job.path), job.book, job.title, job.domain, _quiet, None,
+                                job.refine_rounds, job.agent, ingestion._llm(), folder=True, turn=turn)
 
 
-def _library(settings: Settings):
-    """This process's library on the batch's store (a worker keeps its models loaded between files)."""
-    key = repr(settings)
-    if key not in _LIBRARIES:
-        from tutorialbook.library import Library
+_SERVICES: dict[str, Ingestion] = {}
 
-        _LIBRARIES[key] = Library(settings)
-    return _LIBRARIES[key]
+
+def _service(worker: _Worker) -> Ingestion:
+    """This process's service on the batch's store (a worker keeps its models loaded between files)."""
+    key = repr(worker)
+    if key not in _SERVICES:
+        _SERVICES[key] = worker.opener(worker.settings)
+    return _SERVICES[key]
 
 
 def _quiet(done: float, total: float, message: str) -> None:
@@ -109,8 +117,8 @@ class _Coordinator:
     """The batch's state, kept by the process that started it: whose turn it is, what became of
     each file."""
 
-    def __init__(self, library, jobs: list[FileJob], progress: Progress | None):
-        self.library, self.jobs, self.progress = library, jobs, progress
+    def __init__(self, ingestion: Ingestion, jobs: list[FileJob], progress: Progress | None):
+        self.ingestion, self.jobs, self.progress = ingestion, jobs, progress
         self.reports: list[TutorialReport | None] = [None] * len(jobs)
         self.statuses: list[FileStatus | None] = [None] * len(jobs)
         self.finished = [False] * len(jobs)
@@ -155,9 +163,9 @@ class _Coordinator:
     def _failed(self, job: FileJob) -> FileStatus:
         reason = f"its worker process died ({self.deaths[job.index]}) on each of {self.attempts[job.index]} attempts"
         try:
-            row = self.library.store.get("tutorials", tutorial_id_of(job.book, content_hash(Path(job.path))))
+            row = self.ingestion.store.get("tutorials", tutorial_id_of(job.book, content_hash(Path(job.path))))
             if row is not None and row["status"] != "ready":
-                self.library._recover(row, job.agent, why="its batch worker died")
+                self.ingestion._recover(row, job.agent, why="its batch worker died")
                 reason += "; its unfinished commit was rolled back"
             elif row is not None:
                 reason += "; it was committed, but its refinement is unfinished (ingest it again to resume)"
@@ -174,7 +182,7 @@ class _Coordinator:
 
 # -- worker processes on this machine -------------------------------------------------------------
 
-def _run_local(coordinator: _Coordinator, settings: Settings, workers: int) -> None:
+def _run_local(coordinator: _Coordinator, worker: _Worker, workers: int) -> None:
     context = multiprocessing.get_context("spawn")  # LanceDB's and the models' threads do not survive fork
     queue = deque(coordinator.jobs)
     live: dict = {}  # connection -> [process, job or None]
@@ -182,7 +190,7 @@ def _run_local(coordinator: _Coordinator, settings: Settings, workers: int) -> N
 
     def start() -> None:
         ours, theirs = context.Pipe()
-        process = context.Process(target=_worker, args=(theirs, settings), daemon=True, name="tutorialbook-batch")
+        process = context.Process(target=_worker, args=(theirs, worker), daemon=True, name="tutorialbook-batch")
         process.start()
         theirs.close()
         live[ours] = [process, None]
@@ -246,7 +254,7 @@ def _run_local(coordinator: _Coordinator, settings: Settings, workers: int) -> N
                 process.terminate()
 
 
-def _worker(conn, settings: Settings) -> None:
+def _worker(conn, worker: _Worker) -> None:
     """A worker process: ingests the files it is handed, asking for each one's turn before writing."""
     try:
         while True:
@@ -260,7 +268,7 @@ def _worker(conn, settings: Settings) -> None:
                 if conn.recv() != ("go",):
                     raise RuntimeError("the batch stopped")
 
-            report, status = ingest_file(settings, job, turn)
+            report, status = ingest_file(worker, job, turn)
             conn.send(("done", job.index, report, status))
     except (KeyboardInterrupt, EOFError):
         return
@@ -276,7 +284,7 @@ def _exit(code: int | None) -> str:
 
 # -- Ray tasks ------------------------------------------------------------------------------------
 
-def _run_ray(coordinator: _Coordinator, settings: Settings, address: str, workers: int) -> None:
+def _run_ray(coordinator: _Coordinator, worker: _Worker, address: str, workers: int) -> None:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     try:
         import ray
@@ -300,7 +308,7 @@ def _run_ray(coordinator: _Coordinator, settings: Settings, address: str, worker
         while not coordinator.done:
             while pending and len(running) < parallel:
                 job = pending.popleft()
-                running[task.remote(settings, job, turns)] = job
+                running[task.remote(worker, job, turns)] = job
             if not running:
                 break
             ready, _ = ray.wait(list(running), num_returns=1)
@@ -317,10 +325,10 @@ def _run_ray(coordinator: _Coordinator, settings: Settings, address: str, worker
             ray.shutdown()
 
 
-def _ray_file(settings: Settings, job: FileJob, turns) -> tuple[TutorialReport | None, FileStatus]:
+def _ray_file(worker: _Worker, job: FileJob, turns) -> tuple[TutorialReport | None, FileStatus]:
     import ray
 
-    return ingest_file(settings, job, lambda: ray.get(turns.wait.remote(job.index)))
+    return ingest_file(worker, job, lambda: ray.get(turns.wait.remote(job.index)))
 
 
 class _Turns:

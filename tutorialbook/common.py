@@ -4,9 +4,9 @@ input goes through."""
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Iterable
 
-from tutorialbook.errors import TutorialbookError
+from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.models import LessonView
 
 Progress = Callable[[float, float, str], None]
@@ -33,6 +33,12 @@ def pack_of(tutorial: dict):
 def check_book_name(book: str) -> None:
     if not isinstance(book, str) or not BOOK_NAME.match(book):
         raise TutorialbookError("book", f"{book!r} is not a valid book name (lowercase letters, digits, '.', '_', '-'; up to 64)")
+
+
+def no_book(book: str, known: Iterable[str]) -> NotFound:
+    """The error for a missing book; ``known`` are the books the caller may be told of."""
+    names = ", ".join(sorted(known)) or "none yet"
+    return NotFound("book", f"no book named {book!r} (known books: {names})")
 
 
 def lesson_view(row: dict, score: float | None = None) -> LessonView:

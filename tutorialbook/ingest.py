@@ -1,10 +1,9 @@
-"""Ingest, the part of :class:`~tutorialbook.library.Library` that turns a source into a book:
-read or transcribe, consolidate, commit in an order a crash can undo, then refine."""
+"""Ingest, the service of the :class:`~tutorialbook.library.Library` that turns a source into a
+book: read or transcribe, consolidate, commit in an order a crash can undo, then refine."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import socket
@@ -14,12 +13,17 @@ from pathlib import Path
 from typing import Callable
 
 from tutorialbook.common import Progress, check_book_name, check_rounds, pack_of
+from tutorialbook.config import Settings
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.memory import history as hist
-from tutorialbook.memory.store import dumps, quote
+from tutorialbook.memory import where
+from tutorialbook.memory.rows import clean, dumps, encode, evidence_of, screen_rows, segment_rows
+from tutorialbook.memory.store import Store
 from tutorialbook.models import FileStatus, IngestReport, TutorialReport
+from tutorialbook.reading import Embed, Reading
+from tutorialbook.refinement import Refinement
 from tutorialbook.skills import builder as build
-from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise, see, watch
+from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise, see, text_readers, watch
 from tutorialbook.acquire.roots import SourcePolicy, default_roots
 from tutorialbook.acquire.sources import content_hash, expand, media_extensions, read_source, supported_extensions
 from tutorialbook.acquire.screen import ScreenJob
@@ -29,8 +33,15 @@ from tutorialbook.acquire.screen_attach import for_consolidation
 TUTORIAL_TABLES = ("segments", "questions", "positions", "screen")
 
 
-class Ingest:
-    """Library methods of the ingest pipeline and its crash recovery."""
+class Ingestion:
+    """The ingest pipeline and its crash recovery. Receives the store, the embedder, settings
+    (limits, models, what may be read), the reading service (a book's tree) and the refinement
+    service (each new tutorial is refined), and the configured model's factory."""
+
+    def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading, refinement: Refinement,
+                 llm: Callable[[], object]):
+        self.store, self.embed, self.settings = store, embed, settings
+        self.reading, self.refinement, self._llm = reading, refinement, llm
 
     # -- ingest ----------------------------------------------------------------
     def ingest(self, source: str, book: str = "default", title: str | None = None, domain: str = "auto",
@@ -41,7 +52,7 @@ class Ingest:
         ``agent`` (who asked; default settings.agent) goes into the book's history. ``llm``
         (llm/client.py; default: the configured model, settings.llm) consolidates and refines
         when set; each tutorial's report carries its warnings and usage."""
-        llm = self.llm() if llm is None else llm
+        llm = self._llm() if llm is None else llm
         files, folder = self.ingest_files(source, book, title, domain, refine_rounds)
         warnings = self._recover_abandoned()  # the first write: undo commits whose writer died
         reports: list[TutorialReport] = []
@@ -147,7 +158,7 @@ class Ingest:
         report = TutorialReport(
             tutorial_id=tutorial_id, title=existing["title"], source=str(path), status="unchanged",
             domain=existing["domain"], duration=existing["duration"],
-            segments=self.store.count("segments", f"tutorial_id = {quote(tutorial_id)}"))
+            segments=self.store.count("segments", where.of_tutorial(tutorial_id)))
         stored = _stored_report(existing)
         if stored is not None and stored.refinement == "pending" and refine_rounds:
             stored.source, stored.status, stored.warnings = str(path), "refined", []
@@ -159,7 +170,7 @@ class Ingest:
             return stored
         if stored is not None:
             report.refinement = stored.refinement
-        return self._exam_fields(report)
+        return self.refinement.exam_fields(report)
 
     def _acquire(self, path: Path, title: str | None, domain: str, progress: Progress, cancel) -> "_Acquired":
         """Read (or transcribe) a file, read its screen and embed what consolidation reads: the
@@ -179,7 +190,8 @@ class Ingest:
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title or _title_from(path)} {path.name}")
         screen_job = ScreenJob(path, cancel) if self.settings.screen else None  # frames read meanwhile
         watching = watch(path, domain if pack is None else pack.name, cancel)  # frames, beside transcription
-        transcript = read_source(path, self.settings.max_text_bytes, max_seconds=self.settings.max_media_seconds,
+        transcript = read_source(path, self.settings.max_text_bytes, text_readers(),
+                                 max_seconds=self.settings.max_media_seconds,
                                  model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=_prompt(title or _title_from(path), pack))
         title = title or transcript.title or _title_from(path)  # the caller's, the document's own, the name's
@@ -189,7 +201,7 @@ class Ingest:
         if pack is None:  # auto, and the name did not tell: the transcript decides
             pack = see(recognise(" ".join(s.text for s in transcript.segments)), watching) or DomainPack()
             if pack.initial_prompt and transcript.timed:
-                transcript = read_source(path, self.settings.max_text_bytes,
+                transcript = read_source(path, self.settings.max_text_bytes, text_readers(),
                                          max_seconds=self.settings.max_media_seconds,
                                          model=self.settings.whisper_model, progress=heard,
                                          cancel=cancel, initial_prompt=_prompt(title, pack))
@@ -220,7 +232,7 @@ class Ingest:
 
         progress(2, 4, "consolidating")
         clock = time.perf_counter()
-        tree = self.ensure_book(book)
+        tree = self.reading.ensure_book(book)
         context = build.TutorialContext(tutorial_id, title, path.resolve().as_uri(), told, vectors)
         run = llm.fork() if llm is not None else None  # this tutorial's model calls, warnings and usage
         outline = pack.outline(context)
@@ -277,7 +289,7 @@ class Ingest:
                 "is stored with its event and the questions with their results so far; ingesting it again "
                 "resumes the refinement")
         try:
-            summary, _ = self._refiner(book, agent, llm).refine_tutorial(
+            summary, _ = self.refinement.refiner(book, agent, llm).refine_tutorial(
                 tutorial, rounds, pack, cancel, lambda message: progress(3.5, 4, f"refining: {message}"))
         except KeyboardInterrupt as exc:
             raise KeyboardInterrupt(f"interrupted during refinement: {what}") from exc
@@ -288,7 +300,7 @@ class Ingest:
         if cancel and cancel():  # the refiner stops early when cancelled: the report stays 'pending'
             raise Cancelled(f"ingest cancelled during refinement: {what}")
         report.refinement = "done"
-        self.store.update("tutorials", f"id = {quote(tutorial_id)}", {"report": report.model_dump_json()})
+        self.store.update("tutorials", where.by_id(tutorial_id), {"report": report.model_dump_json()})
 
     def _recover_abandoned(self) -> list[str]:
         """Undo tutorials whose ingesting process died mid-commit (called before a write, never
@@ -338,49 +350,41 @@ class Ingest:
             "status": "committing", "owner": _owner(), "report": report.model_dump_json(), "created_at": time.time(),
         }
         started = self.store.upsert("tutorials", [row])
-        self.store.insert("segments", [
-            {"id": f"{tutorial_id}:{i}", "book": book, "tutorial_id": tutorial_id, "idx": i,
-             "start": s.start, "end": s.end, "text": s.text, "vector": vectors[i]}
-            for i, s in enumerate(transcript.segments)
-        ])
+        self.store.insert("segments", segment_rows(book, tutorial_id, transcript.segments, vectors))
         if transcript.screen:
-            self.store.insert("screen", [
-                {"id": f"{tutorial_id}:s{i}", "book": book, "tutorial_id": tutorial_id, "idx": i, "start": s.start,
-                 "end": s.end, "kind": s.kind, "shown": s.text, "text": s.text}
-                for i, s in enumerate(transcript.screen)
-            ])
-        nodes = self.store.upsert("nodes", [build.clean_row(n) for n in plan.nodes])
+            self.store.insert("screen", screen_rows(book, tutorial_id, transcript.screen))
+        nodes = self.store.upsert("nodes", [clean(n) for n in plan.nodes])
         before = hist.skills_before(self.store, [s["id"] for s in plan.skills if s.get("_status") == "updated"])
-        skills = self.store.upsert("skills", [build.clean_row(s) for s in plan.skills])
+        skills = self.store.upsert("skills", [clean(s) for s in plan.skills])
         for table, rows in extra.items():
             self.store.insert(table, rows)
         versions = {"tutorials": hist.version_of(started), "nodes": hist.version_of(nodes),
                     "skills": hist.version_of(skills)}
         added = [s["id"] for s in plan.skills if s.get("_status") == "added"]
         # the event first, the 'ready' marker last: a tutorial reads as committed only with its event
-        hist.record(self.store, [hist.ingest_event(book, agent or self.agent, report, before, versions, added)])
-        self.store.update("tutorials", f"id = {quote(tutorial_id)}",
+        hist.record(self.store, [hist.ingest_event(book, agent or self.settings.agent, report, before, versions, added)])
+        self.store.update("tutorials", where.by_id(tutorial_id),
                           {"status": "ready", "report": report.model_dump_json()})
 
     def _recover(self, tutorial: dict, agent: str | None = None, why: str = "its writer died mid-commit") -> None:
         """Undo a tutorial whose commit never finished, and say so in the book's history."""
         tid = tutorial["id"]
         for table in TUTORIAL_TABLES:
-            self.store.delete(table, f"tutorial_id = {quote(tid)}")
+            self.store.delete(table, where.of_tutorial(tid))
         for table in ("skills", "nodes"):
-            for row in self.store.rows(table, f"evidence LIKE {quote('%' + tid + '%')} OR origin = {quote(tid)}"):
-                kept = [e for e in json.loads(row["evidence"] or "[]") if e["tutorial_id"] != tid]
+            for row in self.store.rows(table, where.touched_by(tid)):
+                kept = [e for e in evidence_of(row) if e["tutorial_id"] != tid]
                 if row["origin"] == tid and not kept:
-                    self.store.delete(table, f"id = {quote(row['id'])}")
+                    self.store.delete(table, where.by_id(row["id"]))
                     continue
-                row = {k: v for k, v in row.items() if not k.startswith("_")}
-                row["evidence"] = json.dumps(kept)
+                row = clean(row)
+                row["evidence"] = encode(kept)
                 if table == "skills":
                     row["sources"] = len({e["tutorial_id"] for e in kept})
                 self.store.upsert(table, [row])
-        self.store.delete("tutorials", f"id = {quote(tid)}")
+        self.store.delete("tutorials", where.by_id(tid))
         hist.record(self.store, [hist.event(
-            book=tutorial["book"], agent=agent or self.agent, action="rollback", target=tid,
+            book=tutorial["book"], agent=agent or self.settings.agent, action="rollback", target=tid,
             summary=f"rolled back the unfinished commit of {tutorial['title']!r} ({why})",
             detail={"source": tutorial["source"], "owner": tutorial["owner"]})])
 

@@ -1,5 +1,5 @@
-"""Lessons agents write back, as :class:`~tutorialbook.library.Library` methods (the merge
-rules are :mod:`tutorialbook.memory.lessons`)."""
+"""Lessons agents write back, a service of the :class:`~tutorialbook.library.Library` (the
+merge rules are :mod:`tutorialbook.memory.lessons`)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,19 @@ import time
 import numpy as np
 
 from tutorialbook.common import lesson_view
+from tutorialbook.config import Settings
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory import history as hist
 from tutorialbook.memory import lessons as lesson_store
-from tutorialbook.memory.search import search
-from tutorialbook.memory.store import in_list, quote
+from tutorialbook.memory import where
+from tutorialbook.memory.rows import lesson_row
+from tutorialbook.memory.search import nearest_rows, search
+from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import FeedbackCount, LessonResult, SkillFeedback
+from tutorialbook.reading import Embed, Reading
+
+in_list = where.in_list
 
 #: distinct skills one lesson may give a verdict on, and feedback items one call may carry
 #: (repeats of an item count once)
@@ -23,7 +29,11 @@ MAX_FEEDBACK_ITEMS = 1000
 
 
 class Lessons:
-    """Library methods that record lessons and skill feedback."""
+    """Records lessons and skill feedback. Receives the store, the embedder (a lesson is found
+    by meaning), settings (its limits, the default agent) and the reading service (trees)."""
+
+    def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading):
+        self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
 
     # -- lessons -----------------------------------------------------------------
     def record_lesson(self, lesson: str, book: str, outcome: str = "note", skill_id: str = "", node_id: str = "",
@@ -45,11 +55,11 @@ class Lessons:
         return self._record_lessons(lessons, book, agent, single=False)
 
     def _record_lessons(self, items: list, book: str, agent: str | None, single: bool) -> list[LessonResult]:
-        agent = agent or self.agent
-        tree = self.tree(book)
+        agent = agent or self.settings.agent
+        tree = self.reading.tree(book)
         plans = [self._lesson_plan(item, book, tree, "" if single else f"lessons[{n}].")
                  for n, item in enumerate(items)]
-        vectors = self.embed([p["text"] for p in plans])
+        vectors = self._embed([p["text"] for p in plans])
         for plan, vector in zip(plans, vectors):
             plan["vector"] = vector
             if not plan["node_id"]:
@@ -62,12 +72,9 @@ class Lessons:
         for plan, row_id, similar in zip(plans, ids, self._similar_lessons(book, ids, vectors)):
             target = f"skill:{plan['skill_id']}" if plan["skill_id"] else f"node:{plan['node_id']}"
             plan["similar"] = similar
-            rows.append({
-                "id": row_id, "book": book, "text": plan["text"], "outcome": plan["outcome"],
-                "context": plan["context"], "skill_id": plan["skill_id"], "node_id": plan["node_id"],
-                "agent": agent, "key": target, "merged_count": 1, "created_at": now, "updated_at": now,
-                "vector": plan["vector"].tolist(),
-            })
+            rows.append(lesson_row(id=row_id, book=book, text=plan["text"], outcome=plan["outcome"],
+                                   context=plan["context"], skill_id=plan["skill_id"], node_id=plan["node_id"],
+                                   agent=agent, key=target, vector=plan["vector"], now=now))
         # new ids in one commit; an id already stored (or repeated in this batch) is counted
         with self.store.lock("lessons"):
             present = {r["id"] for r in self.store.rows("lessons", in_list("id", [r["id"] for r in rows]), ["id"])}
@@ -103,7 +110,7 @@ class Lessons:
                 totals.setdefault(s, {}).setdefault(column, 0)
                 totals[s][column] += 1
         for s, columns in totals.items():
-            self.store.update_sql("skills", f"id = {quote(s)}", {c: f"{c} + {n}" for c, n in columns.items()})
+            self.store.update_sql("skills", where.by_id(s), {c: f"{c} + {n}" for c, n in columns.items()})
         counts = {r["id"]: r for r in self.store.rows("skills", in_list("id", list(totals)))} if totals else {}
         version = hist.version_of(written)
         hist.record(self.store, [
@@ -123,15 +130,10 @@ class Lessons:
 
     def _similar_lessons(self, book: str, ids: list[str], vectors: np.ndarray, k: int = 5) -> list[list[dict]]:
         """Stored lessons similar to each new one (itself excluded): one vector query for a whole batch."""
-        table = self.store.table("lessons")
         if len(ids) == 1:
-            hits = [table.search(vectors[0].tolist()).distance_type("cosine")
-                    .where(f"book = {quote(book)} AND id != {quote(ids[0])}", prefilter=True).limit(k).to_list()]
+            hits = nearest_rows(self.store, "lessons", [vectors[0]], where.except_id(book, ids[0]), k)
         else:
-            hits = [[] for _ in ids]
-            for r in (table.search([v.tolist() for v in vectors]).distance_type("cosine")
-                      .where(f"book = {quote(book)}", prefilter=True).limit(k + 1).to_list()):
-                hits[r.pop("query_index")].append(r)
+            hits = nearest_rows(self.store, "lessons", list(vectors), where.of_book(book), k + 1)
             hits = [sorted((r for r in found if r["id"] != own), key=lambda r: r["_distance"])[:k]
                     for found, own in zip(hits, ids)]
         return [[r for r in found if 1 - r["_distance"] >= lesson_store.SIMILAR] for found in hits]

@@ -1,30 +1,38 @@
-"""Refinement and the exam, as :class:`~tutorialbook.library.Library` methods (the loop itself
-is :mod:`tutorialbook.skills.refine`)."""
+"""Refinement and the exam, a service of the :class:`~tutorialbook.library.Library` (the loop
+itself is :mod:`tutorialbook.skills.refine`; ingest refines each new tutorial through it)."""
 
 from __future__ import annotations
 
 from typing import Callable
 
 from tutorialbook.common import Progress, check_rounds, pack_of
-from tutorialbook.memory.store import quote
+from tutorialbook.config import Settings
+from tutorialbook.memory import where
+from tutorialbook.memory.store import Store
 from tutorialbook.models import ExamReport, RefineReport, TutorialReport
+from tutorialbook.reading import Embed, Reading
 
 
 class Refinement:
-    """Library methods that examine a book and repair it."""
+    """Examines a book and repairs it. Receives the store, the embedder, settings (who writes,
+    by default) and the reading service, the skill ranking agents get (``Retrieval.rank_skills``:
+    questions are asked through it) and the configured model's factory."""
 
-    def _refiner(self, book: str, agent: str | None = None, llm=None):
-        from tutorialbook.skills.refine import Refiner
+    def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading,
+                 rank_skills: Callable, llm: Callable[[], object]):
+        self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
+        self._rank_skills, self._llm = rank_skills, llm
 
-        if llm is None:
-            return Refiner(self, book, agent=agent)
-        from tutorialbook.llm.refine import LLMRefiner
+    def refiner(self, book: str, agent: str | None = None, llm=None):
+        """The refiner of one book for one run (with ``llm``, the model's examiner and drafts)."""
+        from tutorialbook.llm.refine import refiner
 
-        return LLMRefiner(self, book, llm, agent=agent)
+        return refiner(self.store, self._embed, self.reading.tree, self._rank_skills, book,
+                       agent or self.settings.agent, llm)
 
-    def _exam_fields(self, report: TutorialReport) -> TutorialReport:
+    def exam_fields(self, report: TutorialReport) -> TutorialReport:
         """A tutorial ingested before: its stored questions' pass rates."""
-        rows = self.store.rows("questions", f"tutorial_id = {quote(report.tutorial_id)}",
+        rows = self.store.rows("questions", where.of_tutorial(report.tutorial_id),
                                ["passed_before", "passed_after"])
         if rows:
             report.questions_harvested = len(rows)
@@ -37,11 +45,10 @@ class Refinement:
         """Examine a book with questions harvested from each of its tutorials (stored ones
         are asked again) and repair every failure; ``rounds`` repair rounds at most."""
         check_rounds(rounds, "rounds", minimum=1)
-        self.tree(book)
-        tutorials = sorted(self.store.rows("tutorials", f"book = {quote(book)} AND status = 'ready'"),
-                           key=lambda r: r["created_at"])
-        run = self.llm()
-        refiner = self._refiner(book, agent, run)
+        self.reading.tree(book)
+        tutorials = sorted(self.store.rows("tutorials", where.ready_tutorials(book)), key=lambda r: r["created_at"])
+        run = self._llm()
+        refiner = self.refiner(book, agent, run)
         summaries, failures = [], []
         for n, tutorial in enumerate(tutorials):
             if cancel and cancel():
@@ -71,16 +78,16 @@ class Refinement:
         Regressions are questions that passed after refinement and fail now."""
         from tutorialbook.skills.refine import by_kind, pass_rate
 
-        self.tree(book)
-        rows = sorted(self.store.rows("questions", f"book = {quote(book)}"),
+        self.reading.tree(book)
+        rows = sorted(self.store.rows("questions", where.of_book(book)),
                       key=lambda r: (r["tutorial_id"], r["created_at"], r["id"]))
         if not rows:
             return ExamReport(book=book, questions=0, passed=0, pass_rate=None,
                               note="no stored questions: run `tutorialbook refine --book B` (or ingest with refinement)")
-        tutorials = {r["id"]: r for r in self.store.rows("tutorials", f"book = {quote(book)}")}
+        tutorials = {r["id"]: r for r in self.store.rows("tutorials", where.of_book(book))}
         packs = {tid: pack_of(t) for tid, t in tutorials.items()}
-        run = self.llm()  # the judge refinement used (a model's verdicts are checked by a model again)
-        results = self._refiner(book, None, run).exam(rows, packs)
+        run = self._llm()  # the judge refinement used (a model's verdicts are checked by a model again)
+        results = self.refiner(book, None, run).exam(rows, packs)
         return ExamReport(
             book=book, questions=len(results), passed=sum(r.passed for r in results), pass_rate=pass_rate(results),
             by_kind=by_kind(results), regressions=[r for r in results if r.passed_after and not r.passed],

@@ -210,7 +210,8 @@ def _size_levels(boxes: list[_Box], body_size: float) -> dict[float, int]:
     return {size: min(n + 1, 3) for n, size in enumerate(sizes)}
 
 
-def _norm(text: str) -> str:
+def _squashed(text: str) -> str:
+    """Lowercase letters and digits only: a bookmark's title matched against the line it names."""
     return re.sub(r"[^0-9a-z]+", "", text.lower())
 
 
@@ -221,14 +222,14 @@ def _unnumbered(text: str, title: str) -> str:
 
 
 def _starts_with(text: str, title: str) -> bool:
-    a, b = _norm(_unnumbered(text, title)), _norm(title)
+    a, b = _squashed(_unnumbered(text, title)), _squashed(title)
     return bool(b) and a.startswith(b)
 
 
 def _after(text: str, title: str) -> str:
     """The box's words after its heading (a heading set in the same block as its paragraph)."""
     text = _unnumbered(text, title)
-    want, i = len(_norm(title)), 0
+    want, i = len(_squashed(title)), 0
     seen = 0
     while i < len(text) and seen < want:
         seen += bool(re.match(r"[0-9a-z]", text[i].lower()))

@@ -4,7 +4,7 @@ discussed, and the skills related to it.
 
 `evaluate_position` asks this on every call, beside an engine search of a few tens of
 milliseconds, so it is kept off the caller's clock twice over. It runs on a worker thread while
-the engine searches (`ground_async`). And its answers are cached per library, keyed by the
+the engine searches (`ground_async`). And its answers are cached per store, keyed by the
 versions of exactly the tables they come from, all looked up in one trip: a repeated question
 costs that trip. A LanceDB query costs milliseconds however small the table (more just after a
 commit), so a new question, or any question after another agent's ingest, reads in one go on
@@ -24,9 +24,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import chess
-from lancedb.background_loop import LOOP
 
-from tutorialbook.memory.store import in_list, quote, scan
+from tutorialbook.memory import lance, where
 from tutorialbook.models import Evidence, SkillBrief, Taught, TaughtMove
 
 KIND_ORDER = {"recommend": 0, "avoid": 1, "move": 2}
@@ -42,7 +41,7 @@ _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="chess-grounding")
 
 
 class _Cache:
-    """One library's cached answers, in an LRU whose keys carry the table versions they were
+    """One store's cached answers, in an LRU whose keys carry the table versions they were
     read at (an answer at an older version is never asked for again, and ages out)."""
 
     def __init__(self) -> None:
@@ -69,73 +68,75 @@ _caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
 
 
-def _cache(library) -> _Cache:
+def _cache(store) -> _Cache:
     with _caches_lock:
-        cache = _caches.get(library)
+        cache = _caches.get(store)
         if cache is None:
-            cache = _caches[library] = _Cache()
+            cache = _caches[store] = _Cache()
         return cache
 
 
-def clear_cache(library=None) -> None:
-    """Forget cached answers (of one library, or of all): for benchmarks and tests."""
+def clear_cache(store=None) -> None:
+    """Forget cached answers (of one store, or of all): for benchmarks and tests."""
     with _caches_lock:
-        if library is None:
+        if store is None:
             _caches.clear()
         else:
-            _caches.pop(library, None)
+            _caches.pop(store, None)
 
 
-def ground(library, board: chess.Board, opening, book: str = "") -> tuple[Taught, list[SkillBrief]]:
+def ground(store, rank_skills, missing_book, board: chess.Board, opening,
+           book: str = "") -> tuple[Taught, list[SkillBrief]]:
     """What the tutorials teach at `board` (or the nearest earlier position) and the related
-    skills: those of the taught moves, then (with a book) the opening's. A `book` that does not
-    exist raises the library's NotFound."""
-    return _lookup(library, board, opening, book)
+    skills: those of the taught moves, then (with a book) the opening's, ranked by
+    `rank_skills` (the retrieval's). A `book` that does not exist raises `missing_book(book)`."""
+    return _lookup(store, board, opening, book, rank_skills=rank_skills, missing_book=missing_book)
 
 
-def ground_async(library, board: chess.Board, opening, book: str = "") -> Future:
+def ground_async(store, rank_skills, missing_book, board: chess.Board, opening, book: str = "") -> Future:
     """`ground` on a worker thread, so it runs while the engine searches."""
-    return _pool.submit(ground, library, board, opening, book)
+    return _pool.submit(ground, store, rank_skills, missing_book, board, opening, book)
 
 
-def taught_at(library, board: chess.Board, book: str = "") -> Taught:
+def taught_at(store, board: chess.Board, book: str = "") -> Taught:
     """What the tutorials teach at `board`, else at the nearest earlier position of its moves."""
-    return _lookup(library, board, None, book, related=False)[0]
+    return _lookup(store, board, None, book, related=False)[0]
 
 
 def skill_ids(taught: Taught) -> list[str]:
     return list(dict.fromkeys(m.skill_id for m in taught.moves if m.skill_id))
 
 
-def _lookup(library, board: chess.Board, opening, book: str, related: bool = True) -> tuple[Taught, list[SkillBrief]]:
+def _lookup(store, board: chess.Board, opening, book: str, related: bool = True, rank_skills=None,
+            missing_book=None) -> tuple[Taught, list[SkillBrief]]:
     """`ground`, or (not `related`) only what is taught, with no check that the book exists."""
-    store, cache = library.store, _cache(library)
+    cache = _cache(store)
     books_v, positions_v, tutorials_v, skills_v = store.versions(_TABLES)
     line = (book, board.fen(), tuple(board.move_stack))
-    in_book = f"book = {quote(book)}" if book else None
+    in_book = where.of_book(book) if book else None
     exists = cache.peek(("exists", book, books_v)) if related and book else True
     taught = cache.peek(("taught", *line, positions_v, tutorials_v))
     tutorials = cache.peek(("tutorials", book, tutorials_v)) if taught is None else None
     reads = {}
     if exists is None:
-        reads["exists"] = ("books", f"id = {quote(book)}", ["id"])
+        reads["exists"] = ("books", where.by_id(book), ["id"])
     if taught is None:
-        at = in_list("epd", dict.fromkeys(_epds(board)))
-        reads["rows"] = ("positions", f"{at} AND {in_book}" if book else at, _ROW_COLUMNS)
+        reads["rows"] = ("positions", where.both(where.in_list("epd", dict.fromkeys(_epds(board))), in_book),
+                         _ROW_COLUMNS)
         if tutorials is None:
             reads["tutorials"] = ("tutorials", in_book, _TUTORIAL_COLUMNS)
     ids = skill_ids(taught) if taught is not None else None  # else: those the rows name, once read
     briefs_due = related and (ids is None or any(cache.peek(("brief", i, skills_v)) is None for i in ids))
     pending = _fetch(store, cache, reads, ids if related else [], skills_v) if reads or briefs_due else None
     name = opening.name if (related and book and opening is not None) else ""
-    by_name = _opening_skills(library, name, book, skills_v) if name else []  # while the reads run
+    by_name = _opening_skills(store, rank_skills, name, book, skills_v) if name else []  # while the reads run
     found = pending.result() if pending is not None else {}
     if "exists" in found:
         exists = cache.keep(("exists", book, books_v), bool(found["exists"]))
     if "tutorials" in found:
         tutorials = cache.keep(("tutorials", book, tutorials_v), {t["id"]: t for t in found["tutorials"]})
     if not exists:
-        raise library.missing_book(book)
+        raise missing_book(book)
     if taught is None:
         taught = cache.keep(("taught", *line, positions_v, tutorials_v), _taught(board, found["rows"], tutorials))
     taught = taught.model_copy(update={"moves": list(taught.moves)})  # the cached one stays as it is
@@ -160,18 +161,15 @@ def _fetch(store, cache: _Cache, reads: dict[str, tuple[str, str | None, list[st
         missing = [i for i in wanted if cache.peek(("brief", i, skills_v)) is None]
         if missing:
             briefs = {r["id"]: SkillBrief(**r) for r in
-                      await _query(store, skills, "skills", in_list("id", missing), _BRIEF_COLUMNS)}
+                      await _query(store, skills, "skills", where.in_list("id", missing), _BRIEF_COLUMNS)}
             found["briefs"] = {i: cache.keep(("brief", i, skills_v), briefs.get(i, _GONE)) for i in missing}
         return found
 
-    return asyncio.run_coroutine_threadsafe(fetch(), LOOP.loop)
+    return lance.submit(fetch())
 
 
-async def _query(store, table, name: str, where: str | None, columns: list[str]) -> list[dict]:
-    inner = getattr(table, "_table", None)  # the AsyncTable behind a local LanceTable
-    if inner is None or not hasattr(inner, "query"):
-        return await asyncio.to_thread(store.rows, name, where, columns)
-    return await scan(inner, where, columns)
+async def _query(store, table, name: str, scope: str | None, columns: list[str]) -> list[dict]:
+    return await lance.rows_of(table, scope, columns, lambda: store.rows(name, scope, columns))
 
 
 def _epds(board: chess.Board) -> Iterable[str]:
@@ -222,11 +220,11 @@ def _link(tutorial: dict, start: float) -> str:
     return f"{uri}#t={int(start)}" if tutorial["timed"] else uri
 
 
-def _opening_skills(library, name: str, book: str, skills_v: int) -> list[SkillBrief]:
+def _opening_skills(store, rank_skills, name: str, book: str, skills_v: int) -> list[SkillBrief]:
     """The book's three skills best matching the opening's name by keywords."""
     key = ("opening", book, name, skills_v)
-    found = _cache(library).peek(key)
+    found = _cache(store).peek(key)
     if found is None:
-        hits, _ = library.rank_skills(name, book, k=3, mode="keyword", columns=_BRIEF_COLUMNS)
-        found = _cache(library).keep(key, [SkillBrief(**{k: h.row[k] for k in _BRIEF_COLUMNS}) for h in hits])
+        hits, _ = rank_skills(name, book, k=3, mode="keyword", columns=_BRIEF_COLUMNS)
+        found = _cache(store).keep(key, [SkillBrief(**{k: h.row[k] for k in _BRIEF_COLUMNS}) for h in hits])
     return found

@@ -1,0 +1,143 @@
+"""Retrieval: the skills (and lessons) for a task, in the mode asked, and the ranking
+refinement examines the memory through.
+
+A service of the :class:`~tutorialbook.library.Library`. It keeps each recent book's
+``Snapshot`` (its skills' view columns at one version), so a retrieval reads rows from memory."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+from tutorialbook.common import lesson_view
+from tutorialbook.config import Settings
+from tutorialbook.errors import TutorialbookError
+from tutorialbook.memory import where
+from tutorialbook.memory.search import MODES, Hit, Snapshot, search, toc_descent, unfinished_filter
+from tutorialbook.memory.store import Store
+from tutorialbook.memory.tree import Tree
+from tutorialbook.models import RetrieveResult
+from tutorialbook.reading import Embed, Reading
+
+MAX_K = 50
+#: embeds a retrieval's query while its book is looked up and its full-text half runs
+_BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tutorialbook-retrieve")
+#: books whose snapshot a library keeps (each holds its skills' view columns: ~40 MB at 100,000)
+SNAPSHOTS = 8
+#: what a SkillView is made of (a book's ``Snapshot`` keeps these columns of its skills)
+VIEW_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "sources", "helpful", "harmful",
+                "version", "author"]
+
+
+class Retrieval:
+    """Ranks a book's skills for a query. Receives the store, the embedder, settings (the query
+    limit, the configured model for ``toc``) and the reading service (trees, skill views)."""
+
+    def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading, llm: Callable[[], object]):
+        self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
+        self._llm = llm  # the configured model's fresh run (llm/client.py from_settings)
+        self.snapshots: OrderedDict[str, Snapshot] = OrderedDict()  # book -> its latest snapshot, least recent first
+        self._snapshots_lock = threading.Lock()
+
+    def retrieve(self, query: str, book: str, k: int = 5, mode: str = "hybrid", fen: str = "",
+                 llm=None) -> RetrieveResult:
+        """Skills for a task. In ``toc`` mode a model (``llm``, default the configured one)
+        navigates the TOC level by level when there is one; else, or when it fails, the beam."""
+        if not query or not query.strip():
+            raise TutorialbookError("query", "is empty; describe the task you need skills for")
+        if len(query) > self.settings.max_query_chars:  # bounds its cost, and the echo in the result
+            raise TutorialbookError("query", f"is {len(query)} characters; the limit is "
+                                             f"{self.settings.max_query_chars} (TUTORIALBOOK_MAX_QUERY_CHARS)")
+        if not 1 <= k <= MAX_K:
+            raise TutorialbookError("k", f"must be between 1 and {MAX_K}, got {k}")
+        if mode not in MODES:
+            raise TutorialbookError("mode", f"{mode!r} is not one of {', '.join(MODES)}")
+        if mode == "keyword":  # embedded only if the book has lessons to search
+            vector = functools.cache(lambda: self._embed([query])[0])
+        else:  # embedded on another core while the book is looked up and its full-text half runs
+            embedding = _BACKGROUND.submit(self._embed, [query])
+            vector = lambda: embedding.result()[0]  # noqa: E731
+        tree = self.reading.tree(book)
+        snapshot = self.snapshot(tree)
+        run = (self._llm() if llm is None else llm) if mode == "toc" else None
+        if run is not None:
+            from tutorialbook.llm.toc import retrieve_toc
+
+            hits, route = retrieve_toc(self.store, tree, query, vector(), k, run)
+        else:
+            hits, route = self.rank_skills(query, book, k, mode, vector, tree=tree, snapshot=snapshot)
+        if fen:
+            hits = self._position_first(fen, book, hits, k)
+        lessons = search(self.store, "lessons", book, query, vector, "hybrid", 3) if tree.lesson_counts else []
+        return RetrieveResult(
+            query=query, book=book, mode=mode,
+            skills=self.reading.skill_views(self._view_rows(snapshot, hits), tree),
+            lessons=[lesson_view(h.row, h.score) for h in lessons], route=route,
+            warnings=list(run.warnings) if run else [], llm=run.usage if run and run.usage.calls else None,
+        )
+
+    def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None, *,
+                    tree: Tree | None = None, columns: list[str] | None = None, snapshot: Snapshot | None = None):
+        """The skill ranking ``retrieve`` returns — (hits, TOC route) — without lessons or views;
+        refinement asks its questions through it. ``vector`` may be a function computing it
+        (see ``search``); ``columns`` limits what the hits' rows carry, unless the search runs on
+        a ``snapshot`` of the book's skills; ``tree`` is the book's (only the ``toc`` mode reads
+        it). A query that spells out chess moves from the start ranks the skills that continue
+        those moves first."""
+        from tutorialbook.skills.chess import query as chess_query
+
+        if vector is None:
+            vector = functools.cache(lambda: self._embed([query])[0])
+        moves = chess_query.moves_in(query)  # "after 1. e4 e5 2. Nf3 …" names a position
+        pool = max(k, chess_query.POOL) if moves else k
+        if moves and columns:
+            columns = [*columns, "name", "steps"]
+        tree = tree or self.reading.tree(book)
+        if mode == "toc":
+            hits, route = toc_descent(self.store, tree, query, vector, pool, columns, snapshot)
+        else:
+            hits, route = search(self.store, "skills", book, query, vector, mode, pool, where=unfinished_filter(tree),
+                                 columns=columns, snapshot=snapshot), []
+        if tree.hidden_skills:  # added by a commit that has not finished: not in the book yet
+            hits = [h for h in hits if h.row["id"] not in tree.hidden_skills]
+        if moves:
+            hits = chess_query.moves_first(hits, moves)[:k]
+        return hits, route
+
+    def _position_first(self, fen: str, book: str, hits: list, k: int) -> list:
+        """With a chess position, the skills the tutorials tie to it (or to the nearest
+        earlier position) come first."""
+        from tutorialbook.skills.chess import engine as chess_engine, positions
+
+        board = chess_engine.parse_position(fen, None)
+        ids = positions.skill_ids(positions.taught_at(self.store, board, book))
+        pinned = [Hit(r, 1.0) for r in self.store.rows("skills", where.in_list("id", ids))] if ids else []
+        pinned.sort(key=lambda h: ids.index(h.row["id"]))
+        return (pinned + [h for h in hits if h.row["id"] not in ids])[:k]
+
+    def snapshot(self, tree: Tree) -> Snapshot:
+        """The book's skills as of the version its tree was read at."""
+        with self._snapshots_lock:
+            cached = self.snapshots.get(tree.book)
+        if cached is None or cached.version != tree.skills_version:
+            cached = Snapshot(self.store, "skills", tree.book, VIEW_COLUMNS, tree.skills_version)
+        with self._snapshots_lock:
+            self.snapshots[tree.book] = cached
+            self.snapshots.move_to_end(tree.book)
+            while len(self.snapshots) > SNAPSHOTS:
+                self.snapshots.popitem(last=False)
+        return cached
+
+    def _view_rows(self, snapshot: Snapshot, hits: list) -> list[tuple[dict, float]]:
+        """The hits' rows as ``skill_views`` reads them: whole already (a search on the snapshot
+        returned them), else from the snapshot, else from the store."""
+        rows = {h.row["id"]: h.row for h in hits if all(c in h.row for c in VIEW_COLUMNS)}
+        wanted = [h.row["id"] for h in hits if h.row["id"] not in rows]
+        rows.update(snapshot.rows(wanted))
+        missing = [i for i in wanted if i not in rows]
+        if missing:  # written since the snapshot was read
+            rows.update((r["id"], r) for r in self.store.rows("skills", where.in_list("id", missing), VIEW_COLUMNS))
+        return [(rows[h.row["id"]], h.score) for h in hits if h.row["id"] in rows]
