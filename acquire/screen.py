@@ -133,16 +133,21 @@ class ScreenJob:
     """A video's screen read on a worker thread while its speech is transcribed (the two
     overlap well on two cores: Whisper leaves a core idle for much of its run). One worker for
     the process, so its Tesseract engine is loaded once. Dropping the job (an ingest that
-    failed) stops the reading at the next keyframe."""
+    failed) stops the reading at the next keyframe. ``yield_to()`` returning a reason stops it
+    too, and nothing it read is kept: another reader (the chess pack's board reader) reads what
+    the screen shows, and its text would be the board's coordinates and captions of the speech."""
 
     _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen")
 
-    def __init__(self, path: str | Path, cancel=None):
+    def __init__(self, path: str | Path, cancel=None, yield_to=None):
         stop = self._stop = threading.Event()
         self._cancel = cancel  # polled on the caller's thread only (an MCP call's check must be)
+        self._yield_to = yield_to or (lambda: "")
         self._future = None
         if Path(path).suffix.lower() in MEDIA_EXTENSIONS and has_video(path):
-            self._future = self._pool.submit(read_screen, path, None, FPS, MAX_EMPTY, stop.is_set)
+            def stopped() -> bool:
+                return stop.is_set() or bool(self._yield_to())
+            self._future = self._pool.submit(read_screen, path, None, FPS, MAX_EMPTY, stopped)
 
     def __del__(self):
         self._stop.set()
@@ -166,6 +171,8 @@ class ScreenJob:
             except ocr.OcrUnavailable as exc:
                 transcript.warnings.append(f"screen not read: {exc}")
                 return "not read: Tesseract is not installed"
+        if self._yield_to():
+            return f"not read: {self._yield_to()}"
         end = max(transcript.duration, reading.last_time)
         transcript.screen = [replace(t, end=round(end, 2)) if t.end >= reading.last_time - 1e-6 else t
                              for t in reading.texts]

@@ -242,17 +242,19 @@ def _run_whisper(
     batch_size: int = BATCH_SIZE,
     beam_size: int | None = None,
     hotwords: str | None = None,
+    decoding: dict | None = None,
 ):
-    """faster-whisper with our settings: VAD on, word timestamps, beam 5 (or ``beam_size``).
+    """faster-whisper with our settings: VAD on, word timestamps, beam 5 (or ``beam_size``);
+    ``decoding``: more of its options (a domain pack's, e.g. ``no_repeat_ngram_size``).
     Returns (segments, info)."""
-    common = dict(
+    common = dict(**(decoding or {}), **dict(
         language="en" if not whisper.model.is_multilingual else None,
         beam_size=beam_size or BEAM_SIZE,
         vad_filter=True,
         word_timestamps=True,
         initial_prompt=initial_prompt or None,
         hotwords=hotwords or None,
-    )
+    ))
     if mode == "batched":
         from faster_whisper import BatchedInferencePipeline
 
@@ -280,6 +282,7 @@ def transcribe(
     beam_size: int | None = None,
     hotwords: str | None = None,
     max_seconds: float | None = None,
+    decoding: dict | None = None,
 ) -> Transcript:
     """Transcribe an audio or video file into sentence-level, timestamped segments.
 
@@ -287,7 +290,8 @@ def transcribe(
     faster-whisper model name (default: ``TUTORIALBOOK_WHISPER_MODEL``, then the bundled tiny.en).
     ``initial_prompt``: vocabulary/style hint for Whisper (a domain pack's prompt).
     ``beam_size`` (default ``BEAM_SIZE``) and ``hotwords`` (faster-whisper's hint phrases, added to
-    every window's prompt) are there for ``bench/asr.py`` to compare decodings.
+    every window's prompt) are there for ``bench/asr.py`` to compare decodings; ``decoding``: other
+    faster-whisper options a domain pack asks for (the chess pack's ``no_repeat_ngram_size``).
     ``progress(seconds_done, total_seconds)`` is called as audio is transcribed and finally with
     ``(total, total)``. ``cancel()`` is polled between segments (and between stages); when it
     returns True, ``TranscriptionCancelled`` is raised.
@@ -330,7 +334,7 @@ def transcribe(
                     whisper, resolved = get_model(model)
                     _check_cancel(cancel, "after loading the model")
                 segments_iter, info = _run_whisper(whisper, window.samples, mode=MODE, initial_prompt=initial_prompt,
-                                                   beam_size=beam_size, hotwords=hotwords)
+                                                   beam_size=beam_size, hotwords=hotwords, decoding=decoding)
                 language = language or info.language
                 for seg in _iterate(segments_iter, cancel):
                     for i, w in enumerate(seg.words or ()):
@@ -369,6 +373,7 @@ def transcribe(
         "asr_word_timestamps": "true",
         "asr_initial_prompt": initial_prompt or "",
         "asr_hotwords": hotwords or "",
+        "asr_decoding": " ".join(f"{k}={v}" for k, v in sorted((decoding or {}).items())),
     }
     return Transcript(
         segments=segments,

@@ -1,6 +1,24 @@
-"""16 agents on one Tutorialbook server over streamable HTTP: latency under a mixed load.
+"""16 agents on one Tutorialbook server over streamable HTTP: throughput, latency, and reads
+while another agent ingests a 30-minute narrated video.
 
-    python bench/http_load.py [--seconds 30] [--clients 16] [--think 0] [--keep DIR]
+    python bench/http_load.py [--seconds 30] [--clients 16] [--workers 2] [--client-procs 2] [--setup 20]
+                              [--video-minutes 30] [--no-ingest] [--think 0] [--keep DIR]
+
+Four phases against one server (``serve --http --workers N``), in one run:
+
+1. one client, mixed load: calls/s (the baseline);
+2. ``--clients`` clients, mixed load: calls/s and the ratio to phase 1 (target >= 1.7x on two
+   cores), p50/p99 per operation, server CPU per call;
+3. the same clients, reads only (browse, retrieve, the books resource): read p50/p99;
+4. phase 3 again while one more agent ingests a narrated video over HTTP (espeak-ng reading a
+   licence text from /usr/share/common-licenses, under a still frame, ``--video-minutes`` long):
+   read p50/p99 beside phase 3's (target: p99 at most 2x), and the ingest's progress
+   notifications. The readers start once the ingest reports progress; the ingest is cancelled
+   when the phase ends (or reports its result if it finished first).
+
+The clients run in ``--client-procs`` processes (one Python process cannot drive 16 MCP
+clients faster than one core allows); each phase's sessions are opened during ``--setup``
+seconds, then calls are counted in a window of ``--seconds``.
 
 Builds a store with two books ('baking' from the shipped examples, and 'secret'), writes a
 tokens file with one token per client, starts ``tutorialbook serve --http`` on a free port of
@@ -21,14 +39,17 @@ Every call has an expected outcome; an *error* is any call that did not get it (
 an error result where success was due, a success where a refusal was due, a wrong message).
 Prints per operation and overall: calls, errors, p50/p99 latency; then checks that every
 acknowledged lesson is in the store under its caller's agent id and no refused one is.
-Traffic goes to 127.0.0.1 only; the run stops by itself after ``--seconds``.
+Traffic goes to 127.0.0.1 only; every phase stops by itself after ``--seconds`` (the video's
+making and the wait for the ingest's first progress are bounded too).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
+import multiprocessing
 import os
 import random
 import shutil
@@ -65,10 +86,12 @@ class Stats:
     calls: int = 0
     seconds: float = 0.0
     started_at: float = 0.0  # wall clock: lessons written since then are this run's
+    ended_at: float = 0.0  # wall clock: when the last call answered
 
     def add(self, op: str, seconds: float) -> None:
         self.latencies.setdefault(op, []).append(seconds)
         self.calls += 1
+        self.ended_at = max(self.ended_at, time.time())
 
 
 def make_agents(n: int = 16) -> list[Agent]:
@@ -103,13 +126,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(store: Path, tokens_file: Path, port: int, log: Path) -> subprocess.Popen:
+def start_server(store: Path, tokens_file: Path, port: int, log: Path, workers: int = 1,
+                 allow_root: Path | None = None) -> subprocess.Popen:
     env = dict(os.environ)
     env.pop("TUTORIALBOOK_TOKENS", None)
-    with open(log, "wb") as out:
+    extra = (["--workers", str(workers)] if workers > 1 else []) + (["--allow-root", str(allow_root)] if allow_root else [])
+    with open(log, "ab") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "tutorialbook.server", "--store", str(store), "serve", "--http",
-             "--host", "127.0.0.1", "--port", str(port), "--tokens", str(tokens_file)],
+             "--host", "127.0.0.1", "--port", str(port), "--tokens", str(tokens_file), *extra],
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
 
@@ -148,12 +173,37 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def tree_cpu_seconds(pid: int) -> float | None:
+    """CPU time of a process and its live descendants (a server's worker processes), or None."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    total, todo = None, [pid]
+    while todo:
+        current = todo.pop()
+        used = cpu_seconds(current)
+        if used is not None:
+            total = (total or 0.0) + used
+        todo += children.get(current, [])
+    return total
+
+
 def missing_text(book: str) -> str:
     """The start of the error a missing book gets (what an invisible book must get too)."""
     return f"book: no book named {book!r}"
 
 
-async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, seed: int, think: float = 0.0) -> None:
+MIXED = ["browse", "browse", "retrieve", "retrieve", "lesson", "lesson", "books", "secret"]
+READS = ["browse", "browse", "retrieve", "retrieve", "books"]
+
+
+async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, seed: int, think: float = 0.0,
+                      ops: list[str] = MIXED, start_at: float = 0.0) -> None:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -169,13 +219,15 @@ async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, see
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=120)) as http:
         async with Client(streamable_http_client(url, http_client=http), mode=agent.mode) as client:
             n = 0
+            if start_at > time.time():  # sessions are set up before the measured window opens
+                await asyncio.sleep(start_at - time.time())
             while time.time() < deadline:
                 if think and n:
                     await asyncio.sleep(rng.uniform(0, think))
                     if time.time() >= deadline:
                         break
                 n += 1
-                op = rng.choice(["browse", "browse", "retrieve", "retrieve", "lesson", "lesson", "books", "secret"])
+                op = rng.choice(ops)
                 started = time.perf_counter()
                 try:
                     if op == "browse":
@@ -225,17 +277,57 @@ async def client_loop(url: str, agent: Agent, deadline: float, stats: Stats, see
                 stats.add(op, time.perf_counter() - started)
 
 
-async def run_load(url: str, agents: list[Agent], seconds: float, think: float = 0.0) -> Stats:
+async def run_load(url: str, agents: list[Agent], seconds: float, think: float = 0.0, ops: list[str] = MIXED,
+                   seed: int = 0, start_at: float | None = None) -> Stats:
+    """The agents' loops; calls are made from ``start_at`` (wall clock; default now) for ``seconds``,
+    each agent's session being set up before then."""
     stats = Stats(started_at=time.time())
-    deadline = time.time() + seconds
-    started = time.perf_counter()
-    results = await asyncio.gather(*(client_loop(url, a, deadline, stats, n, think) for n, a in enumerate(agents)),
-                                   return_exceptions=True)
+    start_at = time.time() if start_at is None else start_at
+    deadline = start_at + seconds
+    results = await asyncio.gather(*(client_loop(url, a, deadline, stats, seed + n, think, ops, start_at)
+                                     for n, a in enumerate(agents)), return_exceptions=True)
     for agent, result in zip(agents, results):
         if isinstance(result, BaseException):
             stats.errors.append(f"{agent.name} session: {type(result).__name__}: {result}"[:400])
-    stats.seconds = time.perf_counter() - started
+    stats.seconds = max(stats.ended_at - start_at, seconds) if stats.calls else seconds  # the window's length
     return stats
+
+
+def _load_in_process(url: str, agents: list[Agent], seconds: float, think: float, ops: list[str], seed: int,
+                     start_at: float) -> Stats:
+    return asyncio.run(run_load(url, agents, seconds, think, ops, seed, start_at))
+
+
+def run_load_procs(url: str, agents: list[Agent], seconds: float, think: float = 0.0, ops: list[str] = MIXED,
+                   procs: int = 1, setup: float = 0.0) -> Stats:
+    """:func:`run_load` with the agents spread over ``procs`` client processes, calls counted in one
+    window of ``seconds`` that opens ``setup`` seconds from now (for the processes to start and the
+    sessions to be set up); the stats merged."""
+    procs = max(1, min(procs, len(agents)))
+    start_at = time.time() + setup
+    if procs == 1:
+        return asyncio.run(run_load(url, agents, seconds, think, ops, 0, start_at))
+    shares = [agents[i::procs] for i in range(procs)]
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(procs, mp_context=context) as pool:
+        parts = list(pool.map(_load_in_process, [url] * procs, shares, [seconds] * procs, [think] * procs,
+                              [ops] * procs, [100 * i for i in range(procs)], [start_at] * procs))
+    return merge(parts)
+
+
+def merge(parts: list[Stats]) -> Stats:
+    out = Stats(started_at=min(p.started_at for p in parts), seconds=max(p.seconds for p in parts),
+                ended_at=max(p.ended_at for p in parts))
+    for p in parts:
+        for op, values in p.latencies.items():
+            out.latencies.setdefault(op, []).extend(values)
+        out.errors += p.errors
+        out.calls += p.calls
+        for name, n in p.refused.items():
+            out.refused[name] = out.refused.get(name, 0) + n
+        for name, ids in p.written.items():
+            out.written.setdefault(name, set()).update(ids)
+    return out
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -256,7 +348,7 @@ def report(stats: Stats, clients: int) -> str:
         lines.append(f"{op:10} {len(values):>6} {1000 * percentile(values, .5):>8.1f} "
                      f"{1000 * percentile(values, .99):>8.1f} {1000 * max(values):>8.1f}")
     lines.append(f"{'all':10} {len(everything):>6} {1000 * percentile(everything, .5):>8.1f} "
-                 f"{1000 * percentile(everything, .99):>8.1f} {1000 * max(everything):>8.1f}")
+                 f"{1000 * percentile(everything, .99):>8.1f} {1000 * max(everything, default=float('nan')):>8.1f}")
     lines += [f"error: {e}" for e in stats.errors[:20]]
     return "\n".join(lines)
 
@@ -278,46 +370,170 @@ def check_store(store: Path, stats: Stats, agents: list[Agent]) -> list[str]:
     return problems
 
 
+def make_video(path: Path, minutes: float) -> float:
+    """A narrated video of ``minutes``: espeak-ng reading the GPL-3 text (repeated if need be)
+    under a black still frame. Returns its duration in seconds."""
+    sys.path.insert(0, str(ROOT))
+    from tests import media
+
+    words = Path("/usr/share/common-licenses/GPL-3").read_text().split()
+    need = int(minutes * 175) + 50  # espeak at 150 wpm speaks a little faster than that
+    text = " ".join((words * (need // len(words) + 1))[:need])
+    wav, cut = path.with_suffix(".full.wav"), path.with_suffix(".wav")
+    media.speak(text, wav)
+    media._ffmpeg("-i", str(wav), "-t", f"{minutes * 60:.0f}", str(cut))
+    wav.unlink()
+    media.mux_still(cut, path)
+    seconds = media.wav_duration(cut)
+    cut.unlink()
+    return seconds
+
+
+async def ingest_while(url: str, token: str, video: Path, read_phase, first_progress_timeout: float = 900):
+    """Start ingesting ``video`` over HTTP; once it reports progress, run ``read_phase()`` (blocking,
+    in a thread); then cancel the ingest if it is still running. Returns (read stats, ingest summary)."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    events: list[tuple[float, float, str]] = []
+    first = asyncio.Event()
+    started = time.perf_counter()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        events.append((time.perf_counter() - started, progress, message or ""))
+        first.set()
+
+    summary = {"finished": False, "result": None}
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"},
+                                  timeout=httpx2.Timeout(60, read=3600)) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+            async def ingest() -> None:
+                r = await client.call_tool("ingest_tutorial", {"source": str(video), "book": "video"},
+                                           read_timeout_seconds=3600, progress_callback=on_progress)
+                summary["finished"] = True
+                summary["result"] = r.content[0].text[:300] if r.is_error else \
+                    f"{r.structured_content['tutorials'][0]['segments']} segments"
+
+            task = asyncio.create_task(ingest())
+            waiting = asyncio.create_task(first.wait())
+            await asyncio.wait({task, waiting}, timeout=first_progress_timeout, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+            if not first.is_set():
+                task.cancel()
+                raise RuntimeError(f"the ingest reported no progress in {first_progress_timeout:.0f} s "
+                                   f"({summary['result'] or 'it ended'})")
+            stats = await asyncio.to_thread(read_phase)
+            if not task.done():
+                task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception) as exc:  # noqa: BLE001 - cancelled on purpose
+                summary["result"] = summary["result"] or f"cancelled at the phase's end ({type(exc).__name__})"
+    summary["progress"] = events
+    return stats, summary
+
+
+def read_latencies(stats: Stats) -> list[float]:
+    return [v for op in ("browse", "retrieve", "books") for v in stats.latencies.get(op, [])]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--seconds", type=float, default=30, help="length of each phase")
     parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="server worker processes")
+    parser.add_argument("--client-procs", type=int, default=min(4, os.cpu_count() or 1), dest="client_procs",
+                        help="processes the clients run in")
+    parser.add_argument("--setup", type=float, default=20.0,
+                        help="seconds for the client processes to start and open their sessions before each "
+                             "phase's measured window")
+    parser.add_argument("--video-minutes", type=float, default=30, dest="video_minutes")
+    parser.add_argument("--no-ingest", action="store_true", dest="no_ingest", help="skip phase 4")
     parser.add_argument("--think", type=float, default=0.0, help="each client waits 0..THINK s between calls")
-    parser.add_argument("--keep", help="use (and keep) this folder for the store, tokens and server log")
+    parser.add_argument("--keep", help="use (and keep) this folder for the store, tokens, video and server log")
     args = parser.parse_args()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tb-http-load-"))
     work.mkdir(parents=True, exist_ok=True)
-    store, tokens_file, log = work / "store", work / "tokens.json", work / "server.log"
+    store, tokens_file, log, media_dir = work / "store", work / "tokens.json", work / "server.log", work / "media"
     agents = make_agents(args.clients)
-    tokens_file.write_text(json.dumps(tokens_json(agents), indent=2))
+    ingester = Agent("ingester", f"tb-ingester-{os.urandom(12).hex()}", "writer", "legacy")
+    tokens = tokens_json(agents)
+    tokens[ingester.token] = {"agent": ingester.name, "rights": {"video": "write"}}
+    tokens_file.write_text(json.dumps(tokens, indent=2))
     tokens_file.chmod(0o600)
     if not (store / "books.lance").exists():
         print("preparing the store ...", file=sys.stderr)
         prepare_store(store)
+    video = media_dir / f"narration-{args.video_minutes:g}min.mp4"
+    if not args.no_ingest and not video.exists():
+        media_dir.mkdir(exist_ok=True)
+        made = time.perf_counter()
+        seconds = make_video(video, args.video_minutes)
+        print(f"video: {seconds / 60:.1f} min of espeak-ng narration made in {time.perf_counter() - made:.0f} s",
+              file=sys.stderr)
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
-    server = start_server(store, tokens_file, port, log)
+    server = start_server(store, tokens_file, port, log, workers=args.workers, allow_root=media_dir)
+    phases: dict[str, Stats] = {}
+    cpu: dict[str, float] = {}
+    ingest_summary = None
+
+    def phase(name: str, clients: list[Agent], ops: list[str]) -> Stats:
+        before = tree_cpu_seconds(server.pid)
+        stats = run_load_procs(url, clients, args.seconds, args.think, ops, args.client_procs, args.setup)
+        after = tree_cpu_seconds(server.pid)
+        if before is not None and after is not None:
+            cpu[name] = after - before
+        phases[name] = stats
+        return stats
+
     try:
-        wait_ready(url, server, log)
-        cpu_before = cpu_seconds(server.pid)
-        stats = asyncio.run(run_load(url, agents, args.seconds, args.think))
-        cpu_after = cpu_seconds(server.pid)
+        wait_ready(url, server, log, timeout=600)
+        run_load_procs(url, agents, min(10.0, args.seconds), 0.0, MIXED, args.client_procs, args.setup)  # warm-up
+        phase("1 client", agents[:1], MIXED)
+        phase(f"{len(agents)} clients", agents, MIXED)
+        phase(f"{len(agents)} readers", agents, READS)
+        if not args.no_ingest:
+            stats, ingest_summary = asyncio.run(ingest_while(
+                url, ingester.token, video, lambda: run_load_procs(url, agents, args.seconds, args.think, READS,
+                                                                   args.client_procs, args.setup)))
+            phases[f"{len(agents)} readers + ingest"] = stats
     finally:
         stop_server(server)
-    print(report(stats, len(agents)))
-    if cpu_before is not None and cpu_after is not None:
-        used = cpu_after - cpu_before
-        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        print(f"server CPU: {used:.1f} s in {stats.seconds:.1f} s ({used / stats.seconds:.2f} of {os.cpu_count()} cores), "
-              f"{1000 * used / max(1, stats.calls):.0f} ms per call; machine load average {load:.1f}")
-    problems = check_store(store, stats, agents)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"server: {args.workers} worker process(es); clients in {args.client_procs} process(es); "
+          f"{args.seconds:g} s per phase; machine load average {load:.1f} on {os.cpu_count()} cores")
+    for name, stats in phases.items():
+        print(f"\n== {name}")
+        print(report(stats, len(agents[:1]) if name == "1 client" else len(agents)))
+        if name in cpu:
+            print(f"server CPU: {cpu[name]:.1f} s ({cpu[name] / stats.seconds:.2f} cores), "
+                  f"{1000 * cpu[name] / max(1, stats.calls):.0f} ms per call")
+    one, many = phases["1 client"], phases[f"{len(agents)} clients"]
+    rate1, rate16 = one.calls / one.seconds, many.calls / many.seconds
+    print(f"\nthroughput: 1 client {rate1:.1f} calls/s, {len(agents)} clients {rate16:.1f} calls/s "
+          f"= {rate16 / rate1:.2f}x (target >= 1.7x)")
+    quiet = read_latencies(phases[f"{len(agents)} readers"])
+    print(f"reads, {len(agents)} clients: p50 {1000 * percentile(quiet, .5):.0f} ms, "
+          f"p99 {1000 * percentile(quiet, .99):.0f} ms")
+    if ingest_summary is not None:
+        busy = read_latencies(phases[f"{len(agents)} readers + ingest"])
+        print(f"reads while one client ingests a {args.video_minutes:g}-minute video: p50 "
+              f"{1000 * percentile(busy, .5):.0f} ms, p99 {1000 * percentile(busy, .99):.0f} ms "
+              f"= {percentile(busy, .99) / percentile(quiet, .99):.2f}x the p99 without (target <= 2x)")
+        events = ingest_summary["progress"]
+        print(f"ingest: {len(events)} progress notifications, last {events[-1][2]!r} at {events[-1][0]:.0f} s; "
+              f"{ingest_summary['result']}")
+    every = merge(list(phases.values()))
+    problems = check_store(store, every, agents)
     print("store check: " + ("every acknowledged lesson stored under its agent, no refused write stored"
                              if not problems else "; ".join(problems)))
-    refused = sum(stats.refused.values())
-    print(f"rights: {refused} expected refusals (read-only writes, invisible-book reads) all refused")
+    print(f"rights: {sum(every.refused.values())} expected refusals (read-only writes, invisible-book reads) "
+          "all refused")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return 1 if stats.errors or problems else 0
+    return 1 if every.errors or problems else 0
 
 
 if __name__ == "__main__":

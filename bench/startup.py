@@ -5,7 +5,9 @@ same run. Raw JSON-RPC lines on the pipes, so no client library's start is count
 
     python bench/startup.py [--runs 7] [--store DIR]
 
-Prints the median and the spread of each, and the ratio to `python -c pass`.
+Prints the median and the spread of each, and the ratio to `python -c pass`; then the CPU
+seconds each spent (the server's up to its `tools/list` reply), which a busy machine inflates
+far less than the wall-clock times.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,8 +43,20 @@ def _reply(proc: subprocess.Popen, request_id: int) -> dict:
             return message
 
 
-def server_start(store: str) -> tuple[float, float]:
-    """Seconds from spawn to the initialize reply, and to the tools/list reply."""
+def _cpu_of(pid: int) -> float:
+    """User + system CPU seconds a running process has used (Linux /proc)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_start(store: str) -> tuple[float, float, float]:
+    """Seconds from spawn to the initialize reply and to the tools/list reply, and the
+    server's CPU seconds by then."""
     env = dict(os.environ, TUTORIALBOOK_STORE=store)
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "tutorialbook.server", "serve"], stdin=subprocess.PIPE,
@@ -54,8 +69,9 @@ def server_start(store: str) -> tuple[float, float]:
         _send(proc, TOOLS)
         tools = _reply(proc, 2)
         listed = time.perf_counter() - started
+        cpu = _cpu_of(proc.pid)
         assert len(tools["result"]["tools"]) == 5, tools
-        return initialized, listed
+        return initialized, listed, cpu
     finally:
         proc.stdin.close()
         try:
@@ -65,10 +81,11 @@ def server_start(store: str) -> tuple[float, float]:
             proc.wait()
 
 
-def python_run(code: str) -> float:
-    started = time.perf_counter()
+def python_run(code: str) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of ``python -c CODE``."""
+    cpu, started = _children_cpu(), time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _children_cpu() - cpu
 
 
 def _summary(values: list[float]) -> str:
@@ -82,17 +99,27 @@ def main() -> None:
     args = parser.parse_args()
     store = args.store or tempfile.mkdtemp(prefix="tutorialbook-startup-")
     baseline, sdk, init, listed = [], [], [], []
+    cpu_base, cpu_sdk, cpu_server = [], [], []
     for _ in range(args.runs):  # interleaved, so machine load affects all alike
-        baseline.append(python_run("pass"))
-        sdk.append(python_run("import mcp.server.mcpserver"))
-        i, t = server_start(store)
+        for wall, cpu, code in ((baseline, cpu_base, "pass"), (sdk, cpu_sdk, "import mcp.server.mcpserver")):
+            w, c = python_run(code)
+            wall.append(w)
+            cpu.append(c)
+        i, t, c = server_start(store)
         init.append(i)
         listed.append(t)
+        cpu_server.append(c)
     base = statistics.median(baseline)
     print(f"python -c pass             {_summary(baseline)}")
     print(f"import the MCP SDK alone   {_summary(sdk)}  {statistics.median(sdk) / base:.1f}x python -c pass")
     print(f"spawn -> initialize        {_summary(init)}  {statistics.median(init) / base:.1f}x python -c pass")
     print(f"spawn -> tools/list        {_summary(listed)}  {statistics.median(listed) / base:.1f}x python -c pass")
+    print("CPU time (user + system):")
+    print(f"python -c pass             {_summary(cpu_base)}")
+    print(f"import the MCP SDK alone   {_summary(cpu_sdk)}")
+    print(f"server up to tools/list    {_summary(cpu_server)}")
+    if hasattr(os, "getloadavg"):
+        print(f"machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ query's best. Score fusion keeps how much better the best match is, which rank f
 throws away; on real documents (bench/learning.py) it ranks the passage holding the answer
 first more often than either half alone or RRF. Equal scores are ordered by row id in every mode, so
 a ranking does not depend on insertion order or fragment layout. Retrieval searches a book's
-skills on a ``Snapshot``: the table pinned to one version, the book's rows kept in memory, so the
-halves return row ids only.
+skills on a snapshot (``memory/snapshots.py``): the table pinned to one version, the book's rows
+kept in memory, so the halves return row ids only (reading ten rows' ``id`` back from a
+100,000-row table costs ~0.7 ms a query; when the book holds every row of the table, its
+searches skip the book filter, a no-op then which still costs ~0.5 ms).
 
 The TOC descent walks the book's tree from the root, scoring each child by how well its
 own text and the skills in its subtree match the query, keeps a beam of the best
@@ -25,6 +27,7 @@ from typing import Callable
 import numpy as np
 
 from tutorialbook.memory import indexing, lance, terms
+from tutorialbook.memory.snapshots import BookRows
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.where import in_list, not_from, of_book
 from tutorialbook.memory.tree import Tree
@@ -48,7 +51,7 @@ class Hit:
 def search(store: Store, table: str, book: str, query: str,
            vector: np.ndarray | Callable[[], np.ndarray] | None, mode: str, limit: int,
            where: str | None = None, columns: list[str] | None = None,
-           snapshot: Snapshot | None = None) -> list[Hit]:
+           snapshot: BookRows | None = None) -> list[Hit]:
     """Rows of ``table`` in ``book`` ranked for the query; scores are higher-is-better.
 
     ``vector`` may be a function computing it, so that a hybrid search embeds the query while
@@ -136,42 +139,9 @@ async def _rows(query) -> list[dict]:
     return (await lance.collect(query)).to_pylist()
 
 
-class Snapshot:
-    """One book's rows of a table as of one version, so that searches need not read rows back.
-
-    The table is opened pinned to ``version`` and the book's ``columns`` are read from it once,
-    with each row's ``_rowid`` (exact within a version). A search on the snapshot has its halves
-    return only row ids and scores and takes the rows from here: reading ten rows' ``id`` back
-    from a 100,000-row table costs ~0.7 ms a query. When the book holds every row of the table,
-    its searches skip the book filter (a no-op then, which still costs ~0.5 ms).
-    """
-
-    def __init__(self, store: Store, table: str, book: str, columns: list[str], version: int):
-        self.version = version
-        self.table = lance.require_async_table(store.open_at(table, version))
-        query = self.table.query().where(of_book(book)).select(columns).with_row_id()
-        rows = lance.run(lance.collect(query)).combine_chunks()  # a take across chunks costs ms
-        self._at_rowid = {r: n for n, r in enumerate(rows["_rowid"].to_pylist())}
-        self._rows = rows.drop_columns(["_rowid"])
-        self._at = {row_id: n for n, row_id in enumerate(self._rows["id"].to_pylist())}
-        self.whole_table = len(rows) == lance.count_rows(self.table)
-
-    def rows(self, ids: list[str]) -> dict[str, dict]:
-        """The rows of those ids it has, by id."""
-        return {r["id"]: r for r in self._take([self._at[i] for i in ids if i in self._at])}
-
-    def found(self, found: list[dict], score: str) -> list[dict]:
-        """A search's ``_rowid``/``score`` results as the kept rows, each with its score."""
-        at = [(self._at_rowid[r["_rowid"]], r[score]) for r in found if r["_rowid"] in self._at_rowid]
-        return [{**row, score: value} for row, (_, value) in zip(self._take([n for n, _ in at]), at)]
-
-    def _take(self, at: list[int]) -> list[dict]:
-        return self._rows.take(at).to_pylist() if at else []
-
-
 def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Callable[[], np.ndarray], k: int,
                 columns: list[str] | None = None,
-                snapshot: Snapshot | None = None) -> tuple[list[Hit], list[RouteStep]]:
+                snapshot: BookRows | None = None) -> tuple[list[Hit], list[RouteStep]]:
     """Descend the tree with a beam; return the skills under the chosen branches (their rows
     limited to ``columns``, and ``node_id``; or the ``snapshot``'s, searched on it)."""
     columns = [*columns, "node_id"] if columns else None
@@ -232,7 +202,7 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Calla
 
 
 def _fill(store: Store, tree: Tree, allowed: set[str], vector, seen: set[str], n: int,
-          columns: list[str] | None, snapshot: Snapshot | None) -> list[Hit]:
+          columns: list[str] | None, snapshot: BookRows | None) -> list[Hit]:
     """Skills of the chosen branches that the global search did not rank: order by cosine."""
     if not allowed:
         return []

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator
 import lancedb
 
 from tutorialbook.errors import Cancelled, TutorialbookError
-from tutorialbook.memory import faults, indexing, lance, terms
+from tutorialbook.memory import changelog, faults, indexing, lance, terms
 from tutorialbook.memory.schemas import SCHEMAS, with_dim
 from tutorialbook.memory.where import by_id, in_list
 
@@ -37,6 +37,7 @@ class Store:
         self.uri = uri
         self.dim = dim
         self._local: Path | None = None
+        created = False
         # flock is per open file, not per thread: a name's thread lock is taken first, and only
         # its outermost holder takes the file lock (so a holder may take the same name again)
         self._name_locks: dict[str, threading.RLock] = {}
@@ -47,6 +48,7 @@ class Store:
             if not path.is_dir():  # a new store: the folder is the only thing opening writes
                 try:
                     path.mkdir(parents=True, exist_ok=True)
+                    created = True
                 except OSError as exc:
                     raise TutorialbookError("store", f"{path} is not writable: it cannot be created ({exc.strerror})") from exc
             elif not os.access(path, os.R_OK | os.X_OK):
@@ -57,6 +59,7 @@ class Store:
             uri, read_consistency_interval=timedelta(0), storage_options=storage_options
         )
         self._tables: dict[str, Any] = {}
+        self.key = changelog.store_key(uri, created)  # names this store in the process's caches
         self.index_policy = indexing.Policy()  # when tables get (and refresh) their indexes
         self.index_cache: dict[str, tuple[float, Any]] = {}  # per table: (when, query tuning)
 
@@ -170,6 +173,7 @@ class Store:
             name,
             lambda t: t.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
             .when_not_matched_by_source_delete(where).execute(rows),
+            ids=[r["id"] for r in rows], where=where,
         )
 
     # -- writes ----------------------------------------------------------------
@@ -182,13 +186,14 @@ class Store:
             name,
             lambda t: t.merge_insert("id").when_matched_update_all()
             .when_not_matched_insert_all().execute(rows),
+            ids=[r["id"] for r in rows],
         )
 
     def insert(self, name: str, rows: list[dict]) -> Any:
         """Append new rows (ids must be new), as one commit."""
         if rows:
             rows = [_complete(name, r) for r in rows]
-            return self._retry(name, lambda t: t.add(rows))
+            return self._retry(name, lambda t: t.add(rows), ids=[r["id"] for r in rows])
 
     @contextmanager
     def lock(self, name: str, cancel: Callable[[], bool] | None = None) -> Iterator[None]:
@@ -259,18 +264,19 @@ class Store:
 
     def update(self, name: str, where: str, values: dict[str, Any]) -> Any:
         """Set columns of the matching rows; the result tells ``rows_updated``."""
-        return self._retry(name, lambda t: t.update(where=where, values=values))
+        return self._retry(name, lambda t: t.update(where=where, values=values), where=where)
 
     def update_sql(self, name: str, where: str, values_sql: dict[str, str]) -> Any:
         """Update with SQL expressions (``helpful + 1``), so a retry re-reads the row."""
-        return self._retry(name, lambda t: t.update(where=where, values_sql=values_sql))
+        return self._retry(name, lambda t: t.update(where=where, values_sql=values_sql), where=where)
 
     def delete(self, name: str, where: str) -> Any:
-        return self._retry(name, lambda t: t.delete(where))
+        return self._retry(name, lambda t: t.delete(where), where=where)
 
-    def _retry(self, name: str, write) -> Any:
-        """Run one write (one commit); a write that lost a commit race is tried again.
-        Returns LanceDB's result of the write (its ``version``, counts)."""
+    def _retry(self, name: str, write, ids: list[str] | None = None, where: str | None = None) -> Any:
+        """Run one write (one commit) of the rows ``ids`` and/or those matching ``where``; a
+        write that lost a commit race is tried again. Returns LanceDB's result of the write
+        (its ``version``, counts)."""
         table = self.table(name)
         result = None
         for attempt in range(WRITE_ATTEMPTS):
@@ -284,6 +290,7 @@ class Store:
                     raise
                 log.info("write to %s conflicted (%s); retry %d", name, exc, attempt + 1)
                 _backoff(attempt)
+        changelog.record(self.key, name, getattr(result, "version", None), ids, where)
         indexing.after_write(self, name)  # fold new rows into indexes; a vector index when due
         return result
 

@@ -1,18 +1,21 @@
-"""A book's TOC tree in memory, rebuilt only when the nodes or skills tables change.
+"""A book's TOC tree in memory, following the versions of the book's tables.
 
-Browsing is the hot path of an agent's navigation, so the tree and the per-node skill
-counts are cached per (nodes version, skills version, lessons version).
+Browsing is the hot path of an agent's navigation, so the tree, the per-node skill counts and
+the book's lessons are kept per (nodes, skills, tutorials, lessons) version; a write moves them
+on by the rows it changed (see ``TreeCache``).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
+from tutorialbook.memory import snapshots
 from tutorialbook.memory.rows import encode, evidence_of
+from tutorialbook.memory.snapshots import BookRows
 from tutorialbook.memory.store import Store
-from tutorialbook.memory.where import quote
 
 
 @dataclass
@@ -25,12 +28,16 @@ class Tree:
     lesson_counts: Counter = field(default_factory=Counter)
     skills_at: dict[str, list[dict]] = field(default_factory=dict)
     """node id -> its skills' brief fields, so a browse needs no query."""
-    skills_version: int = 0
-    """the ``skills`` table version checked before this tree was read"""
     hidden: frozenset = frozenset()
     """tutorials of the book whose commit has not finished (or was abandoned): their rows are left out"""
     hidden_skills: frozenset = frozenset()
     """ids of the skills those tutorials added (left out of the tree; searches drop them too)"""
+    node_rows: BookRows | None = field(default=None, repr=False, compare=False)
+    skill_rows: BookRows | None = field(default=None, repr=False, compare=False)
+    """the book's skills as of the version this tree was read at: searches run on them"""
+    lesson_rows: BookRows | None = field(default=None, repr=False, compare=False)
+    lessons_of: dict[str, list[dict]] = field(default_factory=dict, repr=False, compare=False)
+    """skill id -> its lessons (LESSON_COLUMNS)"""
     _subtree_totals: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     def path(self, node_id: str) -> list[str]:
@@ -68,34 +75,82 @@ class Tree:
 
 
 BRIEF_COLUMNS = ["node_id", "id", "name", "when_to_use", "sources", "helpful", "harmful"]
+NODE_COLUMNS = ["id", "parent_id", "position", "title", "summary", "kind", "evidence", "version", "origin"]
+#: what a book's skills snapshot keeps: a SkillView's columns, and ``origin`` for unfinished commits
+SKILL_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "sources", "helpful", "harmful",
+                 "version", "author", "origin"]
+#: what a LessonView is made of
+LESSON_COLUMNS = ["id", "text", "outcome", "context", "skill_id", "node_id", "agent", "merged_count"]
+#: books whose tree (and rows) the process keeps (a 100,000-skill book's rows take ~40 MB)
+BOOKS = 8
+
+
+#: (store, book) -> (versions, tree): the trees of every library of the process, least recent first
+_trees: OrderedDict[tuple, tuple[tuple[int, ...], Tree]] = OrderedDict()
+_guard = threading.Lock()
 
 
 class TreeCache:
-    """The tree is rebuilt when nodes or skills change; a new lesson only recounts lessons,
-    because lessons are the busiest writes of a shared store."""
+    """A book's tree follows the versions of its tables. It is read whole once; after a write
+    only the rows the write changed are read (``memory/snapshots.py``) and the tree is patched
+    with them, so the first read after a write costs about what any read costs."""
 
     def __init__(self, store: Store):
         self._store = store
-        self._cache: dict[str, tuple[tuple[int, ...], Tree]] = {}
         self._pending: tuple[int, dict[str, frozenset]] = (-1, {})  # tutorials version -> unfinished commits
         self._lock = threading.Lock()
 
+    def books(self) -> list[str]:
+        """The books of this store whose trees the process keeps, least recently used first."""
+        here = self._store.key
+        with _guard:
+            return [book for store, book in _trees if store == here]
+
     def get(self, book: str) -> Tree | None:
         nodes_v, skills_v, lessons_v, tutorials_v = self._store.versions(("nodes", "skills", "lessons", "tutorials"))
-        with self._lock:
-            hit = self._cache.get(book)
+        name = (self._store.key, book)
+        with _guard:
+            hit = _trees.get(name)
         key = (nodes_v, skills_v, tutorials_v, lessons_v)
         if hit and hit[0] == key:
-            return hit[1]
-        if hit and hit[0][:3] == key[:3]:
-            tree = replace(hit[1], lesson_counts=self._lesson_counts(book))
+            tree = hit[1]
         else:
-            tree = self._load(book, self.hidden(book, tutorials_v))
-            tree = tree and replace(tree, skills_version=skills_v)
+            tree = self._moved(book, key, hit[1] if hit else None)
         if tree is not None:
-            with self._lock:
-                self._cache[book] = (key, tree)
+            with _guard:
+                if name not in _trees or _trees[name][0] <= key:  # never back to an older tree
+                    _trees[name] = (key, tree)
+                _trees.move_to_end(name)
+                while len(_trees) > BOOKS:
+                    _trees.popitem(last=False)
         return tree
+
+    def _moved(self, book: str, key: tuple[int, ...], old: Tree | None) -> Tree | None:
+        """The book's tree at these table versions, patched from ``old`` where it can be."""
+        nodes_v, skills_v, tutorials_v, lessons_v = key
+        hidden = self.hidden(book, tutorials_v)
+        store = self._store
+        node_rows, nodes_changed = snapshots.latest(store, "nodes", book, NODE_COLUMNS, nodes_v, old and old.node_rows)
+        if not len(node_rows):
+            return None
+        skill_rows, change = snapshots.latest(store, "skills", book, SKILL_COLUMNS, skills_v, old and old.skill_rows)
+        lesson_rows, _ = snapshots.latest(store, "lessons", book, LESSON_COLUMNS, lessons_v, old and old.lesson_rows)
+        if old is not None and old.node_rows is node_rows and old.hidden == hidden:
+            shape = old.root_id, old.nodes, old.children
+        else:
+            shape = _shape(node_rows, hidden)
+        if old is None or change.whole:
+            skills_at, counts, hidden_skills = _skills(skill_rows.all_rows(
+                BRIEF_COLUMNS + ["origin"] + (["evidence"] if hidden else [])), hidden)
+        else:
+            skills_at, counts, hidden_skills = _patched(old, change, skill_rows, hidden)
+        if lesson_rows is (old and old.lesson_rows):
+            lesson_counts, lessons_of = old.lesson_counts, old.lessons_of
+        else:
+            lesson_counts, lessons_of = _lessons(lesson_rows)
+        return Tree(book, *shape, counts, lesson_counts, skills_at, hidden=hidden,
+                    hidden_skills=frozenset(hidden_skills), node_rows=node_rows, skill_rows=skill_rows,
+                    lesson_rows=lesson_rows, lessons_of=lessons_of)
 
     def hidden(self, book: str, tutorials_version: int | None = None) -> frozenset:
         """The book's tutorials whose commit is not finished: being written, or abandoned by a
@@ -114,39 +169,86 @@ class TreeCache:
             self._pending = (tutorials_version, frozen)
         return frozen.get(book, frozenset())
 
-    def _lesson_counts(self, book: str) -> Counter:
-        return Counter(r["node_id"] for r in self._store.rows("lessons", f"book = {quote(book)}", ["node_id"]))
 
-    def _load(self, book: str, hidden: frozenset = frozenset()) -> Tree | None:
-        where = f"book = {quote(book)}"
-        rows = self._store.rows(
-            "nodes", where, ["id", "parent_id", "position", "title", "summary", "kind", "evidence", "version", "origin"]
-        )
-        if hidden:
-            rows = [without_hidden(r, hidden) for r in rows if r["origin"] not in hidden]
-        if not rows:
+def _shape(node_rows: BookRows, hidden: frozenset) -> tuple[str, dict[str, dict], dict[str, list[str]]]:
+    """The root, the nodes by id and each node's children in TOC order."""
+    rows = node_rows.all_rows()
+    if hidden:
+        rows = [without_hidden(r, hidden) for r in rows if r["origin"] not in hidden]
+    nodes = {r["id"]: r for r in rows}
+    children: dict[str, list[str]] = defaultdict(list)
+    root_id = ""
+    for r in sorted(rows, key=lambda r: (r["position"], r["title"])):
+        if r["parent_id"]:
+            children[r["parent_id"]].append(r["id"])
+        elif r["kind"] == "book":
+            root_id = r["id"]
+    return root_id, nodes, dict(children)
+
+
+def _brief(row: dict, hidden: frozenset) -> dict | None:
+    """A skill row as the tree keeps it (None: added by an unfinished commit)."""
+    if hidden:
+        if row["origin"] in hidden:
             return None
-        nodes = {r["id"]: r for r in rows}
-        children: dict[str, list[str]] = defaultdict(list)
-        root_id = ""
-        for r in sorted(rows, key=lambda r: (r["position"], r["title"])):
-            if r["parent_id"]:
-                children[r["parent_id"]].append(r["id"])
-            elif r["kind"] == "book":
-                root_id = r["id"]
-        skills_at: dict[str, list[dict]] = defaultdict(list)
-        hidden_skills = set()
-        for r in self._store.rows("skills", where, BRIEF_COLUMNS + (["origin", "evidence"] if hidden else [])):
-            if hidden:
-                if r.pop("origin") in hidden:
-                    hidden_skills.add(r["id"])
-                    continue
-                r = without_hidden(r, hidden)
-                r.pop("evidence")
-            skills_at[r.pop("node_id")].append(r)
-        counts = Counter({node: len(rows) for node, rows in skills_at.items()})
-        return Tree(book, root_id, nodes, dict(children), counts, self._lesson_counts(book), dict(skills_at),
-                    hidden=hidden, hidden_skills=frozenset(hidden_skills))
+        row = without_hidden(row, hidden)
+    return {c: row[c] for c in BRIEF_COLUMNS}
+
+
+def _skills(rows: list[dict], hidden: frozenset) -> tuple[dict[str, list[dict]], Counter, set[str]]:
+    skills_at: dict[str, list[dict]] = defaultdict(list)
+    hidden_skills = set()
+    for r in rows:
+        brief = _brief(r, hidden)
+        if brief is None:
+            hidden_skills.add(r["id"])
+        else:
+            skills_at[brief.pop("node_id")].append(brief)
+    return dict(skills_at), Counter({node: len(briefs) for node, briefs in skills_at.items()}), hidden_skills
+
+
+def _patched(old: Tree, change: snapshots.Change, skill_rows: BookRows,
+             hidden: frozenset) -> tuple[dict[str, list[dict]], Counter, set[str]]:
+    """``old``'s skills with the rows a write removed taken out and the rows it added put in;
+    when the unfinished commits differ, the rows they touch are read again from ``skill_rows``."""
+    removed, added = list(change.removed), list(change.added)
+    if hidden != old.hidden:
+        moved = old.hidden ^ hidden
+        again = skill_rows.mentioning(("origin", "evidence"), sorted(moved))
+        removed += again  # as they are now: the tree drops them by id, wherever they sit
+        added += again
+    added = list({r["id"]: r for r in added}.values())  # a row both rewritten and re-read
+    gone: dict[str, set[str]] = defaultdict(set)
+    for row in removed:
+        gone[row["node_id"]].add(row["id"])
+    skills_at = dict(old.skills_at)
+    hidden_skills = set(old.hidden_skills) - {r["id"] for r in removed}
+    fresh: dict[str, list[dict]] = defaultdict(list)
+    for row in added:
+        brief = _brief(row, hidden)
+        if brief is None:
+            hidden_skills.add(row["id"])
+        else:
+            fresh[brief.pop("node_id")].append(brief)
+    counts = Counter(old.skill_counts)
+    for node in set(gone) | set(fresh):
+        briefs = [b for b in skills_at.get(node, []) if b["id"] not in gone.get(node, ())] + fresh.get(node, [])
+        if briefs:
+            skills_at[node], counts[node] = briefs, len(briefs)
+        else:
+            skills_at.pop(node, None)
+            counts.pop(node, None)
+    return skills_at, counts, hidden_skills
+
+
+def _lessons(lesson_rows: BookRows) -> tuple[Counter, dict[str, list[dict]]]:
+    """Lessons per node, and each skill's lessons."""
+    rows = lesson_rows.all_rows()
+    of: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        if r["skill_id"]:
+            of[r["skill_id"]].append(r)
+    return Counter(r["node_id"] for r in rows), dict(of)
 
 
 def without_hidden(row: dict, hidden: frozenset) -> dict:

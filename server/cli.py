@@ -46,6 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (loopback by default)")
     p.add_argument("--port", type=int, default=8765, help="TCP port for --http")
     p.add_argument("--tokens", help="JSON file of bearer tokens and their rights (or $TUTORIALBOOK_TOKENS)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="--http: server processes on one port and store (more than 1: stateless, every request "
+                        "stands alone, so calls may land on any worker or any server behind a load balancer)")
+    p.add_argument("--stateless", action="store_true",
+                   help="--http: keep no sessions even with one worker (several servers behind a load balancer)")
     p.add_argument("--allowed-host", action="append", default=[], dest="allowed_hosts",
                    help="a Host header to accept besides loopback (DNS-rebinding protection); repeatable")
     p.add_argument("--oauth-issuer", dest="oauth_issuer",
@@ -174,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
                 from tutorialbook.server.oauth import OAuthSettings
 
                 oauth = OAuthSettings.from_env(args.oauth_issuer, args.oauth_jwks, args.oauth_agent_claim)
-                serve(settings, args.host, args.port, args.tokens, args.allowed_hosts, oauth=oauth)
+                serve(settings, args.host, args.port, args.tokens, args.allowed_hosts, oauth=oauth, workers=args.workers,
+                      stateless=args.stateless)
                 return 0
             from tutorialbook.server.app import create_server
 

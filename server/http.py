@@ -11,12 +11,20 @@
   JWTs of that issuer for this server's URL, scopes give the rights (server/oauth.py).
 * Without tokens the server only listens on loopback, and every caller may do everything
   as TUTORIALBOOK_AGENT (like stdio).
+* ``--stateless``: no session lives in the process (for several servers behind a load balancer);
+  ``--workers N`` (N > 1, stateless too) runs N server processes on one listening socket (uvicorn's
+  supervisor), each with its own Library on the same store. They serve stateless streamable
+  HTTP: no session lives in a process, every request carries its token and stands alone, so
+  a client's calls may land on any worker — or on any server behind a load balancer.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
+import json
 import logging
+import os
 import re
 import sys
 
@@ -41,9 +49,9 @@ def is_loopback(host: str) -> bool:
 
 
 def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens: str | None = None,
-              allowed_hosts: list[str] | None = None, oauth: OAuthSettings | None = None):
+              allowed_hosts: list[str] | None = None, oauth: OAuthSettings | None = None, stateless: bool = False):
     """The Starlette app (and the MCP server) for ``host:port``; raises TutorialbookError for a
-    setup that would be unsafe or cannot work."""
+    setup that would be unsafe or cannot work. ``stateless``: no sessions (several workers)."""
     if oauth is not None and tokens_path(tokens):
         raise TutorialbookError("oauth_issuer", "give either a tokens file or an OAuth issuer, not both "
                                                 "(TUTORIALBOOK_TOKENS counts as a tokens file)")
@@ -64,7 +72,8 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
         print(f"tutorialbook: no tokens; every caller on this machine may read and write every book as "
               f"agent {settings.agent!r}", file=sys.stderr)
     url_host = f"[{host}]" if ":" in host else host
-    server = create_server(settings, tokens=token_file, url=f"http://{url_host}:{port}", warm=True, oauth=oauth)
+    server = create_server(settings, tokens=token_file, url=f"http://{url_host}:{port}", warm=True, oauth=oauth,
+                           ingest_process=True)
     security = None  # the SDK turns DNS-rebinding protection on for a loopback host
     if allowed_hosts:
         names = list(allowed_hosts) + (["127.0.0.1:*", "localhost:*", "[::1]:*"] if is_loopback(host) else [])
@@ -73,7 +82,7 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
             enable_dns_rebinding_protection=True, allowed_hosts=patterns,
             allowed_origins=[f"{scheme}://{h}" for h in patterns for scheme in ("http", "https")],
         )
-    app = server.streamable_http_app(host=host, transport_security=security)
+    app = server.streamable_http_app(host=host, transport_security=security, stateless_http=stateless)
     app.add_middleware(ProtocolVersionGuard)  # a clear 400 for an MCP-Protocol-Version we do not speak
     if token_file is not None or oauth is not None:  # a 401 that says what is needed (server/oauth.py)
         metadata = f"http://{url_host}:{port}/.well-known/oauth-protected-resource/mcp" if oauth else None
@@ -81,12 +90,44 @@ def build_app(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tok
     return app, server, token_file
 
 
+#: how ``serve --workers N`` hands its setup to the worker processes (JSON; internal)
+WORKER_SETUP = "TUTORIALBOOK_HTTP_WORKER_SETUP"
+
+
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens: str | None = None,
-          allowed_hosts: list[str] | None = None, access_log: bool = False, oauth: OAuthSettings | None = None) -> None:
+          allowed_hosts: list[str] | None = None, access_log: bool = False, oauth: OAuthSettings | None = None,
+          workers: int = 1, stateless: bool = False) -> None:
     import uvicorn
 
-    app, _, token_file = build_app(settings, host, port, tokens, allowed_hosts, oauth)
+    if workers < 1:
+        raise TutorialbookError("workers", f"needs at least 1 worker process, not {workers}")
+    stateless = stateless or workers > 1
+    app, _, token_file = build_app(settings, host, port, tokens, allowed_hosts, oauth, stateless=stateless)
     who = (f"OAuth access tokens from {oauth.issuer}" if oauth else
            f"{len(token_file.table)} token(s) from {token_file.path}" if token_file else "no tokens")
-    print(f"tutorialbook: serving MCP on http://{host}:{port}/mcp ({who}; store {settings.store})", file=sys.stderr)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)
+    how = f"{workers} stateless worker processes" if workers > 1 else "one stateless process" if stateless else "one process"
+    print(f"tutorialbook: serving MCP on http://{host}:{port}/mcp ({who}; {how}; store {settings.store})",
+          file=sys.stderr)
+    options = dict(host=host, port=port, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)
+    if workers == 1:
+        uvicorn.run(app, **options)
+        return
+    # the setup was checked above; each worker process builds the same app from it
+    os.environ[WORKER_SETUP] = json.dumps({
+        "settings": dataclasses.asdict(settings), "host": host, "port": port, "tokens": settings.tokens_file,
+        "allowed_hosts": allowed_hosts, "oauth": dataclasses.asdict(oauth) if oauth else None})
+    # a worker loading LanceDB and the embedder holds the GIL for seconds (more on a busy machine):
+    # the supervisor's health check must not take that for a hang and restart it (default 5 s)
+    uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, timeout_worker_healthcheck=120, **options)
+
+
+def worker_app():
+    """The app of one ``--workers`` process (uvicorn calls it in each): the parent's setup, stateless."""
+    setup = json.loads(os.environ[WORKER_SETUP])
+    fields = setup["settings"]
+    if fields.get("allowed_roots") is not None:
+        fields["allowed_roots"] = tuple(fields["allowed_roots"])
+    oauth = OAuthSettings(**setup["oauth"]) if setup["oauth"] else None
+    app, _, _ = build_app(Settings(**fields), setup["host"], setup["port"], setup["tokens"], setup["allowed_hosts"],
+                          oauth, stateless=True)
+    return app

@@ -30,7 +30,6 @@ from typing import Any
 from dataclasses import dataclass
 
 import anyio
-import yaml
 from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver import MCPServer
 from mcp.server.subscriptions import ResourcesListChanged
@@ -81,6 +80,8 @@ class SkillFiles:
 
 def front_matter(skill_md: str) -> dict:
     """The SKILL.md front matter as the JSON object the entry carries (YAML's safe loader)."""
+    import yaml  # lazy: a skill read needs it, a server's start does not
+
     head = skill_md.split("\n---\n", 1)[0]
     return yaml.safe_load(head.removeprefix("---\n")) or {}
 

@@ -19,6 +19,8 @@ class DomainPack:
 
     name = "general"
     initial_prompt: str | None = None
+    decoding: dict | None = None
+    """More faster-whisper options for this domain's speech (see `transcribe`)."""
 
     def recognises(self, text: str) -> bool:
         return False
@@ -44,16 +46,21 @@ class DomainPack:
 
 
 class Worker(threading.Thread):
-    """A function run on a daemon thread; `result()` waits for it (and re-raises its error)."""
+    """A function run on a daemon thread; `result()` waits for it (and re-raises its error).
+    `fn` is given the worker's `claims_screen` event, which it sets once what it reads (a
+    chessboard) is what the screen shows: the screen-text reader then stops (see `claimed`)."""
 
     def __init__(self, fn) -> None:
         super().__init__(daemon=True)
         self._fn, self._value, self._error = fn, None, None
+        self.claims_screen = threading.Event()
+        self.claim = ""
+        """Why the screen is this worker's to read, for the ingest report."""
         self.start()
 
     def run(self) -> None:
         try:
-            self._value = self._fn()
+            self._value = self._fn(self)
         except BaseException as exc:  # handed to the caller of result()
             self._error = exc
 
@@ -74,6 +81,11 @@ def watch(path, domain: str, cancel=None) -> list[tuple[DomainPack, Worker]]:
         if worker is not None:
             started.append((pack, worker))
     return started
+
+
+def claimed(watching: list[tuple[DomainPack, Worker]]) -> str:
+    """Why the screen needs no text reading ("" while no pack's worker claims it)."""
+    return next((w.claim for _, w in watching if w.claims_screen.is_set()), "")
 
 
 def see(pack: DomainPack | None, watching: list[tuple[DomainPack, Worker]]) -> DomainPack | None:

@@ -11,9 +11,8 @@ parses to exactly the values given.
 
 from __future__ import annotations
 
+import functools
 import re
-
-import yaml
 
 _PLAIN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")  # names and keys: safe unquoted
 
@@ -22,21 +21,28 @@ class FrontMatterError(ValueError):
     """The front matter is missing, not closed, or not a YAML mapping."""
 
 
-class _Dumper(yaml.SafeDumper):
-    pass
+@functools.cache
+def _dumper():
+    """PyYAML's safe dumper quoting every string that is not a plain word (built on first use:
+    a server's start imports this module, not yet PyYAML)."""
+    import yaml
 
+    class Dumper(yaml.SafeDumper):
+        pass
 
-def _str(dumper: yaml.SafeDumper, value: str):
-    style = None if _PLAIN.match(value) and value not in ("yes", "no", "on", "off", "null", "true", "false") else '"'
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    def represent(dumper: yaml.SafeDumper, value: str):
+        style = None if _PLAIN.match(value) and value not in ("yes", "no", "on", "off", "null", "true", "false") else '"'
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
-
-_Dumper.add_representer(str, _str)
+    Dumper.add_representer(str, represent)
+    return Dumper
 
 
 def dump(data: dict) -> str:
     """The front matter block, ``---`` lines included, ending with a newline."""
-    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=float("inf"),
+    import yaml
+
+    text = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=float("inf"),
                      default_flow_style=False)
     text = text.replace("---", "-\\x2d-")  # only inside double-quoted values: keys and plain words have none
     return f"---\n{text}---\n"
@@ -50,6 +56,8 @@ def load(text: str) -> tuple[dict, str]:
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
     if end is None:
         raise FrontMatterError("the YAML front matter is not closed by a '---' line")
+    import yaml
+
     try:
         data = yaml.safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError as exc:

@@ -102,6 +102,8 @@ class Shown:
     arrows: list[tuple[int, int]] = field(default_factory=list)
     half_drawn: bool = False
     """A frame caught while the board is being drawn: only its top half is there."""
+    fade_from: chess.Board | None = None
+    """A transition: this position blended half and half with `fade_from`'s picture."""
 
 
 def compose(picture: np.ndarray | None, look: Look, t: float, caption: str = "") -> np.ndarray:
@@ -150,6 +152,9 @@ def board_video(schedule: list[Shown], look: Look, out: Path, seconds: float, fp
                 picture = render_board(s.board, look, s.lastmove, s.arrows)
                 if s.half_drawn:
                     picture[picture.shape[0] // 2:] = look.background
+                if s.fade_from is not None:
+                    other = render_board(s.fade_from, look).astype(np.uint16)
+                    picture = ((picture.astype(np.uint16) + other) // 2).astype(np.uint8)
                 pictures[i] = picture
             picture = pictures[i]
         text = next((c for a, b, c in captions if a <= t <= b), "")

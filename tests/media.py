@@ -54,6 +54,9 @@ def speak(text: str, wav_path, *, voice: str = "en-us", speed: int = 150, gap_ms
     return wav_duration(wav_path)
 
 
+FLITE_VOICES = ("slt", "awb", "rms", "kal", "kal16", "awb_time")
+
+
 def speak_flite(text: str, wav_path, *, voice: str = "slt") -> float:
     """Render ``text`` with flite (a second synthesizer, another voice) to a 22.05 kHz mono WAV."""
     wav_path = Path(wav_path)
@@ -62,6 +65,20 @@ def speak_flite(text: str, wav_path, *, voice: str = "slt") -> float:
     _run(["flite", "-voice", voice, "-t", text, "-o", str(raw)])
     _ffmpeg("-i", str(raw), "-ar", str(RATE), "-ac", "1", "-c:a", "pcm_s16le", str(wav_path))
     raw.unlink()
+    return wav_duration(wav_path)
+
+
+def speak_festival(text: str, wav_path) -> float:
+    """Render ``text`` with festival's text2wave (a third synthesizer; its kal diphone voice)."""
+    wav_path = Path(wav_path)
+    wav_path.parent.mkdir(parents=True, exist_ok=True)
+    raw = wav_path.with_suffix(".festival.wav")
+    text_file = wav_path.with_suffix(".txt")
+    text_file.write_text(text, encoding="utf-8")
+    _run(["text2wave", str(text_file), "-o", str(raw)])
+    _ffmpeg("-i", str(raw), "-ar", str(RATE), "-ac", "1", "-c:a", "pcm_s16le", str(wav_path))
+    raw.unlink()
+    text_file.unlink()
     return wav_duration(wav_path)
 
 
@@ -105,7 +122,8 @@ def narrated_wav(
     synthesizer: str = "espeak-ng",
 ) -> list[tuple[float, float, str]]:
     """Speak each sentence, join them with ``pause_s`` of silence after ``lead_s`` of silence.
-    ``synthesizer``: "espeak-ng" (``voice``, ``speed``) or "flite" (its own voice, slt).
+    ``synthesizer``: "espeak-ng" (``voice``, ``speed``), "flite" (``voice`` one of flite's, slt when
+    it names an espeak-ng voice) or "festival" (its installed voice).
 
     Returns ``(start, end, text)`` per sentence: seconds from the start of the WAV during which that
     sentence's speech (silence-trimmed) is heard.
@@ -119,12 +137,14 @@ def narrated_wav(
         for i, sentence in enumerate(script_sentences):
             clip = Path(tmp) / f"s{i:03d}.wav"
             if synthesizer == "flite":
-                speak_flite(sentence, clip)
+                speak_flite(sentence, clip, voice=voice if voice in FLITE_VOICES else "slt")
+            elif synthesizer == "festival":
+                speak_festival(sentence, clip)
             else:
                 speak(sentence, clip, voice=voice, speed=speed)
             speech = _trim(read_wav(clip))
             if speech.size == 0:
-                raise RuntimeError(f"espeak-ng rendered silence for {sentence!r}")
+                raise RuntimeError(f"{synthesizer} rendered silence for {sentence!r}")
             if i:
                 parts.append(gap)
                 cursor += gap.size

@@ -2,6 +2,7 @@
 videos (rendered here, narrated by espeak-ng) ingested with the board fused into the narration."""
 
 import os
+import re
 import shutil
 
 import chess
@@ -115,7 +116,7 @@ SCRIPT = [
     "Black answers with pawn to e5.",
     "The knight comes out to f3, attacking the pawn.",
     "Black defends it with knight to c6.",
-    "Now the bishop goes to b5. This is the Ruy Lopez.",
+    "The best move now is bishop to b5, pinning the knight. This is the Ruy Lopez.",
     "Black asks the bishop a question with pawn to a6.",
     "That is all for today.",
 ]
@@ -155,6 +156,12 @@ def test_a_video_whose_board_follows_the_line_indexes_every_position_when_shown(
     taught = library.evaluate_position(moves="e4 e5 Nf3 Nc6", book="chess", depth=1).taught
     bb5 = [m for m in taught.moves if m.move_san == "Bb5"]
     assert taught.at == "this position" and bb5 and abs(bb5[0].evidence.start - schedule[4].time) <= 0.5
+    fen = schedule[4].board.fen()
+    top = library.retrieve("which move to play here", book="chess", k=3, fen=fen).skills[0]
+    assert "Bb5" in top.name and top.evidence and abs(top.evidence[0].start - schedule[4].time) <= 0.5
+    shown = [re.fullmatch(r"On the board at 0:\d\d \(([\d.]+) s\)\.", step) for step in top.steps]
+    assert any(m and abs(float(m.group(1)) - schedule[4].time) <= 0.5 for m in shown), top.steps  # when shown
+    assert report.screen.startswith("not read: a chessboard is on screen")  # the board reader reads it
 
 
 @pytest.mark.slow
@@ -231,3 +238,25 @@ def test_a_board_on_screen_makes_an_auto_ingest_chess(library, tmp_path):
                                                   frame=(960, 540)), _follow, name="video-0042.mp4")
     report = library.ingest(str(path), book="any", refine_rounds=0).tutorials[0]
     assert report.domain == "chess" and report.moves_from_board == len(RUY)
+
+
+@pytest.mark.slow
+@needs_ffmpeg
+def test_half_drawn_and_crossfading_frames_of_a_video_are_skipped_not_misread(tmp_path):
+    boards = _positions(RUY)
+    schedule, transitions = [bm.Shown(0.0, boards[0])], []
+    for n, board in enumerate(boards[1:], 1):
+        t = 1.5 * n
+        schedule.append(bm.Shown(t - 0.6, board, half_drawn=True))  # being drawn
+        schedule.append(bm.Shown(t - 0.3, board, fade_from=boards[n - 1]))  # fading in over the last one
+        schedule.append(bm.Shown(t, board, board.move_stack[-1]))
+        transitions.append((t - 0.6, t))
+    look = bm.Look(size=320, frame=(640, 360), webcam=False)
+    video = bm.board_video(schedule, look, tmp_path / "fades.mp4", seconds=1.5 * len(RUY) + 1.5, fps=10)
+    frames = board_moves.read_frames(video)
+    sampled = [t for t, _ in frames.readings if any(a - 0.05 <= t < b - 0.05 for a, b in transitions)]
+    assert len(sampled) >= len(RUY)  # transition frames were sampled and read
+    sight = board_moves.sight(frames)
+    assert [m.san for m in sight.moves] == RUY and sight.dropped == 0
+    for move, (start, end) in zip(sight.moves, transitions):
+        assert end - 0.05 <= move.played <= end + 0.4  # timed by the finished board, not the transition

@@ -282,15 +282,16 @@ def test_a_snapshot_searches_the_version_it_was_read_at(library):
 
 
 def test_a_library_keeps_the_snapshots_of_its_most_recent_books(library):
-    from tutorialbook.retrieval import SNAPSHOTS
+    from tutorialbook.memory.tree import BOOKS
 
-    books = [f"book{i}" for i in range(SNAPSHOTS + 1)]
+    books = [f"book{i}" for i in range(BOOKS + 1)]
     for book in books:
         root = library.ensure_book(book).root_id
         rows = skill_rows(library, [f"x-{t}" for t in TOPICS], 5, seed=len(book), prefix=book)
         library.store.insert("skills", [{**r, "book": book, "node_id": root} for r in rows])
     for book in books:
         assert library.retrieve("check the chain before the brake", book, k=1).skills[0].id.startswith(book)
-    assert list(library.retrieval.snapshots) == books[1:]
+    trees = library.reading._trees  # the process keeps the trees (and their rows) of the latest books
+    assert trees.books() == books[1:]
     library.retrieve("check the chain before the brake", books[1], k=1)
-    assert list(library.retrieval.snapshots)[-1] == books[1]
+    assert trees.books()[-1] == books[1]

@@ -8,7 +8,8 @@ import sys
 import textwrap
 
 HEAVY = ("lancedb", "pyarrow", "onnxruntime", "tokenizers", "faster_whisper", "ctranslate2", "chess.engine",
-         "litellm", "numpy", "tutorialbook.library", "tutorialbook.memory.store")
+         "litellm", "numpy", "tutorialbook.library", "tutorialbook.memory.store",
+         "yaml")  # yaml: only reading a skill's front matter needs it
 
 
 def test_tools_are_listed_without_loading_the_store_or_models(tmp_path):

@@ -546,3 +546,15 @@ def test_regroup_bounds_long_unpunctuated_speech():
 
 def test_regroup_empty():
     assert regroup_words([]) == []
+
+
+def test_a_packs_decoding_options_reach_faster_whisper_and_are_recorded(media_dir):
+    """A domain pack's extra options (the chess pack's no_repeat_ngram_size) go to every window's
+    decoding: a cap of 3 new tokens a window leaves a few words of a sentence."""
+    path = media_dir / "chess-decoding.wav"
+    media.narrated_audio(CHESS_SCRIPT, path, pause_s=1.0, lead_s=0.5)
+    plain = transcribe(path, beam_size=1)
+    capped = transcribe(path, beam_size=1, decoding={"max_new_tokens": 3, "no_repeat_ngram_size": 6})
+    assert 0 < sum(len(s.text.split()) for s in capped.segments) < sum(len(s.text.split()) for s in plain.segments) / 2
+    assert capped.models["asr_decoding"] == "max_new_tokens=3 no_repeat_ngram_size=6"
+    assert plain.models["asr_decoding"] == ""

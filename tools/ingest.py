@@ -1,5 +1,6 @@
 """ingest_tutorial: watch or read a tutorial and consolidate it into a book."""
 
+import functools
 from typing import Annotated, Literal
 
 import anyio
@@ -37,9 +38,16 @@ async def ingest_tutorial(
         anyio.from_thread.run(_log.send, ctx, "info", message, "tutorialbook.ingest")
 
     s = await scope(ctx, book, "write", "ingest_tutorial")
+    cancelled = functools.partial(_cancelled, anyio.get_cancelled_exc_class())  # known here, not in the thread
     llm = sampling_llm(ctx, s.library.settings)  # TUTORIALBOOK_LLM=sampling: the client's model, if it can be asked
-    report = await run(s.library.ingest, source, book, title or None, domain, progress, _cancelled,
-                       refine_rounds=refine_rounds, agent=s.agent, llm=llm, scope=s)
+    if llm is None and getattr(ctx.request_context.lifespan_context, "ingest_process", False):
+        from tutorialbook.server.ingest_process import ingest_in_child  # a shared server: off the request path
+
+        report = await run(ingest_in_child, s.library.settings, progress, cancelled, source=source, book=book,
+                           title=title or None, domain=domain, refine_rounds=refine_rounds, agent=s.agent, scope=s)
+    else:
+        report = await run(s.library.ingest, source, book, title or None, domain, progress, cancelled,
+                           refine_rounds=refine_rounds, agent=s.agent, llm=llm, scope=s)
     for tutorial in report.tutorials:
         for warning in tutorial.warnings:
             await _log.send(ctx, "warning", f"{tutorial.title}: {warning}", "tutorialbook.ingest")
@@ -48,10 +56,11 @@ async def ingest_tutorial(
     return report
 
 
-def _cancelled() -> bool:
-    """True once the MCP call was cancelled (checked by the ingest between steps)."""
+def _cancelled(cancelled_exc: type[BaseException]) -> bool:
+    """True once the MCP call was cancelled (checked by the ingest between steps, in its worker
+    thread, where anyio cannot name the event loop's cancellation exception: it is passed in)."""
     try:
         anyio.from_thread.check_cancelled()
-    except anyio.get_cancelled_exc_class():
+    except cancelled_exc:
         return True
     return False

@@ -23,7 +23,7 @@ from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 from tutorialbook.reading import Embed, Reading
 from tutorialbook.refinement import Refinement
 from tutorialbook.skills import builder as build
-from tutorialbook.skills.domains import DOMAINS, DomainPack, get_pack, recognise, see, text_readers, watch
+from tutorialbook.skills.domains import DOMAINS, DomainPack, claimed, get_pack, recognise, see, text_readers, watch
 from tutorialbook.acquire.roots import SourcePolicy, default_roots
 from tutorialbook.acquire.sources import content_hash, expand, media_extensions, read_source, supported_extensions
 from tutorialbook.acquire.screen import ScreenJob
@@ -188,12 +188,13 @@ class Ingestion:
             progress(done / total if total else 0, 4, f"transcribing {done:.0f}/{total:.0f} s of audio")
 
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title or _title_from(path)} {path.name}")
-        screen_job = ScreenJob(path, cancel) if self.settings.screen else None  # frames read meanwhile
         watching = watch(path, domain if pack is None else pack.name, cancel)  # frames, beside transcription
+        screen_job = ScreenJob(path, cancel, lambda: claimed(watching)) if self.settings.screen else None
         transcript = read_source(path, self.settings.max_text_bytes, text_readers(),
                                  max_seconds=self.settings.max_media_seconds,
                                  model=self.settings.whisper_model, progress=heard, cancel=cancel,
-                                 initial_prompt=_prompt(title or _title_from(path), pack))
+                                 initial_prompt=_prompt(title or _title_from(path), pack),
+                                 decoding=pack.decoding if pack else None)
         title = title or transcript.title or _title_from(path)  # the caller's, the document's own, the name's
         if pack is None and transcript.moves is not None:  # a source that states chess moves (PGN)
             pack = get_pack("chess")
@@ -204,7 +205,8 @@ class Ingestion:
                 transcript = read_source(path, self.settings.max_text_bytes, text_readers(),
                                          max_seconds=self.settings.max_media_seconds,
                                          model=self.settings.whisper_model, progress=heard,
-                                         cancel=cancel, initial_prompt=_prompt(title, pack))
+                                         cancel=cancel, initial_prompt=_prompt(title, pack),
+                                         decoding=pack.decoding)
         timings["acquire"] = _lap(clock)
         check_cancel()
         clock = time.perf_counter()

@@ -19,7 +19,7 @@ from tutorialbook.memory.rows import evidence_of, root_row, steps_of
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree, TreeCache, without_hidden
 from tutorialbook.models import (
-    BookInfo, Evidence, LessonView, NodeBrief, NodeView, SkillBrief, SkillView, TutorialInfo,
+    BookInfo, Evidence, NodeBrief, NodeView, SkillBrief, SkillView, TutorialInfo,
 )
 
 MAX_DEPTH = 5
@@ -120,9 +120,7 @@ class Reading:
         """Skill rows (with their scores) as views: their TOC path, evidence and lessons."""
         rows = [(without_hidden(r, tree.hidden), score) for r, score in rows if r["id"] not in tree.hidden_skills]
         ids = [r["id"] for r, _ in rows]
-        attached: dict[str, list[LessonView]] = {}
-        for lesson in self.store.rows("lessons", where.in_list("skill_id", ids)) if ids and tree.lesson_counts else []:
-            attached.setdefault(lesson["skill_id"], []).append(lesson_view(lesson))
+        attached = {i: [lesson_view(r) for r in tree.lessons_of[i]] for i in ids if i in tree.lessons_of}
         return [
             SkillView(
                 id=r["id"], name=r["name"], when_to_use=r["when_to_use"], steps=steps_of(r),

@@ -1,14 +1,13 @@
 """Retrieval: the skills (and lessons) for a task, in the mode asked, and the ranking
 refinement examines the memory through.
 
-A service of the :class:`~tutorialbook.library.Library`. It keeps each recent book's
-``Snapshot`` (its skills' view columns at one version), so a retrieval reads rows from memory."""
+A service of the :class:`~tutorialbook.library.Library`. A retrieval searches the book's
+snapshot its tree carries (``Tree.skill_rows``: its skills' columns at one version, kept in
+memory and shared by the process, see ``memory/snapshots.py``), so it reads rows from memory."""
 
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
@@ -16,7 +15,8 @@ from tutorialbook.common import lesson_view
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory import where
-from tutorialbook.memory.search import MODES, Hit, Snapshot, search, toc_descent, unfinished_filter
+from tutorialbook.memory.search import MODES, Hit, search, toc_descent, unfinished_filter
+from tutorialbook.memory.snapshots import BookRows
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RetrieveResult
@@ -25,9 +25,7 @@ from tutorialbook.reading import Embed, Reading
 MAX_K = 50
 #: embeds a retrieval's query while its book is looked up and its full-text half runs
 _BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tutorialbook-retrieve")
-#: books whose snapshot a library keeps (each holds its skills' view columns: ~40 MB at 100,000)
-SNAPSHOTS = 8
-#: what a SkillView is made of (a book's ``Snapshot`` keeps these columns of its skills)
+#: what a SkillView is made of (a book's snapshot, ``Tree.skill_rows``, keeps these columns of its skills)
 VIEW_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "sources", "helpful", "harmful",
                 "version", "author"]
 
@@ -39,8 +37,6 @@ class Retrieval:
     def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading, llm: Callable[[], object]):
         self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
         self._llm = llm  # the configured model's fresh run (llm/client.py from_settings)
-        self.snapshots: OrderedDict[str, Snapshot] = OrderedDict()  # book -> its latest snapshot, least recent first
-        self._snapshots_lock = threading.Lock()
 
     def retrieve(self, query: str, book: str, k: int = 5, mode: str = "hybrid", fen: str = "",
                  llm=None) -> RetrieveResult:
@@ -62,6 +58,8 @@ class Retrieval:
             vector = lambda: embedding.result()[0]  # noqa: E731
         tree = self.reading.tree(book)
         snapshot = self.snapshot(tree)
+        lessons = _BACKGROUND.submit(search, self.store, "lessons", book, query, vector, "hybrid", 3,
+                                     snapshot=tree.lesson_rows) if tree.lesson_counts else None  # meanwhile
         run = (self._llm() if llm is None else llm) if mode == "toc" else None
         if run is not None:
             from tutorialbook.llm.toc import retrieve_toc
@@ -71,7 +69,7 @@ class Retrieval:
             hits, route = self.rank_skills(query, book, k, mode, vector, tree=tree, snapshot=snapshot)
         if fen:
             hits = self._position_first(fen, book, hits, k)
-        lessons = search(self.store, "lessons", book, query, vector, "hybrid", 3) if tree.lesson_counts else []
+        lessons = lessons.result() if lessons else []
         return RetrieveResult(
             query=query, book=book, mode=mode,
             skills=self.reading.skill_views(self._view_rows(snapshot, hits), tree),
@@ -80,7 +78,7 @@ class Retrieval:
         )
 
     def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None, *,
-                    tree: Tree | None = None, columns: list[str] | None = None, snapshot: Snapshot | None = None):
+                    tree: Tree | None = None, columns: list[str] | None = None, snapshot: BookRows | None = None):
         """The skill ranking ``retrieve`` returns — (hits, TOC route) — without lessons or views;
         refinement asks its questions through it. ``vector`` may be a function computing it
         (see ``search``); ``columns`` limits what the hits' rows carry, unless the search runs on
@@ -118,20 +116,11 @@ class Retrieval:
         pinned.sort(key=lambda h: ids.index(h.row["id"]))
         return (pinned + [h for h in hits if h.row["id"] not in ids])[:k]
 
-    def snapshot(self, tree: Tree) -> Snapshot:
-        """The book's skills as of the version its tree was read at."""
-        with self._snapshots_lock:
-            cached = self.snapshots.get(tree.book)
-        if cached is None or cached.version != tree.skills_version:
-            cached = Snapshot(self.store, "skills", tree.book, VIEW_COLUMNS, tree.skills_version)
-        with self._snapshots_lock:
-            self.snapshots[tree.book] = cached
-            self.snapshots.move_to_end(tree.book)
-            while len(self.snapshots) > SNAPSHOTS:
-                self.snapshots.popitem(last=False)
-        return cached
+    def snapshot(self, tree: Tree) -> BookRows:
+        """The book's skills as of the version its tree was read at (shared by the process)."""
+        return tree.skill_rows
 
-    def _view_rows(self, snapshot: Snapshot, hits: list) -> list[tuple[dict, float]]:
+    def _view_rows(self, snapshot: BookRows, hits: list) -> list[tuple[dict, float]]:
         """The hits' rows as ``skill_views`` reads them: whole already (a search on the snapshot
         returned them), else from the snapshot, else from the store."""
         rows = {h.row["id"]: h.row for h in hits if all(c in h.row for c in VIEW_COLUMNS)}

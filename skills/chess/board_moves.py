@@ -25,6 +25,7 @@ HOLD = 0.6  # seconds a picture must stay unchanged to count when the next frame
 FPS = 3.0  # frames read a second at most (on change)
 MAX_SIDE = 960  # frames are scaled to this longer side before reading
 _MAX_UNKNOWN = 6  # squares a reading may leave unread and still be matched
+SHOWN = 3  # frames with a board that make a video a chess video (the pack's `seen`)
 
 
 @dataclass(frozen=True)
@@ -226,14 +227,18 @@ class Frames:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_frames(path: str | Path, cancel: Callable[[], bool] | None = None) -> Frames:
-    """Read the board of every sampled frame (runs on a worker beside transcription)."""
+def read_frames(path: str | Path, cancel: Callable[[], bool] | None = None,
+                on_board: Callable[[], None] | None = None) -> Frames:
+    """Read the board of every sampled frame (runs on a worker beside transcription);
+    ``on_board()`` is called once, when `SHOWN` frames have shown a board."""
     stats = FrameStats()
     reader = BoardReader()
     out = Frames()
     for frame in sample_frames(path, fps=FPS, max_side=MAX_SIDE, stats=stats, cancel=cancel):
         reading = reader.read(frame.image)
         out.frames_with_board += reading.found
+        if on_board is not None and reading.found and out.frames_with_board == SHOWN:
+            on_board()
         out.readings.append((frame.time, reading.placement if reading.found else None))
     out.frames_read = stats.kept
     out.warnings = list(stats.warnings)

@@ -68,7 +68,9 @@ _HYPOTHETICAL = re.compile(
     r"\bif\s+you\s+(?=(?:play|push|move|put|go)\b[^.;!?]*\b(?:first|too\s+early|too\s+soon|prematurely)\b))",
     re.IGNORECASE,
 )
-_AFTER = re.compile(r"\bafter\b", re.IGNORECASE)
+# A position referred to by the move that reached it: "after 3. Bb5", and "back to the position
+# of/at the bishop to c4" (how ASR often writes a quickly said "after").
+_AFTER = re.compile(r"\bafter\b|\bposition\s+(?:of|at)(?:\s+the\b)?", re.IGNORECASE)
 _AFTER_GAP = re.compile(
     r"\s*(?:the\s+(?:position|moves?)\s+(?:after\s+)?)?(?:\d+\s*(?:\.\.\.|…|\.)\s*(?:\.\.\.|…)?\s*)?", re.IGNORECASE
 )

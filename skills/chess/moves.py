@@ -76,6 +76,7 @@ _WORD_KINDS = {
     "side": "kingside queenside",
 }
 _KIND_OF = {w: k for k, words in _WORD_KINDS.items() for w in words.split()}
+_CASTLE_FORM = re.compile(r"^cast[le]{2}(?:e?s|e?d|e?ing|ings)?$")
 _COLORS = {"white": chess.WHITE, "whites": chess.WHITE, "black": chess.BLACK, "blacks": chess.BLACK}
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 # A file letter said aloud is often written as a word that sounds like it ("see 5", "be 4").
@@ -218,6 +219,8 @@ def _word_token(raw: str, s: int, e: int) -> _Tok:
     if base in _KIND_OF:
         kind = _KIND_OF[base]
         return _Tok(kind, s, e, word, {"kingside": "K", "queenside": "Q"}.get(word))
+    if _CASTLE_FORM.match(base):  # any spelling of a form of "castle" ("castleing", "castlings")
+        return _Tok("castle", s, e, word)
     return _Tok("word", s, e, word)
 
 

@@ -30,6 +30,8 @@ class _Line:
 class ChessPack(DomainPack):
     name = "chess"
     initial_prompt = vocabulary.INITIAL_PROMPT
+    hotwords = vocabulary.HOTWORDS
+    decoding = vocabulary.DECODING
 
     def __init__(self) -> None:
         self._events: dict[str, tuple[list[MoveEvent], dict[int, SkillDraft], dict[int, OutlineNode]]] = {}
@@ -50,9 +52,12 @@ class ChessPack(DomainPack):
         if Path(path).suffix.lower() not in media_extensions() or not has_video(path):
             return None
 
-        def read() -> board_moves.Frames:
+        def read(worker: Worker) -> board_moves.Frames:
+            def board_on_screen() -> None:
+                worker.claim = "a chessboard is on screen; the chess pack reads it instead"
+                worker.claims_screen.set()
             try:
-                return board_moves.read_frames(path, cancel)
+                return board_moves.read_frames(path, cancel, on_board=board_on_screen)
             except Exception as exc:  # a reader failure costs the board, never the tutorial
                 return board_moves.Frames(warnings=[f"board: reading the frames failed ({exc}); moves come from the narration"])
         return Worker(read)
@@ -60,7 +65,7 @@ class ChessPack(DomainPack):
     def seen(self, result: board_moves.Frames) -> bool:
         """Keep the frames' readings; a board on screen for a few frames is a chess video."""
         self._frames = result
-        return result.frames_with_board >= 3
+        return result.frames_with_board >= board_moves.SHOWN
 
     def note(self, tutorial_id: str, report) -> None:
         counts = self._seen.pop(tutorial_id, None)

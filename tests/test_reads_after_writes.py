@@ -1,0 +1,201 @@
+"""Reads after writes (memory/snapshots.py, memory/changelog.py): a book's tree and search
+snapshot move on by the rows a write changed — this process's writes through the change log,
+another process's by comparing row ids — and always equal what reading the book whole gives.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from conftest import EXAMPLES, reteaching_tutorial
+from test_indexing import BOOK, TOPICS, BagOfWords, library as indexed_library, skill_rows  # noqa: F401
+from tutorialbook.errors import NotFound
+from tutorialbook.library import Library
+from tutorialbook.memory import snapshots, tree as tree_module
+from tutorialbook.memory.snapshots import BookRows
+from tutorialbook.memory.where import quote
+
+library = indexed_library  # the index tests' library: a book of 8 sections, a bag-of-words embedder
+
+
+def forget_everything() -> None:
+    """Empty the process's shared rows and trees, so the next read reads the book whole."""
+    with snapshots._guard:
+        snapshots._latest.clear()
+    with tree_module._guard:
+        tree_module._trees.clear()
+
+
+def view(tree) -> dict:
+    """What a tree and its snapshot say, in a form two reads can be compared by."""
+    return {
+        "skills_at": {n: sorted(json.dumps(b, sort_keys=True) for b in briefs) for n, briefs in tree.skills_at.items()},
+        "counts": dict(+tree.skill_counts), "lessons": dict(+tree.lesson_counts), "hidden": tree.hidden_skills,
+        "nodes": sorted(tree.nodes), "children": tree.children,
+        "rows": sorted(json.dumps(r, sort_keys=True) for r in tree.skill_rows.all_rows()),
+        "lesson_rows": sorted(json.dumps(r, sort_keys=True) for r in tree.lesson_rows.all_rows()),
+    }
+
+
+def read_whole(path: str, book: str) -> dict:
+    forget_everything()
+    fresh = Library(store=path)
+    fresh._embedder = BagOfWords()
+    return view(fresh.tree(book))
+
+
+@pytest.fixture
+def filled(library):
+    library.store.insert("skills", skill_rows(library, library.sections, 400, seed=1))
+    library.tree(BOOK)
+    return library
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """Counts the times a book's skills are read whole."""
+    counted = []
+    whole = BookRows.read.__func__
+
+    def read(cls, store, table, book, columns, version):
+        counted.append(table)
+        return whole(cls, store, table, book, columns, version)
+
+    monkeypatch.setattr(BookRows, "read", classmethod(read))
+    return counted
+
+
+def helpful(library, skill_id: str, query: str) -> int:
+    found = {s.id: s for s in library.retrieve(query, BOOK, k=50, mode="hybrid").skills}
+    return found[skill_id].helpful
+
+
+def test_own_writes_are_read_back_by_the_rows_they_changed(filled, reads):
+    library, store = filled, filled.store
+    target = store.rows("skills", "id = 's1_7'")[0]
+    store.update_sql("skills", "id = 's1_7'", {"helpful": "helpful + 1"})  # a helpful count
+    assert helpful(library, "s1_7", target["name"]) == 1
+    fresh = skill_rows(library, library.sections, 3, seed=7, prefix="new")
+    fresh[0]["name"] = fresh[0]["text"] = "Whistle at the quokka before the zebra"
+    fresh[0]["vector"] = library.embed([fresh[0]["name"]])[0]
+    store.upsert("skills", fresh)  # a small ingest's new skills
+    assert library.retrieve("whistle at the quokka before the zebra", BOOK, k=1).skills[0].id == "new7_0"
+    store.delete("skills", "id = 's1_8'")
+    store.update("skills", "id = 's1_9'", {"node_id": library.sections[3]})  # moved to another section
+    section = library.browse(BOOK, library.sections[3])
+    assert "s1_9" in {s.id for s in section.skills} and section.node.skills == len(section.skills)
+    assert "s1_8" not in {s.id for s in library.retrieve(store.rows("skills", "id = 's1_10'")[0]["name"], BOOK,
+                                                          k=50).skills}
+    assert library.browse(BOOK).node.subtree_skills == 400 + 3 - 1
+    assert reads == []  # none of these writes made the book be read whole
+    incremental = view(library.tree(BOOK))
+    assert incremental == read_whole(library.settings.store, BOOK)
+
+
+WRITER = """
+import sys
+from tutorialbook.memory.store import Store
+store = Store(sys.argv[1])
+store.update_sql("skills", "id = 's1_3'", {"helpful": "helpful + 5"})
+row = store.rows("skills", "id = 's1_4'")[0]
+store.upsert("skills", [{**row, "id": "other_1", "name": "Written by another process"}])
+store.delete("skills", "id = 's1_5'")
+"""
+
+
+def test_another_process_write_is_seen_by_comparing_row_ids(filled, reads):
+    library = filled
+    before = library.tree(BOOK)
+    subprocess.run([sys.executable, "-c", WRITER, library.settings.store], check=True, capture_output=True, text=True)
+    after = library.tree(BOOK)
+    assert after.skill_rows is not before.skill_rows and reads == []  # moved on, not read whole
+    rows = after.skill_rows.rows(["s1_3", "other_1", "s1_5"])
+    assert rows["s1_3"]["helpful"] == 5 and rows["other_1"]["name"] == "Written by another process"
+    assert "s1_5" not in rows and "s1_5" not in {b["id"] for bs in after.skills_at.values() for b in bs}
+    assert helpful(library, "s1_3", rows["s1_3"]["name"]) == 5
+    assert view(after) == read_whole(library.settings.store, BOOK)
+
+
+def test_a_second_library_of_the_process_shares_the_rows(filled, reads):
+    other = Library(store=filled.settings.store)
+    other._embedder = BagOfWords()
+    assert other.tree(BOOK) is filled.tree(BOOK) and reads == []
+    filled.store.update_sql("skills", "id = 's1_1'", {"harmful": "harmful + 1"})
+    assert other.tree(BOOK).skill_rows.rows(["s1_1"])["s1_1"]["harmful"] == 1  # its write, seen here
+
+
+def test_a_store_made_again_at_the_same_path_is_another_store(tmp_path):
+    path = tmp_path / "store"
+    first = Library(store=str(path))
+    first.ensure_book("again")
+    assert first.tree("again").skill_counts.total() == 0
+    shutil.rmtree(path)
+    second = Library(store=str(path))
+    assert not second.has_book("again")
+    with pytest.raises(NotFound):  # not the tree the first store kept
+        second.tree("again")
+
+
+def test_readers_during_writes_see_one_version(filled):
+    """Trees read while another thread writes are each whole: their counts, briefs and
+    snapshot rows agree with one another."""
+    library, store = filled, filled.store
+    stop = threading.Event()
+    problems: list[str] = []
+
+    def reader() -> None:
+        while not stop.is_set():
+            tree = library.tree(BOOK)
+            briefs = {b["id"]: b for bs in tree.skills_at.values() for b in bs}
+            rows = tree.skill_rows.rows(list(briefs))
+            if len(rows) != len(briefs) or len(tree.skill_rows) != len(briefs) + len(tree.hidden_skills):
+                problems.append(f"{len(rows)} rows for {len(briefs)} briefs")
+            if any(rows[i]["helpful"] != b["helpful"] for i, b in briefs.items() if i in rows):
+                problems.append("a brief and its row disagree")
+            if sum(tree.skill_counts.values()) != len(briefs):
+                problems.append("counts disagree with briefs")
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    for t in threads:
+        t.start()
+    try:
+        for i in range(12):
+            store.update_sql("skills", f"id = 's1_{i}'", {"helpful": "helpful + 1"})
+            store.upsert("skills", skill_rows(library, library.sections, 2, seed=100 + i, prefix="c"))
+            store.delete("skills", f"id = 's1_{200 + i}'")
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert problems == []
+    assert view(library.tree(BOOK)) == read_whole(library.settings.store, BOOK)
+
+
+def test_lessons_restores_and_unfinished_commits_are_seen(tmp_path, reads):
+    """Real ingests, a lesson with a helpful count, its revert, a restore to before the second
+    ingest: after each the tree equals reading the book whole, and the skills are not re-read."""
+    path = str(tmp_path / "store")
+    library = Library(store=path)
+    library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking", refine_rounds=0)
+    first = library.history("baking", action="ingest")[0].id
+    skill = library.retrieve("score the loaf", "baking", k=1).skills[0]
+    reads.clear()
+    library.ingest(str(reteaching_tutorial(tmp_path)), book="baking", refine_rounds=0)
+    lesson = library.record_lesson("A curved blade gives a bigger ear.", "baking", "success", skill_id=skill.id)
+    got = library.retrieve("score the loaf", "baking", k=1).skills[0]
+    assert got.helpful == skill.helpful + 1 and [x.text for x in got.lessons] == ["A curved blade gives a bigger ear."]
+    assert "skills" not in reads
+    assert view(library.tree("baking")) == read_whole(path, "baking")
+    library.revert_lesson(lesson.lesson_id)
+    got = library.retrieve("score the loaf", "baking", k=1).skills[0]
+    assert got.helpful == skill.helpful and got.lessons == []
+    library.restore("baking", to=first)
+    tree = library.tree("baking")
+    assert len(tree.skill_rows) == library.store.count("skills", f"book = {quote('baking')}")
+    assert view(tree) == read_whole(path, "baking")
