@@ -88,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="domain pack: auto picks it from the title, file name or transcript")
     p.add_argument("--refine-rounds", type=int, default=1, dest="refine_rounds",
                    help="rounds of adversarial refinement after each tutorial (0 skips it)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker processes reading a folder's files in parallel "
+                        "(each file written in the folder's order)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="run the files as Ray tasks: a cluster's address (auto, HOST:PORT, ray://HOST:10001) or "
+                        "local (a Ray on this machine); with --workers, that many tasks at once")
 
     p = sub.add_parser("refine", help="examine a book with questions harvested from its tutorials; repair failures")
     p.add_argument("--book", default="default", help=BOOK_HELP)
@@ -232,8 +238,8 @@ def _emit(args, result: Any, human: str) -> int:
 
 def cmd_ingest(library, args) -> int:
     bar = ProgressBar(enabled=not args.json and sys.stderr.isatty())
-    report = library.ingest(args.source, args.book, args.title or None, args.domain, progress=bar.update,
-                            refine_rounds=args.refine_rounds)
+    report = library.ingest_batch(args.source, args.book, args.title or None, args.domain, args.refine_rounds,
+                                  workers=args.workers, ray=args.ray, progress=bar.update)
     bar.close()
     lines = []
     by_id = {t.tutorial_id: t for t in report.tutorials}

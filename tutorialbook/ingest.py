@@ -8,6 +8,7 @@ import os
 import re
 import socket
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -54,6 +55,26 @@ class Ingestion:
         (llm/client.py; default: the configured model, settings.llm) consolidates and refines
         when set; each tutorial's report carries its warnings and usage."""
         llm = self._llm() if llm is None else llm
+        files, folder = self.ingest_files(source, book, title, domain, refine_rounds)
+        warnings = self._recover_abandoned()  # the first write: undo commits whose writer died
+        reports: list[TutorialReport] = []
+        statuses: list[FileStatus] = []
+        for n, path in enumerate(files):
+            def file_progress(done: float, total: float, message: str, n=n) -> None:
+                if progress:
+                    progress(n + (done / total if total else 0), len(files), f"{path.name}: {message}")
+            try:
+                report, status = self.ingest_one(path, book, title, domain, file_progress, cancel, refine_rounds,
+                                                 agent, llm, folder)
+            except (Cancelled, KeyboardInterrupt) as exc:
+                raise type(exc)(_with_earlier(str(exc), reports)) from exc
+            reports += [report] if report is not None else []
+            statuses.append(status)
+        return folder_report(book, source, folder, files, reports, statuses, warnings)
+
+    def ingest_files(self, source: str, book: str, title: str | None, domain: str,
+                     refine_rounds: int) -> tuple[list[Path], bool]:
+        """The files an ingest of ``source`` reads, and whether it names a folder (the arguments checked)."""
         if domain not in DOMAINS:
             raise TutorialbookError("domain", f"{domain!r} is not one of {', '.join(DOMAINS)}")
         check_rounds(refine_rounds, "refine_rounds", minimum=0)
@@ -62,47 +83,40 @@ class Ingestion:
         if title and len(files) > 1:
             raise TutorialbookError("title", "a title applies to one file; a folder's tutorials are titled "
                                              "by their own titles (else file names)")
-        folder = Path(source.removeprefix("file://")).expanduser().is_dir()
-        warnings = self._recover_abandoned()  # the first write: undo commits whose writer died
-        reports: list[TutorialReport] = []
-        statuses: list[FileStatus] = []
-        for n, path in enumerate(files):
-            def file_progress(done: float, total: float, message: str, n=n) -> None:
-                if progress:
-                    progress(n + (done / total if total else 0), len(files), f"{path.name}: {message}")
-            limited = _TimeLimit(self.settings.max_ingest_seconds, cancel)
-            try:
-                report = self._ingest_file(path, book, title, domain, file_progress,
-                                           limited, refine_rounds, agent=agent, llm=llm)
-            except (Cancelled, KeyboardInterrupt) as exc:
-                if isinstance(exc, Cancelled) and limited.expired:
-                    failure = TutorialbookError(
-                        "source", f"the ingest of {path.name} was stopped at its time limit of {limited.seconds:g} s "
-                                  "(TUTORIALBOOK_MAX_INGEST_SECONDS); nothing of it was committed")
-                    if not folder:
-                        raise failure from exc
-                    statuses.append(FileStatus(source=str(path), status="failed", title=_title_from(path),
-                                               reason=str(failure)))
-                    continue
-                raise type(exc)(_with_earlier(str(exc), reports)) from exc
-            except Exception as exc:  # noqa: BLE001 - a folder reports each file's failure and goes on
-                if not folder:
-                    raise
-                statuses.append(FileStatus(source=str(path), status="failed", title=_title_from(path),
-                                           reason=str(exc) if isinstance(exc, TutorialbookError)
-                                           else f"{type(exc).__name__}: {exc}"))
-                continue
-            if limited.expired:  # past the commit: refinement stopped early, the tutorial is whole
-                report.warnings.append(f"refinement stopped at the ingest time limit of {limited.seconds:g} s")
-            reports.append(report)
-            if self.retention.every_versions and report.status != "unchanged":
-                retention.after_writes(self.store, self.retention)  # versions kept on purpose, not forever
-            statuses.append(FileStatus(source=str(path), status=report.status, title=report.title,
-                                       tutorial_id=report.tutorial_id))
-        statuses += [_skipped(path) for path in (_unsupported(source, files) if folder else [])]
-        return IngestReport(book=book, tutorials=reports, warnings=warnings, files=statuses,
-                            failed=sum(f.status == "failed" for f in statuses),
-                            skipped=sum(f.status == "skipped" for f in statuses))
+        return files, Path(source.removeprefix("file://")).expanduser().is_dir()
+
+    def ingest_one(self, path: Path, book: str, title: str | None, domain: str, progress: Progress,
+                   cancel: Callable[[], bool] | None, refine_rounds: int, agent: str | None, llm, folder: bool,
+                   turn: Callable[[], None] | None = None) -> tuple[TutorialReport | None, FileStatus]:
+        """One file of an ingest: its report (None when it failed) and its status. A folder's
+        failure is reported, a lone file's raised. ``turn`` (a batch's, tutorialbook/batch.py) is
+        called once the file is read and embedded, before anything of it is written; it returns
+        when this file may write."""
+        limited = _TimeLimit(self.settings.max_ingest_seconds, cancel)
+        try:
+            report = self._ingest_file(path, book, title, domain, progress, limited, refine_rounds, agent=agent,
+                                       llm=llm, turn=turn)
+        except Cancelled as exc:
+            if not limited.expired:
+                raise
+            failure = TutorialbookError(
+                "source", f"the ingest of {path.name} was stopped at its time limit of {limited.seconds:g} s "
+                          "(TUTORIALBOOK_MAX_INGEST_SECONDS); nothing of it was committed")
+            if not folder:
+                raise failure from exc
+            return None, FileStatus(source=str(path), status="failed", title=_title_from(path), reason=str(failure))
+        except Exception as exc:  # noqa: BLE001 - a folder reports each file's failure and goes on
+            if not folder:
+                raise
+            return None, FileStatus(source=str(path), status="failed", title=_title_from(path),
+                                    reason=str(exc) if isinstance(exc, TutorialbookError)
+                                    else f"{type(exc).__name__}: {exc}")
+        if limited.expired:  # past the commit: refinement stopped early, the tutorial is whole
+            report.warnings.append(f"refinement stopped at the ingest time limit of {limited.seconds:g} s")
+        if self.retention.every_versions and report.status != "unchanged":
+            retention.after_writes(self.store, self.retention)  # versions kept on purpose, not forever
+        return report, FileStatus(source=str(path), status=report.status, title=report.title,
+                                  tutorial_id=report.tutorial_id)
 
     def source_policy(self) -> SourcePolicy:
         """What an ingest may read (settings.allowed_roots; never the store or the tokens file)."""
@@ -113,9 +127,21 @@ class Ingestion:
 
     def _ingest_file(self, path: Path, book: str, title: str | None, domain: str, progress: Progress,
                      cancel: Callable[[], bool] | None, refine_rounds: int = 1,
-                     agent: str | None = None, llm=None) -> TutorialReport:
+                     agent: str | None = None, llm=None, turn: Callable[[], None] | None = None) -> TutorialReport:
         digest = content_hash(path)
-        tutorial_id = "t_" + hashlib.sha256(f"{book}\n{digest}".encode()).hexdigest()[:16]
+        tutorial_id = tutorial_id_of(book, digest)
+        heard = None
+        if turn is not None:  # a batch: read ahead of this file's turn, write in it
+            existing = self.store.get("tutorials", tutorial_id)
+            if not (existing and existing["status"] == "ready"):
+                heard = self._acquire(path, title, domain, progress, cancel)
+            clock = time.perf_counter()
+            turn()
+            waited = _lap(clock)
+            if isinstance(cancel, _TimeLimit):
+                cancel.extend(waited)  # the time limit is the file's own work, not the wait for its turn
+            if heard is not None:
+                heard.timings["turn_wait"] = waited
         # one ingest of this content into this book at a time: the others wait, then find it stored
         with self.store.lock(f"ingest-{tutorial_id}", cancel):
             existing = self.store.get("tutorials", tutorial_id)
@@ -123,8 +149,11 @@ class Ingestion:
                 return self._stored(existing, path, refine_rounds, progress, cancel, agent, llm)
             if existing:  # we hold its lock, so its writer is gone: undo what it left
                 self._recover(existing, agent)
-            return self._ingest_new(path, book, title, domain, progress, cancel, refine_rounds, agent, llm,
-                                    digest, tutorial_id)
+            report = self._ingest_new(path, book, progress, cancel, refine_rounds, agent, llm, digest, tutorial_id,
+                                      heard or self._acquire(path, title, domain, progress, cancel))
+            if existing:
+                report.warnings.append("an earlier attempt at this file left an unfinished commit; it was rolled back")
+            return report
 
     def _stored(self, existing: dict, path: Path, refine_rounds: int, progress: Progress, cancel,
                 agent: str | None, llm) -> TutorialReport:
@@ -147,8 +176,9 @@ class Ingestion:
             report.refinement = stored.refinement
         return self.refinement.exam_fields(report)
 
-    def _ingest_new(self, path: Path, book: str, title: str, domain: str, progress: Progress, cancel,
-                    refine_rounds: int, agent: str | None, llm, digest: str, tutorial_id: str) -> TutorialReport:
+    def _acquire(self, path: Path, title: str | None, domain: str, progress: Progress, cancel) -> "_Acquired":
+        """Read (or transcribe) a file, read its screen and embed what consolidation reads: the
+        work of an ingest that writes nothing, so a batch runs it in parallel."""
         timings: dict[str, float] = {}
         clock = time.perf_counter()
 
@@ -194,6 +224,18 @@ class Ingestion:
         vectors = self.embed([s.text for s in told.segments])
         timings["embed"] = _lap(clock)
         check_cancel()
+        return _Acquired(title, pack, transcript, told, vectors, screen_note, timings)
+
+    def _ingest_new(self, path: Path, book: str, progress: Progress, cancel, refine_rounds: int, agent: str | None,
+                    llm, digest: str, tutorial_id: str, heard: "_Acquired") -> TutorialReport:
+        title, pack, transcript, told, vectors, screen_note = (heard.title, heard.pack, heard.transcript, heard.told,
+                                                               heard.vectors, heard.screen_note)
+        timings = dict(heard.timings)
+
+        def check_cancel() -> None:
+            if cancel and cancel():
+                raise Cancelled(f"ingest of {path.name} cancelled; nothing was written")
+
         progress(2, 4, "consolidating")
         clock = time.perf_counter()
         tree = self.reading.ensure_book(book)
@@ -355,6 +397,33 @@ class Ingestion:
             detail={"source": tutorial["source"], "owner": tutorial["owner"]})])
 
 
+@dataclass
+class _Acquired:
+    """A file read, its screen read and embedded: what consolidation starts from."""
+
+    title: str
+    pack: DomainPack
+    transcript: object
+    told: object
+    vectors: object
+    screen_note: str
+    timings: dict[str, float]
+
+
+def tutorial_id_of(book: str, digest: str) -> str:
+    """A tutorial's id: its book and content (so ingesting the same file again finds it)."""
+    return "t_" + hashlib.sha256(f"{book}\n{digest}".encode()).hexdigest()[:16]
+
+
+def folder_report(book: str, source: str, folder: bool, files: list[Path], reports: list[TutorialReport],
+                  statuses: list[FileStatus], warnings: list[str]) -> IngestReport:
+    """An ingest's report: each file's status in order, then a folder's unsupported files."""
+    statuses = statuses + [_skipped(path) for path in (_unsupported(source, files) if folder else [])]
+    return IngestReport(book=book, tutorials=reports, warnings=warnings, files=statuses,
+                        failed=sum(f.status == "failed" for f in statuses),
+                        skipped=sum(f.status == "skipped" for f in statuses))
+
+
 def _stored_report(row: dict) -> TutorialReport | None:
     try:
         return TutorialReport.model_validate_json(row["report"]) if row["report"] else None
@@ -394,6 +463,10 @@ class _TimeLimit:
         self.seconds, self._cancel = seconds, cancel
         self._deadline = time.monotonic() + seconds if seconds else None
         self.expired = False
+
+    def extend(self, seconds: float) -> None:
+        if self._deadline is not None:
+            self._deadline += seconds
 
     def __call__(self) -> bool:
         if self._deadline is not None and time.monotonic() > self._deadline:

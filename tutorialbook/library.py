@@ -24,7 +24,7 @@ from tutorialbook.memory import where
 from tutorialbook.memory.embedder import DIM, get_embedder
 from tutorialbook.memory.retention import Retention, TableUpkeep, upkeep
 from tutorialbook.memory.store import Store
-from tutorialbook.models import EngineLine, EngineView, OpeningName, PositionReport, PositionStatus
+from tutorialbook.models import EngineLine, EngineView, IngestReport, OpeningName, PositionReport, PositionStatus
 from tutorialbook.reading import Reading
 from tutorialbook.refinement import Refinement
 from tutorialbook.retrieval import Retrieval
@@ -133,6 +133,16 @@ class Library:
 
     # -- ingest, refinement, lessons ------------------------------------------------------
     ingest = _to("ingestion", Ingestion.ingest)
+
+    def ingest_batch(self, source: str, book: str = "default", title: str | None = None, domain: str = "auto",
+                     refine_rounds: int = 1, agent: str | None = None, workers: int = 1, ray: str | None = None,
+                     progress: Progress | None = None) -> IngestReport:
+        """``ingest`` with a folder's files read by ``workers`` processes, or Ray tasks (``ray``: an
+        address, "auto", "local"), each written in the folder's order (tutorialbook/batch.py)."""
+        from tutorialbook.batch import ingest_batch
+
+        return ingest_batch(self.ingestion, ingestion_of, source, book, title, domain, refine_rounds, agent,
+                            workers, ray, progress)
     source_policy = _to("ingestion", Ingestion.source_policy)
     refine = _to("refinement", Refinement.refine)
     exam = _to("refinement", Refinement.exam)
@@ -234,6 +244,11 @@ class Library:
         """Put one skill's content back to an earlier version of that row (default: the one
         before the current), as a new version; its feedback counts and other rows stay."""
         return hist.revert_skill(self.store, skill_id, version, agent or self.agent)
+
+
+def ingestion_of(settings: Settings) -> Ingestion:
+    """A batch worker's ingestion service on the batch's settings (tutorialbook/batch.py)."""
+    return Library(settings).ingestion
 
 
 def configured_llm(settings: Settings):
