@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests import media  # noqa: E402
+from tests.support import media  # noqa: E402
 
 FLASK = Path("/usr/share/doc/python-flask-doc/html/_sources/tutorial")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, ROOT
+from tests.support.examples import EXAMPLES, ROOT
 from tutorialbook.library import Library
 
 LEARNING = ROOT / "bench" / "data" / "learning"
