@@ -51,7 +51,7 @@ def create_server(settings: Settings | None = None, tokens: TokenFile | TokenTab
     With ``tokens`` (streamable HTTP), every request needs a bearer token: identity and
     per-book rights come from it (server/auth.py); ``url`` is where the server is reached.
     ``ingest_process``: ingests run in a child process, so the server's readers do not wait
-    behind them (a shared HTTP server; server/ingest_process.py)."""
+    behind them (a shared HTTP server; tools/ingest_process.py)."""
     settings = settings or Settings()
     auth_kwargs = oauth_mod.auth_kwargs(tokens, oauth, url)  # tokens file or OAuth issuer (server/oauth.py)
 

@@ -27,7 +27,7 @@ class AppState:
     def __init__(self, settings: Settings, auth_required: bool = False, ingest_process: bool = False):
         self.settings = settings
         self.auth_required = auth_required  # HTTP with tokens: every call must carry one (tools/access.py)
-        self.ingest_process = ingest_process  # a shared server ingests in a child process (server/ingest_process.py)
+        self.ingest_process = ingest_process  # a shared server ingests in a child process (tools/ingest_process.py)
         self._library: Library | None = None
         self._lock = threading.Lock()
         self._warming = False

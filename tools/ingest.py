@@ -41,7 +41,7 @@ async def ingest_tutorial(
     cancelled = functools.partial(_cancelled, anyio.get_cancelled_exc_class())  # known here, not in the thread
     llm = sampling_llm(ctx, s.library.settings)  # TUTORIALBOOK_LLM=sampling: the client's model, if it can be asked
     if llm is None and getattr(ctx.request_context.lifespan_context, "ingest_process", False):
-        from tutorialbook.server.ingest_process import ingest_in_child  # a shared server: off the request path
+        from tutorialbook.tools.ingest_process import ingest_in_child  # a shared server: off the request path
 
         report = await run(ingest_in_child, s.library.settings, progress, cancelled, source=source, book=book,
                            title=title or None, domain=domain, refine_rounds=refine_rounds, agent=s.agent, scope=s)
