@@ -111,15 +111,15 @@ def export_skills(skills_of: Callable[[str], list[SkillView]], book: str, direct
             progress(n + 1, len(views), folder)
     written = {e.folder for e in exported}
     stale = []
-    for folder in skill_folders(root):
-        if folder.name in written:
+    for existing in skill_folders(root):
+        if existing.name in written:
             continue
         try:
-            meta, _ = parse_front_matter((folder / "SKILL.md").read_text(encoding="utf-8"))
+            meta, _ = parse_front_matter((existing / "SKILL.md").read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, SkillFormatError):
             continue
         if isinstance(meta.get("metadata"), dict) and meta["metadata"].get(skill_md.META_BOOK) == book:
-            stale.append(folder.name)
+            stale.append(existing.name)
     return ExportReport(book=book, directory=str(root.resolve()), skills=exported, stale=stale)
 
 

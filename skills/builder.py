@@ -12,6 +12,7 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -215,7 +216,7 @@ class Builder:
             if row["id"] == node_id:
                 return row
         if node_id not in self._read:
-            row = self.store.get("nodes", node_id)
+            row = cast(dict, self.store.get("nodes", node_id))  # a stored node's id: the row exists
             row["_content"] = self._stored_content(row)
             row["_status"] = "updated"
             self._read[node_id] = row

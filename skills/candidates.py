@@ -19,6 +19,7 @@ Only those few are scored exactly. Few siblings (``ALL_BELOW``) are all scored, 
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def sibling_candidates(store: Store, tree: Tree, parent_id: str, title_key, titl
             if any(e["tutorial_id"] in tutorials for e in json.loads(tree.nodes[s]["evidence"] or "[]")):
                 wanted.add(s)
     scope = where.both(where.of_book(tree.book), where.eq("parent_id", parent_id))
-    wanted |= {r["id"] for r in _nearest(store, "nodes", vector, scope, ["id"], NODES)}
+    wanted |= {r["id"] for r in _nearest(store, "nodes", vector, cast(str, scope), ["id"], NODES)}  # two clauses
     return [s for s in siblings if s in wanted]
 
 

@@ -50,6 +50,8 @@ class Worker(threading.Thread):
     `fn` is given the worker's `claims_screen` event, which it sets once what it reads (a
     chessboard) is what the screen shows: the screen-text reader then stops (see `claimed`)."""
 
+    _error: BaseException | None  # what `fn` raised, re-raised by result()
+
     def __init__(self, fn) -> None:
         super().__init__(daemon=True)
         self._fn, self._value, self._error = fn, None, None

@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -183,7 +183,8 @@ class Refiner:
                 after = self.examine(questions, pack, cancel)
                 if len(after) < len(questions):  # cancelled midway: keep what was measured
                     break
-                rising = _rate(after) > _rate(current)
+                # neither is empty: a failure was in `current`, `after` answered every question
+                rising = cast(float, _rate(after)) > cast(float, _rate(current))
                 current = after
                 if not rising:
                     break
@@ -481,7 +482,7 @@ class Refiner:
     def _pack_rows(indexed: list[tuple[Question, dict]], pack) -> dict[str, list[dict]]:
         """Rows of the pack's own tables for drafted skills (chess: the position a restored
         move is taught at), from its ``repair_rows(question, skill)``."""
-        hook = getattr(pack, "repair_rows", None)
+        hook: Any = getattr(pack, "repair_rows", None)  # called only when callable
         out: dict[str, list[dict]] = {}
         for q, skill in indexed if callable(hook) else []:
             for table, rows in hook(q, skill).items():
@@ -493,7 +494,7 @@ class Refiner:
         if not node_ids:
             return None
         nodes = self.store.rows("nodes", where.in_list("id", node_ids))
-        names: dict[str, list[str]] = {n: [] for n in node_ids}
+        names: dict[str, list[tuple[float, str]]] = {n: [] for n in node_ids}  # (created_at, name)
         for row in self.store.rows("skills", where.in_list("node_id", node_ids), ["node_id", "name", "created_at"]):
             names[row["node_id"]].append((row["created_at"], row["name"]))
         texts = [node_text(n["title"], n["summary"], [name for _, name in sorted(names[n["id"]])]) for n in nodes]

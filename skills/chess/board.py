@@ -19,6 +19,7 @@ No model: classical image processing (OpenCV, numpy).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import chess
 import chess.svg
@@ -163,8 +164,10 @@ def _cells(image: np.ndarray, grid: Grid) -> np.ndarray:
     """The board resampled to 8x8 cells of CELL x CELL pixels: (64, CELL, CELL, 3) float32,
     in reading order (top row first, left to right)."""
     h, w = image.shape[:2]
-    src = np.float32([[grid.x, grid.y], [grid.x + 8 * grid.size, grid.y], [grid.x, grid.y + 8 * grid.size]])
-    dst = np.float32([[0, 0], [8 * CELL, 0], [0, 8 * CELL]])
+    # np.array(..., dtype=np.float32) is what np.float32(list) returns; numpy's stubs take only scalars there
+    src = np.array([[grid.x, grid.y], [grid.x + 8 * grid.size, grid.y], [grid.x, grid.y + 8 * grid.size]],
+                   dtype=np.float32)
+    dst = np.array([[0, 0], [8 * CELL, 0], [0, 8 * CELL]], dtype=np.float32)
     board = cv2.warpAffine(image, cv2.getAffineTransform(src, dst), (8 * CELL, 8 * CELL),
                            flags=cv2.INTER_AREA if grid.size > CELL else cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_REPLICATE)
@@ -209,14 +212,14 @@ def describe(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     # Pieces are drawn in greys, so a piece pixel blended with its square lies in the plane of
     # colours spanned by the grey axis and the square's colour; an arrow or marker, drawn in
     # colour, leaves that plane. (On a grey square the plane is undefined: saturation decides.)
-    normal = np.cross(np.float32([1, 1, 1]), bg)
+    normal = np.cross(np.array([1, 1, 1], dtype=np.float32), bg)
     norm = np.linalg.norm(normal, axis=1)
     off_plane = np.einsum("nhwc,nc->nhw", inner, normal / np.maximum(norm, 1e-6)[:, None])
     saturation = inner.max(axis=3) - inner.min(axis=3)
     coloured = np.where((norm > 8)[:, None, None], np.abs(off_plane) >= _OFF_PLANE, saturation >= _SATURATED)
     covered = (diff > _FG) & coloured
     mask = (diff > _FG) & ~covered
-    grey = inner @ np.float32([0.299, 0.587, 0.114])
+    grey = inner @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
     neutral = np.where(mask, grey, _NEUTRAL)
     n = inner.shape[1] // 2
 
@@ -281,7 +284,8 @@ def _rendered(size: int) -> Templates:
                 svg = svg.replace("<svg ", "<svg style=\"background-color:%s\" " % fill, 1)
                 png = cairosvg.svg2png(bytestring=svg.encode(), output_width=size, output_height=size,
                                        background_color=fill)
-                rgb = cv2.cvtColor(cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+                bgr = cast(np.ndarray, cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR))  # our own PNG
+                rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
                 cell = cv2.resize(rgb, (CELL, CELL), interpolation=cv2.INTER_AREA).astype(np.float32)
                 descs.append(describe(cell[None])[0][0])
                 labels.append((piece_type, color))
@@ -333,7 +337,7 @@ class BoardReader:
         desc, visible, share, tone = describe(cells)
         self._calibrate(desc, share, tone)
         if self.templates is None:
-            self.templates = _rendered(max(CELL, int(round(grid.size))))
+            self.templates = _rendered(max(CELL, int(round(cast(Grid, grid).size))))  # cells were cut from it
         labels = self.templates.classify(desc, visible, share)
         flipped = self.flipped if self.flipped is not None else _white_on_top(labels)
         placement: Placement = {}
@@ -341,7 +345,7 @@ class BoardReader:
         for i, label in enumerate(labels):
             if label == "empty":
                 continue
-            placement[square_at(i, flipped)] = label
+            placement[square_at(i, flipped)] = cast("tuple[int, bool] | None", label)  # not "empty"
             unknown += label is None
         return Reading(grid, placement, flipped, unknown)
 
@@ -360,7 +364,7 @@ class BoardReader:
         indexes = [i for i in range(64) if occupied[i]]
         labels = []
         for i in indexes:
-            piece = _START.piece_at(square_at(i, flipped))
+            piece = cast(chess.Piece, _START.piece_at(square_at(i, flipped)))  # a start row: occupied
             labels.append((piece.piece_type, piece.color))
         self.templates = Templates(desc[indexes], labels, calibrated=True)
         self.flipped = flipped

@@ -77,7 +77,7 @@ def matches(placement: Placement, board: chess.BaseBoard) -> bool:
 def stable(readings: list[tuple[float, Placement | None]]) -> list[tuple[float, Placement]]:
     """The readings that held: the same in the next frame, or on screen `HOLD` seconds (the
     last frame holds to the end of the video)."""
-    out = []
+    out: list[tuple[float, Placement]] = []
     for n, (t, placement) in enumerate(readings):
         if placement is None:
             continue

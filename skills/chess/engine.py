@@ -15,6 +15,7 @@ import re
 import shutil
 import threading
 from dataclasses import dataclass, field
+from typing import cast
 
 import chess
 import chess.engine
@@ -88,6 +89,7 @@ def parse_position(fen: str | None = None, moves: str | None = None) -> chess.Bo
             raise TutorialbookError("fen", "illegal position: " + "; ".join(reasons))
         return board
     board = chess.Board()
+    moves = cast(str, moves)  # the check above: fen is None, so moves is not
     tokens = [
         t for t in (_MOVE_NUMBER.sub("", tok) for tok in moves.replace(",", " ").split() if tok not in _RESULT) if t
     ]
@@ -225,10 +227,10 @@ class Engine:
     @property
     def available(self) -> bool:
         """Whether an engine binary exists (it may still fail to start)."""
-        return bool(self.path) and os.access(self.path, os.X_OK) and not os.path.isdir(self.path)
+        return bool(self.path and os.access(self.path, os.X_OK) and not os.path.isdir(self.path))
 
     def _start(self) -> chess.engine.SimpleEngine:
-        engine = _popen_daemonic(self.path)
+        engine = _popen_daemonic(cast(str, self.path))  # started only when `available`
         try:
             engine.configure({k: v for k, v in self.options.items() if k in engine.options})
         except chess.engine.EngineError:
@@ -259,7 +261,7 @@ class Engine:
                     if self._engine is None:
                         self._engine = self._start()
                     infos = self._engine.analyse(board, limit, multipv=multipv)
-                    name = self._engine.id.get("name", os.path.basename(self.path))
+                    name = self._engine.id.get("name", os.path.basename(cast(str, self.path)))  # `available`
                     break
                 except (chess.engine.EngineTerminatedError, chess.engine.EngineError, OSError) as err:
                     self._discard()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import cast
 
 import chess
 
@@ -325,7 +326,7 @@ class _Tracker:
                 self.line = _Line(len(self.lines) + 1, [*path, move], parent.id if parent else None)
                 self.lines.append(self.line)
             self.ply, self.fresh, self.last = p + 1, False, (self.line, p)
-        self.emit(self.line, p, said, quote, seg)
+        self.emit(cast(_Line, self.line), p, said, quote, seg)  # follow() or the branch above set it
 
     def emit(self, line: _Line, index: int, said: _Said, quote: str, seg: Segment) -> None:
         before = self.board(line.moves[:index])
@@ -382,6 +383,7 @@ class _Tracker:
         if _RESTART.search(text):
             self.restart()
         restore: tuple[_Line | None, int] | None = None  # after a warned-against line, back to the lesson
+        # below, cast(_Line, self.line): a move was followed or found in path(), so there is a line
         again = False  # the mention before was a move played earlier, said again
         for n, said in enumerate(saids):
             m = said.mention
@@ -393,7 +395,7 @@ class _Tracker:
             if said.role == "instead_of":
                 k = self.played_at(m, strict=False, ahead=True)
                 if k is not None:
-                    self.ply, self.last = k, (self.line, k)
+                    self.ply, self.last = k, (cast(_Line, self.line), k)
                 continue
             self.go_to_number(m)
             if said.role in ("alternative", "suppose") and self.alternative(said, text, seg):
@@ -412,13 +414,13 @@ class _Tracker:
             if said.role == "reference":
                 if move is not None and self.follow(move):
                     if said.kind != "move":
-                        self.emit(self.line, self.ply - 1, said, text, seg)
+                        self.emit(cast(_Line, self.line), self.ply - 1, said, text, seg)
                     continue
                 k = self.played_at(m)
                 if k is not None:
-                    self.ply, self.last = k + 1, (self.line, k)
+                    self.ply, self.last = k + 1, (cast(_Line, self.line), k)
                     if said.kind != "move":
-                        self.emit(self.line, k, said, text, seg)
+                        self.emit(cast(_Line, self.line), k, said, text, seg)
                     continue
                 if move is None and (found := self.played_elsewhere(m)) is not None:
                     line, k = found
@@ -431,9 +433,9 @@ class _Tracker:
                 continue
             k = self.played_at(m)  # said again, or advice about a move already played
             if k is not None:
-                self.last = (self.line, k)
+                self.last = (cast(_Line, self.line), k)
                 if said.kind != "move":
-                    self.emit(self.line, k, said, text, seg)
+                    self.emit(cast(_Line, self.line), k, said, text, seg)
             elif said.kind != "move":
                 self.alternative(said, text, seg)
             elif said.role == "move" and (move := self.replaces_last(said, next(iter(saids[n + 1 :]), None))):
@@ -441,7 +443,8 @@ class _Tracker:
                 self.play(move, said, text, seg)
             elif said.role == "move" and not again and (gap := self.lost_ply(m)) is not None:
                 self.play(gap, _Said(m, "move"), text, seg)
-                self.play(self.resolve(m, self.board(self.path())), said, text, seg)
+                # lost_ply chose `gap` because `m` names a move after it
+                self.play(cast(chess.Move, self.resolve(m, self.board(self.path()))), said, text, seg)
             elif said.role == "move" and again:
                 # "pawn to e5 [played before], white can play knight to c3 [fits nowhere here]": an
                 # "instead of" lost to speech recognition; the move replaces the one said again
@@ -561,11 +564,13 @@ def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
 
         stripped = text.lstrip()
         shift = len(text) - len(stripped)
-        sentences.append((stripped.rstrip(), lambda pos, shift=shift, seg_at=seg_at: seg_at(pos + shift)))
+        # the defaults bind this sentence's values; called with the position only
+        at = cast(Callable[[int], Segment], lambda pos, shift=shift, seg_at=seg_at: seg_at(pos + shift))
+        sentences.append((stripped.rstrip(), at))
     saids = [_roles(text) for text, _ in sentences] + [[]]
     tracker = _Tracker()
-    for n, (text, seg_at) in enumerate(sentences):
+    for n, (text, seg_of) in enumerate(sentences):
         first = saids[n + 1][0] if saids[n + 1] else None
         continues = first is not None and first.role == "move" and not _RESTART.search(sentences[n + 1][0])
-        tracker.sentence(text, seg_at, saids[n], first.mention if continues else None)
+        tracker.sentence(text, seg_of, saids[n], first.mention if continues and first is not None else None)
     return tracker.events

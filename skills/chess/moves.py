@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import chess
 
@@ -144,7 +145,7 @@ class _Tok:
     start: int
     end: int
     text: str
-    value: object = None
+    value: Any = None  # by kind: an int (piece, square, digit, file), "K"/"Q", a (number, black) tuple
     weak: bool = False
     written: dict | None = None
     """For a move in notation (SAN, UCI, O-O): what the characters say."""
@@ -233,11 +234,11 @@ def _tokens(text: str) -> list[_Tok]:
         t = toks[i]
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         nkind = nxt.kind if nxt else None
-        if t.kind == "tens" and nkind == "digit":
+        if t.kind == "tens" and nxt is not None and nkind == "digit":  # nkind is set only with nxt
             out.append(_Tok("num", t.start, nxt.end, t.text + " " + nxt.text, t.value * 10 + nxt.value))
             i += 2
             continue
-        if t.kind in ("file", "homophone") and nkind in ("digit", "for"):
+        if t.kind in ("file", "homophone") and nxt is not None and nkind in ("digit", "for"):
             rank = 4 if nkind == "for" else nxt.value
             out.append(
                 _Tok("sq", t.start, nxt.end, t.text + " " + nxt.text, chess.square(t.value, rank - 1), weak=t.weak)
@@ -248,7 +249,7 @@ def _tokens(text: str) -> list[_Tok]:
             out.append(_Tok("recapture", t.start, nxt.end, t.text + " back"))
             i += 2
             continue
-        if t.kind == "with" and nkind == "check":
+        if t.kind == "with" and nxt is not None and nkind == "check":
             out.append(_Tok("check", t.start, nxt.end, t.text + " check"))
             i += 2
             continue

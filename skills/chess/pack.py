@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Any
 
 from tutorialbook.skills import extract
 from tutorialbook.skills.builder import OutlineNode, Plan, TutorialContext
@@ -89,7 +90,7 @@ class ChessPack(DomainPack):
         if frames is None:
             self._seen[tutorial.id] = {"moves_from_speech": len(spoken), "warnings": []}
             return spoken
-        counts = {"frames_read": frames.frames_read, "warnings": list(frames.warnings)}
+        counts: dict[str, Any] = {"frames_read": frames.frames_read, "warnings": list(frames.warnings)}
         self._seen[tutorial.id] = counts
         sight = board_moves.sight(frames, {(e.epd_before, e.uci) for e in spoken})
         if not sight.moves:

@@ -11,6 +11,7 @@ Each move with a comment or a mark, and each run of plain moves, becomes a segme
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import chess
@@ -35,7 +36,7 @@ class _Writer:
     pending: list[tuple[chess.pgn.ChildNode, int, int | None]] = field(default_factory=list)
     lines: int = 0
 
-    def text(self, text: str, moves: list[tuple[chess.pgn.ChildNode, int, int | None]] = ()) -> None:
+    def text(self, text: str, moves: Sequence[tuple[chess.pgn.ChildNode, int, int | None]] = ()) -> None:
         text = " ".join(text.split())
         if not text:
             return

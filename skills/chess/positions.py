@@ -22,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, cast
 
 import chess
 
@@ -46,7 +47,7 @@ class _Cache:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.lru: OrderedDict[tuple, object] = OrderedDict()
+        self.lru: OrderedDict[Hashable, Any] = OrderedDict()  # keys: tuples
 
     def peek(self, key: Hashable):
         """The cached value, or None."""
@@ -117,7 +118,7 @@ def _lookup(store, board: chess.Board, opening, book: str, related: bool = True,
     exists = cache.peek(("exists", book, books_v)) if related and book else True
     taught = cache.peek(("taught", *line, positions_v, tutorials_v))
     tutorials = cache.peek(("tutorials", book, tutorials_v)) if taught is None else None
-    reads = {}
+    reads: dict[str, tuple[str, str | None, list[str]]] = {}
     if exists is None:
         reads["exists"] = ("books", where.by_id(book), ["id"])
     if taught is None:
@@ -138,7 +139,8 @@ def _lookup(store, board: chess.Board, opening, book: str, related: bool = True,
     if not exists:
         raise missing_book(book)
     if taught is None:
-        taught = cache.keep(("taught", *line, positions_v, tutorials_v), _taught(board, found["rows"], tutorials))
+        read_tutorials = cast("dict[str, dict]", tutorials)  # read above when it was not cached
+        taught = cache.keep(("taught", *line, positions_v, tutorials_v), _taught(board, found["rows"], read_tutorials))
     taught = taught.model_copy(update={"moves": list(taught.moves)})  # the cached one stays as it is
     if not related:
         return taught, []
@@ -156,7 +158,8 @@ def _fetch(store, cache: _Cache, reads: dict[str, tuple[str, str | None, list[st
 
     async def fetch() -> dict:
         names = list(reads)
-        found = dict(zip(names, await asyncio.gather(*(_query(store, tables[n], *reads[n]) for n in names))))
+        found: dict[str, Any] = dict(
+            zip(names, await asyncio.gather(*(_query(store, tables[n], *reads[n]) for n in names))))
         wanted = ids if ids is not None else {r["skill_id"] for r in found["rows"] if r["skill_id"]}
         missing = [i for i in wanted if cache.peek(("brief", i, skills_v)) is None]
         if missing:

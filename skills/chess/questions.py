@@ -64,7 +64,7 @@ def numbered(sans: list[str], first_ply: int = 1) -> str:
 
 def first_paths(events: list[MoveEvent]) -> dict[str, list[str]]:
     """Position (EPD) -> the SAN moves that first reached it in the lesson."""
-    paths = {START_EPD: []}
+    paths: dict[str, list[str]] = {START_EPD: []}
     for ev in events:
         if ev.epd_before in paths and ev.epd_after not in paths:
             paths[ev.epd_after] = paths[ev.epd_before] + [ev.san]
