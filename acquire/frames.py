@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import av
 import numpy as np
@@ -82,7 +83,7 @@ def sample_frames(
         streams = [s for s in container.streams if s.type == "video"]
         if not streams:
             return
-        stream = streams[0]
+        stream = cast("av.VideoStream", streams[0])  # type == "video": av.open gives a VideoStream
         stream.thread_type = "AUTO"
         decoded_to = 0.0
         try:

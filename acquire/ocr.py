@@ -171,7 +171,7 @@ def prepare(gray: np.ndarray) -> np.ndarray:
     if height < 24 or height > 96:
         scale = (TARGET_HEIGHT if height < 24 else 2 * TARGET_HEIGHT) / height
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        gray = np.asarray(Image.fromarray(gray).resize(size, Image.BILINEAR))
+        gray = np.asarray(Image.fromarray(gray).resize(size, Image.Resampling.BILINEAR))
     page = np.where(ink(gray), 0, 255).astype(np.uint8)
     return np.pad(page, 10, constant_values=255)
 

@@ -185,20 +185,22 @@ def _lines(gray: np.ndarray, previous: tuple[np.ndarray, dict[tuple, ocr.Line | 
     """The frame's text lines, top to bottom; what each region held (a line, or None when it
     was not text); and how many regions had to be read — the others are where the previous
     keyframe had the same pixels, and keep its reading."""
-    lines, boxes, read = [], {}, 0
+    lines: list[ocr.Line] = []
+    boxes: dict[tuple, ocr.Line | None] = {}
+    read = 0
     for box in ocr.regions(gray):
         x, y, w, h = box
         if previous is not None and box in previous[1] and previous[0].shape == gray.shape:
             before = previous[0][y:y + h, x:x + w].astype(np.int16)
             if float(np.abs(before - gray[y:y + h, x:x + w]).mean()) < SAME_PIXELS:
-                boxes[box] = previous[1][box]
-                if boxes[box] is not None:
-                    lines.append(boxes[box])
+                boxes[box] = kept = previous[1][box]
+                if kept is not None:
+                    lines.append(kept)
                 continue
         read += 1
-        boxes[box] = ocr.read_box(gray, box)
-        if boxes[box] is not None:
-            lines.append(boxes[box])
+        boxes[box] = line = ocr.read_box(gray, box)
+        if line is not None:
+            lines.append(line)
     return lines, boxes, read
 
 

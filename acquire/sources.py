@@ -101,7 +101,7 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
     text = _read_text(path, max_text_bytes)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, path.name)
-    if suffix in (readers or {}):
+    if readers is not None and suffix in readers:
         return readers[suffix](text, path.name)
     if suffix in PGN_EXTENSIONS:
         raise TutorialbookError("source", f"{path.name}: a {suffix} file is read by a domain pack's reader, "

@@ -23,7 +23,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, cast
 
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
@@ -318,7 +318,7 @@ def transcribe(
             progress(min(done, total or done), total or done)
 
     report(0.0)
-    words: list[tuple[float, float, str]] = []
+    words: list[tuple[float, float, str, float]] = []  # start, end, text, probability
     done = 0.0
     windows = iter(audio.windows())  # bounded memory: a window, and the next one decoded ahead
     try:
@@ -361,6 +361,8 @@ def transcribe(
         progress(total, total)
     from faster_whisper import __version__ as fw_version
 
+    if resolved is None:  # segments come from the model, loaded before the first window it heard
+        raise AssertionError("speech found without a Whisper model")
     models = {
         "asr": f"faster-whisper {fw_version}",
         "asr_model": resolved.name,
@@ -384,7 +386,7 @@ def transcribe(
         language=language or "en",
         timed=True,
         models=models,
-        warnings=warnings,
+        warnings=cast(list[str], warnings),  # set by audio.finish() once the windows ran out
     )
 
 

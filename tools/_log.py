@@ -14,6 +14,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types import LoggingLevel
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ def wanted(ctx: Context, level: str) -> bool:
     return LEVELS.index(level) >= LEVELS.index(chosen)
 
 
-async def send(ctx: Context | None, level: str, message: str, logger: str = "tutorialbook") -> None:
+async def send(ctx: Context | None, level: LoggingLevel, message: str, logger: str = "tutorialbook") -> None:
     """One log message to the calling client, if it wants it; a failure to send is not the caller's."""
     if ctx is None or not wanted(ctx, level):
         return

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def library_of(ctx: Context) -> "Library":
+def library_of(ctx: Context[Any, Any]) -> "Library":  # lifespan_context: server/state.py AppState
     return ctx.request_context.lifespan_context.library
 
 
@@ -50,7 +50,7 @@ def check(state: Any, book: str, need: str, tool: str) -> Scope:
     return Scope(access, state.library, book)
 
 
-async def scope(ctx: Context, book: str, need: str, tool: str) -> Scope:
+async def scope(ctx: Context[Any, Any], book: str, need: str, tool: str) -> Scope:
     """:func:`check` for the calling tool; a hidden book gets the missing-book error, which
     lists only the books the caller may see (that reads the store, so off the event loop)."""
     state = ctx.request_context.lifespan_context

@@ -13,7 +13,7 @@ async def browse_toc(
     book: Annotated[str, Field(description="book name, e.g. 'chess' (see the books resource)")],
     node_id: Annotated[str, Field(description="node to open; empty for the book's root")] = "",
     depth: Annotated[int, Field(description="levels of children to include (1-5)")] = 1,
-    ctx: Context = None,
+    ctx: Context = None,  # type: ignore[assignment]  # the SDK injects it; a default, as it follows defaulted ones
 ) -> NodeView:
     """Open one node of a book's Table of Contents: its title, summary, evidence quotes
     with timestamps, its children (id, title, one-line summary, counts) and the skills

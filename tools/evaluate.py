@@ -17,7 +17,7 @@ async def evaluate_position(
     book: Annotated[str, Field(description="book whose tutorials to consult; empty for every book")] = "",
     depth: Annotated[int, Field(description="engine search depth in plies (1-30)")] = 12,
     multipv: Annotated[int, Field(description="how many best lines (1-5)")] = 1,
-    ctx: Context = None,
+    ctx: Context = None,  # type: ignore[assignment]  # the SDK injects it; a default, as it follows defaulted ones
 ) -> PositionReport:
     """Judge a chess position: legality, side to move, check/mate/stalemate, material, the
     opening's ECO code and name, the engine's evaluation and best lines (or a heuristic,

@@ -25,7 +25,7 @@ async def ingest_tutorial(
         "adversarial refinement after consolidating: questions harvested from the tutorial are "
         "answered from the book alone and every failure repaired, for up to this many rounds "
         "(0 skips it); the report gives the pass rate before and after"))] = 1,
-    ctx: Context = None,
+    ctx: Context = None,  # type: ignore[assignment]  # the SDK injects it; a default, as it follows defaulted ones
 ) -> IngestReport:
     """Turn a tutorial into knowledge: transcribe or read it, build or extend the book's
     TOC (chapters, sections) and skills with evidence spans, and commit it; then examine the

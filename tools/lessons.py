@@ -28,7 +28,7 @@ async def record_lesson(
             "at most 50 skills (a repeated item counts once)"
         ),
     ] = [],
-    ctx: Context = None,
+    ctx: Context = None,  # type: ignore[assignment]  # the SDK injects it; a default, as it follows defaulted ones
 ) -> LessonResult:
     """Record a lesson learned while using the book. Name the skill or node it is about;
     with neither it attaches to the best-matching node (or the root). An identical lesson

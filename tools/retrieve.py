@@ -33,7 +33,7 @@ async def retrieve_skill(
                           "fused with RRF; keyword: BM25 only; vector: embeddings only"),
     ] = "hybrid",
     fen: Annotated[str, Field(description="chess: a position (FEN); skills the tutorials tie to it come first")] = "",
-    ctx: Context = None,
+    ctx: Context = None,  # type: ignore[assignment]  # the SDK injects it; a default, as it follows defaulted ones
     sampled: Annotated[Any, Resolve(_SAMPLED_TOC)] = None,
 ) -> RetrieveResult:
     """Find the skills a book teaches for a task. Each skill has its steps, when to use

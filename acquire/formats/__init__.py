@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tutorialbook.acquire.transcript import Transcript
+
+if TYPE_CHECKING:
+    from tutorialbook.acquire.formats.document import Document
 
 DOCUMENT_EXTENSIONS = frozenset({".md", ".markdown", ".rst", ".html", ".htm", ".xhtml", ".ipynb", ".pdf"})
 BINARY_FORMATS = frozenset({".html", ".pdf"})
@@ -26,6 +31,7 @@ def document_format(path: Path) -> str | None:
 
 
 def read_document(fmt: str, data: str | bytes, name: str) -> Transcript:
+    read: Callable[[Any, str], Document]  # str, or bytes for BINARY_FORMATS: the caller reads the file so
     if fmt == ".md":
         from tutorialbook.acquire.formats.markdown import read_markdown as read
     elif fmt == ".rst":

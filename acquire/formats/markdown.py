@@ -67,7 +67,7 @@ class _Spans:
         self.doc.block(kind, text, span)
 
 
-def _blocks(node: SyntaxTreeNode, doc: Document) -> None:
+def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
     for child in node.children:
         kind = child.type
         if kind == "heading":

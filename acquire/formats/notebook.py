@@ -4,6 +4,7 @@ code cells code blocks, and a code cell's text output is kept short (its first l
 from __future__ import annotations
 
 import json
+from typing import Any, cast
 
 from tutorialbook.acquire.formats.document import Document
 from tutorialbook.acquire.formats.markdown import add_markdown
@@ -68,7 +69,7 @@ def _short_output(outputs: list) -> str:
     for output in outputs:
         if not isinstance(output, dict):
             continue
-        data = output.get("data") if isinstance(output.get("data"), dict) else {}
+        data = cast(dict[str, Any], output.get("data")) if isinstance(output.get("data"), dict) else {}
         text = _text(output.get("text", data.get("text/plain", "")))
         lines.extend(text.splitlines())
     if len(lines) > OUTPUT_LINES:

@@ -65,7 +65,7 @@ def _title_page_title(boxes: list[_Box]) -> str | None:
     first = [b for b in boxes if b.page == boxes[0].page and len(b.text) <= MAX_HEADING_CHARS] if boxes else []
     if not first:
         return None
-    body = Counter()
+    body: Counter[float] = Counter()
     for b in boxes:
         body[b.size] += len(b.text)
     top = max(first, key=lambda b: b.size)
@@ -153,7 +153,7 @@ def _merge(boxes: list[_Box]) -> list[_Box]:
         prev = out[-1] if out else None
         same = prev is not None and prev.page == b.page and prev.mono == b.mono and \
             max(prev.size, b.size) <= 1.1 * min(prev.size, b.size)
-        if same and (b.mono or (not re.search(r"[.!?:;]$", prev.text) and b.text[:1].islower())):
+        if same and prev is not None and (b.mono or (not re.search(r"[.!?:;]$", prev.text) and b.text[:1].islower())):
             out[-1] = _Box(prev.page, f"{prev.text} {b.text}", prev.lines + b.lines, prev.size, prev.mono)
         else:
             out.append(b)
@@ -161,7 +161,7 @@ def _merge(boxes: list[_Box]) -> list[_Box]:
 
 
 def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Document) -> None:
-    body = Counter()
+    body: Counter[float] = Counter()
     for b in boxes:
         body[b.size] += len(b.text)
     body_size = body.most_common(1)[0][0] if body else 0
