@@ -49,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", help="what to do (COMMAND -h for its options)"
     )
-    sub.add_parser = functools.partial(sub.add_parser, formatter_class=cli_tools.DefaultsShown)
+    # every subcommand shows its defaults: the bound method is replaced on this one object on purpose
+    sub.add_parser = functools.partial(  # type: ignore[method-assign]
+        sub.add_parser, formatter_class=cli_tools.DefaultsShown)
 
     p = sub.add_parser("serve", help="run the MCP server (stdio; --http for streamable HTTP)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp")

@@ -137,7 +137,7 @@ def check_embedder(settings: Settings) -> Check:
         return Check(name="embedder", status="MISSING", required=True,
                      detail=f"{settings.embedder}: {type(exc).__name__}: {exc}", fix=fix)
     seconds = time.perf_counter() - start
-    shape = getattr(vectors, "shape", ())
+    shape: tuple[int, ...] = getattr(vectors, "shape", ())
     norm = math.sqrt(float((vectors[0] ** 2).sum())) if len(shape) == 2 and shape[0] == 1 else 0.0
     if len(shape) != 2 or shape[0] != 1 or not math.isfinite(norm) or norm == 0:
         return Check(name="embedder", status="MISSING", required=True,

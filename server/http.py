@@ -28,6 +28,7 @@ import os
 import re
 import sys
 from dataclasses import replace
+from typing import Any
 
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
@@ -115,7 +116,8 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens:
            else "one stateless process" if stateless else "one process")
     print(f"tutorialbook: serving MCP on http://{host}:{port}/mcp ({who}; {how}; store {settings.store})",
           file=sys.stderr)
-    options = dict(host=host, port=port, log_level="warning", access_log=access_log, timeout_graceful_shutdown=5)
+    options: dict[str, Any] = dict(host=host, port=port, log_level="warning", access_log=access_log,
+                                   timeout_graceful_shutdown=5)
     if workers == 1:
         uvicorn.run(app, **options)
         return

@@ -249,4 +249,5 @@ def register(server: MCPServer, library: Callable, who: Callable[[], Access]) ->
         options = notification_options or NotificationOptions(resources_changed=True)
         return plain(options, *args, **kwargs)
 
-    lowlevel.create_initialization_options = with_list_changed
+    # the server announces resources listChanged: its bound method is wrapped on this one instance on purpose
+    lowlevel.create_initialization_options = with_list_changed  # type: ignore[method-assign]

@@ -23,9 +23,9 @@ import multiprocessing
 import os
 from collections import deque
 from dataclasses import dataclass
-from multiprocessing.connection import wait as wait_any
+from multiprocessing.connection import Connection, wait as wait_any
 from pathlib import Path
-from typing import Callable
+from typing import Callable, cast
 
 from tutorialbook.acquire.sources import content_hash
 from tutorialbook.common import Progress
@@ -78,7 +78,8 @@ def ingest_batch(ingestion: Ingestion, opener: Callable[[Settings], Ingestion], 
     else:
         _run_local(coordinator, worker, workers)
     reports = [r for r in coordinator.reports if r is not None]
-    return folder_report(book, source, folder, files, reports, coordinator.statuses, warnings)
+    statuses = cast(list[FileStatus], coordinator.statuses)  # every file has finished: each has its status
+    return folder_report(book, source, folder, files, reports, statuses, warnings)
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ def _run_local(coordinator: _Coordinator, worker: _Worker, workers: int) -> None
     context = multiprocessing.get_context("spawn")  # LanceDB's and the models' threads do not survive fork
     queue = deque(coordinator.jobs)
     live: dict = {}  # connection -> [process, job or None]
-    waiting: dict[int, object] = {}  # file index -> the connection of the worker waiting for its turn
+    waiting: dict[int, Connection] = {}  # file index -> the connection of the worker waiting for its turn
 
     def start() -> None:
         ours, theirs = context.Pipe()
@@ -286,7 +287,8 @@ def _exit(code: int | None) -> str:
 def _run_ray(coordinator: _Coordinator, worker: _Worker, address: str, workers: int) -> None:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     try:
-        import ray
+        # an optional extra ([ray]); unused-ignore: where it is installed it is found
+        import ray  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise TutorialbookError("ray", "Ray is not installed: pip install 'tutorialbook[ray]'") from None
     started = not ray.is_initialized()

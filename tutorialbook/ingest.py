@@ -10,7 +10,7 @@ import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from tutorialbook.common import Progress, check_book_name, check_rounds, pack_of
 from tutorialbook.config import Settings
@@ -29,6 +29,12 @@ from tutorialbook.acquire.roots import SourcePolicy, default_roots
 from tutorialbook.acquire.sources import content_hash, expand, media_extensions, read_source, supported_extensions
 from tutorialbook.acquire.screen import ScreenJob
 from tutorialbook.acquire.screen_attach import for_consolidation
+from tutorialbook.acquire.transcript import Transcript
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tutorialbook.llm.client import LLM
 
 #: tables whose rows belong to one tutorial and go when it is undone
 TUTORIAL_TABLES = ("segments", "questions", "positions", "screen")
@@ -40,7 +46,7 @@ class Ingestion:
     service (each new tutorial is refined), and the configured model's factory."""
 
     def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading, refinement: Refinement,
-                 llm: Callable[[], object]):
+                 llm: Callable[[], LLM | None]):
         self.store, self.embed, self.settings = store, embed, settings
         self.reading, self.refinement, self._llm = reading, refinement, llm
         self.retention = retention.Retention(settings.keep_versions_seconds, settings.upkeep_every)
@@ -290,7 +296,7 @@ class Ingestion:
                     progress: Progress, cancel, agent: str | None = None, llm=None) -> None:
         """Refine the memory with the just-committed tutorial's questions (after the commit:
         a cancel or crash here leaves a complete tutorial, just less refined)."""
-        tutorial = self.store.get("tutorials", tutorial_id)
+        tutorial = cast(dict, self.store.get("tutorials", tutorial_id))  # committed just before: it is there
         what = (f"{tutorial['title']!r} is committed with its events; refinement stopped, each repair it wrote "
                 "is stored with its event and the questions with their results so far; ingesting it again "
                 "resumes the refinement")
@@ -356,7 +362,7 @@ class Ingestion:
             "status": "committing", "owner": _owner(), "report": report.model_dump_json(), "created_at": time.time(),
         }
         started = self.store.upsert("tutorials", [row])
-        self.store.insert("segments", segment_rows(book, tutorial_id, transcript.segments, vectors))
+        self.store.insert("segments", cast(list[dict], segment_rows(book, tutorial_id, transcript.segments, vectors)))
         if transcript.screen:
             self.store.insert("screen", screen_rows(book, tutorial_id, transcript.screen))
         nodes = self.store.upsert("nodes", [clean(n) for n in plan.nodes])
@@ -403,9 +409,9 @@ class _Acquired:
 
     title: str
     pack: DomainPack
-    transcript: object
-    told: object
-    vectors: object
+    transcript: Transcript
+    told: Transcript
+    vectors: np.ndarray
     screen_note: str
     timings: dict[str, float]
 

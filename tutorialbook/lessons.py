@@ -4,6 +4,7 @@ merge rules are :mod:`tutorialbook.memory.lessons`)."""
 from __future__ import annotations
 
 import time
+from typing import cast
 
 import numpy as np
 
@@ -66,15 +67,16 @@ class Lessons:
                 plan["node_id"] = self._best_node(tree, plan["text"], vector)
                 plan["attached"] = ("root:" if plan["node_id"] == tree.root_id else "node:") + plan["node_id"]
         now = time.time()
-        rows = []
+        rows: list[dict] = []  # rows the store writes and reads back (LessonRow: memory/rows.py)
         ids = [lesson_store.lesson_id(book, f"skill:{p['skill_id']}" if p["skill_id"] else f"node:{p['node_id']}",
                                       p["text"]) for p in plans]
         for plan, row_id, similar in zip(plans, ids, self._similar_lessons(book, ids, vectors)):
             target = f"skill:{plan['skill_id']}" if plan["skill_id"] else f"node:{plan['node_id']}"
             plan["similar"] = similar
-            rows.append(lesson_row(id=row_id, book=book, text=plan["text"], outcome=plan["outcome"],
-                                   context=plan["context"], skill_id=plan["skill_id"], node_id=plan["node_id"],
-                                   agent=agent, key=target, vector=plan["vector"], now=now))
+            rows.append(cast(dict, lesson_row(
+                id=row_id, book=book, text=plan["text"], outcome=plan["outcome"], context=plan["context"],
+                skill_id=plan["skill_id"], node_id=plan["node_id"], agent=agent, key=target, vector=plan["vector"],
+                now=now)))
         # new ids in one commit; an id already stored (or repeated in this batch) is counted
         with self.store.lock("lessons"):
             present = {r["id"] for r in self.store.rows("lessons", in_list("id", [r["id"] for r in rows]), ["id"])}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Callable, Iterable
+from typing import Callable, Iterable, cast
 
 import numpy as np
 
@@ -60,8 +60,8 @@ class Reading:
             "books", [{"id": book, "book": book, "title": title or book, "created_at": time.time()}]
         )
         root = root_row(id=root_id(book), book=book, title=title or book, vector=self._embed([book])[0])
-        self.store.insert_if_absent("nodes", [root])
-        return self._trees.get(book)
+        self.store.insert_if_absent("nodes", [cast(dict, root)])
+        return cast(Tree, self._trees.get(book))  # its root is stored now: the book has a tree
 
     def tree(self, book: str) -> Tree:
         check_book_name(book)
@@ -101,7 +101,7 @@ class Reading:
     def skill(self, skill_id: str) -> SkillView:
         row = self.store.get("skills", skill_id)
         tree = self.tree(row["book"]) if row is not None else None
-        if row is None or row["id"] in tree.hidden_skills:
+        if row is None or tree is None or row["id"] in tree.hidden_skills:  # tree is None only when row is
             raise NotFound("skill_id", f"no skill {skill_id!r}")
         return self.skill_views([(row, None)], tree)[0]
 

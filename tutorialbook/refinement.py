@@ -3,7 +3,7 @@ itself is :mod:`tutorialbook.skills.refine`; ingest refines each new tutorial th
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from tutorialbook.common import Progress, check_rounds, pack_of
 from tutorialbook.config import Settings
@@ -12,6 +12,9 @@ from tutorialbook.memory.store import Store
 from tutorialbook.models import ExamReport, RefineReport, TutorialReport
 from tutorialbook.reading import Embed, Reading
 
+if TYPE_CHECKING:
+    from tutorialbook.llm.client import LLM
+
 
 class Refinement:
     """Examines a book and repairs it. Receives the store, the embedder, settings (who writes,
@@ -19,7 +22,7 @@ class Refinement:
     questions are asked through it) and the configured model's factory."""
 
     def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading,
-                 rank_skills: Callable, llm: Callable[[], object]):
+                 rank_skills: Callable, llm: Callable[[], LLM | None]):
         self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
         self._rank_skills, self._llm = rank_skills, llm
 

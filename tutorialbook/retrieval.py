@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from tutorialbook.common import lesson_view
 from tutorialbook.config import Settings
@@ -21,6 +21,9 @@ from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RetrieveResult
 from tutorialbook.reading import Embed, Reading
+
+if TYPE_CHECKING:
+    from tutorialbook.llm.client import LLM
 
 MAX_K = 50
 #: embeds a retrieval's query while its book is looked up and its full-text half runs
@@ -34,7 +37,8 @@ class Retrieval:
     """Ranks a book's skills for a query. Receives the store, the embedder, settings (the query
     limit, the configured model for ``toc``) and the reading service (trees, skill views)."""
 
-    def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading, llm: Callable[[], object]):
+    def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading,
+                 llm: Callable[[], LLM | None]):
         self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
         self._llm = llm  # the configured model's fresh run (llm/client.py from_settings)
 
@@ -51,6 +55,7 @@ class Retrieval:
             raise TutorialbookError("k", f"must be between 1 and {MAX_K}, got {k}")
         if mode not in MODES:
             raise TutorialbookError("mode", f"{mode!r} is not one of {', '.join(MODES)}")
+        vector: Callable[[], Any]
         if mode == "keyword":  # embedded only if the book has lessons to search
             vector = functools.cache(lambda: self._embed([query])[0])
         else:  # embedded on another core while the book is looked up and its full-text half runs
@@ -69,11 +74,11 @@ class Retrieval:
             hits, route = self.rank_skills(query, book, k, mode, vector, tree=tree, snapshot=snapshot)
         if fen:
             hits = self._position_first(fen, book, hits, k)
-        lessons = lessons.result() if lessons else []
+        lesson_hits = lessons.result() if lessons else []
         return RetrieveResult(
             query=query, book=book, mode=mode,
             skills=self.reading.skill_views(self._view_rows(snapshot, hits), tree),
-            lessons=[lesson_view(h.row, h.score) for h in lessons], route=route,
+            lessons=[lesson_view(h.row, h.score) for h in lesson_hits], route=route,
             warnings=list(run.warnings) if run else [], llm=run.usage if run and run.usage.calls else None,
         )
 
@@ -118,9 +123,10 @@ class Retrieval:
 
     def snapshot(self, tree: Tree) -> BookRows:
         """The book's skills as of the version its tree was read at (shared by the process)."""
-        return tree.skill_rows
+        # a tree the cache read always carries its snapshot (memory/tree.py)
+        return cast(BookRows, tree.skill_rows)
 
-    def _view_rows(self, snapshot: BookRows, hits: list) -> list[tuple[dict, float]]:
+    def _view_rows(self, snapshot: BookRows, hits: list) -> list[tuple[dict, float | None]]:
         """The hits' rows as ``skill_views`` reads them: whole already (a search on the snapshot
         returned them), else from the snapshot, else from the store."""
         rows = {h.row["id"]: h.row for h in hits if all(c in h.row for c in VIEW_COLUMNS)}
