@@ -25,7 +25,7 @@ from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait as wait_any
 from pathlib import Path
-from typing import Callable, cast
+from typing import Any, Callable, cast
 
 from tutorialbook.acquire.sources import content_hash
 from tutorialbook.common import Progress
@@ -299,7 +299,7 @@ def _run_ray(coordinator: _Coordinator, worker: _Worker, address: str, workers: 
         else:
             ray.init(address=address, log_to_driver=False)
     try:
-        turns = ray.remote(num_cpus=0)(_Turns).remote()
+        turns: Any = ray.remote(num_cpus=0)(_Turns).remote()  # an actor handle: its methods are called with .remote()
         task = ray.remote(num_cpus=1, max_retries=RETRIES)(_ray_file)
         # at most as many tasks in flight as the cluster has CPUs (or `workers`): the file holding
         # the turn is always among them, so the ones waiting for it never fill the cluster
