@@ -123,7 +123,8 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8765, tokens:
         return
     # the setup was checked above; each worker process builds the same app from it
     os.environ[WORKER_SETUP] = json.dumps({
-        "settings": dataclasses.asdict(settings), "host": host, "port": port, "tokens": settings.tokens_file,
+        "settings": dataclasses.asdict(settings), "host": host, "port": port,
+        "tokens": str(token_file.path) if token_file else None,  # --tokens or TUTORIALBOOK_TOKENS, as checked
         "allowed_hosts": allowed_hosts, "oauth": dataclasses.asdict(oauth) if oauth else None})
     # a worker loading LanceDB and the embedder holds the GIL for seconds (more on a busy machine):
     # the supervisor's health check must not take that for a hang and restart it (default 5 s)
