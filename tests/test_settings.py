@@ -18,6 +18,9 @@ from tutorialbook.library import Library
 ALLOWED = {
     "tutorialbook/config.py": "Settings itself",
     "memory/offline_litellm.py": "sets litellm's own variable before importing it (a write, read by litellm)",
+    "tutorialbook/batch.py": "sets Ray's own RAY_USAGE_STATS_ENABLED before starting Ray (a write, read by Ray)",
+    "server/http.py": "hands the checked setup to uvicorn's --workers processes, which get only an import string "
+                      "(its own internal variable, written by the parent, read by each worker)",
 }
 
 
