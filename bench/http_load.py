@@ -439,6 +439,7 @@ def main() -> int:
     phases: dict[str, Stats] = {}
     cpu: dict[str, float] = {}
     ingest_summary = None
+    warm_up: Stats | None = None
 
     def phase(name: str, clients: list[Agent], ops: list[str]) -> Stats:
         before = tree_cpu_seconds(server.pid)
@@ -451,7 +452,7 @@ def main() -> int:
 
     try:
         wait_ready(url, server, log, timeout=600)
-        run_load_procs(url, agents, min(10.0, args.seconds), 0.0, MIXED, args.client_procs, args.setup)  # warm-up
+        warm_up = run_load_procs(url, agents, min(10.0, args.seconds), 0.0, MIXED, args.client_procs, args.setup)
         phase("1 client", agents[:1], MIXED)
         phase(f"{len(agents)} clients", agents, MIXED)
         phase(f"{len(agents)} readers", agents, READS)
@@ -486,7 +487,8 @@ def main() -> int:
         events = ingest_summary["progress"]
         print(f"ingest: {len(events)} progress notifications, last {events[-1][2]!r} at {events[-1][0]:.0f} s; "
               f"{ingest_summary['result']}")
-    every = merge(list(phases.values()))
+    # the warm-up's lessons too: its last call may end after its window, inside the first phase's
+    every = merge(list(phases.values()) + ([warm_up] if warm_up else []))
     problems = check_store(store, every, agents)
     print("store check: " + ("every acknowledged lesson stored under its agent, no refused write stored"
                              if not problems else "; ".join(problems)))
