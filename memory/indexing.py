@@ -8,6 +8,13 @@ The policy, table by table:
 * **After writes** (:func:`after_write`, called by the store): rows written after an index was
   built are still found — LanceDB scans them flat — but a flat full-text scan costs microseconds
   a row, so once ``refresh_rows`` rows are unindexed the table is optimized, which folds them in.
+  Every commit also adds a fragment (a lesson, an event, a helpful count: one row each), and
+  every read of the table opens each of them: at 200 one-row fragments a lesson, a browse and
+  a retrieve cost four times what they cost on one. So a table of at most ``compact_max_rows``
+  rows is also compacted once it holds ``compact_fragments`` fragments (~0.1-0.15 s of CPU for
+  a few hundred rows, every 16 commits); a bigger one is rewritten only by the refresh and by
+  retention's upkeep (compacting renumbers its rows, which makes every process re-read its
+  snapshots whole). This compaction prunes no version (that is retention's, memory/retention.py).
 * **A vector index** is built once a table with a vector column holds ``vector_min_rows`` rows
   (below that an exact scan is both fast and exact), and rebuilt (retrained) when the table has
   grown by half. It is IVF_SQ (8-bit scalar codes) with cosine distance, about 4,096 rows a
@@ -37,6 +44,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 
 from lancedb.index import FTS, Bitmap, BTree, IvfFlat, IvfPq, IvfSq
 
@@ -55,6 +63,8 @@ SCALAR_INDEXES: dict[str, dict[str, type]] = {
 }
 
 VECTOR_INDEX = re.compile(r"^vector_([a-z_]+)_p(\d+)$")
+#: an optimize that prunes nothing (LanceDB's default prunes versions older than 7 days)
+KEEP_ALL = timedelta(days=36500)
 TUNING_TTL = 2.0  # seconds a query-time tuning is reused without looking at the table
 VECTOR_KINDS = {"ivf_sq": IvfSq, "ivf_pq": IvfPq, "ivf_flat": IvfFlat}
 
@@ -77,6 +87,11 @@ class Policy:
     regrow_factor: float = 1.5
     #: optimize a table (fold new rows into its indexes) once this many rows are unindexed
     refresh_rows: int = 500
+    #: compact a table of at most ``compact_max_rows`` rows once it has this many fragments
+    #: (the cost of a read grows with them; at 16, the compactions and the reads between them
+    #: cost least, measured on the team server's mixed load, bench/http_load.py)
+    compact_fragments: int = 16
+    compact_max_rows: int = 10_000
     #: query time: IVF partitions probed: a fraction of them, at least ``min_nprobes``, and at
     #: least enough to hold ``min_probed_rows`` rows (scanning 12,000 8-bit codes costs about a
     #: millisecond, so a small index is scanned whole). Letting LanceDB probe on until the top k
@@ -171,19 +186,24 @@ def maintain(store, name: str, policy: Policy | None = None, force: bool = False
 def _maintain(store, name: str, policy: Policy, force: bool) -> list[str]:
     table = store.table(name)
     indices = list(table.list_indices())
-    rows = table.count_rows()
+    stats = table.stats()
+    rows, fragments = int(stats["num_rows"]), int(stats["fragment_stats"]["num_fragments"])
     done: list[str] = []
     stale = max((i.num_unindexed_rows or 0 for i in indices), default=0)
-    if force or stale >= policy.refresh_rows:  # first, so a new vector index sees compacted data
-        start = time.perf_counter()
+    refresh = force or stale >= policy.refresh_rows
+    if refresh or fragments >= policy.compact_fragments and rows <= policy.compact_max_rows:
+        start = time.perf_counter()  # first, so a new vector index sees compacted data
         try:
-            table.optimize()
+            if refresh:
+                table.optimize()
+            else:  # compaction alone keeps every version: pruning is retention's
+                table.optimize(cleanup_older_than=KEEP_ALL)
         except Exception as exc:  # e.g. another process optimized first
             log.info("optimize %s skipped: %s", name, exc)
         else:
             seconds = time.perf_counter() - start
-            log.info("optimized %s (%d unindexed rows) in %.1f s", name, stale, seconds)
-            done.append(f"optimized ({stale} unindexed rows, {seconds:.1f} s)")
+            log.info("optimized %s (%d unindexed rows, %d fragments) in %.1f s", name, stale, fragments, seconds)
+            done.append(f"optimized ({stale} unindexed rows, {fragments} fragments, {seconds:.1f} s)")
     if has_vector(name):
         current, extra = _vector_indexes(indices)
         for index in extra:  # left by a rebuild that stopped before dropping its predecessor

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from tutorialbook.memory import lance
+from tutorialbook.memory import indexing, lance
 from tutorialbook.memory.schemas import SCHEMAS
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ def _upkeep_table(store, name: str, policy: Retention, now: float) -> TableUpkee
     try:
         # compaction first, pruning in a call of its own: pruned in the same call as the
         # compaction, the files of the versions it replaced were left on disk unreferenced
-        compacted = lance.run(lance.require_async_table(table).optimize(cleanup_older_than=timedelta(days=36500)))
+        compacted = lance.run(lance.require_async_table(table).optimize(cleanup_older_than=indexing.KEEP_ALL))
         stats = lance.run(lance.require_async_table(table).optimize(cleanup_older_than=older_than))
     except Exception as exc:  # noqa: BLE001 - another process compacting at once: it did the work
         log.info("upkeep of %s skipped: %s", name, exc)

@@ -217,16 +217,23 @@ def unfinished_filter(tree: Tree) -> str | None:
     return not_from(tree.hidden)
 
 
-def nearest_rows(store: Store, table: str, vectors: list, where: str, limit: int) -> list[list[dict]]:
-    """The ``limit`` rows nearest each vector by cosine (rows carry ``_distance``), with
-    ``where`` applied before the search; several vectors are one query."""
+def nearest_rows(store: Store, table: str, vectors: list, where: str, limit: int,
+                 columns: list[str] | None = None) -> list[list[dict]]:
+    """The ``limit`` rows nearest each vector by cosine (rows carry ``_distance``, and only
+    ``columns`` when given), with ``where`` applied before the search; several vectors are one
+    query, one vector one trip to LanceDB's loop."""
     handle = store.table(table)
+    inner = lance.async_table(handle)
+    if len(vectors) == 1 and inner is not None:
+        q = inner.query().nearest_to(_listed(vectors[0])).distance_type("cosine").where(where).limit(limit)
+        return [lance.run(_rows(q.select([*columns, "_distance"]) if columns else q))]
+    query = handle.search([_listed(v) for v in vectors] if len(vectors) > 1 else _listed(vectors[0]))
+    query = query.distance_type("cosine").where(where, prefilter=True).limit(limit)
+    rows = (query.select(columns) if columns else query).to_list()
     if len(vectors) == 1:
-        return [handle.search(_listed(vectors[0])).distance_type("cosine").where(where, prefilter=True)
-                .limit(limit).to_list()]
+        return [rows]
     found: list[list[dict]] = [[] for _ in vectors]
-    for row in (handle.search([_listed(v) for v in vectors]).distance_type("cosine").where(where, prefilter=True)
-                .limit(limit).to_list()):
+    for row in rows:
         found[row.pop("query_index")].append(row)
     return found
 

@@ -38,6 +38,8 @@ class Tree:
     lesson_rows: BookRows | None = field(default=None, repr=False, compare=False)
     lessons_of: dict[str, list[dict]] = field(default_factory=dict, repr=False, compare=False)
     """skill id -> its lessons (LESSON_COLUMNS)"""
+    lessons_at: dict[str, list[dict]] = field(default_factory=dict, repr=False, compare=False)
+    """node id -> the lessons on the node itself, not on one of its skills (what a browse shows)"""
     _subtree_totals: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     def path(self, node_id: str) -> list[str]:
@@ -149,12 +151,12 @@ class TreeCache:
         else:
             skills_at, counts, hidden_skills = _patched(old, change, skill_rows, hidden)
         if old is not None and lesson_rows is old.lesson_rows:
-            lesson_counts, lessons_of = old.lesson_counts, old.lessons_of
+            lesson_counts, lessons_of, lessons_at = old.lesson_counts, old.lessons_of, old.lessons_at
         else:
-            lesson_counts, lessons_of = _lessons(lesson_rows)
+            lesson_counts, lessons_of, lessons_at = _lessons(lesson_rows)
         return Tree(book, *shape, counts, lesson_counts, skills_at, hidden=hidden,
                     hidden_skills=frozenset(hidden_skills), node_rows=node_rows, skill_rows=skill_rows,
-                    lesson_rows=lesson_rows, lessons_of=lessons_of)
+                    lesson_rows=lesson_rows, lessons_of=lessons_of, lessons_at=lessons_at)
 
     def hidden(self, book: str, tutorials_version: int | None = None) -> frozenset:
         """The book's tutorials whose commit is not finished: being written, or abandoned by a
@@ -245,14 +247,14 @@ def _patched(old: Tree, change: snapshots.Change, skill_rows: BookRows,
     return skills_at, counts, hidden_skills
 
 
-def _lessons(lesson_rows: BookRows) -> tuple[Counter, dict[str, list[dict]]]:
-    """Lessons per node, and each skill's lessons."""
+def _lessons(lesson_rows: BookRows) -> tuple[Counter, dict[str, list[dict]], dict[str, list[dict]]]:
+    """Lessons per node, each skill's lessons, and each node's own lessons."""
     rows = lesson_rows.all_rows()
     of: dict[str, list[dict]] = defaultdict(list)
+    at: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
-        if r["skill_id"]:
-            of[r["skill_id"]].append(r)
-    return Counter(r["node_id"] for r in rows), dict(of)
+        (of[r["skill_id"]] if r["skill_id"] else at[r["node_id"]]).append(r)
+    return Counter(r["node_id"] for r in rows), dict(of), dict(at)
 
 
 def without_hidden(row: dict, hidden: frozenset) -> dict:

@@ -72,11 +72,6 @@ def id_prefix(prefix: str) -> str:
     return f"id LIKE {quote(prefix.replace('%', '') + '%')}"
 
 
-def node_lessons(node_id: str) -> str:
-    """Lessons attached to a node itself (not to one of its skills)."""
-    return f"{eq('node_id', node_id)} AND skill_id = ''"
-
-
 def within_span(tutorial_id: str, start: float, end: float, slack: float = 0.01) -> str:
     """A tutorial's rows (segments) lying within a time or character span."""
     return f"({of_tutorial(tutorial_id)} AND start >= {start - slack} AND end <= {end + slack})"

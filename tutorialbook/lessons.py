@@ -17,7 +17,7 @@ from tutorialbook.memory import where
 from tutorialbook.memory.rows import lesson_row
 from tutorialbook.memory.search import nearest_rows, search
 from tutorialbook.memory.store import Store
-from tutorialbook.memory.tree import Tree
+from tutorialbook.memory.tree import LESSON_COLUMNS, Tree
 from tutorialbook.models import FeedbackCount, LessonResult, SkillFeedback
 from tutorialbook.reading import Embed, Reading
 
@@ -97,7 +97,9 @@ class Lessons:
             for n, ids in by_count.items():
                 written = self.store.update_sql("lessons", in_list("id", ids),
                                                 {"merged_count": f"merged_count + {n}", "updated_at": repr(now)})
-        stored = {r["id"]: r for r in self.store.rows("lessons", in_list("id", [r["id"] for r in rows]))}
+        # a new row is as written; a merged one is read back for its count
+        stored = {r["id"]: r for r in self.store.rows("lessons", in_list("id", list(extra)), LESSON_COLUMNS)
+                  } if extra else {}
         # feedback: one update per skill for the whole batch
         verdicts_of = []
         totals: dict[str, dict[str, int]] = {}
@@ -133,9 +135,9 @@ class Lessons:
     def _similar_lessons(self, book: str, ids: list[str], vectors: np.ndarray, k: int = 5) -> list[list[dict]]:
         """Stored lessons similar to each new one (itself excluded): one vector query for a whole batch."""
         if len(ids) == 1:
-            hits = nearest_rows(self.store, "lessons", [vectors[0]], where.except_id(book, ids[0]), k)
+            hits = nearest_rows(self.store, "lessons", [vectors[0]], where.except_id(book, ids[0]), k, LESSON_COLUMNS)
         else:
-            hits = nearest_rows(self.store, "lessons", list(vectors), where.of_book(book), k + 1)
+            hits = nearest_rows(self.store, "lessons", list(vectors), where.of_book(book), k + 1, LESSON_COLUMNS)
             hits = [sorted((r for r in found if r["id"] != own), key=lambda r: r["_distance"])[:k]
                     for found, own in zip(hits, ids)]
         return [[r for r in found if 1 - r["_distance"] >= lesson_store.SIMILAR] for found in hits]
@@ -197,5 +199,6 @@ class Lessons:
         return row
 
     def _best_node(self, tree: Tree, text: str, vector: np.ndarray) -> str:
-        hits = search(self.store, "nodes", tree.book, text, vector, "vector", 1, "kind != 'book'")
+        hits = search(self.store, "nodes", tree.book, text, vector, "vector", 1, "kind != 'book'", columns=["id"],
+                      snapshot=tree.node_rows)  # the tree's own version of its nodes, rows from memory
         return hits[0].row["id"] if hits and hits[0].score >= 0.35 else tree.root_id

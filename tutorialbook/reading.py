@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Callable, Iterable, cast
+from typing import Any, Callable, Iterable, TypeVar, cast
 
 import numpy as np
 
@@ -23,6 +23,10 @@ from tutorialbook.models import (
 )
 
 MAX_DEPTH = 5
+#: the tables the books list counts (and ``books`` itself), and how many counts are kept
+COUNTED = ("books", "tutorials", "nodes", "skills", "lessons")
+KEPT_COUNTS = 4_096
+T = TypeVar("T")
 Embed = Callable[[list[str]], np.ndarray]
 
 
@@ -34,21 +38,41 @@ class Reading:
         self.store = store
         self._embed = embed
         self._trees = TreeCache(store)
+        self._at_version: dict[tuple[str, str | None], tuple[int, Any]] = {}  # (table, filter) -> (version, value)
 
     # -- books -----------------------------------------------------------------
     def books(self) -> list[BookInfo]:
+        """Every book with its counts. Each count is taken once per version of its table (a
+        lesson moves only the lessons count), all versions looked up in one trip."""
+        versions = dict(zip(COUNTED, self.store.versions(COUNTED)))
         out = []
-        for row in sorted(self.store.rows("books"), key=lambda r: r["id"]):
+        for row in sorted(self._counted("books", None, versions["books"], lambda: self.store.rows("books")),
+                          key=lambda r: r["id"]):
             of_book = where.of_book(row["id"])
-            hidden = self._trees.hidden(row["id"])  # rows of unfinished commits are not counted
+            hidden = self._trees.hidden(row["id"], versions["tutorials"])  # unfinished commits are not counted
             visible = where.both(of_book, where.not_from(hidden))
+
+            def count(table: str, scope: str | None) -> int:
+                return self._counted(table, scope, versions[table], lambda: self.store.count(table, scope))
+
             out.append(BookInfo(
-                name=row["id"], title=row["title"],
-                tutorials=self.store.count("tutorials", where.ready_tutorials(row["id"])),
-                nodes=self.store.count("nodes", visible), skills=self.store.count("skills", visible),
-                lessons=self.store.count("lessons", of_book),
+                name=row["id"], title=row["title"], tutorials=count("tutorials", where.ready_tutorials(row["id"])),
+                nodes=count("nodes", visible), skills=count("skills", visible), lessons=count("lessons", of_book),
             ))
         return out
+
+    def _counted(self, table: str, scope: str | None, version: int, read: Callable[[], T]) -> T:
+        """``read()`` of ``table`` (rows matching ``scope``, their count) as of ``version``, read
+        once per version."""
+        key = (table, scope)
+        hit = self._at_version.get(key)
+        if hit is not None and hit[0] == version:
+            return hit[1]
+        value = read()
+        if len(self._at_version) >= KEPT_COUNTS:
+            self._at_version.clear()
+        self._at_version[key] = (version, value)
+        return value
 
     def book_names(self) -> list[str]:
         """Every book's name, sorted (reads only the ids)."""
@@ -88,7 +112,7 @@ class Reading:
             raise NotFound("node_id", f"no node {node_id!r} in book {book!r}; browse the root to see valid ids")
         node = tree.nodes[node_id]
         skills = tree.skills_at.get(node_id, [])
-        lessons = self.store.rows("lessons", where.node_lessons(node_id)) if tree.lesson_counts[node_id] else []
+        lessons = tree.lessons_at.get(node_id, [])  # as of the version the tree was read at
         return NodeView(
             book=book, node=_brief(tree, node_id, 0),
             path=[_brief(tree, n, 0) for n in tree.path(node_id)[:-1]],
