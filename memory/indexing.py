@@ -254,6 +254,16 @@ class Tuning:
     refine_factor: int
 
 
+_tuning_caches: dict[tuple, dict[str, tuple[float, Tuning | None]]] = {}
+
+
+def tuning_cache(store_key: tuple) -> dict[str, tuple[float, Tuning | None]]:
+    """The tuning looked up per table of one store, shared by the process's stores on it (a
+    second Library starts warm)."""
+    with _locks_guard:
+        return _tuning_caches.setdefault(store_key, {})
+
+
 def tuning(store, name: str) -> Tuning | None:
     """How a vector search on ``name`` should use its index, or None when it has none.
 

@@ -61,9 +61,11 @@ class Store:
             uri, read_consistency_interval=timedelta(0), storage_options=storage_options
         )
         self._tables: dict[str, Any] = {}
+        self._indexes_checked: set[str] = set()  # tables whose indexes this store has checked
         self.key = changelog.store_key(uri, created)  # names this store in the process's caches
         self.index_policy = indexing.Policy()  # when tables get (and refresh) their indexes
-        self.index_cache: dict[str, tuple[float, Any]] = {}  # per table: (when, query tuning)
+        # per table: (when, query tuning), shared by the stores of the process on the same store
+        self.index_cache: dict[str, tuple[float, Any]] = indexing.tuning_cache(self.key)
 
     def table(self, name: str):
         if name not in self._tables:
@@ -72,17 +74,12 @@ class Store:
 
     def _open_or_create(self, name: str):
         """An existing table is only opened (opening a store never writes: a full disk or a
-        read-only mount still reads); a missing one is created with its indexes."""
+        read-only mount still reads; its indexes are checked at its first write here); a
+        missing one is created with its indexes."""
         try:
-            table = self._db.open_table(name)
+            return self._db.open_table(name)
         except Exception as exc:  # noqa: BLE001 - not there yet (or unreadable: create says which)
             log.debug("open %s: %s; creating it", name, exc)
-        else:
-            try:
-                self._ensure_indexes(name, table)
-            except Exception as exc:  # noqa: BLE001 - a missing index is slower, never wrong
-                log.warning("indexes of %s not checked: %s", name, exc)
-            return table
         schema = with_dim(SCHEMAS[name], self.dim)
         for attempt in range(WRITE_ATTEMPTS):
             try:
@@ -97,7 +94,16 @@ class Store:
         return table
 
     def _ensure_indexes(self, name: str, table) -> None:
-        indexing.ensure_base_indexes(name, table)
+        """The table's missing base indexes built, once per store and table (a missing index
+        is slower, never wrong: a failure is a warning)."""
+        if name in self._indexes_checked:
+            return
+        try:
+            indexing.ensure_base_indexes(name, table)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("indexes of %s not checked: %s", name, exc)
+        else:
+            self._indexes_checked.add(name)
 
     # -- reads -----------------------------------------------------------------
     def rows(self, name: str, where: str | None = None, columns: list[str] | None = None,
@@ -280,6 +286,7 @@ class Store:
         write that lost a commit race is tried again. Returns LanceDB's result of the write
         (its ``version``, counts)."""
         table = self.table(name)
+        self._ensure_indexes(name, table)
         result = None
         for attempt in range(WRITE_ATTEMPTS):
             try:
