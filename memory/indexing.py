@@ -12,9 +12,10 @@ The policy, table by table:
   every read of the table opens each of them: at 200 one-row fragments a lesson, a browse and
   a retrieve cost four times what they cost on one. So a table of at most ``compact_max_rows``
   rows is also compacted once it holds ``compact_fragments`` fragments (~0.1-0.15 s of CPU for
-  a few hundred rows, every 16 commits); a bigger one is rewritten only by the refresh and by
-  retention's upkeep (compacting renumbers its rows, which makes every process re-read its
-  snapshots whole). This compaction prunes no version (that is retention's, memory/retention.py).
+  a few hundred rows, every 16 commits; not ``events``, which the hot paths never read); a bigger
+  one is rewritten only by the refresh and by retention's upkeep (compacting renumbers its rows,
+  which makes every process re-read its snapshots whole). This compaction prunes no version
+  (that is retention's, memory/retention.py).
 * **A vector index** is built once a table with a vector column holds ``vector_min_rows`` rows
   (below that an exact scan is both fast and exact), and rebuilt (retrained) when the table has
   grown by half. It is IVF_SQ (8-bit scalar codes) with cosine distance, about 4,096 rows a
@@ -88,10 +89,14 @@ class Policy:
     #: optimize a table (fold new rows into its indexes) once this many rows are unindexed
     refresh_rows: int = 500
     #: compact a table of at most ``compact_max_rows`` rows once it has this many fragments
-    #: (the cost of a read grows with them; at 16, the compactions and the reads between them
-    #: cost least, measured on the team server's mixed load, bench/http_load.py)
+    #: (the cost of a read grows with them, a compaction costs ~0.1 s; on http_load's mixed calls
+    #: in-process, 8 to 64 gave 18.5-23 ms of CPU a call, within the noise of a busy machine,
+    #: against 41 ms with compaction only every 500 rows)
     compact_fragments: int = 16
     compact_max_rows: int = 10_000
+    #: tables left out of that: ``events`` is append-only and read only by history and revert,
+    #: and an append costs the same at 30 fragments as at 290 (4.5 / 4.6 ms of CPU)
+    compact_skip: tuple[str, ...] = ("events",)
     #: query time: IVF partitions probed: a fraction of them, at least ``min_nprobes``, and at
     #: least enough to hold ``min_probed_rows`` rows (scanning 12,000 8-bit codes costs about a
     #: millisecond, so a small index is scanned whole). Letting LanceDB probe on until the top k
@@ -191,7 +196,8 @@ def _maintain(store, name: str, policy: Policy, force: bool) -> list[str]:
     done: list[str] = []
     stale = max((i.num_unindexed_rows or 0 for i in indices), default=0)
     refresh = force or stale >= policy.refresh_rows
-    if refresh or fragments >= policy.compact_fragments and rows <= policy.compact_max_rows:
+    compact = fragments >= policy.compact_fragments and rows <= policy.compact_max_rows
+    if refresh or compact and name not in policy.compact_skip:
         start = time.perf_counter()  # first, so a new vector index sees compacted data
         try:
             if refresh:
