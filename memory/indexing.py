@@ -162,15 +162,18 @@ def ensure_base_indexes(name: str, table) -> None:
 # -- after writes --------------------------------------------------------------------
 
 def after_write(store, name: str) -> list[str]:
-    """Called after each write to ``name``: keep its indexes fit for its size."""
-    store.index_cache.pop(name, None)
+    """Called after each write to ``name``: keep its indexes fit for its size. The query tuning
+    is looked up again only when the upkeep did something (a write alone leaves the vector index
+    as it is; one built by another process is seen within ``TUNING_TTL``)."""
+    done: list[str] = []
     try:
-        return maintain(store, name)
+        done = maintain(store, name)
     except Exception as exc:  # index upkeep must never fail a write that committed
         log.warning("index upkeep of %s skipped: %s", name, exc)
-        return []
-    finally:
         store.index_cache.pop(name, None)
+    if done:
+        store.index_cache.pop(name, None)
+    return done
 
 
 def maintain(store, name: str, policy: Policy | None = None, force: bool = False) -> list[str]:

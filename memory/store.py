@@ -23,7 +23,7 @@ import lancedb
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.memory import changelog, faults, indexing, lance, terms
 from tutorialbook.memory.schemas import SCHEMAS, with_dim
-from tutorialbook.memory.where import by_id, in_list
+from tutorialbook.memory.where import by_id, in_list, named_ids
 
 log = logging.getLogger(__name__)
 
@@ -160,9 +160,7 @@ class Store:
     def open_at(self, name: str, version: int):
         """A separate handle on the table pinned to ``version`` (the shared handle keeps
         following the latest version)."""
-        handle = self._db.open_table(name)
-        handle.checkout(version)
-        return handle
+        return self._db.open_table(name, version=version)
 
     def rows_at(self, name: str, version: int, where: str | None = None) -> list[dict]:
         """Rows as they were at a past version."""
@@ -299,6 +297,9 @@ class Store:
                     raise
                 log.info("write to %s conflicted (%s); retry %d", name, exc, attempt + 1)
                 _backoff(attempt)
+        named = named_ids(where) if ids is None else None
+        if named is not None:  # "id = 'x'": the rows are known without reading the filter's matches
+            ids, where = named, None
         changelog.record(self.key, name, getattr(result, "version", None), ids, where)
         indexing.after_write(self, name)  # fold new rows into indexes; a vector index when due
         return result

@@ -6,6 +6,7 @@ one by what it means (``of_book``, ``ready_tutorials``...)."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 
@@ -20,6 +21,20 @@ def in_list(column: str, values: Iterable[str]) -> str:
     if not values:
         return "false"
     return f"{column} IN ({', '.join(quote(v) for v in values)})"
+
+
+_LITERAL = r"'(?:[^']|'')*'"
+_ID_FILTER = re.compile(rf"id = ({_LITERAL})|id IN \(({_LITERAL}(?:, {_LITERAL})*)\)")
+
+
+def named_ids(clause: str | None) -> list[str] | None:
+    """The ids a filter written by :func:`by_id` or ``in_list("id", ...)`` names, or None for any
+    other filter: a write by such a filter changed only rows of those ids."""
+    found = _ID_FILTER.fullmatch(clause or "")
+    if found is None:
+        return None
+    literals = re.findall(_LITERAL, found.group(1) or found.group(2))
+    return [v[1:-1].replace("''", "'") for v in literals]
 
 
 def eq(column: str, value: str) -> str:
