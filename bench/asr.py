@@ -1,10 +1,12 @@
 """Word error rate of the transcripts every video's knowledge is built on, per voice and decoding
 setting, beside the time each setting takes relative to the default in the same run (issue 13, 5).
 
-    python bench/asr.py [--voices espeak-ng,flite,festival] [--settings default,beam1,...] [--json]
+    python bench/asr.py [--voices espeak-ng,flite,festival] [--settings default,beam1,...]
+                        [--redecode off,prompt,plain] [--sets long,short] [--json]
 
-The narrations are our own scripts (``bench/data/asr/*.txt``: a ``title:`` and a ``domain:`` line,
-a blank line, then what is said; general topics and one chess opening), rendered to WAV on the spot
+The narrations are our own scripts (``bench/data/asr/*.txt``, ~1 minute each, and
+``bench/data/asr/short/*.txt``, ~10 seconds of three sentences each: a ``title:`` and a ``domain:``
+line, a blank line, then what is said; general topics and chess), rendered to WAV on the spot
 by three Debian text-to-speech programs: ``espeak-ng`` (voice en-us, 150 words a minute),
 ``flite`` (voice slt) and festival's ``text2wave`` (its default voice, ``festvox-kallpc16k``).
 Nothing is downloaded: the model is whatever ``tutorialbook.acquire.transcribe`` resolves (the
@@ -20,14 +22,24 @@ project's):
 - ``beam1``: greedy decoding;
 - ``prompt`` / ``beam1+prompt``: ``initial_prompt`` = the title, then the domain pack's
   vocabulary prompt when the script's domain has one (chess);
-- ``hotwords``: faster-whisper's ``hotwords`` = that same text.
+- ``hotwords``: faster-whisper's ``hotwords`` = that same text;
+- ``prompt+timestamps``: the prompt, with timestamp tokens decoded (``without_timestamps=False``,
+  the condition of the lead's one natural drop in 42 decodings);
+- ``prompt+cut``: the prompt, with the first pass stopped after ``CUT_TOKENS`` new tokens a chunk:
+  a drop made on purpose, to see what the guard recovers (its re-decodings carry the same cap).
+
+Each setting runs with every ``--redecode`` (``transcribe()``'s guard for speech the first pass
+dropped: off; on with the same prompt; on without it). ``dropped`` counts the reference words a
+minimal alignment matches to no heard word; ``redecoded s`` the speech the guard decoded again;
+``longest unheard`` (guard off) the longest detected speech no word covers, which
+``unheard.MIN_GAP_S`` has to stay above on narrations that lost nothing.
 
 WER = (substitutions + deletions + insertions) / reference words, by word-level edit distance over
 normalised words (lowercase; hyphens and slashes to spaces; other punctuation dropped; a number
 written in digits spelled out in words, British style, so "350" and "three hundred and fifty"
-agree), summed over a voice's scripts. ``x default`` is a setting's transcription time over the
-default's for the same voice in this run (interleaved per file after a warm-up); RTF is time over
-audio seconds.
+agree), summed over a voice's scripts. ``x first`` is a row's transcription time over the first
+row's (the first setting with the guard off) for the same voice and scripts in this run
+(interleaved per file after a warm-up); RTF is time over audio seconds.
 """
 
 from __future__ import annotations
@@ -50,8 +62,9 @@ from bench.report import emit  # noqa: E402
 DATA = ROOT / "bench" / "data" / "asr"
 SETS = {"long": DATA, "short": DATA / "short"}  # ~1-minute scripts; ~10-second ones of three sentences
 REDECODES = ("off", "prompt", "plain")
+CUT_TOKENS = 16  # "prompt+cut": a first pass made to stop early, as the batched pipeline sometimes does
 VOICES = ("espeak-ng", "flite", "festival")
-SETTINGS = ("default", "ingest", "beam1", "prompt", "beam1+prompt", "hotwords", "prompt+timestamps")
+SETTINGS = ("default", "ingest", "beam1", "prompt", "beam1+prompt", "hotwords", "prompt+timestamps", "prompt+cut")
 
 
 @dataclass
@@ -192,7 +205,8 @@ def options(setting: str, script: Script) -> dict:
     return {"default": {}, "ingest": {"initial_prompt": vocabulary(script) or None}, "beam1": {"beam_size": 1},
             "prompt": {"initial_prompt": hint},
             "beam1+prompt": {"beam_size": 1, "initial_prompt": hint}, "hotwords": {"hotwords": hint},
-            "prompt+timestamps": {"initial_prompt": hint, "decoding": {"without_timestamps": False}}}[setting]
+            "prompt+timestamps": {"initial_prompt": hint, "decoding": {"without_timestamps": False}},
+            "prompt+cut": {"initial_prompt": hint, "decoding": {"max_new_tokens": CUT_TOKENS}}}[setting]
 
 
 def longest_unheard(wav: Path, transcript) -> float:
