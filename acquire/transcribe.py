@@ -437,15 +437,17 @@ def _redecode(whisper: "WhisperModel", samples: "np.ndarray", heard: list[tuple[
     spans = unheard.speech_spans(samples, MODE, SAMPLE_RATE, whisper.feature_extractor.chunk_length)
     gaps = unheard.unheard(spans, [(w[0], w[1]) for w in heard])
     found: list[tuple[float, float, str, float]] = []
+    chunk = whisper.feature_extractor.chunk_length
     for start, stop in gaps:
         _check_cancel(cancel, "between re-decoded stretches")
-        clip = samples[int(start * SAMPLE_RATE):int(stop * SAMPLE_RATE) + 1]
+        begin = max(0.0, start - min(unheard.CONTEXT_S, chunk - (stop - start)))  # the clip fits one pass
+        clip = samples[int(begin * SAMPLE_RATE):int(stop * SAMPLE_RATE) + 1]
         segments, _info = _run_whisper(whisper, clip, mode="clip", initial_prompt=initial_prompt if prompted else None,
                                        beam_size=beam_size, hotwords=hotwords if prompted else None,
                                        decoding=decoding)
         for seg in _iterate(segments, cancel):
-            found += [(start + s, min(start + e, stop), text, p) for s, e, text, p in unheard.as_words(seg.words or ())
-                      if start + (s + e) / 2 <= stop]
+            found += [(begin + s, min(begin + e, stop), text, p) for s, e, text, p in unheard.as_words(seg.words or ())
+                      if start <= begin + (s + e) / 2 <= stop]  # not the lead-in's words, heard already
     return found, gaps
 
 

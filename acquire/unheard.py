@@ -28,6 +28,10 @@ its word alignment can stretch the last word over the rest of the chunk (seen: "
 2.6-10.3 s over two unheard sentences). Real words rarely last longer; the first word of a
 detected span, which starts at the span's 0.4 s padding, took up to 0.92 s."""
 
+CONTEXT_S = 1.0
+"""A stretch is decoded with this much of the audio before it (words already heard, kept out of
+what it gives): a clip that begins in the middle of a sentence, cold, was heard worse."""
+
 
 def speech_spans(samples: "np.ndarray", mode: str, sampling_rate: int = 16000,
                  chunk_length: float = 30.0) -> list[tuple[float, float]]:
