@@ -440,14 +440,15 @@ def _redecode(whisper: "WhisperModel", samples: "np.ndarray", heard: list[tuple[
     chunk = whisper.feature_extractor.chunk_length
     for start, stop in gaps:
         _check_cancel(cancel, "between re-decoded stretches")
-        begin = max(0.0, start - min(unheard.CONTEXT_S, chunk - (stop - start)))  # the clip fits one pass
-        clip = samples[int(begin * SAMPLE_RATE):int(stop * SAMPLE_RATE) + 1]
+        context = max(0.0, min(unheard.CONTEXT_S, (chunk - (stop - start)) / 2))  # the clip fits one pass
+        begin = max(0.0, start - context)
+        clip = samples[int(begin * SAMPLE_RATE):int((stop + context) * SAMPLE_RATE) + 1]
         segments, _info = _run_whisper(whisper, clip, mode="clip", initial_prompt=initial_prompt if prompted else None,
                                        beam_size=beam_size, hotwords=hotwords if prompted else None,
                                        decoding=decoding)
         for seg in _iterate(segments, cancel):
             found += [(begin + s, min(begin + e, stop), text, p) for s, e, text, p in unheard.as_words(seg.words or ())
-                      if start <= begin + (s + e) / 2 <= stop]  # not the lead-in's words, heard already
+                      if unheard.within(begin + s, begin + e, start, stop)]
     return found, gaps
 
 

@@ -29,8 +29,16 @@ its word alignment can stretch the last word over the rest of the chunk (seen: "
 detected span, which starts at the span's 0.4 s padding, took up to 0.92 s."""
 
 CONTEXT_S = 1.0
-"""A stretch is decoded with this much of the audio before it (words already heard, kept out of
-what it gives): a clip that begins in the middle of a sentence, cold, was heard worse."""
+"""A stretch is decoded with this much of the audio before and after it (words heard already,
+kept out of what it gives): a clip that began in the middle of a sentence was heard worse ("Hold
+I'm laying at an angle" for "Hold the blade at an angle"), and one that ended at the next word's
+first sound ended in a made-up "Thank you."."""
+
+
+def within(start: float, end: float, gap_start: float, gap_end: float) -> bool:
+    """Whether a word decoded again belongs to the stretch: centred in it, and not begun before it
+    (the context's last word, its end stretched into the stretch, was heard already)."""
+    return gap_start - 0.2 <= start and gap_start <= (start + end) / 2 <= gap_end
 
 
 def speech_spans(samples: "np.ndarray", mode: str, sampling_rate: int = 16000,

@@ -267,6 +267,8 @@ def run(voices: list[str], settings: list[str], redecodes: list[str], set_names=
                         row["seconds"] += seconds
                         row["audio"] += transcript.duration
                         row["redecoded_s"] += transcript.redecoded_seconds
+                        if transcript.redecoded_seconds and setting != "prompt+cut":  # a drop nobody made
+                            log(f"  {voice} {s.name} {setting} redecode={r}: {transcript.warnings[-1]}")
                         row["confidences"] = any(seg.words for seg in transcript.segments)
                         if r == "off":
                             row["longest_unheard_s"] = max(row["longest_unheard_s"],
