@@ -434,10 +434,9 @@ def _redecode(whisper: "WhisperModel", samples: "np.ndarray", heard: list[tuple[
     """Decode once more, each on its own, the stretches of ``samples`` the detector heard as speech
     and ``heard`` (the first pass's words, times within ``samples``) has no word in. Returns the
     words found there and the stretches ``(start, end)``, in seconds within ``samples``."""
-    spans = unheard.speech_spans(samples, MODE, SAMPLE_RATE, whisper.feature_extractor.chunk_length)
-    gaps = unheard.unheard(spans, [(w[0], w[1]) for w in heard])
-    found: list[tuple[float, float, str, float]] = []
     chunk = whisper.feature_extractor.chunk_length
+    gaps = unheard.unheard(unheard.speech_spans(samples, MODE, SAMPLE_RATE, chunk), [(w[0], w[1]) for w in heard])
+    found: list[tuple[float, float, str, float]] = []
     for start, stop in gaps:
         _check_cancel(cancel, "between re-decoded stretches")
         context = max(0.0, min(unheard.CONTEXT_S, (chunk - (stop - start)) / 2))  # the clip fits one pass
