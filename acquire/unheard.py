@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 MIN_GAP_S = 1.2
 """A stretch of detected speech at least this long with no word in it is decoded again. The
-detector pads speech by 0.4 s each side and a pause of about a second between two sentences leaves
-at most ~0.6 s of that padding without a word (bench/asr.py prints the longest such stretch on
-narrations that lost nothing); the shortest spoken sentence with its padding is longer."""
+detector pads speech by 0.4 s each side, so pauses leave some "speech" without words: at most
+0.98 s on the narrations of bench/asr.py that lost nothing (three voices, which it prints as
+"longest unheard"); a dropped sentence with its padding is longer (the shortest seen: 2.0 s)."""
 
 MAX_WORD_S = 1.0
 """A word covers at most this much speech from its start: when Whisper's output stops mid-chunk,
