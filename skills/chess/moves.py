@@ -16,12 +16,16 @@ from typing import Any
 
 import chess
 
+from tutorialbook.acquire.transcript import UNSURE
+
 __all__ = ["MIN_SCORE", "Mention", "find_mentions", "find_moves", "parse_spoken_move"]
 
 # --- tokens -------------------------------------------------------------------------------------
 
 _TOKEN = re.compile(
-    r"(?P<castle>(?<![\w-])[Oo0]-[Oo0](?P<long>-[Oo0])?(?P<cchk>[+#])?(?![\w-]))"
+    # the mark a transcript puts after a word the ASR was unsure of: skipped, the word still counts
+    rf"(?P<unsure>{re.escape(UNSURE)})"
+    r"|(?P<castle>(?<![\w-])[Oo0]-[Oo0](?P<long>-[Oo0])?(?P<cchk>[+#])?(?![\w-]))"
     # SAN, UCI and bare squares. A lower-case piece letter counts only where a file letter cannot
     # be meant ("nf3"; "bc4" but not "bxc4", which is a pawn capture).
     r"|(?P<san>(?<![A-Za-z0-9])(?P<piece>[KQRBN]|[nrqk](?=[a-h]?[1-8]?[x×:]?[a-hA-H][1-8])|b(?=[a-h][1-8]))?"
@@ -156,6 +160,8 @@ def _raw_tokens(text: str) -> list[_Tok]:
     toks: list[_Tok] = []
     for m in _TOKEN.finditer(text):
         kind, s, e, raw = m.lastgroup, m.start(), m.end(), m.group()
+        if kind == "unsure":
+            continue
         if m.group("castle"):
             toks.append(_Tok("castle", s, e, raw, "Q" if m.group("long") else "K", written={"check": m.group("cchk")}))
         elif m.group("san"):
