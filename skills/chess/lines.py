@@ -15,7 +15,7 @@ from typing import cast
 
 import chess
 
-from tutorialbook.acquire.transcript import Segment
+from tutorialbook.acquire.transcript import UNSURE, Segment
 from . import openings
 from .moves import MIN_SCORE, Mention, find_mentions
 
@@ -130,23 +130,25 @@ class _Said:
     reason: str = ""
 
 
-def _sentences(segments: list[Segment]) -> Iterable[tuple[str, list[tuple[int, int, Segment]], int]]:
-    """Sentences of the whole transcript (they cross segment boundaries), with segment offsets."""
+def _sentences(segments: list[Segment]) -> Iterable[tuple[str, str, list[tuple[int, int, Segment]], int]]:
+    """Sentences of the whole transcript (they cross segment boundaries), with segment offsets: each
+    as read (the ASR's unsure-word marks blanked, offsets kept) and as quoted (marks shown)."""
     doc, spans = "", []
     for seg in segments:
         if doc:
             doc += " "
         spans.append((len(doc), len(doc) + len(seg.text), seg))
         doc += seg.text
-    doc = _STOP_IN_MOVE.sub(lambda m: m.group("piece") + " " * len(m.group("stop")), doc)
+    quoted = doc = _STOP_IN_MOVE.sub(lambda m: m.group("piece") + " " * len(m.group("stop")), doc)
+    doc = doc.replace(UNSURE, " " * len(UNSURE))  # "after(?) queen(?) to b6" reads as "after queen to b6"
     start = 0
     for m in _SENTENCE_END.finditer(doc):
         if m.group().startswith(".") and _MOVE_NUMBER_DOT.search(doc[: m.start()]):
             continue  # "1. e4": a move number, not a full stop
-        yield doc[start : m.end()], spans, start
+        yield doc[start : m.end()], quoted[start : m.end()], spans, start
         start = m.end()
     if doc[start:].strip():
-        yield doc[start:], spans, start
+        yield doc[start:], quoted[start:], spans, start
 
 
 class _Tracker:
@@ -376,10 +378,11 @@ class _Tracker:
     # sentences -------------------------------------------------------------------------------
 
     def sentence(  # noqa: C901 - a sentence's cues in reading order; to split with the chess tests' owner
-        self, text: str, seg_at: Callable[[int], Segment], saids: list[_Said], then: Mention | None
+        self, text: str, quote: str, seg_at: Callable[[int], Segment], saids: list[_Said], then: Mention | None
     ) -> None:
-        """Place the mentions of one sentence; `then` is the move the next sentence opens with, if
-        it continues from here: what confirms a guess at this sentence's last move."""
+        """Place the mentions of one sentence (`quote`: it as the transcript shows it); `then` is the
+        move the next sentence opens with, if it continues from here: what confirms a guess at this
+        sentence's last move."""
         if _RESTART.search(text):
             self.restart()
         restore: tuple[_Line | None, int] | None = None  # after a warned-against line, back to the lesson
@@ -398,7 +401,7 @@ class _Tracker:
                     self.ply, self.last = k, (cast(_Line, self.line), k)
                 continue
             self.go_to_number(m)
-            if said.role in ("alternative", "suppose") and self.alternative(said, text, seg):
+            if said.role in ("alternative", "suppose") and self.alternative(said, quote, seg):
                 continue
             board = self.board(self.path())
             move = self.resolve(m, board, following=_upcoming(saids[n + 1 :], then))
@@ -414,41 +417,41 @@ class _Tracker:
             if said.role == "reference":
                 if move is not None and self.follow(move):
                     if said.kind != "move":
-                        self.emit(cast(_Line, self.line), self.ply - 1, said, text, seg)
+                        self.emit(cast(_Line, self.line), self.ply - 1, said, quote, seg)
                     continue
                 k = self.played_at(m)
                 if k is not None:
                     self.ply, self.last = k + 1, (cast(_Line, self.line), k)
                     if said.kind != "move":
-                        self.emit(cast(_Line, self.line), k, said, text, seg)
+                        self.emit(cast(_Line, self.line), k, said, quote, seg)
                     continue
                 if move is None and (found := self.played_elsewhere(m)) is not None:
                     line, k = found
                     self.line, self.ply, self.fresh, self.last = line, k + 1, False, (line, k)
                     if said.kind != "move":
-                        self.emit(line, k, said, text, seg)
+                        self.emit(line, k, said, quote, seg)
                     continue
             if move is not None:
-                self.play(move, said, text, seg)
+                self.play(move, said, quote, seg)
                 continue
             k = self.played_at(m)  # said again, or advice about a move already played
             if k is not None:
                 self.last = (cast(_Line, self.line), k)
                 if said.kind != "move":
-                    self.emit(cast(_Line, self.line), k, said, text, seg)
+                    self.emit(cast(_Line, self.line), k, said, quote, seg)
             elif said.kind != "move":
-                self.alternative(said, text, seg)
+                self.alternative(said, quote, seg)
             elif said.role == "move" and (move := self.replaces_last(said, next(iter(saids[n + 1 :]), None))):
                 self.ply -= 1
-                self.play(move, said, text, seg)
+                self.play(move, said, quote, seg)
             elif said.role == "move" and not again and (gap := self.lost_ply(m)) is not None:
-                self.play(gap, _Said(m, "move"), text, seg)
+                self.play(gap, _Said(m, "move"), quote, seg)
                 # lost_ply chose `gap` because `m` names a move after it
-                self.play(cast(chess.Move, self.resolve(m, self.board(self.path()))), said, text, seg)
+                self.play(cast(chess.Move, self.resolve(m, self.board(self.path()))), said, quote, seg)
             elif said.role == "move" and again:
                 # "pawn to e5 [played before], white can play knight to c3 [fits nowhere here]": an
                 # "instead of" lost to speech recognition; the move replaces the one said again
-                self.alternative(said, text, seg)
+                self.alternative(said, quote, seg)
             again = k is not None and said.kind == "move"
         if restore is not None:
             self.line, self.ply = restore
@@ -556,8 +559,8 @@ def _reason(text: str, mention: Mention, mentions: list[Mention]) -> str:
 def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
     """Every move a narrated lesson mentions, in order, placed in its line of play."""
     segments = list(segments)
-    sentences: list[tuple[str, Callable[[int], Segment]]] = []
-    for text, spans, offset in _sentences(segments):
+    sentences: list[tuple[str, str, Callable[[int], Segment]]] = []
+    for text, quoted, spans, offset in _sentences(segments):
 
         def seg_at(pos: int, spans=spans, offset=offset) -> Segment:
             return next(seg for start, end, seg in reversed(spans) if start <= offset + pos)
@@ -566,11 +569,11 @@ def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
         shift = len(text) - len(stripped)
         # the defaults bind this sentence's values; called with the position only
         at = cast(Callable[[int], Segment], lambda pos, shift=shift, seg_at=seg_at: seg_at(pos + shift))
-        sentences.append((stripped.rstrip(), at))
-    saids = [_roles(text) for text, _ in sentences] + [[]]
+        sentences.append((stripped.rstrip(), quoted.strip(), at))
+    saids = [_roles(text) for text, _, _ in sentences] + [[]]
     tracker = _Tracker()
-    for n, (text, seg_of) in enumerate(sentences):
+    for n, (text, quote, seg_of) in enumerate(sentences):
         first = saids[n + 1][0] if saids[n + 1] else None
         continues = first is not None and first.role == "move" and not _RESTART.search(sentences[n + 1][0])
-        tracker.sentence(text, seg_of, saids[n], first.mention if continues and first is not None else None)
+        tracker.sentence(text, quote, seg_of, saids[n], first.mention if continues and first is not None else None)
     return tracker.events
