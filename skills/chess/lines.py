@@ -109,6 +109,8 @@ _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reac
 # What staying in the opening book is worth, against a sound-alike's discount of 4 × (1 - 0.3) = 2.8
 # (moves.py): one book move does not outweigh what was heard, two in a row do.
 _BOOK_BONUS = 2.0
+_CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
+_GAP_CONFIRM = 2  # a lost move found without opening theory needs this many of them
 _LOOKAHEAD = 2  # moves said next that may confirm a guess, each resolved with those after it
 _EPS = 1e-9
 
@@ -265,12 +267,12 @@ class _Tracker:
                     return line, k
         return None
 
-    def replaces_last(self, said: _Said, following: _Said | None) -> chess.Move | None:
-        """A move that cannot follow the move just played but fits in its place, when the next
-        mention then fits too: the move just played was never said (speech recognition invents
-        words, e.g. a phrase of its vocabulary prompt) or was misheard. Without a next mention to
-        confirm it, nothing is replaced."""
-        if self.line is None or not self.ply or self.last != (self.line, self.ply - 1) or following is None:
+    def replaces_last(self, said: _Said, following: tuple[Mention, ...]) -> chess.Move | None:
+        """A move that cannot follow the move just played but fits in its place, when the moves said
+        next in the sentence then all fit too: the move just played was never said (speech
+        recognition invents words, e.g. a phrase of its vocabulary prompt) or was misheard. Without
+        a next mention to confirm it, nothing is replaced."""
+        if self.line is None or not self.ply or self.last != (self.line, self.ply - 1) or not following:
             return None
         path = self.path()
         board = self.board(path[:-1])
@@ -278,25 +280,36 @@ class _Tracker:
         if move is None or move == path[-1]:
             return None
         board.push(move)
-        return move if self.resolve(following.mention, board) is not None else None
+        return move if _fits(board, following) else None
 
-    def lost_ply(self, mention: Mention) -> chess.Move | None:
+    def lost_ply(self, mention: Mention, following: tuple[Mention, ...] = ()) -> chess.Move | None:
         """The one move speech recognition lost before `mention`: "knight to c3, [d takes e4,]
-        knight takes e4" heard without its middle. Only opening theory may supply it: from a book
-        position, the single book move after which the mention names a book move."""
+        knight takes e4" heard without its middle. Opening theory may supply it (from a book
+        position, the single book move after which the mention names a book move), or the sentence
+        itself: the single legal move after which `mention` and at least `_GAP_CONFIRM` moves said
+        next all fit ("[pawn to h4], pawn to h6, knight to f3, knight to d7, and pawn to h5": only
+        h4 lets the h-pawn reach h5). Several such moves are a refusal."""
         board = self.board(self.path())
-        if not openings.in_book(board.epd()):
-            return None
-        found = []
+        book = openings.in_book(board.epd())
+        by_book, by_sentence = [], []
         for gap in board.legal_moves:
-            if not _in_book(board, gap):
+            book_gap = book and _in_book(board, gap)
+            if not book_gap and len(following) < _GAP_CONFIRM:
                 continue
             board.push(gap)
-            move = _pick(mention, board, True)
-            if move is not None and _in_book(board, move):
-                found.append(gap)
+            move = self.resolve(mention, board)
+            if move is not None:
+                if book_gap and _in_book(board, move):
+                    by_book.append(gap)
+                if len(following) >= _GAP_CONFIRM:
+                    board.push(move)
+                    if _fits(board, following):
+                        by_sentence.append(gap)
+                    board.pop()
             board.pop()
-        return found[0] if len(found) == 1 else None
+        if len(by_book) == 1:
+            return by_book[0]
+        return by_sentence[0] if len(by_sentence) == 1 else None
 
     # moves -----------------------------------------------------------------------------------
 
@@ -441,10 +454,10 @@ class _Tracker:
                     self.emit(cast(_Line, self.line), k, said, quote, seg)
             elif said.kind != "move":
                 self.alternative(said, quote, seg)
-            elif said.role == "move" and (move := self.replaces_last(said, next(iter(saids[n + 1 :]), None))):
+            elif said.role == "move" and (move := self.replaces_last(said, _said_next(saids[n + 1 :]))):
                 self.ply -= 1
                 self.play(move, said, quote, seg)
-            elif said.role == "move" and not again and (gap := self.lost_ply(m)) is not None:
+            elif said.role == "move" and not again and (gap := self.lost_ply(m, _said_next(saids[n + 1 :]))):
                 self.play(gap, _Said(m, "move"), quote, seg)
                 # lost_ply chose `gap` because `m` names a move after it
                 self.play(cast(chess.Move, self.resolve(m, self.board(self.path()))), said, quote, seg)
@@ -469,6 +482,28 @@ def _upcoming(rest: list[_Said], then: Mention | None) -> tuple[Mention, ...]:
         if then is not None:
             ahead.append(then)
     return tuple(ahead[:_LOOKAHEAD])
+
+
+def _said_next(rest: list[_Said]) -> tuple[Mention, ...]:
+    """The moves said next in the sentence (up to `_CONFIRM`, up to one that may move the cursor),
+    that a repair must explain too; else the next mention alone."""
+    run = []
+    for said in rest:
+        if said.role != "move":
+            break
+        run.append(said.mention)
+    return tuple(run[:_CONFIRM]) or tuple(said.mention for said in rest[:1])
+
+
+def _fits(board: chess.Board, mentions: tuple[Mention, ...]) -> bool:
+    """Whether each of `mentions`, in turn, names a move from `board` on (`board` is left as it was)."""
+    board = board.copy()
+    for mention in mentions:
+        move = _Tracker.resolve(mention, board)
+        if move is None:
+            return False
+        board.push(move)
+    return True
 
 
 def _in_book(board: chess.Board, move: chess.Move) -> bool:
