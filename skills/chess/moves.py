@@ -263,7 +263,9 @@ def _tokens(text: str) -> list[_Tok]:
             out.append(_Tok("side", t.start, nxt.end, t.text + " side", "K" if t.value == chess.KING else "Q"))
             i += 2
             continue
-        if t.kind in ("tens", "homophone", "for"):
+        if t.kind == "homophone" and out and out[-1].kind == "piece" and nkind in ("capture", "to", "sq"):
+            t = _Tok("file", t.start, t.end, t.text, t.value)  # "knight be takes d2": the b-knight
+        elif t.kind in ("tens", "homophone", "for"):
             t = _Tok("word", t.start, t.end, t.text)
         out.append(t)
         i += 1
