@@ -134,6 +134,8 @@ _NOUNS = set(
     "weakness point complex rank lever".split()
 )
 
+# Words between a move and what it gives: "Nd6 is checkmate", "bishop to b5 gives check".
+_LINKS = {"is", "gives", "giving"}
 _ARTICLES = set("the a an this that his her its their my our your".split())
 _PREFIX_KINDS = {"piece", "file", "digit", "sq", "capture", "to", "on", "from", "verb", "filler", "color"}
 _CUE_KINDS = {"capture", "to", "verb"}
@@ -631,6 +633,8 @@ def _apply_suffix(mention: Mention, toks: list[_Tok], k: int) -> int:
     """Consume check, promotion and "with the knight" after the target; return the next index."""
     while k < len(toks):
         j = _skip(toks, k, {"filler"})  # "... and promotes to a knight"
+        if j < len(toks) and toks[j].text in _LINKS and j + 1 < len(toks) and toks[j + 1].kind in ("check", "mate"):
+            j += 1  # "knight to d6 is checkmate"
         if j < len(toks) and toks[j].kind in ("check", "mate", "promote"):
             k = j
         t = toks[k]
