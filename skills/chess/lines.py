@@ -285,7 +285,8 @@ class _Tracker:
     def lost_ply(self, mention: Mention, following: tuple[Mention, ...] = ()) -> chess.Move | None:
         """The one move speech recognition lost before `mention`: "knight to c3, [d takes e4,]
         knight takes e4" heard without its middle. Opening theory may supply it (from a book
-        position, the single book move after which the mention names a book move), or the sentence
+        position, the single book move after which the mention names a book move and the moves said
+        next fit), or the sentence
         itself: the single legal move after which `mention` and at least `_GAP_CONFIRM` moves said
         next all fit ("[pawn to h4], pawn to h6, knight to f3, knight to d7, and pawn to h5": only
         h4 lets the h-pawn reach h5). Several such moves are a refusal."""
@@ -299,13 +300,13 @@ class _Tracker:
             board.push(gap)
             move = self.resolve(mention, board)
             if move is not None:
-                if book_gap and _in_book(board, move):
+                board.push(move)
+                fits = _fits(board, following)  # the moves said next must follow from it too
+                board.pop()
+                if book_gap and _in_book(board, move) and fits:
                     by_book.append(gap)
-                if len(following) >= _GAP_CONFIRM:
-                    board.push(move)
-                    if _fits(board, following):
-                        by_sentence.append(gap)
-                    board.pop()
+                if len(following) >= _GAP_CONFIRM and fits:
+                    by_sentence.append(gap)
             board.pop()
         if len(by_book) == 1:
             return by_book[0]

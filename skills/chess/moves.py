@@ -433,6 +433,7 @@ class Mention:
                 return None
             score = 8.0
         else:
+            weight = None
             if targets:
                 weight = targets.get(move.to_square)
                 if weight is None:
@@ -446,7 +447,9 @@ class Mention:
             if self.piece is not None:
                 if piece == self.piece:
                     score += 2
-                elif not self.piece_weak:
+                elif not self.piece_weak or weight is None or weight < 1:
+                    # another piece than one guessed from a sound-alike ("I'd take") only to the square
+                    # as heard: a sound-alike piece and a sound-alike square are two guesses
                     return None
             elif self.pawn_implied or (strict and self.bare):
                 if piece != chess.PAWN:
