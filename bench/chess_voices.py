@@ -35,7 +35,7 @@ from bench.chess_moves import LESSONS, Lesson, Score  # noqa: E402
 from tutorialbook.acquire.transcript import Segment  # noqa: E402
 from tutorialbook.skills.chess.lines import track_lines  # noqa: E402
 
-DESIGN_VOICES = ("espeak-ng:en-us", "flite:slt", "espeak-ng:en-gb-x-rp")
+DESIGN_VOICES = ("espeak-ng:en-us", "flite:slt", "espeak-ng:en-gb-x-rp", "espeak-ng:en-gb-scotland", "espeak-ng:en-029")
 HELD_OUT_VOICES = ("espeak-ng:en-us+f3", "flite:rms", "flite:awb", "festival:kal")
 DESIGN_LESSONS = ("caro_kann", "french_defense", "italian_game", "kings_indian")
 SETTINGS = ("ingest", "norepeat", "penalty", "hotwords", "beam1", "beam8")
