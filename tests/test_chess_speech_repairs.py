@@ -138,3 +138,19 @@ def test_a_sound_alike_piece_is_not_swapped_for_another_on_a_sound_alike_square(
     board = chess.Board("r1bqkb1r/ppp2ppp/2n5/4p1N1/2B5/8/PPPP1PPP/RNBQK2R b KQkq - 0 5")
     assert find_moves(board, "I'd take c5") == []
     assert [board.san(m) for m, _ in find_moves(board, "I'd take g5")] == ["Qxg5"]  # the square as heard
+
+
+@pytest.mark.parametrize("plan", ["preparing", "threatening", "intending", "preventing"])
+def test_a_square_named_as_a_plan_is_not_played(plan):
+    # "white plays pawn to a3" heard as "white place pawn to e3" (no pawn reaches e3, and with no
+    # move word theory does not stand in): the square the narrator says it prepares is not played
+    events = track_lines(
+        segments(
+            "We start with pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, "
+            "pawn to c3, knight to c6, knight to f3, queen to b6.",
+            f"White place pawn to e3, {plan} b4.",
+        )
+    )
+    assert [san for _, _, san in played(events)] == "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6".split()
+    board = board_after("e4 e5 Nf3 Nc6 Bc4 Bc5")
+    assert [board.san(m) for m, _ in find_moves(board, f"white plays pawn to c3, {plan} d4")] == ["c3"]

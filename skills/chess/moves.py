@@ -126,6 +126,8 @@ _DESCRIPTORS = set(
     "the on at of from attacks attack attacking attacked controls control controlling defends defend "
     "defending protects protect protecting supports support supporting eyes eyeing targets target "
     "targeting toward towards against over into around via through behind near weak strong key "
+    "preparing prepares prepare threatening threatens threaten intending planning allowing allows "
+    "preventing prevents stopping stops "
     "pressure hits hitting pins pin pinning covers cover covering guards guard guarding occupies "
     "occupy blockade blockades in".split()
 )
