@@ -65,7 +65,8 @@ def test_unsure_marks_in_running_text_are_not_moves():
 
 def test_a_move_lost_by_speech_recognition_is_restored_when_only_it_explains_the_sentence():
     # out of opening theory: only 2. a5 lets "pawn to a6" (and the rest) follow; "knight to h6" is Black's
-    events = track_lines(segments("We start with pawn to a4, pawn to h5.", "Then knight to h6, pawn to a6, and rook to h7."))
+    opening = "We start with pawn to a4, pawn to h5."
+    events = track_lines(segments(opening, "Then knight to h6, pawn to a6, and rook to h7."))
     assert played(events) == [(1, 1, "a4"), (1, 2, "h5"), (1, 3, "a5"), (1, 4, "Nh6"), (1, 5, "a6"), (1, 6, "Rh7")]
 
 
@@ -75,7 +76,9 @@ def test_a_lost_move_is_not_guessed_from_too_little_or_when_several_fit():
     assert played(short) == [(1, 1, "a4"), (1, 2, "h5")]
     # many White moves let "knight to h6, knight to c3, rook to h7" follow: none is invented, and the
     # last move is not replaced by one that then leaves the sentence unexplained
-    several = track_lines(segments("We start with pawn to a4, pawn to h5.", "Then knight to h6, knight to c3, and rook to h7."))
+    several = track_lines(
+        segments("We start with pawn to a4, pawn to h5.", "Then knight to h6, knight to c3, and rook to h7.")
+    )
     assert played(several) == [(1, 1, "a4"), (1, 2, "h5"), (1, 3, "Nc3"), (1, 4, "Rh7")]
 
 
