@@ -157,3 +157,32 @@ def test_a_square_named_as_a_plan_is_not_played(plan):
     assert [san for _, _, san in played(events)] == "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6".split()
     board = board_after("e4 e5 Nf3 Nc6 Bc4 Bc5")
     assert [board.san(m) for m, _ in find_moves(board, f"white plays pawn to c3, {plan} d4")] == ["c3"]
+
+
+FRENCH_TRAP = (
+    "We start with pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, pawn to c3, "
+    "knight to c6, knight to f3, queen to b6, bishop to d3, c takes d4, c takes d4."
+)
+
+
+def test_a_tie_is_broken_by_the_moves_said_next():
+    # "take d4": Nxd4 or Qxd4; only after Nxd4 can "knight takes d4, queen takes d4, bishop to b5"
+    # all follow (after Qxd4 Nxd4 Black has no queen)
+    events = track_lines(
+        segments(FRENCH_TRAP, "Black can take d4, and then knight takes d4, queen takes d4, and bishop to b5 check.")
+    )
+    assert [san for _, _, san in played(events)][13:] == ["Nxd4", "Nxd4", "Qxd4", "Bb5+"]
+
+
+def test_a_tie_the_next_moves_do_not_break_is_refused():
+    # Nbxd2 and Nfxd2 both let Black's d5 follow: neither is guessed, and Black's d5 is not played
+    # in White's turn
+    events = track_lines(
+        segments(
+            "We start with pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5, "
+            "pawn to c3, knight to f6, pawn to d4, e takes d4, c takes d4, bishop to b4 check, "
+            "bishop to d2, bishop takes d2 check.",
+            "White answers knight takes d2, and black strikes with pawn to d5.",
+        )
+    )
+    assert [san for _, _, san in played(events)][13:] == ["Bxd2+"]

@@ -419,6 +419,8 @@ class _Tracker:
                 continue
             board = self.board(self.path())
             move = self.resolve(m, board, following=_upcoming(saids[n + 1 :], then))
+            if move is None and said.role == "move":
+                move = _untie(m, board, _upcoming(saids[n + 1 :], then, _CONFIRM))
             if (
                 move is not None
                 and move not in m.candidates(board, sound_alikes=False)
@@ -471,8 +473,8 @@ class _Tracker:
             self.line, self.ply = restore
 
 
-def _upcoming(rest: list[_Said], then: Mention | None) -> tuple[Mention, ...]:
-    """The next `_LOOKAHEAD` moves said from the cursor on: up to a mention that may move the cursor
+def _upcoming(rest: list[_Said], then: Mention | None, limit: int = _LOOKAHEAD) -> tuple[Mention, ...]:
+    """The next `limit` moves said from the cursor on: up to a mention that may move the cursor
     elsewhere (a reference, an alternative), else on into the next sentence's first move."""
     ahead = []
     for said in rest:
@@ -482,7 +484,23 @@ def _upcoming(rest: list[_Said], then: Mention | None) -> tuple[Mention, ...]:
     else:
         if then is not None:
             ahead.append(then)
-    return tuple(ahead[:_LOOKAHEAD])
+    return tuple(ahead[:limit])
+
+
+def _untie(mention: Mention, board: chess.Board, following: tuple[Mention, ...]) -> chess.Move | None:
+    """Of moves the mention names equally well ("take c4" heard for Nxd4 or Qxd4), the one after
+    which every move said next follows, when each other fails one ("... because knight takes d4,
+    queen takes d4": after Qxd4 Black has no queen to take). None when no or several such."""
+    tied = mention.candidates(board)
+    if len(tied) < 2 or not following:
+        return None
+    fit = []
+    for move in tied:
+        board.push(move)
+        if _fits(board, following):
+            fit.append(move)
+        board.pop()
+    return fit[0] if len(fit) == 1 else None
 
 
 def _said_next(rest: list[_Said]) -> tuple[Mention, ...]:
