@@ -186,3 +186,17 @@ def test_a_tie_the_next_moves_do_not_break_is_refused():
         )
     )
     assert [san for _, _, san in played(events)][13:] == ["Bxd2+"]
+
+
+GIUOCO = "We start with pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5, pawn to c3."
+
+
+def test_a_lost_move_is_the_one_of_the_piece_named_before_the_mention():
+    # "black develops the other knight to f6" heard as "black the other knight then ...": theory has
+    # several Black moves before 5. d4 exd4 6. cxd4; the knight named picks 4... Nf6
+    events = track_lines(segments(GIUOCO, "Black the other knight then pawn to d4, e takes d4, and c takes d4."))
+    assert [san for _, _, san in played(events)][7:] == ["Nf6", "d4", "exd4", "cxd4"]
+    # with no piece named, or one no single fitting move moves, nothing is guessed
+    for words in ("Black waits, then", "Black the queen then"):
+        events = track_lines(segments(GIUOCO, f"{words} pawn to d4, e takes d4, and c takes d4."))
+        assert [san for _, _, san in played(events)][7:] == []

@@ -289,7 +289,8 @@ class _Tracker:
         next fit), or the sentence
         itself: the single legal move after which `mention` and at least `_GAP_CONFIRM` moves said
         next all fit ("[pawn to h4], pawn to h6, knight to f3, knight to d7, and pawn to h5": only
-        h4 lets the h-pawn reach h5). Several such moves are a refusal."""
+        h4 lets the h-pawn reach h5). Of several, a piece named before the mention with no square of its
+        own picks the one it moves; otherwise several are a refusal."""
         board = self.board(self.path())
         book = openings.in_book(board.epd())
         by_book, by_sentence = [], []
@@ -308,9 +309,13 @@ class _Tracker:
                 if len(following) >= _GAP_CONFIRM and fits:
                     by_sentence.append(gap)
             board.pop()
-        if len(by_book) == 1:
-            return by_book[0]
-        return by_sentence[0] if len(by_sentence) == 1 else None
+        for found in (by_book, by_sentence):
+            if len(found) > 1 and mention.earlier_piece is not None:
+                # "black the [other] knight, then pawn to d4": the lost move was the knight's
+                found = [gap for gap in found if board.piece_type_at(gap.from_square) == mention.earlier_piece]
+            if len(found) == 1:
+                return found[0]
+        return None
 
     # moves -----------------------------------------------------------------------------------
 

@@ -366,6 +366,9 @@ class Mention:
     """The source file was a spoken letter ("e takes d5"), not notation ("exd5")."""
     location: bool = False
     """Reads as a place rather than a move ("the knight on f3", "the d5 square")."""
+    earlier_piece: int | None = None
+    """A piece named before the one the move is made with, with no square of its own ("the other
+    knight, then pawn to d4"): what is left of a move speech recognition lost."""
 
     def resolve(self, board: chess.Board, strict: bool = True) -> chess.Move | None:
         """The legal move that best explains this mention, or None when none or several do.
@@ -621,6 +624,8 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
             if seen_capture:
                 mention.captured = t.value
             else:
+                if mention.piece is not None:
+                    mention.earlier_piece = mention.piece
                 mention.piece, mention.piece_weak = t.value, t.weak
         elif t.kind == "file":
             mention.from_file, mention.file_heard = t.value, True
