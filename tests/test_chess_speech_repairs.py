@@ -200,3 +200,34 @@ def test_a_lost_move_is_the_one_of_the_piece_named_before_the_mention():
     for words in ("Black waits, then", "Black the queen then"):
         events = track_lines(segments(GIUOCO, f"{words} pawn to d4, e takes d4, and c takes d4."))
         assert [san for _, _, san in played(events)][7:] == []
+
+
+def test_a_warned_line_cut_by_a_full_stop_goes_on_in_the_next_sentence():
+    # speech recognition ended the sentence inside the line the narrator warns against
+    events = track_lines(
+        segments(
+            FRENCH_TRAP,
+            "A common mistake is knight takes d4, because knight takes d4.",
+            "Queen takes d4, and bishop to b5 check wins the queen.",
+            "In the game, black plays bishop to d7.",
+        )
+    )
+    sans = [(line, san) for line, _, san in played(events)][13:]
+    assert sans[:4] == [(2, "Nxd4"), (2, "Nxd4"), (2, "Qxd4"), (2, "Bb5+")]
+    # the lesson resumes in its own line afterwards, not after the trap
+    assert events[-1].san == "Bd7" and events[-1].epd_before == board_after(
+        "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6 Bd3 cxd4 cxd4"
+    ).epd()
+
+
+def test_a_sentence_that_does_not_open_with_a_move_returns_to_the_lesson():
+    events = track_lines(
+        segments(
+            FRENCH_TRAP,
+            "A common mistake is knight takes d4, because knight takes d4.",
+            "So black plays queen takes d4 here.",
+        )
+    )
+    last = events[-1]
+    assert last.san == "Qxd4"
+    assert last.epd_before == board_after("e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6 Bd3 cxd4 cxd4").epd()

@@ -164,6 +164,7 @@ class _Tracker:
         self.last: tuple[_Line, int] | None = None  # the last move spoken about: its line and index
         self.seen: dict[str, tuple[int, tuple[chess.Move, ...]]] = {}
         self.events: list[MoveEvent] = []
+        self.held: tuple[_Line | None, int] | None = None  # a return from a warned-against line, held
 
     # positions -----------------------------------------------------------------------------------
 
@@ -397,14 +398,21 @@ class _Tracker:
     # sentences -------------------------------------------------------------------------------
 
     def sentence(  # noqa: C901 - a sentence's cues in reading order; to split with the chess tests' owner
-        self, text: str, quote: str, seg_at: Callable[[int], Segment], saids: list[_Said], then: Mention | None
+        self,
+        text: str,
+        quote: str,
+        seg_at: Callable[[int], Segment],
+        saids: list[_Said],
+        then: Mention | None,
+        opens: bool = False,
     ) -> None:
         """Place the mentions of one sentence (`quote`: it as the transcript shows it); `then` is the
         move the next sentence opens with, if it continues from here: what confirms a guess at this
         sentence's last move."""
         if _RESTART.search(text):
             self.restart()
-        restore: tuple[_Line | None, int] | None = None  # after a warned-against line, back to the lesson
+        held, self.held = self.held, None
+        restore: tuple[_Line | None, int] | None = held  # after a warned-against line, back to the lesson
         # below, cast(_Line, self.line): a move was followed or found in path(), so there is a line
         again = False  # the mention before was a move played earlier, said again
         for n, said in enumerate(saids):
@@ -474,7 +482,13 @@ class _Tracker:
                 # "instead of" lost to speech recognition; the move replaces the one said again
                 self.alternative(said, quote, seg)
             again = k is not None and said.kind == "move"
-        if restore is not None:
+        cut = opens and then is not None and self.resolve(then, self.board(self.path())) is not None
+        if restore is not None and held is None and cut:
+            # "... because knight takes d4. | Queen takes d4, and bishop to b5 check": a sentence that
+            # opens with a move continuing the warned-against line is that line's end, cut off by
+            # speech recognition's full stop; the lesson resumes after it
+            self.held = restore
+        elif restore is not None:
             self.line, self.ply = restore
 
 
@@ -634,5 +648,7 @@ def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
     for n, (text, quote, seg_of) in enumerate(sentences):
         first = saids[n + 1][0] if saids[n + 1] else None
         continues = first is not None and first.role == "move" and not _RESTART.search(sentences[n + 1][0])
-        tracker.sentence(text, quote, seg_of, saids[n], first.mention if continues and first is not None else None)
+        then = first.mention if continues and first is not None else None
+        opens = then is not None and not sentences[n + 1][0][: then.start].strip()  # nothing said before it
+        tracker.sentence(text, quote, seg_of, saids[n], then, opens)
     return tracker.events
