@@ -231,3 +231,23 @@ def test_a_sentence_that_does_not_open_with_a_move_returns_to_the_lesson():
     last = events[-1]
     assert last.san == "Qxd4"
     assert last.epd_before == board_after("e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6 Bd3 cxd4 cxd4").epd()
+
+
+TWO_KNIGHTS = "We start with pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, knight to f6."
+
+
+def test_the_sentence_subject_is_the_side_of_its_first_move():
+    # speech recognition turned "the two knights defense" into "knight to d5", read (by theory) as
+    # 4. Ng5; the real "with knight to g5" then comes as "knight to d5" in Black's turn: Black's
+    # Nd5 is no reading of a sentence whose subject is White
+    events = track_lines(
+        segments(
+            TWO_KNIGHTS + " Knight to d5.",
+            "White attacks f7, knight to d5, and black must play pawn to d5.",
+        )
+    )
+    # the second "knight to d5" is 4. Ng5 said again (with the advice "must" the sentence gives)
+    assert [(e.ply, e.san) for e in events][6:] == [(7, "Ng5"), (7, "Ng5"), (8, "d5")]
+    # without the subject the heard square stands: Black's knight goes to d5
+    events = track_lines(segments(TWO_KNIGHTS + " Knight to d5.", "Then knight to d5."))
+    assert [san for _, _, san in played(events)][6:] == ["Ng5", "Nd5"]

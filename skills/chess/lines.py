@@ -105,6 +105,7 @@ _MOVE_NUMBER_DOT = re.compile(r"(?:^|\s)\d{1,3}$")
 _STOP_IN_MOVE = re.compile(
     r"\b(?P<piece>pawn|knight|bishop|rook|queen|king)(?P<stop>[.!?]+)(?=\s+(?:to|takes|captures)\b)", re.IGNORECASE
 )
+_SUBJECT = re.compile(r"\s*(white|black)\b(?!['’]s)", re.IGNORECASE)  # a sentence opening with the side that acts
 _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reach
 # What staying in the opening book is worth, against a sound-alike's discount of 4 × (1 - 0.3) = 2.8
 # (moves.py): one book move does not outweigh what was heard, two in a row do.
@@ -595,6 +596,17 @@ def _roles(text: str) -> list[_Said]:
         saids.append(_Said(m, role or ("reference" if in_run else "move")))
         previous_end = m.end
     saids.sort(key=lambda s: s.mention.start)
+    subject = _SUBJECT.match(text)
+    first = next((s for s in saids if s.role == "move"), None)
+    if (
+        subject
+        and first is not None
+        and first.mention.side is None
+        and first.mention.earlier_piece is None  # "black the other knight, then pawn to d4": not d4's
+        and first.mention.start > subject.end()
+    ):
+        # "White attacks f7, knight to g5": the sentence's subject makes its first move
+        first.mention.side = chess.WHITE if subject.group(1).lower() == "white" else chess.BLACK
     _advice(text, [s for s in saids if s.role != "instead_of"])
     return saids
 
