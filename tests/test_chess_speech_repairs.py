@@ -145,13 +145,13 @@ def test_a_sound_alike_piece_is_not_swapped_for_another_on_a_sound_alike_square(
 
 @pytest.mark.parametrize("plan", ["preparing", "threatening", "intending", "preventing"])
 def test_a_square_named_as_a_plan_is_not_played(plan):
-    # "white plays pawn to a3" heard as "white place pawn to e3" (no pawn reaches e3, and with no
+    # "white plays pawn to a3" heard as "white plays, pawn to e3" (no pawn reaches e3, and with no
     # move word theory does not stand in): the square the narrator says it prepares is not played
     events = track_lines(
         segments(
             "We start with pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, "
             "pawn to c3, knight to c6, knight to f3, queen to b6.",
-            f"White place pawn to e3, {plan} b4.",
+            f"White plays, pawn to e3, {plan} b4.",
         )
     )
     assert [san for _, _, san in played(events)] == "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6".split()
@@ -251,3 +251,17 @@ def test_the_sentence_subject_is_the_side_of_its_first_move():
     # without the subject the heard square stands: Black's knight goes to d5
     events = track_lines(segments(TWO_KNIGHTS + " Knight to d5.", "Then knight to d5."))
     assert [san for _, _, san in played(events)][6:] == ["Ng5", "Nd5"]
+
+
+def test_place_is_a_move_word():
+    # "white plays pawn to a3" heard as "white place pawn to e3": with a move word, theory's a3 stands in
+    events = track_lines(
+        segments(
+            "We start with pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, "
+            "pawn to c3, knight to c6, knight to f3, queen to b6.",
+            "White place pawn to e3, preparing b4.",
+        )
+    )
+    assert [san for _, _, san in played(events)][10:] == ["a3"]
+    board = chess.Board()
+    assert [board.san(m) for m, _ in find_moves(board, "white places the knight on f3")] == ["Nf3"]
