@@ -288,11 +288,10 @@ class _Tracker:
         """The one move speech recognition lost before `mention`: "knight to c3, [d takes e4,]
         knight takes e4" heard without its middle. Opening theory may supply it (from a book
         position, the single book move after which the mention names a book move and the moves said
-        next fit), or the sentence
-        itself: the single legal move after which `mention` and at least `_GAP_CONFIRM` moves said
-        next all fit ("[pawn to h4], pawn to h6, knight to f3, knight to d7, and pawn to h5": only
-        h4 lets the h-pawn reach h5). Of several, a piece named before the mention with no square of its
-        own picks the one it moves; otherwise several are a refusal."""
+        next fit), or the sentence itself: the single legal move after which `mention` and at least
+        `_GAP_CONFIRM` moves said next all fit ("[pawn to h4], pawn to h6, knight to f3, knight to
+        d7, and pawn to h5": only h4 lets the h-pawn reach h5). Of several, a piece named before the
+        mention with no square of its own picks the one it moves; otherwise several are a refusal."""
         board = self.board(self.path())
         book = openings.in_book(board.epd())
         by_book, by_sentence = [], []
@@ -526,12 +525,7 @@ def _untie(mention: Mention, board: chess.Board, following: tuple[Mention, ...])
 def _said_next(rest: list[_Said]) -> tuple[Mention, ...]:
     """The moves said next in the sentence (up to `_CONFIRM`, up to one that may move the cursor),
     that a repair must explain too; else the next mention alone."""
-    run = []
-    for said in rest:
-        if said.role != "move":
-            break
-        run.append(said.mention)
-    return tuple(run[:_CONFIRM]) or tuple(said.mention for said in rest[:1])
+    return _upcoming(rest, None, _CONFIRM) or tuple(said.mention for said in rest[:1])
 
 
 def _fits(board: chess.Board, mentions: tuple[Mention, ...]) -> bool:
