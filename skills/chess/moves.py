@@ -71,8 +71,8 @@ _WORD_KINDS = {
         "play plays played playing go goes going went move moves moved moving jump jumps jumped "
         "come comes came develop develops developed developing push pushes pushed pushing advance "
         "advances advanced retreat retreats retreated put puts bring brings reply replies replied "
-        "answer answers answered respond responds responded continue continues continued place places placed "
-        "placing"
+        "answer answers answered respond responds responded continue continues continued place "
+        "places placed placing"
     ),
     "filler": (
         "the an his her its their my our your then now also simply just immediately again back "
