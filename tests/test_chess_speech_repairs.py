@@ -2,9 +2,12 @@
 lost and invented moves repaired only when the rest of the sentence agrees, sound-alike files and
 pieces; and the refusals that keep a wrong ply from corrupting every position after it."""
 
+import os
+
 import chess
 import pytest
 
+from tests.support import media
 from tutorialbook.acquire.transcript import UNSURE, Segment, Word, marked
 from tutorialbook.skills.chess.lines import MoveEvent, track_lines
 from tutorialbook.skills.chess.moves import find_moves, parse_spoken_move
@@ -46,7 +49,7 @@ LESSON = [
 
 def test_unsure_marks_do_not_hide_moves_and_stay_in_the_quotes():
     clean = track_lines(segments(*LESSON))
-    # every word of a move doubted, and the reference's "after"
+    # every word doubted, the reference's "after" too
     shown = [doubted(s, set(range(len(s.split())))) for s in LESSON]
     assert all(UNSURE in s for s in shown)
     heard = track_lines(segments(*shown))
@@ -265,3 +268,36 @@ def test_place_is_a_move_word():
     assert [san for _, _, san in played(events)][10:] == ["a3"]
     board = chess.Board()
     assert [board.san(m) for m, _ in find_moves(board, "white places the knight on f3")] == ["Nf3"]
+
+
+FRENCH_SPOKEN = [
+    "This lesson is about the French Defense.",
+    "We start with pawn to e4, pawn to e6, pawn to d4, and pawn to d5.",
+    "In the Advance Variation white pushes pawn to e5.",
+    "Black attacks the chain with pawn to c5, and white supports it with pawn to c3.",
+    "Black plays knight to c6, and white answers knight to f3.",
+    "The queen comes to b6, pressing on d4.",
+    "Go back to the position after queen to b6.",
+    "If white plays bishop to d3, black takes with c takes d4, and white recaptures c takes d4.",
+]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("CI") and not media.have_tools(), reason="espeak-ng and ffmpeg are needed to make test media"
+)
+def test_real_narration_with_doubted_words_is_read_as_ingest_reads_it(tmp_path):
+    """espeak-ng speaks a lesson, faster-whisper transcribes it with the chess pack's prompt and
+    decoding (as ingest does): its doubted words are marked, and every move still lands."""
+    from tutorialbook.acquire import transcribe as tx
+    from tutorialbook.ingest import _prompt
+    from tutorialbook.skills.domains import get_pack
+
+    wav = tmp_path / "french.wav"
+    media.narrated_wav(FRENCH_SPOKEN, wav)
+    pack = get_pack("chess")
+    transcript = tx.transcribe(wav, initial_prompt=_prompt("French Defense", pack), decoding=pack.decoding)
+    assert any(UNSURE in s.text for s in transcript.segments), [s.text for s in transcript.segments]
+    events = track_lines(transcript.segments)
+    main = "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6".split()
+    assert [e.san for e in events] == [*main, "Bd3", "cxd4", "cxd4"]
+    assert events[-3].epd_before == board_after(" ".join(main)).epd()
