@@ -35,6 +35,7 @@ from tutorialbook.acquire.media import (
     stream_audio,
 )
 from tutorialbook.acquire.transcript import LOW_CONFIDENCE, UNSURE, Segment, Transcript, Word, marked
+from tutorialbook.acquire import unheard
 
 if TYPE_CHECKING:  # faster_whisper is imported lazily: importing it costs ~1 s
     import numpy as np
@@ -65,6 +66,9 @@ BEAM_SIZE = 5
 # (one step is at most 60 s of speech).
 MODE = "batched"  # or "sequential"
 BATCH_SIZE = 2
+REDECODE = "prompt"
+"""Speech the first pass left without words (``acquire/unheard.py``) is decoded again on its own:
+"prompt" with the same initial prompt and hotwords, "plain" without them, "off" not at all."""
 
 MAX_PAUSE_S = 1.0
 """A silence longer than this between two words ends a segment even without punctuation."""
@@ -265,6 +269,12 @@ def _run_whisper(
         return BatchedInferencePipeline(whisper).transcribe(audio, batch_size=batch_size, **common)
     if mode == "sequential":
         return whisper.transcribe(audio, **common)
+    if mode == "clip":  # a stretch already known to be speech, decoded as the batched pipeline decodes
+        # one pass over at most 30 s: without timestamp tokens a cut-short output cannot make it seek
+        # into the clip's last few hundred milliseconds, where tiny.en hallucinates ("Thank you very much.")
+        common.update(vad_filter=False, temperature=0.0, condition_on_previous_text=False)
+        common.setdefault("without_timestamps", True)
+        return whisper.transcribe(audio, **common)
     raise ValueError(f"unknown mode {mode!r}")
 
 
@@ -284,6 +294,7 @@ def transcribe(
     hotwords: str | None = None,
     max_seconds: float | None = None,
     decoding: dict | None = None,
+    redecode: str = REDECODE,
 ) -> Transcript:
     """Transcribe an audio or video file into sentence-level, timestamped segments.
 
@@ -295,7 +306,8 @@ def transcribe(
     faster-whisper options a domain pack asks for (the chess pack's ``no_repeat_ngram_size``).
     ``progress(seconds_done, total_seconds)`` is called as audio is transcribed and finally with
     ``(total, total)``. ``cancel()`` is polled between segments (and between stages); when it
-    returns True, ``TranscriptionCancelled`` is raised.
+    returns True, ``TranscriptionCancelled`` is raised. ``redecode``: see ``REDECODE``; the seconds
+    decoded again are in ``Transcript.redecoded_seconds``, its models and a warning.
 
     The audio is decoded and transcribed in windows (``media.WINDOW_SECONDS``), so peak memory does
     not grow with the file's length; silent windows are not given to the model. ``max_seconds``:
@@ -306,6 +318,8 @@ def transcribe(
     model work; damage found while decoding once the decode ends), and ``TutorialbookError('model',
     reason)`` when no model can be found locally.
     """
+    if redecode not in ("prompt", "plain", "off"):
+        raise ValueError(f"unknown redecode {redecode!r}: prompt, plain or off")
     _check_cancel(cancel, "before it started")
     audio = stream_audio(path, sampling_rate=SAMPLE_RATE, cancel=cancel, max_seconds=max_seconds)
     declared = audio.info.exact_duration
@@ -319,6 +333,8 @@ def transcribe(
 
     report(0.0)
     words: list[tuple[float, float, str, float]] = []  # start, end, text, probability
+    again: list[tuple[float, float, bool]] = []  # stretches decoded again: start, end, whether words came
+    recovered = 0
     done = 0.0
     windows = iter(audio.windows())  # bounded memory: a window, and the next one decoded ahead
     try:
@@ -337,13 +353,22 @@ def transcribe(
                 segments_iter, info = _run_whisper(whisper, window.samples, mode=MODE, initial_prompt=initial_prompt,
                                                    beam_size=beam_size, hotwords=hotwords, decoding=decoding)
                 language = language or info.language
+                heard: list[tuple[float, float, str, float]] = []  # within the window
                 for seg in _iterate(segments_iter, cancel):
-                    for i, w in enumerate(seg.words or ()):
-                        text = w.word if i or w.word[:1].isspace() else " " + w.word  # never glue two segments
-                        words.append((window.offset + float(w.start), window.offset + float(w.end), text,
-                                      float(w.probability)))
+                    heard += unheard.as_words(seg.words or ())
                     done = max(done, window.offset + float(seg.end))
                     report(done)
+                if redecode != "off":
+                    found, gaps = _redecode(whisper, window.samples, heard, prompted=redecode == "prompt",
+                                            initial_prompt=initial_prompt, beam_size=beam_size, hotwords=hotwords,
+                                            decoding=decoding, cancel=cancel)
+                    kept = [(start, stop) for start, stop in gaps if any(start <= w[0] < stop for w in found)]
+                    heard = sorted(unheard.clamped(heard, kept) + found, key=lambda w: w[0])
+                    recovered += len(found)
+                    for start, stop in gaps:
+                        again.append((window.offset + start, window.offset + stop,
+                                      any(start <= w[0] < stop for w in found)))
+                words += [(window.offset + s, window.offset + e, text, p) for s, e, text, p in heard]
             done = max(done, end)
             report(done)
             window = following
@@ -353,6 +378,14 @@ def transcribe(
     _check_cancel(cancel, "after the last segment")
 
     segments = regroup_words(words)
+    redecoded = round(sum(stop - start for start, stop, _ in again), 1)
+    if again:
+        empty = sum(stop - start for start, stop, got in again if not got)
+        warnings = [*cast(list[str], warnings), (
+            f"{redecoded:.1f} s of speech ({', '.join(f'{start:.1f}-{stop:.1f} s' for start, stop, _ in again[:5])}"
+            f"{', ...' if len(again) > 5 else ''}) got no words from Whisper's first pass and was decoded again "
+            f"on its own: {recovered} words recovered"
+            + (f"; {empty:.1f} s of it still gave none (noise, music or unclear speech)" if empty else ""))]
     if not segments:
         raise TutorialbookError(
             "source", f"no speech found in {Path(path).name} ({total:.1f} s of audio, none of it speech)"
@@ -379,6 +412,10 @@ def transcribe(
         "asr_initial_prompt": initial_prompt or "",
         "asr_hotwords": hotwords or "",
         "asr_decoding": " ".join(f"{k}={v}" for k, v in sorted((decoding or {}).items())),
+        "asr_redecode": redecode if redecode == "off" else
+        f"{redecode}: detected speech of {unheard.MIN_GAP_S:g} s or more without words decoded again",
+        "asr_redecoded_seconds": f"{redecoded:.1f}",
+        "asr_redecoded_words": str(recovered),
     }
     return Transcript(
         segments=segments,
@@ -387,7 +424,31 @@ def transcribe(
         timed=True,
         models=models,
         warnings=cast(list[str], warnings),  # set by audio.finish() once the windows ran out
+        redecoded_seconds=redecoded,
     )
+
+
+def _redecode(whisper: "WhisperModel", samples: "np.ndarray", heard: list[tuple[float, float, str, float]], *,
+              prompted: bool, initial_prompt: str | None, beam_size: int | None, hotwords: str | None,
+              decoding: dict | None, cancel: Callable[[], bool] | None):
+    """Decode once more, each on its own, the stretches of ``samples`` the detector heard as speech
+    and ``heard`` (the first pass's words, times within ``samples``) has no word in. Returns the
+    words found there and the stretches ``(start, end)``, in seconds within ``samples``."""
+    chunk = whisper.feature_extractor.chunk_length
+    gaps = unheard.unheard(unheard.speech_spans(samples, MODE, SAMPLE_RATE, chunk), [(w[0], w[1]) for w in heard])
+    found: list[tuple[float, float, str, float]] = []
+    for start, stop in gaps:
+        _check_cancel(cancel, "between re-decoded stretches")
+        context = max(0.0, min(unheard.CONTEXT_S, (chunk - (stop - start)) / 2))  # the clip fits one pass
+        begin = max(0.0, start - context)
+        clip = samples[int(begin * SAMPLE_RATE):int((stop + context) * SAMPLE_RATE) + 1]
+        segments, _info = _run_whisper(whisper, clip, mode="clip", initial_prompt=initial_prompt if prompted else None,
+                                       beam_size=beam_size, hotwords=hotwords if prompted else None,
+                                       decoding=decoding)
+        for seg in _iterate(segments, cancel):
+            found += [(begin + s, min(begin + e, stop), text, p) for s, e, text, p in unheard.as_words(seg.words or ())
+                      if unheard.within(begin + s, begin + e, start, stop)]
+    return found, gaps
 
 
 def _iterate(segments: Iterable, cancel: Callable[[], bool] | None) -> Iterator:

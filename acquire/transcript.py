@@ -69,6 +69,8 @@ class Transcript:
     """For documents: the plain-text rendering that segment offsets point into."""
     screen: list["ScreenText"] = field(default_factory=list)
     """Text read off the video's frames (commands, code, slides), each with when it was visible."""
+    redecoded_seconds: float = 0.0
+    """For speech, the seconds the first decoding left without words and that were decoded again."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,12 @@
 """Word error rate of the transcripts every video's knowledge is built on, per voice and decoding
 setting, beside the time each setting takes relative to the default in the same run (issue 13, 5).
 
-    python bench/asr.py [--voices espeak-ng,flite,festival] [--settings default,beam1,...] [--json]
+    python bench/asr.py [--voices espeak-ng,flite,festival] [--settings default,beam1,...]
+                        [--redecode off,prompt,plain] [--sets long,short] [--json]
 
-The narrations are our own scripts (``bench/data/asr/*.txt``: a ``title:`` and a ``domain:`` line,
-a blank line, then what is said; general topics and one chess opening), rendered to WAV on the spot
+The narrations are our own scripts (``bench/data/asr/*.txt``, ~1 minute each, and
+``bench/data/asr/short/*.txt``, ~10 seconds of three sentences each: a ``title:`` and a ``domain:``
+line, a blank line, then what is said; general topics and chess), rendered to WAV on the spot
 by three Debian text-to-speech programs: ``espeak-ng`` (voice en-us, 150 words a minute),
 ``flite`` (voice slt) and festival's ``text2wave`` (its default voice, ``festvox-kallpc16k``).
 Nothing is downloaded: the model is whatever ``tutorialbook.acquire.transcribe`` resolves (the
@@ -20,14 +22,24 @@ project's):
 - ``beam1``: greedy decoding;
 - ``prompt`` / ``beam1+prompt``: ``initial_prompt`` = the title, then the domain pack's
   vocabulary prompt when the script's domain has one (chess);
-- ``hotwords``: faster-whisper's ``hotwords`` = that same text.
+- ``hotwords``: faster-whisper's ``hotwords`` = that same text;
+- ``prompt+timestamps``: the prompt, with timestamp tokens decoded (``without_timestamps=False``,
+  the condition of the lead's one natural drop in 42 decodings);
+- ``prompt+cut``: the prompt, with the first pass stopped after ``CUT_TOKENS`` new tokens a chunk:
+  a drop made on purpose, to see what the guard recovers (its re-decodings carry the same cap).
+
+Each setting runs with every ``--redecode`` (``transcribe()``'s guard for speech the first pass
+dropped: off; on with the same prompt; on without it). ``dropped`` counts the reference words a
+minimal alignment matches to no heard word; ``redecoded s`` the speech the guard decoded again;
+``longest unheard`` (guard off) the longest detected speech no word covers, which
+``unheard.MIN_GAP_S`` has to stay above on narrations that lost nothing.
 
 WER = (substitutions + deletions + insertions) / reference words, by word-level edit distance over
 normalised words (lowercase; hyphens and slashes to spaces; other punctuation dropped; a number
 written in digits spelled out in words, British style, so "350" and "three hundred and fifty"
-agree), summed over a voice's scripts. ``x default`` is a setting's transcription time over the
-default's for the same voice in this run (interleaved per file after a warm-up); RTF is time over
-audio seconds.
+agree), summed over a voice's scripts. ``x first`` is a row's transcription time over the first
+row's (the first setting with the guard off) for the same voice and scripts in this run
+(interleaved per file after a warm-up); RTF is time over audio seconds.
 """
 
 from __future__ import annotations
@@ -48,8 +60,11 @@ sys.path.insert(0, str(ROOT))
 from bench.report import emit  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "asr"
+SETS = {"long": DATA, "short": DATA / "short"}  # ~1-minute scripts; ~10-second ones of three sentences
+REDECODES = ("off", "prompt", "plain")
+CUT_TOKENS = 16  # "prompt+cut": a first pass made to stop early, as the batched pipeline sometimes does
 VOICES = ("espeak-ng", "flite", "festival")
-SETTINGS = ("default", "ingest", "beam1", "prompt", "beam1+prompt", "hotwords")
+SETTINGS = ("default", "ingest", "beam1", "prompt", "beam1+prompt", "hotwords", "prompt+timestamps", "prompt+cut")
 
 
 @dataclass
@@ -60,9 +75,9 @@ class Script:
     text: str
 
 
-def scripts() -> list[Script]:
+def scripts(folder: Path = DATA) -> list[Script]:
     out = []
-    for path in sorted(DATA.glob("*.txt")):
+    for path in sorted(folder.glob("*.txt")):
         head, _, body = path.read_text(encoding="utf-8").partition("\n\n")
         meta = dict(line.split(":", 1) for line in head.splitlines())
         out.append(Script(path.stem, meta["title"].strip(), meta["domain"].strip(), " ".join(body.split())))
@@ -129,9 +144,10 @@ def edits(ref: list[str], hyp: list[str]) -> int:
     return row[-1]
 
 
-def wrong(ref: list[str], hyp: list[str]) -> list[bool]:
-    """For each hypothesis word, whether a minimal word alignment leaves it unmatched to an
-    equal reference word (a substitution or an insertion)."""
+def align(ref: list[str], hyp: list[str]) -> tuple[list[bool], int]:
+    """A minimal word alignment: for each hypothesis word, whether it is left unmatched to an equal
+    reference word (a substitution or an insertion); and how many reference words it aligns to
+    no hypothesis word (deletions: the words dropped)."""
     n, m = len(ref), len(hyp)
     cost = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n + 1):
@@ -142,6 +158,7 @@ def wrong(ref: list[str], hyp: list[str]) -> list[bool]:
         for j in range(1, m + 1):
             cost[i][j] = min(cost[i - 1][j] + 1, cost[i][j - 1] + 1, cost[i - 1][j - 1] + (ref[i - 1] != hyp[j - 1]))
     out = [True] * m
+    dropped = 0
     i, j = n, m
     while i and j:
         if cost[i][j] == cost[i - 1][j - 1] + (ref[i - 1] != hyp[j - 1]):
@@ -151,7 +168,12 @@ def wrong(ref: list[str], hyp: list[str]) -> list[bool]:
             j -= 1
         else:
             i -= 1
-    return out
+            dropped += 1
+    return out, dropped + i
+
+
+def wrong(ref: list[str], hyp: list[str]) -> list[bool]:
+    return align(ref, hyp)[0]
 
 
 def heard(transcript) -> tuple[list[str], list[bool]]:
@@ -182,14 +204,31 @@ def options(setting: str, script: Script) -> dict:
     hint = prompt(script)
     return {"default": {}, "ingest": {"initial_prompt": vocabulary(script) or None}, "beam1": {"beam_size": 1},
             "prompt": {"initial_prompt": hint},
-            "beam1+prompt": {"beam_size": 1, "initial_prompt": hint}, "hotwords": {"hotwords": hint}}[setting]
+            "beam1+prompt": {"beam_size": 1, "initial_prompt": hint}, "hotwords": {"hotwords": hint},
+            "prompt+timestamps": {"initial_prompt": hint, "decoding": {"without_timestamps": False}},
+            "prompt+cut": {"initial_prompt": hint, "decoding": {"max_new_tokens": CUT_TOKENS}}}[setting]
 
 
-def run(voices: list[str], settings: list[str], log=print) -> dict:
+def longest_unheard(wav: Path, transcript) -> float:
+    """The longest stretch of detected speech (the pipeline's own detector and options) that no
+    word of ``transcript`` covers: what ``unheard.MIN_GAP_S`` must stay above on a narration that
+    lost nothing."""
+    from tutorialbook.acquire import transcribe as tx, unheard
+    from tutorialbook.acquire.media import decode_audio
+
+    spans = unheard.speech_spans(decode_audio(str(wav)).samples, tx.MODE)
+    heard = [(w.start, w.end) for seg in transcript.segments for w in seg.words]
+    return max((end - start for start, end in unheard.unheard(spans, heard, min_gap=0.0)), default=0.0)
+
+
+def run(voices: list[str], settings: list[str], redecodes: list[str], set_names=tuple(SETS), log=print) -> dict:
     from tutorialbook.acquire import transcribe as tx
 
-    texts = scripts()
-    results: dict = {"model": tx.resolve_model().name, "scripts": [s.name for s in texts], "voices": {}}
+    sets = {name: scripts(SETS[name]) for name in set_names}
+    texts = [s for group in sets.values() for s in group]
+    rows = [(setting, r) for setting in settings for r in redecodes]
+    results: dict = {"model": tx.resolve_model().name, "sets": {k: [s.name for s in v] for k, v in sets.items()},
+                     "voices": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for voice in voices:
             reason = missing_voice(voice)
@@ -206,74 +245,98 @@ def run(voices: list[str], settings: list[str], log=print) -> dict:
                 results["voices"][voice] = {"skipped": str(e)}
                 continue
             tx.transcribe(audio[texts[0].name])  # warm-up: model load and first-call costs
-            per = {k: {"errors": 0, "words": 0, "seconds": 0.0, "audio": 0.0, "confidences": None, "by_script": {},
-                       "wrong": 0, "wrong_marked": 0, "right": 0, "right_marked": 0} for k in settings}
-            for s in texts:
-                ref = words(s.text)
-                for setting in settings:
-                    clock = time.perf_counter()
-                    transcript = tx.transcribe(audio[s.name], **options(setting, s))
-                    seconds = time.perf_counter() - clock
-                    hyp = words(" ".join(seg.text for seg in transcript.segments))
-                    row = per[setting]
-                    row["by_script"][s.name] = edits(ref, hyp)
-                    row["errors"] += row["by_script"][s.name]
-                    row["words"] += len(ref)
-                    row["seconds"] += seconds
-                    row["audio"] += transcript.duration
-                    row["confidences"] = any(seg.words for seg in transcript.segments)
-                    tokens, unsure = heard(transcript)
-                    for bad, marked in zip(wrong(ref, tokens), unsure):
-                        row["wrong" if bad else "right"] += 1
-                        row["wrong_marked" if bad else "right_marked"] += marked
-                log(f"  {voice} {s.name}: done")
-            base = per[settings[0]]["seconds"] if "default" not in per else per["default"]["seconds"]
-            for row in per.values():
-                row["wer"] = round(row["errors"] / row["words"], 4)
-                row["rtf"] = round(row["seconds"] / row["audio"], 4)
-                row["x_default"] = round(row["seconds"] / base, 3)
-                row["seconds"] = round(row["seconds"], 2)
-                row["audio"] = round(row["audio"], 1)
+            per: dict = {}
+            for set_name, group in sets.items():
+                table = per[set_name] = {
+                    f"{setting} redecode={r}": {
+                        "errors": 0, "dropped": 0, "words": 0, "seconds": 0.0, "audio": 0.0, "confidences": None,
+                        "by_script": {}, "wrong": 0, "wrong_marked": 0, "right": 0, "right_marked": 0,
+                        "redecoded_s": 0.0, "longest_unheard_s": 0.0} for setting, r in rows}
+                for s in group:
+                    ref = words(s.text)
+                    for setting, r in rows:
+                        clock = time.perf_counter()
+                        transcript = tx.transcribe(audio[s.name], redecode=r, **options(setting, s))
+                        seconds = time.perf_counter() - clock
+                        hyp = words(" ".join(seg.text for seg in transcript.segments))
+                        row = table[f"{setting} redecode={r}"]
+                        row["by_script"][s.name] = edits(ref, hyp)
+                        row["errors"] += row["by_script"][s.name]
+                        row["dropped"] += align(ref, hyp)[1]
+                        row["words"] += len(ref)
+                        row["seconds"] += seconds
+                        row["audio"] += transcript.duration
+                        row["redecoded_s"] += transcript.redecoded_seconds
+                        if transcript.redecoded_seconds and setting != "prompt+cut":  # a drop nobody made
+                            log(f"  {voice} {s.name} {setting} redecode={r}: {transcript.warnings[-1]}")
+                        row["confidences"] = any(seg.words for seg in transcript.segments)
+                        if r == "off":
+                            row["longest_unheard_s"] = max(row["longest_unheard_s"],
+                                                           longest_unheard(audio[s.name], transcript))
+                        tokens, unsure = heard(transcript)
+                        for bad, marked in zip(wrong(ref, tokens), unsure):
+                            row["wrong" if bad else "right"] += 1
+                            row["wrong_marked" if bad else "right_marked"] += marked
+                    log(f"  {voice} {s.name}: done")
+                base = next(iter(table.values()))["seconds"]  # the first setting without re-decoding
+                for row in table.values():
+                    row["wer"] = round(row["errors"] / row["words"], 4)
+                    row["rtf"] = round(row["seconds"] / row["audio"], 4)
+                    row["x_first"] = round(row["seconds"] / base, 3)
+                    for key in ("seconds", "redecoded_s", "longest_unheard_s"):
+                        row[key] = round(row[key], 2)
+                    row["audio"] = round(row["audio"], 1)
             results["voices"][voice] = per
     return results
 
 
 def print_table(results: dict) -> None:
-    print(f"model {results['model']}; scripts {', '.join(results['scripts'])}")
-    print(f"  {'voice':10} {'setting':13} {'WER':>7} {'errors':>7} {'words':>6} {'audio s':>8} "
-          f"{'time s':>7} {'RTF':>6} {'x default':>9}  errors by script")
+    print(f"model {results['model']}; scripts " + "; ".join(f"{k}: {', '.join(v)}" for k, v in results["sets"].items()))
+    print("  dropped = reference words aligned to no heard word; redecoded s = speech decoded again by the guard; "
+          "longest unheard = longest detected speech without a word (redecode=off)")
+    print(f"  {'voice':10} {'set':5} {'setting':30} {'WER':>6} {'errors':>6} {'dropped':>7} {'words':>5} "
+          f"{'audio s':>7} {'time s':>7} {'RTF':>6} {'x first':>7} {'redecoded s':>11} {'longest unheard':>15}  "
+          "errors by script")
     for voice, per in results["voices"].items():
         if "skipped" in per:
             print(f"  {voice:10} skipped: {per['skipped']}")
             continue
-        for setting, r in per.items():
-            print(f"  {voice:10} {setting:13} {r['wer']:7.1%} {r['errors']:7} {r['words']:6} {r['audio']:8} "
-                  f"{r['seconds']:7} {r['rtf']:6.3f} {r['x_default']:9.2f}  "
-                  + " ".join(f"{n} {e}" for n, e in r["by_script"].items()))
-    kept = [per for per in results["voices"].values() if "skipped" not in per]
+        for set_name, table in per.items():
+            for setting, r in table.items():
+                print(f"  {voice:10} {set_name:5} {setting:30} {r['wer']:6.1%} {r['errors']:6} {r['dropped']:7} "
+                      f"{r['words']:5} {r['audio']:7} {r['seconds']:7} {r['rtf']:6.3f} {r['x_first']:7.2f} "
+                      f"{r['redecoded_s']:11} {r['longest_unheard_s']:15}  "
+                      + " ".join(f"{n} {e}" for n, e in r["by_script"].items()))
+    kept = [t for per in results["voices"].values() if "skipped" not in per for t in per.values()]
     if kept:
         print("  word confidences in the returned segments: "
-              + ("kept" if any(r["confidences"] for per in kept for r in per.values()) else
+              + ("kept" if any(r["confidences"] for t in kept for r in t.values()) else
                  "NOT kept (transcribe() returns sentence segments without per-word probabilities)"))
         print("  words marked unsure (probability < transcript.LOW_CONFIDENCE), of the words heard wrong / right:")
         for voice, per in results["voices"].items():
-            for setting, r in per.items() if "skipped" not in per else ():
-                print(f"  {voice:10} {setting:13} wrong {r['wrong_marked']}/{r['wrong']} "
-                      f"({r['wrong_marked'] / max(1, r['wrong']):.0%})  right {r['right_marked']}/{r['right']} "
-                      f"({r['right_marked'] / max(1, r['right']):.0%})")
+            for set_name, table in per.items() if "skipped" not in per else ():
+                for setting, r in table.items():
+                    print(f"  {voice:10} {set_name:5} {setting:30} wrong {r['wrong_marked']}/{r['wrong']} "
+                          f"({r['wrong_marked'] / max(1, r['wrong']):.0%})  right {r['right_marked']}/{r['right']} "
+                          f"({r['right_marked'] / max(1, r['right']):.0%})")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--voices", default=",".join(VOICES))
     parser.add_argument("--settings", default=",".join(SETTINGS))
+    parser.add_argument("--redecode", default=",".join(REDECODES),
+                        help="the guard for speech the first pass dropped: off, prompt, plain")
+    parser.add_argument("--sets", default=",".join(SETS), help="which scripts: long, short")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    settings = args.settings.split(",")
-    bad = [s for s in settings if s not in SETTINGS] + [v for v in args.voices.split(",") if v not in VOICES]
+    settings, redecodes, sets = args.settings.split(","), args.redecode.split(","), args.sets.split(",")
+    bad = ([s for s in settings if s not in SETTINGS] + [v for v in args.voices.split(",") if v not in VOICES]
+           + [r for r in redecodes if r not in REDECODES] + [k for k in sets if k not in SETS])
     if bad:
-        parser.error(f"unknown {', '.join(bad)}; settings: {', '.join(SETTINGS)}; voices: {', '.join(VOICES)}")
-    results = run(args.voices.split(","), settings, log=lambda m: print(m, file=sys.stderr))
+        parser.error(f"unknown {', '.join(bad)}; settings: {', '.join(SETTINGS)}; voices: {', '.join(VOICES)}; "
+                     f"redecode: {', '.join(REDECODES)}")
+    results = run(args.voices.split(","), settings, redecodes, sets, log=lambda m: print(m, file=sys.stderr))
     return emit(results, args.json, print_table)
 
 

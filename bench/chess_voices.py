@@ -10,8 +10,9 @@ The lessons are bench/chess_moves.py's scripts and truth. Each is spoken sentenc
 (``transcribe`` with the ingest prompt: the title and the chess pack's vocabulary), and read by
 ``track_lines`` — what ``Library.ingest(domain="chess")`` indexes from a video without a board.
 
-Voices: DESIGN are those the parser was built and tuned on (espeak-ng en-us, flite slt); every
-other is HELD OUT: never looked at while changing the parser. Lessons: DESIGN_LESSONS were read
+Voices: DESIGN are those the parser was built and tuned on (espeak-ng en-us, en-gb-x-rp,
+en-gb-scotland and en-029, flite slt); every other is HELD OUT: never looked at while changing the
+parser. Lessons: DESIGN_LESSONS were read
 when changing it; the others are scored only. Both splits are printed, so what was tuned on
 stands beside what was not. Per voice and setting: plies recovered, spurious moves, word error
 rate of the transcript against the script, and transcription seconds (the machine is shared:
@@ -35,7 +36,13 @@ from bench.chess_moves import LESSONS, Lesson, Score  # noqa: E402
 from tutorialbook.acquire.transcript import Segment  # noqa: E402
 from tutorialbook.skills.chess.lines import track_lines  # noqa: E402
 
-DESIGN_VOICES = ("espeak-ng:en-us", "flite:slt", "espeak-ng:en-gb-x-rp")
+DESIGN_VOICES = (
+    "espeak-ng:en-us",
+    "flite:slt",
+    "espeak-ng:en-gb-x-rp",
+    "espeak-ng:en-gb-scotland",
+    "espeak-ng:en-029",
+)
 HELD_OUT_VOICES = ("espeak-ng:en-us+f3", "flite:rms", "flite:awb", "festival:kal")
 DESIGN_LESSONS = ("caro_kann", "french_defense", "italian_game", "kings_indian")
 SETTINGS = ("ingest", "norepeat", "penalty", "hotwords", "beam1", "beam8")

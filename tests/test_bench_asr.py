@@ -15,3 +15,10 @@ def test_edit_distance_counts_substitutions_deletions_and_insertions():
     assert asr.edits("a b c".split(), "a x c d".split()) == 2
     assert asr.edits("a b c".split(), []) == 3
     assert asr.edits([], "a".split()) == 1
+
+
+def test_words_dropped_are_reference_words_aligned_to_nothing_heard():
+    assert asr.align("a b c d".split(), "a x d".split()) == ([False, True, False], 1)  # b or c substituted
+    assert asr.align("a b c".split(), []) == ([], 3)
+    assert asr.align("a b".split(), "a b c".split()) == ([False, False, True], 0)  # an insertion drops nothing
+    assert asr.align("one two three four".split(), "one two".split())[1] == 2  # a lost sentence end

@@ -335,7 +335,7 @@ def test_cancel_is_checked_between_segments(short_wav, monkeypatch):
     # and without cancel the same fake runs to the end, regrouped into one segment per "sentence"
     calls.clear()
     pulled.clear()
-    done = transcribe(path, progress=lambda d, t: calls.append(d))
+    done = transcribe(path, progress=lambda d, t: calls.append(d), redecode="off")  # the fake has no VAD chunk length
     assert [s.text for s in done.segments] == [f"w{i}." for i in range(10)] and len(pulled) == 10
     assert calls[-1] == done.duration
 
@@ -550,7 +550,9 @@ def test_a_packs_decoding_options_reach_faster_whisper_and_are_recorded(media_di
     path = media_dir / "chess-decoding.wav"
     media.narrated_audio(CHESS_SCRIPT, path, pause_s=1.0, lead_s=0.5)
     plain = transcribe(path, beam_size=1)
-    capped = transcribe(path, beam_size=1, decoding={"max_new_tokens": 3, "no_repeat_ngram_size": 6})
+    # redecode off: the guard would decode the speech the cap cut off again (with the same cap), and
+    # this is about the first pass; the guard has its own tests below
+    capped = transcribe(path, beam_size=1, decoding={"max_new_tokens": 3, "no_repeat_ngram_size": 6}, redecode="off")
     assert 0 < sum(len(s.text.split()) for s in capped.segments) < sum(len(s.text.split()) for s in plain.segments) / 2
     assert capped.models["asr_decoding"] == "max_new_tokens=3 no_repeat_ngram_size=6"
     assert plain.models["asr_decoding"] == ""
@@ -614,3 +616,141 @@ def test_real_narration_keeps_word_confidences_and_marks_guesses_in_evidence(uns
     assert UNSURE in shown, shown
     stored = " ".join(r["text"] for r in library.store.rows("segments"))
     assert UNSURE in stored  # the transcript resource shows the guesses as guesses too
+
+
+# --------------------------------------------------------------------------- speech the first pass dropped
+
+PRINTER_SCRIPT = [
+    "Unplug the printer before you open its cover.",
+    "Lift out the empty cartridge.",
+    "Close the cover and print a test page.",
+]
+#: a real decoding option that makes the first pass stop early: 16 new tokens a 30-s chunk hold the
+#: first sentence and a word or two of the next, as when the batched pipeline ends a chunk early
+CUT_SHORT = {"max_new_tokens": 16}
+
+
+@pytest.fixture(scope="module")
+def printer_wav(media_dir):
+    path = media_dir / "printer.wav"
+    spans = media.narrated_audio(PRINTER_SCRIPT, path, pause_s=1.0, lead_s=0.5)
+    return path, spans
+
+
+def _heard_during(transcript: Transcript, start: float, end: float) -> str:
+    """The words heard while a sentence was spoken (by their own timestamps, 0.5 s of slack)."""
+    return " ".join(w.text for s in transcript.segments for w in s.words
+                    if start - 0.5 <= (w.start + w.end) / 2 <= end + 0.5)
+
+
+@needs_tools
+@pytest.mark.slow
+def test_speech_the_first_pass_dropped_is_decoded_again_at_its_true_time(printer_wav):
+    path, spans = printer_wav
+    lost = transcribe(path, decoding=CUT_SHORT, redecode="off")
+    assert min(overlap(sentence, _heard_during(lost, start, end)) for start, end, sentence in spans) < 0.5, \
+        lost.segments  # the first pass alone drops speech
+    assert lost.redecoded_seconds == 0 and lost.warnings == []
+
+    calls: list[tuple[float, float]] = []
+    for how in ("prompt", "plain"):
+        calls.clear()
+        guarded = transcribe(path, decoding=CUT_SHORT, redecode=how, initial_prompt="Printer maintenance.",
+                             progress=lambda done, total: calls.append((done, total)))
+        for start, end, sentence in spans:  # every sentence, heard at the time it was spoken
+            assert overlap(sentence, _heard_during(guarded, start, end)) >= 0.6, (how, sentence, guarded.segments)
+        starts = [w.start for s in guarded.segments for w in s.words]
+        assert starts == sorted(starts)
+        assert 1.0 < guarded.redecoded_seconds < spans[-1][1], guarded.redecoded_seconds
+        assert guarded.models["asr_redecoded_seconds"] == f"{guarded.redecoded_seconds:.1f}"
+        assert guarded.models["asr_redecode"].startswith(how) and int(guarded.models["asr_redecoded_words"]) >= 5
+        (note,) = guarded.warnings  # the user is told
+        assert f"{guarded.redecoded_seconds:.1f} s of speech" in note and "decoded again" in note
+        done = [d for d, _ in calls]
+        assert done == sorted(done) and done[-1] == pytest.approx(guarded.duration)
+
+
+@needs_tools
+@pytest.mark.slow
+def test_the_guard_leaves_narrations_that_lost_nothing_unchanged(short_wav, unsure_wav, git_result):
+    transcript, _ = git_result  # the default transcription of the six-sentence video
+    assert transcript.redecoded_seconds == 0 and transcript.models["asr_redecoded_seconds"] == "0.0"
+    for path in (short_wav[0], unsure_wav):
+        guarded, plain = transcribe(path), transcribe(path, redecode="off")
+        assert guarded.segments == plain.segments
+        assert guarded.redecoded_seconds == 0 and guarded.warnings == []
+
+
+@needs_tools
+@pytest.mark.slow
+def test_cancel_stops_the_guard_between_its_decodings(printer_wav, monkeypatch):
+    path, _ = printer_wav
+    clips: list[int] = []
+    real = tx._run_whisper
+
+    def counting(whisper, audio, **kwargs):
+        if kwargs.get("mode") == "clip":
+            clips.append(audio.shape[0])
+        return real(whisper, audio, **kwargs)
+
+    monkeypatch.setattr(tx, "_run_whisper", counting)
+    with pytest.raises(TranscriptionCancelled, match="cancelled between"):
+        transcribe(path, decoding=CUT_SHORT, cancel=lambda: bool(clips))
+    assert len(clips) == 1  # the first stretch's decoding was stopped; no second one began
+
+
+@needs_tools
+@pytest.mark.slow
+def test_noise_the_detector_takes_for_speech_is_decoded_once_and_stays_empty(printer_wav, monkeypatch):
+    """Babble (six overlapping copies of a sentence) is speech to the detector and words to nobody:
+    with no word heard, each stretch is decoded once, gives nothing, and the guard ends."""
+    import numpy as np
+
+    from tutorialbook.acquire import unheard
+    from tutorialbook.acquire.media import decode_audio
+
+    path, _ = printer_wav
+    speech = decode_audio(str(path)).samples[: 16000 * 4]
+    babble = (sum(np.roll(speech, k * 2000) for k in range(6)) / 6).astype(np.float32)
+    silence = np.zeros(16000 * 5, dtype=np.float32)
+    clips: list[int] = []
+    real = tx._run_whisper
+
+    def counting(whisper, audio, **kwargs):
+        clips.append(audio.shape[0])
+        return real(whisper, audio, **kwargs)
+
+    monkeypatch.setattr(tx, "_run_whisper", counting)
+    whisper, _ = tx.get_model()
+    spans = unheard.speech_spans(babble, tx.MODE)
+    assert spans and sum(e - s for s, e in spans) > 2.0  # the detector hears speech in it
+    found, gaps = tx._redecode(whisper, babble, [], prompted=False, initial_prompt=None, beam_size=None,
+                               hotwords=None, decoding=None, cancel=None)
+    assert gaps == unheard.unheard(spans, []) and len(clips) == len(gaps)  # one decoding per stretch
+    assert found == []  # it decodes to nothing, and stays empty
+    clips.clear()
+    assert tx._redecode(whisper, silence, [], prompted=False, initial_prompt=None, beam_size=None, hotwords=None,
+                        decoding=None, cancel=None) == ([], [])
+    assert clips == []  # silence: nothing to decode again
+
+
+def test_unheard_stretches_are_detected_speech_without_a_word():
+    from tutorialbook.acquire.unheard import MAX_WORD_S, clamped, unheard, within
+
+    spans = [(0.5, 4.0), (5.0, 12.0), (20.0, 20.8)]
+    words = [(0.6, 1.0), (1.0, 1.9), (1.9, 2.8), (2.8, 3.7), (5.1, 6.0), (9.5, 10.2), (10.2, 11.0)]
+    # 6.0-9.5 inside a span; 11.0-12.0, 20.0-20.8 and 0.5-0.6 too short
+    assert unheard(spans, words) == [(6.0, 9.5)]
+    assert unheard(spans, words, min_gap=0.9) == [(6.0, 9.5), (11.0, 12.0)]
+    assert unheard(spans, []) == [(0.5, 4.0), (5.0, 12.0)]
+    assert unheard([], words) == []
+    assert unheard([(0.0, 10.0)], [(2.0, 2.5), (2.4, 3.0)]) == [(0.0, 2.0), (3.0, 10.0)]  # overlapping words
+    # a word the alignment stretched over the rest of the chunk covers MAX_WORD_S of it, no more
+    assert unheard([(0.0, 10.0)], [(0.2, 1.0), (1.0, 9.9)]) == [(1.0 + MAX_WORD_S, 10.0)]
+    # and once that stretch is decoded again, the stretched word ends where it begins
+    assert clamped([(0.2, 1.0, " a", 0.9), (1.0, 9.9, " b", 0.4)], [(2.0, 10.0)]) == \
+        [(0.2, 1.0, " a", 0.9), (1.0, 2.0, " b", 0.4)]
+    # a word decoded again belongs to its stretch when centred in it and not begun before it (the
+    # context's last word, heard already, stretched into the stretch: seen on festival's voice)
+    assert within(29.0, 29.3, 28.0, 29.9) and within(27.9, 28.4, 28.0, 29.9)
+    assert not within(27.38, 28.78, 27.96, 29.9) and not within(29.8, 30.4, 28.0, 29.9)

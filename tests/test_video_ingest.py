@@ -36,6 +36,7 @@ def test_video_becomes_skills_with_timestamps(library, video):
     report = library.ingest(str(path), book="bikes", progress=lambda d, t, m: progress.append((d, t, m)))
     t = report.tutorials[0]
     assert t.status == "added" and abs(t.duration - spans[-1][1]) < 2.5
+    assert t.speech_redecoded == 0  # the first pass lost nothing, so the guard decoded nothing again
     assert any("transcribing" in m for _, _, m in progress) and progress[-1][0] == progress[-1][1]
     found = library.retrieve("check the tyre for thorns", "bikes", k=1).skills[0]
     e = found.evidence[0]

@@ -269,7 +269,7 @@ class Ingestion:
             nodes_added=plan.nodes_added, nodes_updated=plan.nodes_updated,
             skills_added=plan.skills_added, skills_updated=plan.skills_updated,
             positions_indexed=len(extra.get("positions", [])), warnings=transcript.warnings,
-            screen_texts=len(transcript.screen), screen=screen_note,
+            screen_texts=len(transcript.screen), screen=screen_note, speech_redecoded=transcript.redecoded_seconds,
         )
         pack.note(tutorial_id, report)
         _note_llm(report, run)

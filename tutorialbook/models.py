@@ -169,6 +169,8 @@ class TutorialReport(BaseModel):
         0, description="chess: moves taken from the narration alone (no board, or lines only talked about)"
     )
     disagreements: int = Field(0, description="chess: spoken moves the board contradicted (the board's move was kept)")
+    speech_redecoded: float = Field(0.0, description="seconds of speech the first decoding pass left without "
+                                                     "words, decoded again on their own (see warnings)")
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
     llm: LLMUsage | None = Field(None, description="tokens and cost of this tutorial's model calls (when configured)")

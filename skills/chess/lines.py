@@ -15,7 +15,7 @@ from typing import cast
 
 import chess
 
-from tutorialbook.acquire.transcript import Segment
+from tutorialbook.acquire.transcript import UNSURE, Segment
 from . import openings
 from .moves import MIN_SCORE, Mention, find_mentions
 
@@ -105,10 +105,13 @@ _MOVE_NUMBER_DOT = re.compile(r"(?:^|\s)\d{1,3}$")
 _STOP_IN_MOVE = re.compile(
     r"\b(?P<piece>pawn|knight|bishop|rook|queen|king)(?P<stop>[.!?]+)(?=\s+(?:to|takes|captures)\b)", re.IGNORECASE
 )
+_SUBJECT = re.compile(r"\s*(white|black)\b(?!['’]s)", re.IGNORECASE)  # a sentence opening with the side that acts
 _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reach
 # What staying in the opening book is worth, against a sound-alike's discount of 4 × (1 - 0.3) = 2.8
 # (moves.py): one book move does not outweigh what was heard, two in a row do.
 _BOOK_BONUS = 2.0
+_CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
+_GAP_CONFIRM = 2  # a lost move found without opening theory needs this many of them
 _LOOKAHEAD = 2  # moves said next that may confirm a guess, each resolved with those after it
 _EPS = 1e-9
 
@@ -130,23 +133,25 @@ class _Said:
     reason: str = ""
 
 
-def _sentences(segments: list[Segment]) -> Iterable[tuple[str, list[tuple[int, int, Segment]], int]]:
-    """Sentences of the whole transcript (they cross segment boundaries), with segment offsets."""
+def _sentences(segments: list[Segment]) -> Iterable[tuple[str, str, list[tuple[int, int, Segment]], int]]:
+    """Sentences of the whole transcript (they cross segment boundaries), with segment offsets: each
+    as read (the ASR's unsure-word marks blanked, offsets kept) and as quoted (marks shown)."""
     doc, spans = "", []
     for seg in segments:
         if doc:
             doc += " "
         spans.append((len(doc), len(doc) + len(seg.text), seg))
         doc += seg.text
-    doc = _STOP_IN_MOVE.sub(lambda m: m.group("piece") + " " * len(m.group("stop")), doc)
+    quoted = doc = _STOP_IN_MOVE.sub(lambda m: m.group("piece") + " " * len(m.group("stop")), doc)
+    doc = doc.replace(UNSURE, " " * len(UNSURE))  # "after(?) queen(?) to b6" reads as "after queen to b6"
     start = 0
     for m in _SENTENCE_END.finditer(doc):
         if m.group().startswith(".") and _MOVE_NUMBER_DOT.search(doc[: m.start()]):
             continue  # "1. e4": a move number, not a full stop
-        yield doc[start : m.end()], spans, start
+        yield doc[start : m.end()], quoted[start : m.end()], spans, start
         start = m.end()
     if doc[start:].strip():
-        yield doc[start:], spans, start
+        yield doc[start:], quoted[start:], spans, start
 
 
 class _Tracker:
@@ -160,6 +165,7 @@ class _Tracker:
         self.last: tuple[_Line, int] | None = None  # the last move spoken about: its line and index
         self.seen: dict[str, tuple[int, tuple[chess.Move, ...]]] = {}
         self.events: list[MoveEvent] = []
+        self.held: tuple[_Line | None, int] | None = None  # a return from a warned-against line, held
 
     # positions -----------------------------------------------------------------------------------
 
@@ -263,12 +269,12 @@ class _Tracker:
                     return line, k
         return None
 
-    def replaces_last(self, said: _Said, following: _Said | None) -> chess.Move | None:
-        """A move that cannot follow the move just played but fits in its place, when the next
-        mention then fits too: the move just played was never said (speech recognition invents
-        words, e.g. a phrase of its vocabulary prompt) or was misheard. Without a next mention to
-        confirm it, nothing is replaced."""
-        if self.line is None or not self.ply or self.last != (self.line, self.ply - 1) or following is None:
+    def replaces_last(self, said: _Said, following: tuple[Mention, ...]) -> chess.Move | None:
+        """A move that cannot follow the move just played but fits in its place, when the moves said
+        next in the sentence then all fit too: the move just played was never said (speech
+        recognition invents words, e.g. a phrase of its vocabulary prompt) or was misheard. Without
+        a next mention to confirm it, nothing is replaced."""
+        if self.line is None or not self.ply or self.last != (self.line, self.ply - 1) or not following:
             return None
         path = self.path()
         board = self.board(path[:-1])
@@ -276,25 +282,41 @@ class _Tracker:
         if move is None or move == path[-1]:
             return None
         board.push(move)
-        return move if self.resolve(following.mention, board) is not None else None
+        return move if _fits(board, following) else None
 
-    def lost_ply(self, mention: Mention) -> chess.Move | None:
+    def lost_ply(self, mention: Mention, following: tuple[Mention, ...] = ()) -> chess.Move | None:
         """The one move speech recognition lost before `mention`: "knight to c3, [d takes e4,]
-        knight takes e4" heard without its middle. Only opening theory may supply it: from a book
-        position, the single book move after which the mention names a book move."""
+        knight takes e4" heard without its middle. Opening theory may supply it (from a book
+        position, the single book move after which the mention names a book move and the moves said
+        next fit), or the sentence itself: the single legal move after which `mention` and at least
+        `_GAP_CONFIRM` moves said next all fit ("[pawn to h4], pawn to h6, knight to f3, knight to
+        d7, and pawn to h5": only h4 lets the h-pawn reach h5). Of several, a piece named before the
+        mention with no square of its own picks the one it moves; otherwise several are a refusal."""
         board = self.board(self.path())
-        if not openings.in_book(board.epd()):
-            return None
-        found = []
+        book = openings.in_book(board.epd())
+        by_book, by_sentence = [], []
         for gap in board.legal_moves:
-            if not _in_book(board, gap):
+            book_gap = book and _in_book(board, gap)
+            if not book_gap and len(following) < _GAP_CONFIRM:
                 continue
             board.push(gap)
-            move = _pick(mention, board, True)
-            if move is not None and _in_book(board, move):
-                found.append(gap)
+            move = self.resolve(mention, board)
+            if move is not None:
+                board.push(move)
+                fits = _fits(board, following)  # the moves said next must follow from it too
+                board.pop()
+                if book_gap and _in_book(board, move) and fits:
+                    by_book.append(gap)
+                if len(following) >= _GAP_CONFIRM and fits:
+                    by_sentence.append(gap)
             board.pop()
-        return found[0] if len(found) == 1 else None
+        for found in (by_book, by_sentence):
+            if len(found) > 1 and mention.earlier_piece is not None:
+                # "black the [other] knight, then pawn to d4": the lost move was the knight's
+                found = [gap for gap in found if board.piece_type_at(gap.from_square) == mention.earlier_piece]
+            if len(found) == 1:
+                return found[0]
+        return None
 
     # moves -----------------------------------------------------------------------------------
 
@@ -376,13 +398,21 @@ class _Tracker:
     # sentences -------------------------------------------------------------------------------
 
     def sentence(  # noqa: C901 - a sentence's cues in reading order; to split with the chess tests' owner
-        self, text: str, seg_at: Callable[[int], Segment], saids: list[_Said], then: Mention | None
+        self,
+        text: str,
+        quote: str,
+        seg_at: Callable[[int], Segment],
+        saids: list[_Said],
+        then: Mention | None,
+        opens: bool = False,
     ) -> None:
-        """Place the mentions of one sentence; `then` is the move the next sentence opens with, if
-        it continues from here: what confirms a guess at this sentence's last move."""
+        """Place the mentions of one sentence (`quote`: it as the transcript shows it); `then` is the
+        move the next sentence opens with, if it continues from here: what confirms a guess at this
+        sentence's last move."""
         if _RESTART.search(text):
             self.restart()
-        restore: tuple[_Line | None, int] | None = None  # after a warned-against line, back to the lesson
+        held, self.held = self.held, None
+        restore: tuple[_Line | None, int] | None = held  # after a warned-against line, back to the lesson
         # below, cast(_Line, self.line): a move was followed or found in path(), so there is a line
         again = False  # the mention before was a move played earlier, said again
         for n, said in enumerate(saids):
@@ -398,10 +428,12 @@ class _Tracker:
                     self.ply, self.last = k, (cast(_Line, self.line), k)
                 continue
             self.go_to_number(m)
-            if said.role in ("alternative", "suppose") and self.alternative(said, text, seg):
+            if said.role in ("alternative", "suppose") and self.alternative(said, quote, seg):
                 continue
             board = self.board(self.path())
             move = self.resolve(m, board, following=_upcoming(saids[n + 1 :], then))
+            if move is None and said.role == "move":
+                move = _untie(m, board, _upcoming(saids[n + 1 :], then, _CONFIRM))
             if (
                 move is not None
                 and move not in m.candidates(board, sound_alikes=False)
@@ -414,48 +446,54 @@ class _Tracker:
             if said.role == "reference":
                 if move is not None and self.follow(move):
                     if said.kind != "move":
-                        self.emit(cast(_Line, self.line), self.ply - 1, said, text, seg)
+                        self.emit(cast(_Line, self.line), self.ply - 1, said, quote, seg)
                     continue
                 k = self.played_at(m)
                 if k is not None:
                     self.ply, self.last = k + 1, (cast(_Line, self.line), k)
                     if said.kind != "move":
-                        self.emit(cast(_Line, self.line), k, said, text, seg)
+                        self.emit(cast(_Line, self.line), k, said, quote, seg)
                     continue
                 if move is None and (found := self.played_elsewhere(m)) is not None:
                     line, k = found
                     self.line, self.ply, self.fresh, self.last = line, k + 1, False, (line, k)
                     if said.kind != "move":
-                        self.emit(line, k, said, text, seg)
+                        self.emit(line, k, said, quote, seg)
                     continue
             if move is not None:
-                self.play(move, said, text, seg)
+                self.play(move, said, quote, seg)
                 continue
             k = self.played_at(m)  # said again, or advice about a move already played
             if k is not None:
                 self.last = (cast(_Line, self.line), k)
                 if said.kind != "move":
-                    self.emit(cast(_Line, self.line), k, said, text, seg)
+                    self.emit(cast(_Line, self.line), k, said, quote, seg)
             elif said.kind != "move":
-                self.alternative(said, text, seg)
-            elif said.role == "move" and (move := self.replaces_last(said, next(iter(saids[n + 1 :]), None))):
+                self.alternative(said, quote, seg)
+            elif said.role == "move" and (move := self.replaces_last(said, _said_next(saids[n + 1 :]))):
                 self.ply -= 1
-                self.play(move, said, text, seg)
-            elif said.role == "move" and not again and (gap := self.lost_ply(m)) is not None:
-                self.play(gap, _Said(m, "move"), text, seg)
+                self.play(move, said, quote, seg)
+            elif said.role == "move" and not again and (gap := self.lost_ply(m, _said_next(saids[n + 1 :]))):
+                self.play(gap, _Said(m, "move"), quote, seg)
                 # lost_ply chose `gap` because `m` names a move after it
-                self.play(cast(chess.Move, self.resolve(m, self.board(self.path()))), said, text, seg)
+                self.play(cast(chess.Move, self.resolve(m, self.board(self.path()))), said, quote, seg)
             elif said.role == "move" and again:
                 # "pawn to e5 [played before], white can play knight to c3 [fits nowhere here]": an
                 # "instead of" lost to speech recognition; the move replaces the one said again
-                self.alternative(said, text, seg)
+                self.alternative(said, quote, seg)
             again = k is not None and said.kind == "move"
-        if restore is not None:
+        cut = opens and then is not None and self.resolve(then, self.board(self.path())) is not None
+        if restore is not None and held is None and cut:
+            # "... because knight takes d4. | Queen takes d4, and bishop to b5 check": a sentence that
+            # opens with a move continuing the warned-against line is that line's end, cut off by
+            # speech recognition's full stop; the lesson resumes after it
+            self.held = restore
+        elif restore is not None:
             self.line, self.ply = restore
 
 
-def _upcoming(rest: list[_Said], then: Mention | None) -> tuple[Mention, ...]:
-    """The next `_LOOKAHEAD` moves said from the cursor on: up to a mention that may move the cursor
+def _upcoming(rest: list[_Said], then: Mention | None, limit: int = _LOOKAHEAD) -> tuple[Mention, ...]:
+    """The next `limit` moves said from the cursor on: up to a mention that may move the cursor
     elsewhere (a reference, an alternative), else on into the next sentence's first move."""
     ahead = []
     for said in rest:
@@ -465,7 +503,40 @@ def _upcoming(rest: list[_Said], then: Mention | None) -> tuple[Mention, ...]:
     else:
         if then is not None:
             ahead.append(then)
-    return tuple(ahead[:_LOOKAHEAD])
+    return tuple(ahead[:limit])
+
+
+def _untie(mention: Mention, board: chess.Board, following: tuple[Mention, ...]) -> chess.Move | None:
+    """Of moves the mention names equally well ("take c4" heard for Nxd4 or Qxd4), the one after
+    which every move said next follows, when each other fails one ("... because knight takes d4,
+    queen takes d4": after Qxd4 Black has no queen to take). None when no or several such."""
+    tied = mention.candidates(board)
+    if len(tied) < 2 or not following:
+        return None
+    fit = []
+    for move in tied:
+        board.push(move)
+        if _fits(board, following):
+            fit.append(move)
+        board.pop()
+    return fit[0] if len(fit) == 1 else None
+
+
+def _said_next(rest: list[_Said]) -> tuple[Mention, ...]:
+    """The moves said next in the sentence (up to `_CONFIRM`, up to one that may move the cursor),
+    that a repair must explain too; else the next mention alone."""
+    return _upcoming(rest, None, _CONFIRM) or tuple(said.mention for said in rest[:1])
+
+
+def _fits(board: chess.Board, mentions: tuple[Mention, ...]) -> bool:
+    """Whether each of `mentions`, in turn, names a move from `board` on (`board` is left as it was)."""
+    board = board.copy()
+    for mention in mentions:
+        move = _Tracker.resolve(mention, board)
+        if move is None:
+            return False
+        board.push(move)
+    return True
 
 
 def _in_book(board: chess.Board, move: chess.Move) -> bool:
@@ -519,6 +590,17 @@ def _roles(text: str) -> list[_Said]:
         saids.append(_Said(m, role or ("reference" if in_run else "move")))
         previous_end = m.end
     saids.sort(key=lambda s: s.mention.start)
+    subject = _SUBJECT.match(text)
+    first = next((s for s in saids if s.role == "move"), None)
+    if (
+        subject
+        and first is not None
+        and first.mention.side is None
+        and first.mention.earlier_piece is None  # "black the other knight, then pawn to d4": not d4's
+        and first.mention.start > subject.end()
+    ):
+        # "White attacks f7, knight to g5": the sentence's subject makes its first move
+        first.mention.side = chess.WHITE if subject.group(1).lower() == "white" else chess.BLACK
     _advice(text, [s for s in saids if s.role != "instead_of"])
     return saids
 
@@ -556,8 +638,8 @@ def _reason(text: str, mention: Mention, mentions: list[Mention]) -> str:
 def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
     """Every move a narrated lesson mentions, in order, placed in its line of play."""
     segments = list(segments)
-    sentences: list[tuple[str, Callable[[int], Segment]]] = []
-    for text, spans, offset in _sentences(segments):
+    sentences: list[tuple[str, str, Callable[[int], Segment]]] = []
+    for text, quoted, spans, offset in _sentences(segments):
 
         def seg_at(pos: int, spans=spans, offset=offset) -> Segment:
             return next(seg for start, end, seg in reversed(spans) if start <= offset + pos)
@@ -566,11 +648,13 @@ def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
         shift = len(text) - len(stripped)
         # the defaults bind this sentence's values; called with the position only
         at = cast(Callable[[int], Segment], lambda pos, shift=shift, seg_at=seg_at: seg_at(pos + shift))
-        sentences.append((stripped.rstrip(), at))
-    saids = [_roles(text) for text, _ in sentences] + [[]]
+        sentences.append((stripped.rstrip(), quoted.strip(), at))
+    saids = [_roles(text) for text, _, _ in sentences] + [[]]
     tracker = _Tracker()
-    for n, (text, seg_of) in enumerate(sentences):
+    for n, (text, quote, seg_of) in enumerate(sentences):
         first = saids[n + 1][0] if saids[n + 1] else None
         continues = first is not None and first.role == "move" and not _RESTART.search(sentences[n + 1][0])
-        tracker.sentence(text, seg_of, saids[n], first.mention if continues and first is not None else None)
+        then = first.mention if continues and first is not None else None
+        opens = then is not None and not sentences[n + 1][0][: then.start].strip()  # nothing said before it
+        tracker.sentence(text, quote, seg_of, saids[n], then, opens)
     return tracker.events

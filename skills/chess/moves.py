@@ -16,12 +16,16 @@ from typing import Any
 
 import chess
 
+from tutorialbook.acquire.transcript import UNSURE
+
 __all__ = ["MIN_SCORE", "Mention", "find_mentions", "find_moves", "parse_spoken_move"]
 
 # --- tokens -------------------------------------------------------------------------------------
 
 _TOKEN = re.compile(
-    r"(?P<castle>(?<![\w-])[Oo0]-[Oo0](?P<long>-[Oo0])?(?P<cchk>[+#])?(?![\w-]))"
+    # the mark a transcript puts after a word the ASR was unsure of: skipped, the word still counts
+    rf"(?P<unsure>{re.escape(UNSURE)})"
+    r"|(?P<castle>(?<![\w-])[Oo0]-[Oo0](?P<long>-[Oo0])?(?P<cchk>[+#])?(?![\w-]))"
     # SAN, UCI and bare squares. A lower-case piece letter counts only where a file letter cannot
     # be meant ("nf3"; "bc4" but not "bxc4", which is a pawn capture).
     r"|(?P<san>(?<![A-Za-z0-9])(?P<piece>[KQRBN]|[nrqk](?=[a-h]?[1-8]?[x×:]?[a-hA-H][1-8])|b(?=[a-h][1-8]))?"
@@ -67,7 +71,8 @@ _WORD_KINDS = {
         "play plays played playing go goes going went move moves moved moving jump jumps jumped "
         "come comes came develop develops developed developing push pushes pushed pushing advance "
         "advances advanced retreat retreats retreated put puts bring brings reply replies replied "
-        "answer answers answered respond responds responded continue continues continued"
+        "answer answers answered respond responds responded continue continues continued place "
+        "places placed placing"
     ),
     "filler": (
         "the an his her its their my our your then now also simply just immediately again back "
@@ -122,6 +127,8 @@ _DESCRIPTORS = set(
     "the on at of from attacks attack attacking attacked controls control controlling defends defend "
     "defending protects protect protecting supports support supporting eyes eyeing targets target "
     "targeting toward towards against over into around via through behind near weak strong key "
+    "preparing prepares prepare threatening threatens threaten intending planning allowing allows "
+    "preventing prevents stopping stops "
     "pressure hits hitting pins pin pinning covers cover covering guards guard guarding occupies "
     "occupy blockade blockades in".split()
 )
@@ -130,6 +137,8 @@ _NOUNS = set(
     "weakness point complex rank lever".split()
 )
 
+# Words between a move and what it gives: "Nd6 is checkmate", "bishop to b5 gives check".
+_LINKS = {"is", "gives", "giving"}
 _ARTICLES = set("the a an this that his her its their my our your".split())
 _PREFIX_KINDS = {"piece", "file", "digit", "sq", "capture", "to", "on", "from", "verb", "filler", "color"}
 _CUE_KINDS = {"capture", "to", "verb"}
@@ -156,6 +165,8 @@ def _raw_tokens(text: str) -> list[_Tok]:
     toks: list[_Tok] = []
     for m in _TOKEN.finditer(text):
         kind, s, e, raw = m.lastgroup, m.start(), m.end(), m.group()
+        if kind == "unsure":
+            continue
         if m.group("castle"):
             toks.append(_Tok("castle", s, e, raw, "Q" if m.group("long") else "K", written={"check": m.group("cchk")}))
         elif m.group("san"):
@@ -257,7 +268,9 @@ def _tokens(text: str) -> list[_Tok]:
             out.append(_Tok("side", t.start, nxt.end, t.text + " side", "K" if t.value == chess.KING else "Q"))
             i += 2
             continue
-        if t.kind in ("tens", "homophone", "for"):
+        if t.kind == "homophone" and out and out[-1].kind == "piece" and nkind in ("capture", "to", "sq"):
+            t = _Tok("file", t.start, t.end, t.text, t.value)  # "knight be takes d2": the b-knight
+        elif t.kind in ("tens", "homophone", "for"):
             t = _Tok("word", t.start, t.end, t.text)
         out.append(t)
         i += 1
@@ -354,6 +367,9 @@ class Mention:
     """The source file was a spoken letter ("e takes d5"), not notation ("exd5")."""
     location: bool = False
     """Reads as a place rather than a move ("the knight on f3", "the d5 square")."""
+    earlier_piece: int | None = None
+    """A piece named before the one the move is made with, with no square of its own ("the other
+    knight, then pawn to d4"): what is left of a move speech recognition lost."""
 
     def resolve(self, board: chess.Board, strict: bool = True) -> chess.Move | None:
         """The legal move that best explains this mention, or None when none or several do.
@@ -423,6 +439,7 @@ class Mention:
                 return None
             score = 8.0
         else:
+            weight = None
             if targets:
                 weight = targets.get(move.to_square)
                 if weight is None:
@@ -436,7 +453,9 @@ class Mention:
             if self.piece is not None:
                 if piece == self.piece:
                     score += 2
-                elif not self.piece_weak:
+                elif not self.piece_weak or weight is None or weight < 1:
+                    # another piece than one guessed from a sound-alike ("I'd take") only to the square
+                    # as heard: a sound-alike piece and a sound-alike square are two guesses
                     return None
             elif self.pawn_implied or (strict and self.bare):
                 if piece != chess.PAWN:
@@ -606,6 +625,8 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
             if seen_capture:
                 mention.captured = t.value
             else:
+                if mention.piece is not None:
+                    mention.earlier_piece = mention.piece
                 mention.piece, mention.piece_weak = t.value, t.weak
         elif t.kind == "file":
             mention.from_file, mention.file_heard = t.value, True
@@ -623,6 +644,8 @@ def _apply_suffix(mention: Mention, toks: list[_Tok], k: int) -> int:
     """Consume check, promotion and "with the knight" after the target; return the next index."""
     while k < len(toks):
         j = _skip(toks, k, {"filler"})  # "... and promotes to a knight"
+        if j < len(toks) and toks[j].text in _LINKS and j + 1 < len(toks) and toks[j + 1].kind in ("check", "mate"):
+            j += 1  # "knight to d6 is checkmate"
         if j < len(toks) and toks[j].kind in ("check", "mate", "promote"):
             k = j
         t = toks[k]

@@ -1,0 +1,303 @@
+"""Speech-only move recovery where speech recognition garbled the narration: unsure-word marks,
+lost and invented moves repaired only when the rest of the sentence agrees, sound-alike files and
+pieces; and the refusals that keep a wrong ply from corrupting every position after it."""
+
+import os
+
+import chess
+import pytest
+
+from tests.support import media
+from tutorialbook.acquire.transcript import UNSURE, Segment, Word, marked
+from tutorialbook.skills.chess.lines import MoveEvent, track_lines
+from tutorialbook.skills.chess.moves import find_moves, parse_spoken_move
+
+CARO = "Pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, knight takes e4, bishop to f5."
+ITALIAN_CHECK = "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+ Bd2 Bxd2+"
+CARO_TRAP = "e4 c6 d4 d5 Nc3 dxe4 Nxe4 Nd7 Qe2"
+
+
+def segments(*texts: str) -> list[Segment]:
+    return [Segment(10.0 * i, 10.0 * i + 9, text) for i, text in enumerate(texts)]
+
+
+def played(events: list[MoveEvent]) -> list[tuple[int, int, str]]:
+    return [(e.line, e.ply, e.san) for e in events]
+
+
+def board_after(sans: str) -> chess.Board:
+    board = chess.Board()
+    for san in sans.split():
+        board.push_san(san)
+    return board
+
+
+def doubted(text: str, unsure: set[int]) -> str:
+    """`text` as a transcript shows it when the ASR doubted the words at the `unsure` indexes."""
+    words = [Word(0.0, 0.0, " " + w, 0.2 if i in unsure else 0.9) for i, w in enumerate(text.split())]
+    return marked(words)
+
+
+LESSON = [
+    "We start with pawn to e4, pawn to e6, pawn to d4, and pawn to d5.",
+    "White pushes pawn to e5, and black attacks the chain with pawn to c5.",
+    "Then pawn to c3, knight to c6, knight to f3, and the queen comes to b6.",
+    "Go back to the position after queen to b6.",
+    "White plays bishop to d3, and black takes with c takes d4.",
+]
+
+
+def test_unsure_marks_do_not_hide_moves_and_stay_in_the_quotes():
+    clean = track_lines(segments(*LESSON))
+    # every word doubted, the reference's "after" too
+    shown = [doubted(s, set(range(len(s.split())))) for s in LESSON]
+    assert all(UNSURE in s for s in shown)
+    heard = track_lines(segments(*shown))
+    assert played(heard) == played(clean)
+    assert [(e.epd_before, e.san, e.start) for e in heard] == [(e.epd_before, e.san, e.start) for e in clean]
+    assert played(clean)[-2:] == [(1, 11, "Bd3"), (1, 12, "cxd4")]  # placed after Qb6, not lost after the reference
+    assert all(UNSURE in e.quote for e in heard)  # evidence still shows a guess as a guess
+
+
+def test_unsure_marks_in_running_text_are_not_moves():
+    text = doubted("I think we should be taking a break before we go to the park", {1, 4, 5, 9})
+    assert UNSURE in text
+    assert find_moves(chess.Board(), text) == []
+    assert track_lines(segments(text)) == []
+
+
+def test_a_move_lost_by_speech_recognition_is_restored_when_only_it_explains_the_sentence():
+    # out of opening theory: only 2. a5 lets "pawn to a6" (and the rest) follow; "knight to h6" is Black's
+    opening = "We start with pawn to a4, pawn to h5."
+    events = track_lines(segments(opening, "Then knight to h6, pawn to a6, and rook to h7."))
+    assert played(events) == [(1, 1, "a4"), (1, 2, "h5"), (1, 3, "a5"), (1, 4, "Nh6"), (1, 5, "a6"), (1, 6, "Rh7")]
+
+
+def test_a_lost_move_is_not_guessed_from_too_little_or_when_several_fit():
+    # one move said after it: too little to tell which move was lost
+    short = track_lines(segments("We start with pawn to a4, pawn to h5.", "Then knight to h6, and pawn to a6."))
+    assert played(short) == [(1, 1, "a4"), (1, 2, "h5")]
+    # many White moves let "knight to h6, knight to c3, rook to h7" follow: none is invented, and the
+    # last move is not replaced by one that then leaves the sentence unexplained
+    several = track_lines(
+        segments("We start with pawn to a4, pawn to h5.", "Then knight to h6, knight to c3, and rook to h7.")
+    )
+    assert played(several) == [(1, 1, "a4"), (1, 2, "h5"), (1, 3, "Nc3"), (1, 4, "Rh7")]
+
+
+def test_the_last_move_is_replaced_only_when_the_whole_sentence_then_follows():
+    # "[pawn to h4], pawn to h6, ...": replacing 5...Bg6 by h6 explains "knight to f3, knight to d7"
+    # but not "pawn to h5"; the lost 6. h4 explains all of it
+    events = track_lines(
+        segments(
+            CARO,
+            "The knight goes to g3 and the bishop retreats to g6.",
+            "Pawn to h6, knight to f3, knight to d7, and pawn to h5.",
+        )
+    )
+    assert [san for _, _, san in played(events)][8:] == ["Ng3", "Bg6", "h4", "h6", "Nf3", "Nd7", "h5"]
+    assert {line for line, _, _ in played(events)} == {1}
+
+
+def test_a_lost_move_from_theory_must_let_the_next_moves_follow():
+    # 5. Qe2 was lost ("white on the Sicilian Defense, pawn to e2"); the book's 5. Ng5 would let
+    # "knight df6" follow but not "knight to d6 is checkmate": it is not invented
+    events = track_lines(
+        segments(
+            "We start with pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, "
+            "knight takes e4, knight to d7.",
+            "White on the Sicilian Defense, pawn to e2, setting a trap.",
+            "Vote playite df6 out, because knight to d6 is checkmate.",
+        )
+    )
+    sans = [san for _, _, san in played(events)]
+    assert sans[:8] == "e4 c6 d4 d5 Nc3 dxe4 Nxe4 Nd7".split()
+    assert "Ng5" not in sans and "Ndf6" not in sans
+
+
+@pytest.mark.parametrize("heard", ["knight be takes d2", "the knight b takes d2", "and knight dee takes d2"])
+def test_a_file_heard_as_its_homophone_after_the_piece_is_the_source_file(heard):
+    board = board_after(ITALIAN_CHECK)
+    assert parse_spoken_move(board, "knight takes d2") is None  # two knights can: the file decides
+    assert [board.san(m) for m, _ in find_moves(board, heard)] == ["Nbxd2"]
+
+
+def test_a_homophone_elsewhere_is_no_file():
+    board = board_after(ITALIAN_CHECK)
+    assert find_moves(board, "the knight will be there, see for yourself") == []
+
+
+def test_checkmate_said_after_is_belongs_to_the_move():
+    mate = board_after(CARO_TRAP + " Ngf6")
+    assert [mate.san(m) for m, _ in find_moves(mate, "because knight to d6 is checkmate")] == ["Nd6#"]
+    # Black to move: no knight reaches d6, and the sound-alike Nb6 gives no mate
+    assert find_moves(board_after(CARO_TRAP), "because knight to d6 is checkmate") == []
+    assert [m.uci() for m, _ in find_moves(board_after(CARO_TRAP), "knight to d6")] == ["d7b6"]  # without it
+
+
+def test_a_sound_alike_piece_is_not_swapped_for_another_on_a_sound_alike_square():
+    board = board_after("e4 e5 Nf3 Nc6 Bc4 Nf6 Ng5 d5 exd5")
+    # "I'd take c5": the knight (as "I'd") to d5 (as "c5") is one reading; the queen taking on g5
+    # would be two guesses at once
+    assert [board.san(m) for m, _ in find_moves(board, "a common mistake is I'd take c5")] == ["Nxd5"]
+    # no knight can take on a rhyme of c5 here: the queen's Qxg5 is not read into it
+    board = chess.Board("r1bqkb1r/ppp2ppp/2n5/4p1N1/2B5/8/PPPP1PPP/RNBQK2R b KQkq - 0 5")
+    assert find_moves(board, "I'd take c5") == []
+    assert [board.san(m) for m, _ in find_moves(board, "I'd take g5")] == ["Qxg5"]  # the square as heard
+
+
+@pytest.mark.parametrize("plan", ["preparing", "threatening", "intending", "preventing"])
+def test_a_square_named_as_a_plan_is_not_played(plan):
+    # "white plays pawn to a3" heard as "white plays, pawn to e3" (no pawn reaches e3, and with no
+    # move word theory does not stand in): the square the narrator says it prepares is not played
+    events = track_lines(
+        segments(
+            "We start with pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, "
+            "pawn to c3, knight to c6, knight to f3, queen to b6.",
+            f"White plays, pawn to e3, {plan} b4.",
+        )
+    )
+    assert [san for _, _, san in played(events)] == "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6".split()
+    board = board_after("e4 e5 Nf3 Nc6 Bc4 Bc5")
+    assert [board.san(m) for m, _ in find_moves(board, f"white plays pawn to c3, {plan} d4")] == ["c3"]
+
+
+FRENCH_TRAP = (
+    "We start with pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, pawn to c3, "
+    "knight to c6, knight to f3, queen to b6, bishop to d3, c takes d4, c takes d4."
+)
+
+
+def test_a_tie_is_broken_by_the_moves_said_next():
+    # "take d4": Nxd4 or Qxd4; only after Nxd4 can "knight takes d4, queen takes d4, bishop to b5"
+    # all follow (after Qxd4 Nxd4 Black has no queen)
+    events = track_lines(
+        segments(FRENCH_TRAP, "Black can take d4, and then knight takes d4, queen takes d4, and bishop to b5 check.")
+    )
+    assert [san for _, _, san in played(events)][13:] == ["Nxd4", "Nxd4", "Qxd4", "Bb5+"]
+
+
+def test_a_tie_the_next_moves_do_not_break_is_refused():
+    # Nbxd2 and Nfxd2 both let Black's d5 follow: neither is guessed, and Black's d5 is not played
+    # in White's turn
+    events = track_lines(
+        segments(
+            "We start with pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5, "
+            "pawn to c3, knight to f6, pawn to d4, e takes d4, c takes d4, bishop to b4 check, "
+            "bishop to d2, bishop takes d2 check.",
+            "White answers knight takes d2, and black strikes with pawn to d5.",
+        )
+    )
+    assert [san for _, _, san in played(events)][13:] == ["Bxd2+"]
+
+
+GIUOCO = "We start with pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5, pawn to c3."
+
+
+def test_a_lost_move_is_the_one_of_the_piece_named_before_the_mention():
+    # "black develops the other knight to f6" heard as "black the other knight then ...": theory has
+    # several Black moves before 5. d4 exd4 6. cxd4; the knight named picks 4... Nf6
+    events = track_lines(segments(GIUOCO, "Black the other knight then pawn to d4, e takes d4, and c takes d4."))
+    assert [san for _, _, san in played(events)][7:] == ["Nf6", "d4", "exd4", "cxd4"]
+    # with no piece named, or one no single fitting move moves, nothing is guessed
+    for words in ("Black waits, then", "Black the queen then"):
+        events = track_lines(segments(GIUOCO, f"{words} pawn to d4, e takes d4, and c takes d4."))
+        assert [san for _, _, san in played(events)][7:] == []
+
+
+def test_a_warned_line_cut_by_a_full_stop_goes_on_in_the_next_sentence():
+    # speech recognition ended the sentence inside the line the narrator warns against
+    events = track_lines(
+        segments(
+            FRENCH_TRAP,
+            "A common mistake is knight takes d4, because knight takes d4.",
+            "Queen takes d4, and bishop to b5 check wins the queen.",
+            "In the game, black plays bishop to d7.",
+        )
+    )
+    sans = [(line, san) for line, _, san in played(events)][13:]
+    assert sans[:4] == [(2, "Nxd4"), (2, "Nxd4"), (2, "Qxd4"), (2, "Bb5+")]
+    # the lesson resumes in its own line afterwards, not after the trap
+    assert events[-1].san == "Bd7" and events[-1].epd_before == board_after(
+        "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6 Bd3 cxd4 cxd4"
+    ).epd()
+
+
+def test_a_sentence_that_does_not_open_with_a_move_returns_to_the_lesson():
+    events = track_lines(
+        segments(
+            FRENCH_TRAP,
+            "A common mistake is knight takes d4, because knight takes d4.",
+            "So black plays queen takes d4 here.",
+        )
+    )
+    last = events[-1]
+    assert last.san == "Qxd4"
+    assert last.epd_before == board_after("e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6 Bd3 cxd4 cxd4").epd()
+
+
+TWO_KNIGHTS = "We start with pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, knight to f6."
+
+
+def test_the_sentence_subject_is_the_side_of_its_first_move():
+    # speech recognition turned "the two knights defense" into "knight to d5", read (by theory) as
+    # 4. Ng5; the real "with knight to g5" then comes as "knight to d5" in Black's turn: Black's
+    # Nd5 is no reading of a sentence whose subject is White
+    events = track_lines(
+        segments(
+            TWO_KNIGHTS + " Knight to d5.",
+            "White attacks f7, knight to d5, and black must play pawn to d5.",
+        )
+    )
+    # the second "knight to d5" is 4. Ng5 said again (with the advice "must" the sentence gives)
+    assert [(e.ply, e.san) for e in events][6:] == [(7, "Ng5"), (7, "Ng5"), (8, "d5")]
+    # without the subject the heard square stands: Black's knight goes to d5
+    events = track_lines(segments(TWO_KNIGHTS + " Knight to d5.", "Then knight to d5."))
+    assert [san for _, _, san in played(events)][6:] == ["Ng5", "Nd5"]
+
+
+def test_place_is_a_move_word():
+    # "white plays pawn to a3" heard as "white place pawn to e3": with a move word, theory's a3 stands in
+    events = track_lines(
+        segments(
+            "We start with pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, "
+            "pawn to c3, knight to c6, knight to f3, queen to b6.",
+            "White place pawn to e3, preparing b4.",
+        )
+    )
+    assert [san for _, _, san in played(events)][10:] == ["a3"]
+    board = chess.Board()
+    assert [board.san(m) for m, _ in find_moves(board, "white places the knight on f3")] == ["Nf3"]
+
+
+FRENCH_SPOKEN = [
+    "This lesson is about the French Defense.",
+    "We start with pawn to e4, pawn to e6, pawn to d4, and pawn to d5.",
+    "In the Advance Variation white pushes pawn to e5.",
+    "Black attacks the chain with pawn to c5, and white supports it with pawn to c3.",
+    "Black plays knight to c6, and white answers knight to f3.",
+    "The queen comes to b6, pressing on d4.",
+    "Go back to the position after queen to b6.",
+    "If white plays bishop to d3, black takes with c takes d4, and white recaptures c takes d4.",
+]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("CI") and not media.have_tools(), reason="espeak-ng and ffmpeg are needed to make test media"
+)
+def test_real_narration_with_doubted_words_is_read_as_ingest_reads_it(tmp_path):
+    """espeak-ng speaks a lesson, faster-whisper transcribes it with the chess pack's prompt and
+    decoding (as ingest does): its doubted words are marked, and every move still lands."""
+    from tutorialbook.acquire import transcribe as tx
+    from tutorialbook.ingest import _prompt
+    from tutorialbook.skills.domains import get_pack
+
+    wav = tmp_path / "french.wav"
+    media.narrated_wav(FRENCH_SPOKEN, wav)
+    pack = get_pack("chess")
+    transcript = tx.transcribe(wav, initial_prompt=_prompt("French Defense", pack), decoding=pack.decoding)
+    assert any(UNSURE in s.text for s in transcript.segments), [s.text for s in transcript.segments]
+    events = track_lines(transcript.segments)
+    main = "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6".split()
+    assert [e.san for e in events] == [*main, "Bd3", "cxd4", "cxd4"]
+    assert events[-3].epd_before == board_after(" ".join(main)).epd()
