@@ -295,3 +295,37 @@ def test_a_library_keeps_the_snapshots_of_its_most_recent_books(library):
     assert trees.books() == books[1:]
     library.retrieve("check the chain before the brake", books[1], k=1)
     assert trees.books()[-1] == books[1]
+
+
+def test_a_small_table_is_compacted_as_one_row_commits_pile_up(tmp_path):
+    """Each lesson is a one-row commit (a fragment); a table of at most compact_max_rows rows is
+    compacted once it holds compact_fragments of them, keeping every version (restore reaches
+    back as before) and every row; events, append-only, is left as it is; a table over
+    compact_max_rows is left to the refresh and upkeep."""
+    from tutorialbook.memory.store import Store
+
+    store = Store(str(tmp_path / "store"))
+    store.index_policy.compact_fragments = 4
+
+    def fragments(name: str) -> int:
+        return store.table(name).stats()["fragment_stats"]["num_fragments"]
+
+    vector = [1.0] + [0.0] * (DIM - 1)
+    first = 0
+    for n in range(10):
+        store.insert("lessons", [{"id": f"l{n}", "book": BOOK, "text": f"lesson {n}", "vector": vector}])
+        store.insert("events", [{"id": f"e{n}", "book": BOOK, "summary": f"event {n}"}])
+        assert fragments("lessons") < 4
+        if n == 0:
+            first = store.version("lessons")
+    assert sorted(r["id"] for r in store.rows("lessons", columns=["id"])) == [f"l{n}" for n in range(10)]
+    assert fragments("events") == 10
+    versions = [v for v, _ in store.version_history("lessons")]
+    assert versions == list(range(versions[0], store.version("lessons") + 1))  # nothing pruned
+    assert [r["id"] for r in store.rows_at("lessons", first)] == ["l0"]  # an early version still reads
+
+    store.index_policy.compact_max_rows = 10  # a bigger table: no compaction between refreshes
+    before = fragments("lessons")
+    for n in range(10, 14):
+        store.insert("lessons", [{"id": f"l{n}", "book": BOOK, "text": f"lesson {n}", "vector": vector}])
+    assert fragments("lessons") == before + 4
