@@ -9,18 +9,17 @@ Then, on that same table and in the same run, it times
 
 * ``Library.retrieve(query, book, k=10, mode="hybrid")`` — the whole call, embedding the query
   included;
-* a bare brute-force LanceDB hybrid query: the same text and (pre-computed) query vector, FTS and
-  an exhaustive vector scan (``bypass_vector_index()``) fused with ``RRFReranker``, the same book
-  filter and k — the baseline an unindexed table would give;
+* a brute-force hybrid query: the same text and (pre-computed) query vector, FTS and an exhaustive
+  vector scan (``bypass_vector_index()``), fused by retrieve's own score fusion, the same book
+  filter and k — the ranking an unindexed table would give;
 * ``Library.browse(book, node_id, depth=1)`` on the root, chapters and sections;
 * the first ``retrieve`` after a write (a helpful count, 13 skills upserted, a lesson) and a second
   ``Library``'s first read, beside warm reads taken in between (``after_writes``); the "with lessons"
   warm reads are those once the book has lessons (the copies and lessons are deleted afterwards);
 
 and reports p50/p99 of each, the ratio retrieve/brute-force, and recall@10 of ``retrieve``
-against the brute-force result. The recall is a lower bound: where fused scores tie at the 10th
-place, ``RRFReranker`` keeps the rows in the order the two halves returned them and ``retrieve``
-orders them by id, so a tie cut differently counts as a miss. Vectors of the synthetic skills are
+against the brute-force result. Both order equal fused scores by id, so
+recall below 1 is what the vector index's approximation loses. Vectors of the synthetic skills are
 cached under ``bench/.cache/``
 by the hash of the generated texts and of the embedder's vector for a probe sentence (embedding
 100,000 texts takes minutes).
@@ -139,17 +138,18 @@ def write_book(store, book: synthetic.Book, vectors: np.ndarray, batch: int = BA
 # -- measuring ---------------------------------------------------------------------------
 
 def brute_force(table, query: str, vector: np.ndarray, book: str, k: int) -> list[dict]:
-    """The bare LanceDB hybrid query with an exhaustive vector scan: FTS + flat kNN, RRF."""
-    from lancedb.rerankers import RRFReranker
-
-    from tutorialbook.memory.search import RRF_K
+    """What ``retrieve`` would rank without a vector index: an exhaustive vector scan
+    (``bypass_vector_index()``) and the full-text half, ``POOL`` rows each, fused by
+    ``retrieve``'s own score fusion (``memory.search.fuse``)."""
+    from tutorialbook.memory import terms
+    from tutorialbook.memory.search import POOL, fuse
     from tutorialbook.memory.where import quote
 
-    return (
-        table.search(query_type="hybrid").vector(vector.tolist()).text(query).distance_type("cosine")
-        .where(f"book = {quote(book)}", prefilter=True).bypass_vector_index()
-        .rerank(RRFReranker(K=RRF_K)).limit(k).to_list()
-    )
+    scope = f"book = {quote(book)}"
+    near = (table.search(vector.tolist()).distance_type("cosine").where(scope, prefilter=True)
+            .bypass_vector_index().limit(POOL).to_list())
+    text = table.search(terms.query(query), query_type="fts").where(scope, prefilter=True).limit(POOL).to_list()
+    return [hit.row for hit in fuse(near, text, k)]
 
 
 def pct(values: list[float], q: float) -> float:
