@@ -98,6 +98,14 @@ def _teaching(source: HarvestSource):
             if not _looks_like_code(clean) and len(clean.split()) <= 40)
 
 
+def _matching(source: HarvestSource, pattern: re.Pattern):
+    """(segment, raw sentence, match) for each teaching sentence ``pattern`` matches from its start."""
+    for segment, raw, sentence in _teaching(source):
+        m = pattern.match(sentence)
+        if m:
+            yield segment, raw, m
+
+
 def how_questions(source: HarvestSource) -> Iterable[Candidate]:
     for segment, raw, sentence in _teaching(source):
         for pattern in _HOW:
@@ -130,10 +138,7 @@ def what_questions(source: HarvestSource) -> Iterable[Candidate]:
 
 
 def why_questions(source: HarvestSource) -> Iterable[Candidate]:
-    for segment, raw, sentence in _teaching(source):
-        m = _WHY.match(sentence)
-        if not m:
-            continue
+    for segment, raw, m in _matching(source, _WHY):
         fact = m.group("fact").strip()
         if _WHEN.match(fact + ",") or re.match(r"^(?:if|when|whenever|once|but|and|or|so)\b", fact, re.I):
             continue
@@ -147,10 +152,7 @@ def why_questions(source: HarvestSource) -> Iterable[Candidate]:
 
 
 def behaviour_questions(source: HarvestSource) -> Iterable[Candidate]:
-    for segment, raw, sentence in _teaching(source):
-        m = _WHEN.match(sentence)
-        if not m:
-            continue
+    for segment, raw, m in _matching(source, _WHEN):
         answer = _phrase(m.group("result"), raw)
         if answer:
             yield Candidate("behaviour", f"What happens when {_learner(m.group('cond'))}?", answer, segment, raw)
