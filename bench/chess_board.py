@@ -100,7 +100,7 @@ def square_accuracy(video: Path, schedule: list[bm.Shown], every: int = 3) -> tu
     clock = time.perf_counter()
     times = [s.time for s in schedule]
     for n, frame in enumerate(sample_frames(video, fps=4.0, max_side=960, on_change=False)):
-        reading = reader.read(frame.image)
+        reading = reader.read(frame)
         frames += 1
         if n % every:
             continue

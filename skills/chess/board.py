@@ -26,6 +26,8 @@ import chess.svg
 import cv2
 import numpy as np
 
+from tutorialbook.acquire.frames import Frame
+
 CELL = 32  # pixels a cell is resampled to
 _INSET = 2  # rim pixels skipped when reading a cell (the grid line itself)
 _RIM = 3  # rim width whose median is the cell's background
@@ -302,28 +304,21 @@ class BoardReader:
         self.flipped: bool | None = None
         self._last: tuple[np.ndarray, Reading] | None = None  # the board's thumbnail, its reading
 
-    def read(self, image: np.ndarray) -> Reading:
-        """The board in `image`; a board unchanged since the last frame (only an overlay or the
-        presenter moved) is not read again."""
-        thumb = self._thumbnail(image)
-        if thumb is not None and self._last is not None and \
+    def read(self, frame: Frame | np.ndarray) -> Reading:
+        """The board in a frame (or an RGB image); a board unchanged since the last frame (only
+        an overlay or the presenter moved) is not read again, nor the frame's RGB converted."""
+        frame = frame if isinstance(frame, Frame) else Frame(0.0, frame)
+        thumb = self._thumbnail(frame)
+        if thumb is not None and self._last is not None and self._last[0].shape == thumb.shape and \
                 float(np.abs(thumb - self._last[0]).max()) < _UNCHANGED:
             return self._last[1]
-        reading = self._read(image)
-        thumb = self._thumbnail(image)
+        reading = self._read(frame.image)
+        thumb = self._thumbnail(frame)
         self._last = (thumb, reading) if thumb is not None and reading.found else None
         return reading
 
-    def _thumbnail(self, image: np.ndarray) -> np.ndarray | None:
-        if self.grid is None:
-            return None
-        x, y, x2, y2 = self.grid.box()
-        crop = image[max(0, y):y2, max(0, x):x2]
-        if crop.size == 0:
-            return None
-        return cv2.resize(cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY), (64, 64), interpolation=cv2.INTER_AREA).astype(
-            np.int16
-        )
+    def _thumbnail(self, frame: Frame) -> np.ndarray | None:
+        return frame.grey(self.grid.box()) if self.grid is not None else None
 
     def _read(self, image: np.ndarray) -> Reading:
         grid = self.grid

@@ -233,7 +233,7 @@ def read_frames(path: str | Path, cancel: Callable[[], bool] | None = None,
     reader = BoardReader()
     out = Frames()
     for frame in sample_frames(path, fps=FPS, max_side=MAX_SIDE, stats=stats, cancel=cancel):
-        reading = reader.read(frame.image)
+        reading = reader.read(frame)
         out.frames_with_board += reading.found
         if on_board is not None and reading.found and out.frames_with_board == SHOWN:
             on_board()
