@@ -69,6 +69,11 @@ class Settings:
     keep_versions_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_KEEP_VERSIONS_SECONDS",
                                                                          7 * 86400.0))
     upkeep_every: int = field(default_factory=lambda: _number("TUTORIALBOOK_UPKEEP_EVERY", 20, int))
+    #: bounds of LanceDB's index and metadata caches, MiB, shared by the process's stores (memory/lance.py)
+    index_cache_mb: float = field(default_factory=lambda: _number("TUTORIALBOOK_INDEX_CACHE_MB", 256.0))
+    metadata_cache_mb: float = field(default_factory=lambda: _number("TUTORIALBOOK_METADATA_CACHE_MB", 64.0))
+    #: glibc malloc arenas the process's threads share (memory/allocator.py; 0: glibc's own, 8 a core)
+    malloc_arenas: int = field(default_factory=lambda: _number("TUTORIALBOOK_MALLOC_ARENAS", 2, int))
     #: chess engine processes a library may run at once (callers beyond them wait their turn)
     engines: int = field(default_factory=lambda: _number("TUTORIALBOOK_ENGINES", 2, int))
 
