@@ -6,7 +6,7 @@ import sys
 import textwrap
 
 from tutorialbook.library import Library
-from tutorialbook.memory import allocator, lance
+from tutorialbook.memory import lance
 from tutorialbook.memory.store import Store
 
 INDEX, METADATA = 256 * 1024, 128 * 1024
@@ -46,7 +46,7 @@ def test_glibc_arenas_are_capped_for_threads_started_after():
         libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
         libc.fclose.argtypes = [ctypes.c_void_p]
         if sys.argv[1] == "capped":
-            assert allocator.limit_arenas(2)
+            assert allocator.tune(2, 0) == {"arenas": True, "mmap_threshold": False}
         started, go = threading.Barrier(17), threading.Event()
         def work():
             blocks = [libc.malloc(4096) for _ in range(64)]
@@ -74,7 +74,40 @@ def test_glibc_arenas_are_capped_for_threads_started_after():
         assert out.returncode == 0, out.stderr
         return int(out.stdout.split()[-1])
 
-    assert allocator.limit_arenas(0) is False  # 0 leaves the allocator alone
     capped, free = arenas("capped"), arenas("free")
     assert capped <= 2, capped
     assert free > 2, free  # the same threads without the cap spread over more arenas
+
+
+def test_large_blocks_stay_mmapped_after_one_is_freed():
+    """glibc raises its mmap threshold when a mmapped block is freed, so the next block of that
+    size comes from an arena and stays there when freed; with a fixed threshold it is mmapped."""
+    child = textwrap.dedent("""
+        import ctypes, ctypes.util, sys
+        from tutorialbook.memory import allocator
+
+        class Mallinfo2(ctypes.Structure):
+            _fields_ = [(n, ctypes.c_size_t) for n in
+                        ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+                         "fordblks", "keepcost")]
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.malloc.restype = ctypes.c_void_p
+        libc.free.argtypes = [ctypes.c_void_p]
+        libc.mallinfo2.restype = Mallinfo2
+        if sys.argv[1] == "fixed":
+            assert allocator.tune(0, 256 * 1024) == {"arenas": False, "mmap_threshold": True}
+        before = libc.mallinfo2().hblks
+        libc.free(libc.malloc(4 << 20))
+        block = libc.malloc(4 << 20)
+        print(libc.mallinfo2().hblks - before)
+        libc.free(block)
+    """)
+
+    def mmapped(mode: str) -> int:
+        out = subprocess.run([sys.executable, "-c", child, mode], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return int(out.stdout.split()[-1])
+
+    assert mmapped("fixed") == 1
+    assert mmapped("glibc") == 0  # the moving threshold put the second 4 MiB block in an arena

@@ -72,8 +72,10 @@ class Settings:
     #: bounds of LanceDB's index and metadata caches, MiB, shared by the process's stores (memory/lance.py)
     index_cache_mb: float = field(default_factory=lambda: _number("TUTORIALBOOK_INDEX_CACHE_MB", 256.0))
     metadata_cache_mb: float = field(default_factory=lambda: _number("TUTORIALBOOK_METADATA_CACHE_MB", 64.0))
-    #: glibc malloc arenas the process's threads share (memory/allocator.py; 0: glibc's own, 8 a core)
+    #: glibc's malloc (memory/allocator.py): arenas the process's threads share (0: glibc's own, 8 a
+    #: core), and the block size from which memory is mmapped and returned when freed, KiB (0: glibc's)
     malloc_arenas: int = field(default_factory=lambda: _number("TUTORIALBOOK_MALLOC_ARENAS", 2, int))
+    malloc_mmap_kb: int = field(default_factory=lambda: _number("TUTORIALBOOK_MALLOC_MMAP_KB", 256, int))
     #: chess engine processes a library may run at once (callers beyond them wait their turn)
     engines: int = field(default_factory=lambda: _number("TUTORIALBOOK_ENGINES", 2, int))
 
