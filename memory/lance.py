@@ -24,10 +24,11 @@ import pyarrow as pa
 TESTED = ("0.40.0",)
 
 
-#: default bounds of LanceDB's caches (README "Memory"): what a 100,000-skill book's indexes and a
-#: few hundred table versions' manifests take, with room to spare
-INDEX_CACHE_BYTES = 256 * 2**20
-METADATA_CACHE_BYTES = 64 * 2**20
+#: default bounds of LanceDB's caches (README "Memory that does not grow with the store"): room
+#: for a 100,000-skill book's vector and full-text indexes (~40 + ~20 MB) and the latest versions'
+#: manifests; what is beyond them is superseded versions', which only grow
+INDEX_CACHE_BYTES = 128 * 2**20
+METADATA_CACHE_BYTES = 32 * 2**20
 
 
 class LanceInternalsChanged(RuntimeError):

@@ -46,7 +46,8 @@ def test_glibc_arenas_are_capped_for_threads_started_after():
         libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
         libc.fclose.argtypes = [ctypes.c_void_p]
         if sys.argv[1] == "capped":
-            assert allocator.tune(2, 0) == {"arenas": True, "mmap_threshold": False}
+            assert allocator.tune(2, 0, False) == {"arenas": True, "mmap_threshold": False,
+                                                   "arrow_system_pool": False}
         started, go = threading.Barrier(17), threading.Event()
         def work():
             blocks = [libc.malloc(4096) for _ in range(64)]
@@ -96,7 +97,8 @@ def test_large_blocks_stay_mmapped_after_one_is_freed():
         libc.free.argtypes = [ctypes.c_void_p]
         libc.mallinfo2.restype = Mallinfo2
         if sys.argv[1] == "fixed":
-            assert allocator.tune(0, 256 * 1024) == {"arenas": False, "mmap_threshold": True}
+            assert allocator.tune(0, 256 * 1024, False) == {"arenas": False, "mmap_threshold": True,
+                                                            "arrow_system_pool": False}
         before = libc.mallinfo2().hblks
         libc.free(libc.malloc(4 << 20))
         block = libc.malloc(4 << 20)
@@ -111,3 +113,24 @@ def test_large_blocks_stay_mmapped_after_one_is_freed():
 
     assert mmapped("fixed") == 1
     assert mmapped("glibc") == 0  # the moving threshold put the second 4 MiB block in an arena
+
+
+def test_arrow_allocates_from_the_system_allocator_once_tuned():
+    """pyarrow's own pool (mimalloc) kept the pages of every table a read built and dropped."""
+    child = textwrap.dedent("""
+        import pyarrow as pa
+        from tutorialbook.library import Library
+        import sys, tempfile
+        print(pa.default_memory_pool().backend_name)
+        Library(store=tempfile.mkdtemp(), **({"arrow_system_pool": False} if sys.argv[1] == "off" else {}))
+        table = pa.table({"a": list(range(1000))}).take(list(range(0, 1000, 2)))
+        print(pa.default_memory_pool().backend_name, pa.system_memory_pool().bytes_allocated() > 0)
+    """)
+
+    def pools(mode: str) -> list[str]:
+        out = subprocess.run([sys.executable, "-c", child, mode], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()
+
+    assert pools("on") == ["mimalloc", "system", "True"]
+    assert pools("off") == ["mimalloc", "mimalloc", "False"]

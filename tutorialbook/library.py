@@ -50,7 +50,8 @@ class Library:
         self.settings = (settings or Settings()).override(**overrides)  # a copy: the caller's stay as they were
         self._embedder = None
         self._chess_engine = None
-        allocator.tune(self.settings.malloc_arenas, self.settings.malloc_mmap_kb * 1024)  # before LanceDB's threads
+        allocator.tune(self.settings.malloc_arenas, self.settings.malloc_mmap_kb * 1024,  # before LanceDB's threads
+                       self.settings.arrow_system_pool)
         self.store = Store(self.settings.store, dim=self._embedder_dim(),
                            cache_bytes=(int(self.settings.index_cache_mb * 2**20),
                                         int(self.settings.metadata_cache_mb * 2**20)))
