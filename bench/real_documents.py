@@ -173,10 +173,13 @@ class Score:
     n: int = 0
     missed5: list[str] = field(default_factory=list)
 
+    def matches(self, text: str, answers: list[str]) -> bool:
+        return is_hit(text, answers)
+
     def add(self, qid: str, answers: list[str], top1: str, top5: str) -> None:
         self.n += 1
-        self.hits1 += is_hit(top1, answers)
-        found5 = is_hit(top5, answers)
+        self.hits1 += self.matches(top1, answers)
+        found5 = self.matches(top5, answers)
         self.hits5 += found5
         if not found5:
             self.missed5.append(qid)

@@ -173,19 +173,36 @@ def step_name(text: str) -> str:
 
 def title_phrase(text: str, limit: int = 8) -> str:
     """A short title taken from a passage itself, in its author's words: its first instruction
-    when it gives one, else the opening of its first sentence, cut at a clause boundary."""
+    when it gives one, else the opening of its first sentence, cut at a clause boundary. Words
+    that only link the sentence to the one before ("For example,", "Note that", "Thus") are not
+    a title, and a clause of fewer than ``MIN_TITLE_WORDS`` words runs on into the next."""
     sentences = [s for s in split_sentences(text) if words(s) >= 3] or [text]
     chosen = next((s for s in sentences[:4] if is_instructive(s)), sentences[0])
-    chosen = re.sub(r"^(?:so|and|but|now|okay|ok|well|then|first|next|finally|also)[,]?\s+", "", chosen.strip(),
-                    flags=re.I)
-    clause = re.split(r"(?<=\w)(?:[,;:(]| - | – | — |\s(?:which|because|so that|where|although|but)\s)", chosen)[0]
-    tokens = clause.split()
+    chosen = _LINKING.sub("", chosen.strip())
+    ends = [m.start() for m in _CLAUSE_END.finditer(chosen)] + [len(chosen)]
+    # the first clause end with enough words before it: a shorter clause runs on into the next
+    cut = next(e for e in ends if words(chosen[:e]) >= MIN_TITLE_WORDS or e == len(chosen))
+    tokens = chosen[:cut].split()
     if len(tokens) > limit:
         tokens = tokens[:limit]
         while tokens and tokens[-1].lower().strip(".,") in _WEAK_END:
             tokens.pop()
     phrase = " ".join(tokens).strip(" .,:;!?\"'")
     return (phrase[:1].upper() + phrase[1:]) or "Untitled"
+
+
+#: a title names something: shorter clauses run on into the next one
+MIN_TITLE_WORDS = 3
+#: words that open a sentence by tying it to what came before, not by saying what it is about
+_LINKING = re.compile(
+    r"^(?:(?:so|and|but|now|okay|ok|well|then|first|next|finally|also|thus|hence|therefore|however|namely"
+    r"|for (?:example|instance)|e\.g\.|i\.e\.|that is|in (?:other words|addition|fact|this case|particular)"
+    r"|similarly|likewise|of course|here|basically|actually|as you can see|(?:note|notice|remember) that)"
+    r"[,:]?\s+)+",
+    re.I,
+)
+#: where a clause ends; an unsure word's mark (the transcript's ``(?)``) is part of its word
+_CLAUSE_END = re.compile(r"(?<=\w)(?:[,;:]|\((?!\?\))| - | – | — |\s(?:which|because|so that|where|although|but)\s)")
 
 
 _WEAK_END = frozenset(

@@ -186,3 +186,14 @@ def test_two_topics_of_one_domain_stay_separate_chapters(library, tmp_path):
     assert sorted(chapters) == ["Classes", "Data structures"]
     assert list(children(library, "python", chapters["Classes"].id)) == ["A first look at classes", "Inheritance"]
     assert list(children(library, "python", chapters["Data structures"].id)) == ["More on lists", "Dictionaries"]
+
+
+def test_a_title_from_a_file_name_keeps_the_authors_capitals(library, tmp_path):
+    """A source with no title of its own is named after its file: separators read as spaces and
+    acronyms stay as written ("SQL", not "Sql")."""
+    notes = tmp_path / "SQL_joins-in-PostgreSQL.txt"
+    notes.write_text("Join the orders table to the customers table on the customer id.\n\n"
+                     "Use a left join when every customer must appear, with or without orders.\n")
+    report = library.ingest(str(notes), book="db")
+    assert report.tutorials[0].title == "SQL joins in PostgreSQL"
+    assert [t.title for t in library.tutorials("db")] == ["SQL joins in PostgreSQL"]

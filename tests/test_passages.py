@@ -85,6 +85,25 @@ def test_title_phrases_are_words_of_the_passage_not_keyword_lists():
     assert "," not in phrase and " and " not in phrase
 
 
+def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_before():
+    assert passages.title_phrase("For example, the vector c(2, 4) has two elements.") == "The vector c"
+    assert passages.title_phrase("Namely, the smallest and largest values of x.") == "The smallest and largest values of x"
+    assert passages.title_phrase("Note that max and min select the largest and smallest values "
+                                 "in their arguments.") == "Max and min select the largest and smallest"
+
+
+def test_a_clause_too_short_to_name_anything_runs_on_into_the_next():
+    assert passages.title_phrase("Yes, it works when the cache is warm.") == "Yes, it works when the cache is warm"
+    assert passages.title_phrase("In R, vectors are recycled as often as need be.") == "In R, vectors are recycled as often"
+
+
+def test_an_unsure_words_mark_does_not_end_a_title():
+    """The transcript marks a doubted word with (?): the mark stays with its word, and the title
+    goes on past it instead of stopping at its parenthesis."""
+    assert passages.title_phrase("Thus the square root of minus one(?) gives a warning, not an error.") == (
+        "The square root of minus one(?) gives")
+
+
 def _at_cosine(base, cosine):
     """A unit vector at a given cosine from ``base``."""
     import numpy as np

@@ -498,7 +498,10 @@ def _prompt(title: str, pack) -> str | None:
 
 
 def _title_from(path: Path) -> str:
-    return re.sub(r"[_-]+", " ", path.stem.removesuffix(".rst")).strip().capitalize() or path.name
+    """A title from a file name, for sources that carry none: separators read as spaces, the
+    first letter raised and the rest kept as written ("SQL_joins" is "SQL joins", not "Sql joins")."""
+    words = re.sub(r"[_-]+", " ", path.stem.removesuffix(".rst")).strip()
+    return words[:1].upper() + words[1:] or path.name
 
 
 def _owner() -> str:
