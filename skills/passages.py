@@ -56,9 +56,12 @@ def words(text: str) -> int:
 def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
     """Material that teaches nothing: licences and copyright lines, greetings and sign-offs,
     navigation, and lists that only repeat the document's headings (a table of contents) or
-    are runs of one- or two-word entries (an index)."""
+    are runs of one- or two-word entries (an index), and speech recognition caught in a loop
+    (the same few words over and over, which no speaker says)."""
     lines = [line.strip(" -*•\t") for line in text.splitlines() if line.strip(" -*•\t")]
     if not lines:
+        return True
+    if is_repetition_loop(text):
         return True
     short = words(text) <= 60
     if _BOILERPLATE.search(text) and (short or len(_BOILERPLATE.findall(text)) >= 2):
@@ -73,6 +76,23 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
     return False
 
 
+#: a stretch this long whose distinct words are this small a share of it is a decoding loop
+LOOP_WORDS = 20
+LOOP_DISTINCT = 0.1
+
+
+#: a word or a phrase of up to three words said ten times running, as only a decoding loop says it
+_LOOP_RUN = re.compile(r"\b(\w+(?:\W{1,3}\w+){0,2})(?:\W{1,3}\1\b){9,}\W*", re.I)
+
+
+def is_repetition_loop(text: str) -> bool:
+    """Whisper sometimes repeats a token until its window ends ("f, f, f, f, …"); what comes out
+    teaches nothing. Real prose, lists and code of that length repeat far less: one distinct
+    word in ten is a loop (code and numbers are compared as they are written)."""
+    tokens = [t.lower() for t in _WORD.findall(text)]
+    return len(tokens) >= LOOP_WORDS and len(set(tokens)) <= LOOP_DISTINCT * len(tokens)
+
+
 def without_boilerplate(segments: list[Segment], indexes: list[int],
                         headings: frozenset[str] = frozenset()) -> dict[int, Segment]:
     """The segments of ``indexes`` that teach something, by index: a boilerplate segment goes,
@@ -81,6 +101,9 @@ def without_boilerplate(segments: list[Segment], indexes: list[int],
     kept: dict[int, Segment] = {}
     for i in indexes:
         seg = segments[i]
+        looped = _LOOP_RUN.sub("", seg.text)  # a decoding loop said in the same breath goes too
+        if looped != seg.text:
+            seg = replace(seg, text=" ".join(looped.split()))
         if is_boilerplate(seg.text, headings):
             sentences = split_sentences(seg.text)
             rest = [s for s in sentences if not is_boilerplate(s, headings)]

@@ -60,6 +60,22 @@ def test_licence_and_greetings_do_not_become_skills(tmp_path, library):
     assert [s.start for s in kept] == [3]
 
 
+def test_speech_recognition_caught_in_a_loop_does_not_become_a_skill(tmp_path, library):
+    """Whisper sometimes repeats one token to the end of its window; that is not something the
+    narrator taught. A passage that repeats a few numbers as printed output stays."""
+    loop = ", ".join(["f"] * 40)
+    cues = ["Create the factor with the function factor.", loop,
+            "Printing rep of one two three, five times, shows 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 on the screen."]
+    srt = "".join(f"{i}\n00:00:{2 * i:02d},000 --> 00:00:{2 * i + 2:02d},000\n{c}\n\n" for i, c in enumerate(cues, 1))
+    path = tmp_path / "factors.srt"
+    path.write_text(srt)
+    library.ingest(str(path), book="r", refine_rounds=0)
+    bodies = [" ".join(s.steps) for s in library.skills("r")]
+    assert not any("f, f, f" in b for b in bodies)
+    assert any("function factor" in b for b in bodies) and any("1 2 3 1 2 3" in b for b in bodies)
+    assert passages.is_repetition_loop(loop) and not passages.is_repetition_loop(cues[2])
+
+
 def test_a_table_of_contents_is_not_a_skill():
     titles = ["Seasoning", "Cleaning", "Storing the pan", "Cooking acidic food"]
     keys = passages.heading_keys(titles)
