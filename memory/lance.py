@@ -12,6 +12,7 @@ version they were written against and that each one is there, and says which bro
 from __future__ import annotations
 
 import asyncio
+import threading
 import warnings
 from concurrent.futures import Future
 from typing import Any, Coroutine
@@ -21,6 +22,13 @@ import pyarrow as pa
 
 #: the LanceDB versions these internals were written and tested against
 TESTED = ("0.40.0",)
+
+
+#: default bounds of LanceDB's caches (README "Memory that does not grow with the store"): room
+#: for a 100,000-skill book's vector and full-text indexes (~40 + ~20 MB) and the latest versions'
+#: manifests; what is beyond them is superseded versions', which only grow
+INDEX_CACHE_BYTES = 128 * 2**20
+METADATA_CACHE_BYTES = 32 * 2**20
 
 
 class LanceInternalsChanged(RuntimeError):
@@ -43,6 +51,22 @@ LOOP = _loop()
 if lancedb.__version__ not in TESTED:
     warnings.warn(f"lancedb {lancedb.__version__} is not a version memory/lance.py was tested with "
                   f"({', '.join(TESTED)}); run tests/test_lance_door.py", stacklevel=2)
+
+
+_sessions: dict[tuple[int, int], lancedb.Session] = {}
+_sessions_guard = threading.Lock()
+
+
+def session(index_bytes: int = INDEX_CACHE_BYTES, metadata_bytes: int = METADATA_CACHE_BYTES) -> lancedb.Session:
+    """The LanceDB session (its index and metadata caches) every connection of the process with
+    these bounds shares. Without one, each connection gets caches of 6 GiB (indexes) and 1 GiB
+    (metadata) keyed by table version and index id: every commit is a new version, every fold of
+    new rows into an index a new index, so a store taking commit after commit kept filling them."""
+    key = (int(index_bytes), int(metadata_bytes))
+    with _sessions_guard:
+        if key not in _sessions:
+            _sessions[key] = lancedb.Session(index_cache_size_bytes=key[0], metadata_cache_size_bytes=key[1])
+        return _sessions[key]
 
 
 def run(coroutine: Coroutine) -> Any:

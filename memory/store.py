@@ -33,7 +33,10 @@ WRITE_ATTEMPTS = 8
 class Store:
     """One LanceDB database holding every book; tables are created on first use."""
 
-    def __init__(self, uri: str, storage_options: dict[str, str] | None = None, dim: int = 384):
+    def __init__(self, uri: str, storage_options: dict[str, str] | None = None, dim: int = 384,
+                 cache_bytes: tuple[int, int] = (lance.INDEX_CACHE_BYTES, lance.METADATA_CACHE_BYTES)):
+        """``cache_bytes``: the bounds of LanceDB's index and metadata caches (shared by the
+        process's stores with the same bounds)."""
         self.uri = uri
         self.dim = dim
         self._local: Path | None = None
@@ -58,7 +61,8 @@ class Store:
             uri = str(path)
             self._local = path
         self._db = lancedb.connect(
-            uri, read_consistency_interval=timedelta(0), storage_options=storage_options
+            uri, read_consistency_interval=timedelta(0), storage_options=storage_options,
+            session=lance.session(*cache_bytes),
         )
         self._tables: dict[str, Any] = {}
         self._indexes_checked: set[str] = set()  # tables whose indexes this store has checked

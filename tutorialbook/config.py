@@ -69,6 +69,16 @@ class Settings:
     keep_versions_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_KEEP_VERSIONS_SECONDS",
                                                                          7 * 86400.0))
     upkeep_every: int = field(default_factory=lambda: _number("TUTORIALBOOK_UPKEEP_EVERY", 20, int))
+    #: bounds of LanceDB's index and metadata caches, MiB, shared by the process's stores (memory/lance.py)
+    index_cache_mb: float = field(default_factory=lambda: _number("TUTORIALBOOK_INDEX_CACHE_MB", 128.0))
+    metadata_cache_mb: float = field(default_factory=lambda: _number("TUTORIALBOOK_METADATA_CACHE_MB", 32.0))
+    #: glibc's malloc (memory/allocator.py): arenas the process's threads share (0: glibc's own, 8 a
+    #: core), and the block size from which memory is mmapped and returned when freed, KiB (0: glibc's)
+    malloc_arenas: int = field(default_factory=lambda: _number("TUTORIALBOOK_MALLOC_ARENAS", 2, int))
+    malloc_mmap_kb: int = field(default_factory=lambda: _number("TUTORIALBOOK_MALLOC_MMAP_KB", 256, int))
+    #: Arrow's buffers from the system allocator (as tuned above) instead of its own mimalloc pool
+    arrow_system_pool: bool = field(default_factory=lambda: (_env("TUTORIALBOOK_ARROW_POOL") or "system")
+                                    .strip().lower() != "default")
     #: chess engine processes a library may run at once (callers beyond them wait their turn)
     engines: int = field(default_factory=lambda: _number("TUTORIALBOOK_ENGINES", 2, int))
 

@@ -19,6 +19,7 @@ from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.ingest import Ingestion
 from tutorialbook.lessons import Lessons
+from tutorialbook.memory import allocator
 from tutorialbook.memory import history as hist
 from tutorialbook.memory import where
 from tutorialbook.memory.embedder import DIM, get_embedder
@@ -49,7 +50,11 @@ class Library:
         self.settings = (settings or Settings()).override(**overrides)  # a copy: the caller's stay as they were
         self._embedder = None
         self._chess_engine = None
-        self.store = Store(self.settings.store, dim=self._embedder_dim())
+        allocator.tune(self.settings.malloc_arenas, self.settings.malloc_mmap_kb * 1024,  # before LanceDB's threads
+                       self.settings.arrow_system_pool)
+        self.store = Store(self.settings.store, dim=self._embedder_dim(),
+                           cache_bytes=(int(self.settings.index_cache_mb * 2**20),
+                                        int(self.settings.metadata_cache_mb * 2**20)))
         model = functools.partial(configured_llm, self.settings)
         self.reading = Reading(self.store, self.embed)
         self.retrieval = Retrieval(self.store, self.embed, self.settings, self.reading, model)

@@ -1,0 +1,136 @@
+"""Memory a long-running process keeps does not grow with every commit: LanceDB's caches are
+bounded by the settings and shared by the process's stores, and glibc's malloc arenas are capped."""
+
+import subprocess
+import sys
+import textwrap
+
+from tutorialbook.library import Library
+from tutorialbook.memory import lance
+from tutorialbook.memory.store import Store
+
+INDEX, METADATA = 256 * 1024, 128 * 1024
+
+
+def _commit_and_read(store: Store, n: int) -> None:
+    for i in range(n):
+        store.upsert("segments", [{"id": f"s{i}-{j}", "book": "b", "tutorial_id": "t", "idx": j,
+                                   "text": f"word{i} text {j}", "vector": [0.1] * (store.dim - 1) + [float(i)]}
+                                  for j in range(20)])
+        assert len(store.rows("segments", "book = 'b'", ["id"])) == 20 * (i + 1)
+
+
+def test_the_stores_caches_stay_within_their_bounds_as_commits_pile_up(tmp_path):
+    library = Library(store=str(tmp_path / "a"), index_cache_mb=INDEX / 2**20, metadata_cache_mb=METADATA / 2**20)
+    other = Store(str(tmp_path / "b"), dim=4, cache_bytes=(INDEX, METADATA))
+    session = lance.session(INDEX, METADATA)
+    unbounded = lance.session(64 * 2**20, 64 * 2**20)  # what a store's caches take when nothing bounds them
+    third = Store(str(tmp_path / "c"), dim=4, cache_bytes=(64 * 2**20, 64 * 2**20))
+    for store in (library.store, other, third):
+        _commit_and_read(store, 60)
+    # every commit is a version with metadata of its own: unbounded, the cache grows with them
+    assert unbounded.size_bytes > 2 * (INDEX + METADATA), unbounded.size_bytes
+    # the two stores with these bounds share one session, and it is the one they fill
+    assert session.size_bytes > (INDEX + METADATA) / 2, session.size_bytes
+    assert session.size_bytes <= 1.1 * (INDEX + METADATA), session.size_bytes
+
+
+def test_glibc_arenas_are_capped_for_threads_started_after():
+    child = textwrap.dedent("""
+        import ctypes, ctypes.util, os, sys, tempfile, threading
+        from tutorialbook.memory import allocator
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.malloc.restype = ctypes.c_void_p
+        libc.free.argtypes = [ctypes.c_void_p]
+        libc.fopen.restype = ctypes.c_void_p
+        libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        libc.fclose.argtypes = [ctypes.c_void_p]
+        if sys.argv[1] == "capped":
+            assert allocator.tune(2, 0, False) == {"arenas": True, "mmap_threshold": False,
+                                                   "arrow_system_pool": False}
+        started, go = threading.Barrier(17), threading.Event()
+        def work():
+            blocks = [libc.malloc(4096) for _ in range(64)]
+            started.wait()
+            go.wait()
+            for b in blocks:
+                libc.free(b)
+        threads = [threading.Thread(target=work) for _ in range(16)]
+        for t in threads:
+            t.start()
+        started.wait()  # all 16 threads alive at once, each holding memory
+        path = tempfile.mktemp()
+        handle = libc.fopen(path.encode(), b"w")
+        libc.malloc_info(0, handle)
+        libc.fclose(handle)
+        go.set()
+        for t in threads:
+            t.join()
+        print(open(path).read().count("<heap nr="))
+        os.unlink(path)
+    """)
+
+    def arenas(mode: str) -> int:
+        out = subprocess.run([sys.executable, "-c", child, mode], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return int(out.stdout.split()[-1])
+
+    capped, free = arenas("capped"), arenas("free")
+    assert capped <= 2, capped
+    assert free > 2, free  # the same threads without the cap spread over more arenas
+
+
+def test_large_blocks_stay_mmapped_after_one_is_freed():
+    """glibc raises its mmap threshold when a mmapped block is freed, so the next block of that
+    size comes from an arena and stays there when freed; with a fixed threshold it is mmapped."""
+    child = textwrap.dedent("""
+        import ctypes, ctypes.util, sys
+        from tutorialbook.memory import allocator
+
+        class Mallinfo2(ctypes.Structure):
+            _fields_ = [(n, ctypes.c_size_t) for n in
+                        ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+                         "fordblks", "keepcost")]
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.malloc.restype = ctypes.c_void_p
+        libc.free.argtypes = [ctypes.c_void_p]
+        libc.mallinfo2.restype = Mallinfo2
+        if sys.argv[1] == "fixed":
+            assert allocator.tune(0, 256 * 1024, False) == {"arenas": False, "mmap_threshold": True,
+                                                            "arrow_system_pool": False}
+        before = libc.mallinfo2().hblks
+        libc.free(libc.malloc(4 << 20))
+        block = libc.malloc(4 << 20)
+        print(libc.mallinfo2().hblks - before)
+        libc.free(block)
+    """)
+
+    def mmapped(mode: str) -> int:
+        out = subprocess.run([sys.executable, "-c", child, mode], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return int(out.stdout.split()[-1])
+
+    assert mmapped("fixed") == 1
+    assert mmapped("glibc") == 0  # the moving threshold put the second 4 MiB block in an arena
+
+
+def test_arrow_allocates_from_the_system_allocator_once_tuned():
+    """pyarrow's own pool (mimalloc) kept the pages of every table a read built and dropped."""
+    child = textwrap.dedent("""
+        import pyarrow as pa
+        from tutorialbook.library import Library
+        import sys, tempfile
+        print(pa.default_memory_pool().backend_name)
+        Library(store=tempfile.mkdtemp(), **({"arrow_system_pool": False} if sys.argv[1] == "off" else {}))
+        table = pa.table({"a": list(range(1000))}).take(list(range(0, 1000, 2)))
+        print(pa.default_memory_pool().backend_name, pa.system_memory_pool().bytes_allocated() > 0)
+    """)
+
+    def pools(mode: str) -> list[str]:
+        out = subprocess.run([sys.executable, "-c", child, mode], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()
+
+    assert pools("on") == ["mimalloc", "system", "True"]
+    assert pools("off") == ["mimalloc", "mimalloc", "False"]
