@@ -309,9 +309,8 @@ def exam_hits(library, modes: list[str]) -> dict:
     and graded by the examiner's judge. On a store built without refinement this is the exam
     before any repair: what it predicts is the dev set's row of the same store."""
     from tutorialbook.common import pack_of
-    from tutorialbook.skills.refine import Refiner
 
-    refiner = Refiner(library, BOOK)
+    refiner = library.refinement.refiner(BOOK)
     asked = []
     for tutorial in library.store.rows("tutorials", f"book = '{BOOK}'"):
         source, _ = refiner.source(tutorial)
