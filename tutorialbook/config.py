@@ -73,9 +73,11 @@ class Settings:
     index_cache_mb: float = field(default_factory=lambda: _number("TUTORIALBOOK_INDEX_CACHE_MB", 128.0))
     metadata_cache_mb: float = field(default_factory=lambda: _number("TUTORIALBOOK_METADATA_CACHE_MB", 32.0))
     #: glibc's malloc (memory/allocator.py): arenas the process's threads share (0: glibc's own, 8 a
-    #: core), and the block size from which memory is mmapped and returned when freed, KiB (0: glibc's)
+    #: core), and the block size from which memory is mmapped and returned when freed, KiB (0: glibc's
+    #: moving threshold, the default: a fixed 256 KiB made faster-whisper map and unmap its buffers on
+    #: every call, 1.4x the wall time of a transcription and 3x its system time)
     malloc_arenas: int = field(default_factory=lambda: _number("TUTORIALBOOK_MALLOC_ARENAS", 2, int))
-    malloc_mmap_kb: int = field(default_factory=lambda: _number("TUTORIALBOOK_MALLOC_MMAP_KB", 256, int))
+    malloc_mmap_kb: int = field(default_factory=lambda: _number("TUTORIALBOOK_MALLOC_MMAP_KB", 0, int))
     #: Arrow's buffers from the system allocator (as tuned above) instead of its own mimalloc pool
     arrow_system_pool: bool = field(default_factory=lambda: (_env("TUTORIALBOOK_ARROW_POOL") or "system")
                                     .strip().lower() != "default")
