@@ -17,6 +17,8 @@ disk use of the store beside the live table size LanceDB reports (``Table.stats(
 each window holds different pages (the manual's short pages cost more per segment), each
 checkpoint also ingests the same five held-out pages (the manual's last) into a throwaway copy
 of the store: that probe's time per 100 segments, at each book size, is the like-for-like figure.
+After the last tutorial the bench also sleeps through the table-version window and runs upkeep
+once more (``settled``): disk as an idle store holds it, beside the figure right after the writes.
 Targets (issue 19): at 400, time and memory within 1.2x of the first 25; disk <= 1.5x live.
 
 It runs in parts: every tutorial's figures are appended to ``STATE/log.jsonl`` and the
@@ -44,6 +46,7 @@ NOT_TUTORIALS = {"bookindex.html", "index.html"}
 WINDOW = 25
 BOOK = "postgres"
 CHECKPOINTS = (WINDOW, 50, 100, 150, 200, 300, 400)
+HISTORY_TABLES = ("events", "undo")
 PROBES = 5  # held-out pages (the manual's last in name order) ingested into a copy of the store at each checkpoint
 
 
@@ -101,6 +104,14 @@ def live_bytes(library) -> dict[str, int]:
     return out
 
 
+def settle(library, store: Path) -> dict:
+    """Disk once the last writes' table versions have outlived their window (slept through, on
+    the real clock) and upkeep ran, as it does after the next writes: what an idle store holds."""
+    time.sleep(library.retention.version_window() + 1.0)
+    library.upkeep()
+    return {"disk": disk_bytes(store), "live": live_bytes(library)}
+
+
 def load(log: Path) -> list[dict]:
     if not log.exists():
         return []
@@ -145,9 +156,16 @@ def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
         print(f"probe at {n:>3}: {PROBES} held-out pages, {p['segments']} segments, {per:.2f} s/100 seg "
               f"(ratio {per / base:.2f}); {shown}")
     for n, c in sorted(checkpoints.items()):
-        live = sum(c["live"].values())
-        print(f"disk at {n:>3}: {c['disk'] / 2**20:7.1f} MiB on disk, live tables {live / 2**20:7.1f} MiB "
-              f"(ratio {c['disk'] / max(live, 1):.2f}); versions kept: {c.get('versions', {})}")
+        for when, figures in (("", c), (" settled", c.get("settled"))):
+            if not figures:
+                continue
+            live = sum(figures["live"].values())
+            history = sum(v for k, v in figures["live"].items() if k in HISTORY_TABLES)
+            print(f"disk at {n:>3}{when}: {figures['disk'] / 2**20:7.1f} MiB on disk, live tables "
+                  f"{live / 2**20:7.1f} MiB (ratio {figures['disk'] / max(live, 1):.2f}; of the live, history "
+                  f"{history / 2**20:.1f} MiB: events and undo log)"
+                  + (f"; versions kept: {c.get('versions', {})}" if not when
+                     else " (after upkeep, version window passed)"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     library = Library(store=str(state / "store"), allowed_roots=(str(args.docs),),
                       keep_versions_seconds=args.keep_seconds)
     kept = getattr(library, "retention", None)  # None: code from before retention (a baseline run)
-    print(f"retention: versions kept {kept.window():g} s, upkeep every {kept.every_versions} commits to a table"
+    print(f"retention: restore reaches {kept.window():g} s back, table versions kept "
+          f"{getattr(kept, 'version_window', kept.window)():g} s, upkeep every {kept.every_versions} commits to a table"
           if kept else "retention: none (every version kept; LanceDB prunes only past 7 days when it optimizes)")
     stop = min(args.until or args.tutorials, args.tutorials)
     print(f"{len(rows)} of {len(files)} tutorials done before this run; going on to {stop}")
@@ -199,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
                 marks.write_text(json.dumps(checkpoints))
                 if (n + 1) in CHECKPOINTS and "probe" not in checkpoints[n + 1]:
                     checkpoints[n + 1]["probe"] = probe(state, probes, args.docs, args.keep_seconds)
+                    marks.write_text(json.dumps(checkpoints))
+                if n + 1 == args.tutorials and kept is not None:
+                    checkpoints[n + 1]["settled"] = settle(library, state / "store")
                     marks.write_text(json.dumps(checkpoints))
             if (n + 1) % 5 == 0:
                 print(f"  {n + 1:>4} {path.name:<40} {report.segments:>4} seg {row['wall']:6.2f} s "

@@ -16,18 +16,18 @@ skill edit.
   agent and time. Rolling back an abandoned commit is an event too (``rollback``).
 
 * **Restore** (:func:`restore`) puts *one book* back as it was at a moment: for every table,
-  the book's rows at the last table version committed by then replace the book's rows now,
-  in one commit per table (other books' rows are untouched); the restored tutorials keep
-  their exam questions, later ones included (see :func:`_keep_finished`). It needs those table versions
-  to still exist: the store prunes versions older than 7 days when it optimizes, so restore
-  reaches back about a week. Restore is itself a new version, so it can be undone the same way.
+  the book's rows as the undo log (memory/undo.py) says they were then replace the book's rows
+  now, in one commit per table (other books' rows are untouched); the restored tutorials keep
+  their exam questions, later ones included (see :func:`_keep_finished`). The log reaches back
+  as far as retention keeps it (7 days by default, memory/retention.py), whatever happened to
+  the table versions. Restore is itself logged, so it can be undone the same way.
 
 * **Revert** works on one row and keeps every later, unrelated write:
   :func:`revert_lesson` removes a lesson and takes back the helpful/harmful counts its
   recordings gave; :func:`revert_skill` puts a skill's content (name, steps, evidence, ...)
   back to an earlier version of that row — a new version, with later feedback counts kept —
-  using the before-images in the events, or, for edits made where no event kept one, the
-  table versions still retained.
+  using the before-images in the events, or, for edits made where no event kept one, those
+  of the undo log.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from pydantic import BaseModel, Field
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory.schemas import SCHEMAS
 from tutorialbook.memory.rows import decode, detail_of, dumps
+from tutorialbook.memory import undo
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.where import in_list, quote
 
@@ -78,7 +79,7 @@ class RevertReport(BaseModel):
 
 class TableRestore(BaseModel):
     table: str
-    from_version: int | None = Field(description="table version the book's rows were taken from (None: none yet)")
+    writes_undone: int = Field(description="logged writes to the table since the moment that were taken back")
     rows_before: int
     rows_after: int
     new_version: int | None = Field(description="version the restore committed; None when nothing changed")
@@ -244,25 +245,17 @@ def revert_lesson(store: Store, lesson_id: str, agent: str) -> RevertReport:
 
 def skill_images(store: Store, skill_id: str, want: int | None = None) -> dict[int, dict]:
     """Known versions of one skill row: version -> row image. From the events' before-images
-    first; if ``want`` is not among them, from the skills table's retained versions."""
+    first; if ``want`` is not among them, from the undo log's."""
     found: dict[int, dict] = {}
     for e in store.rows(EVENTS, f"detail LIKE {quote('%' + skill_id + '%')}", ["detail"]):
         detail = detail_of(e)
         for img in detail.get("skills_before", []) + ([detail["before"]] if "before" in detail else []):
             if img.get("id") == skill_id and "version" in img:
                 found.setdefault(int(img["version"]), img)
-    if want is not None and want not in found:
-        for version, _ in reversed(store.version_history("skills")):
-            try:
-                rows = store.rows_at("skills", version, f"id = {quote(skill_id)}")
-            except Exception:  # a version being pruned right now
-                continue
-            if not rows:
-                break  # the row did not exist yet (or was removed): older versions will not help
-            v = int(rows[0]["version"])
-            found.setdefault(v, image(rows[0]))
-            if v < want:
-                break
+    if want is not None and want not in found:  # an edit no event imaged: the undo log has it
+        for img in undo.images_of(store, "skills", skill_id):
+            if "version" in img:
+                found.setdefault(int(img["version"]), image(img))
     return found
 
 
@@ -346,45 +339,33 @@ def resolve_time(store: Store, book: str, to: str | None, at: float | str | None
 
 
 def restore(store: Store, book: str, moment: float, agent: str) -> RestoreReport:
-    """Put the book's rows in every table back as they were at ``moment``."""
+    """Put the book's rows in every table back as they were at ``moment`` (from the undo log)."""
+    undo.check_reach(store, moment)
     where = f"book = {quote(book)}"
-    plans = []
-    for name in book_tables():
-        versions = store.version_history(name)
-        kept = [v for v, stamp in versions if stamp <= moment]
-        if kept:
-            version = kept[-1]
-        elif versions and versions[0][0] == 1:
-            version = None  # the table did not exist yet: the book had no rows in it
-        else:
-            oldest = iso(versions[0][1]) if versions else "unknown"
-            raise TutorialbookError("at", f"table {name!r} keeps versions only from {oldest}; "
-                                          f"{iso(moment)} is older than the store retains")
-        plans.append((name, version))
-    then = {name: [image(r) for r in store.rows_at(name, version, where)] if version else []
-            for name, version in plans}  # read everything first: a bad point in time fails before any write
+    now = {name: store.rows(name, where) for name in book_tables()}
+    then, undone = {}, {}
+    for name in book_tables():  # everything read first: a bad point in time fails before any write
+        then[name], undone[name] = undo.rows_at(store, name, book, moment, now[name])
     if not then.get("books"):
         raise TutorialbookError("at", f"book {book!r} did not exist at {iso(moment)}; "
                                       "`tutorialbook history` shows its first event")
     _keep_finished(store, where, then)
     tables = []
-    for name, version in plans:
-        rows = then[name]
-        now = store.rows(name, where)
-        before = len(now)
-        if _same(rows, now):
-            tables.append(TableRestore(table=name, from_version=version, rows_before=before, rows_after=before,
+    for name in book_tables():
+        rows, before = then[name], len(now[name])
+        if _same(rows, now[name]):
+            tables.append(TableRestore(table=name, writes_undone=undone[name], rows_before=before, rows_after=before,
                                        new_version=None))
             continue
         result = store.replace(name, where, rows)
-        tables.append(TableRestore(table=name, from_version=version, rows_before=before, rows_after=len(rows),
+        tables.append(TableRestore(table=name, writes_undone=undone[name], rows_before=before, rows_after=len(rows),
                                    new_version=version_of(result)))
     changed = [t for t in tables if t.new_version is not None]
     ev = event(book=book, agent=agent, action="restore", target=book,
                summary=f"restored the book to {iso(moment)}: " + (
                    ", ".join(f"{t.table} {t.rows_before}->{t.rows_after} rows" for t in changed) or "nothing differed"),
                versions={t.table: t.new_version for t in changed},
-               detail={"at": moment, "from_versions": {t.table: t.from_version for t in tables}})
+               detail={"at": moment, "writes_undone": {t.table: t.writes_undone for t in tables}})
     record(store, [ev])
     return RestoreReport(book=book, at=moment, time=iso(moment), agent=agent, tables=tables, event_id=ev["id"])
 

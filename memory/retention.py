@@ -1,21 +1,25 @@
-"""Versions kept on purpose: compaction and pruning of old table versions as routine upkeep.
+"""Versions kept on purpose: compaction and pruning of old table versions, and of the undo log,
+as routine upkeep.
 
 Every write is a LanceDB version, and every version keeps its files: a book of 100 tutorials
-held 179 MiB of data files for a 26 MB live table. Upkeep (:func:`upkeep`) compacts each
-table's small fragments into larger ones (deleted rows dropped, new rows folded into the
-indexes) and removes the files of versions that nothing promises any more. What is promised
-(memory/history.py): ``restore`` puts a book back as it was at any moment of the last
-``keep_seconds``, which needs, per table, the version that was current at each such moment —
-the versions committed in the window *and* the one current when it opened. So a table's
-versions are pruned only below that last version committed before ``now - keep_seconds``.
-``history`` reads the append-only ``events`` table and revert uses the before-images stored
-there, so neither needs old versions.
+held 179 MiB of data files for a 26 MB live table, and while restore read old table versions, a
+7-day window kept every file each compaction had replaced (32x the live size at 400 tutorials).
+Now restore reads the undo log (memory/undo.py), so what is promised splits in two:
 
-Upkeep runs after ingests once a table has taken ``every_versions`` commits since the last
-upkeep in this process (:func:`after_writes`), and on demand (``tutorialbook upkeep``). A
-reader that has a table open at an older version keeps working: the window never goes below
-``MIN_KEEP_SECONDS``, longer than any read of a snapshot takes, and the latest version is never
-removed. Disk is then the live data plus the window's changes.
+* ``keep_seconds`` (default 7 days): how far back ``restore`` reaches — the undo rows logged
+  within it are kept, older ones dropped (the log's horizon moves up first);
+* ``version_seconds`` (default 2 minutes): how long a superseded table version outlives its
+  successor — only readers pinned to it (a search snapshot, a read under way) need it, and the
+  window never goes below ``MIN_KEEP_SECONDS``, longer than any such read takes; the latest
+  version is never removed.
+
+Upkeep (:func:`upkeep`) prunes the log, compacts each table's small fragments into larger ones
+(deleted rows dropped, new rows folded into the indexes) and removes the files of the versions
+past their window. ``history`` reads the append-only ``events`` table and revert the
+before-images stored there or in the log, so neither needs old versions. Upkeep runs after
+ingests once a table has taken ``every_versions`` commits since the last upkeep in this process
+(:func:`after_writes`), and on demand (``tutorialbook upkeep``). Disk is then the live data, the
+log of the restore window, and the files of the last minutes' versions.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from tutorialbook.memory import indexing, lance
+from tutorialbook.memory import indexing, lance, undo
 from tutorialbook.memory.schemas import SCHEMAS
 
 log = logging.getLogger(__name__)
@@ -38,16 +42,22 @@ MIN_KEEP_SECONDS = 60.0
 
 @dataclass
 class Retention:
-    """What upkeep keeps. ``keep_seconds``: restore reaches this far back (default 7 days, what
-    LanceDB's own cleanup keeps); ``every_versions``: commits to a table between upkeeps."""
+    """What upkeep keeps. ``keep_seconds``: restore reaches this far back (the undo log's
+    window); ``every_versions``: commits to a table between upkeeps; ``version_seconds``: how
+    long a superseded table version is kept for the readers pinned to it."""
 
     keep_seconds: float = 7 * 86400.0
     every_versions: int = 20
+    version_seconds: float = 120.0
     _since: dict[str, int] = field(default_factory=dict, repr=False)  # table -> version at the last upkeep
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def window(self) -> float:
+        """How far back restore reaches, seconds."""
         return max(MIN_KEEP_SECONDS, float(self.keep_seconds))
+
+    def version_window(self) -> float:
+        return max(MIN_KEEP_SECONDS, float(self.version_seconds))
 
 
 @dataclass
@@ -73,21 +83,20 @@ def existing_tables(store) -> list[str]:
 
 
 def upkeep(store, policy: Retention, tables: list[str] | None = None, now: float | None = None) -> list[TableUpkeep]:
-    """Compact ``tables`` (default: all) and prune the versions ``policy`` no longer keeps."""
-    out = []
-    for name in tables if tables is not None else existing_tables(store):
-        out.append(_upkeep_table(store, name, policy, time.time() if now is None else now))
-    return out
+    """Prune the undo log to ``policy``'s window, compact ``tables`` (default: all) and prune
+    the table versions ``policy`` no longer keeps."""
+    now = time.time() if now is None else now
+    names = tables if tables is not None else existing_tables(store)
+    if undo.UNDO in names:
+        undo.prune(store, now - policy.window())
+    return [_upkeep_table(store, name, policy, now) for name in names]
 
 
 def _upkeep_table(store, name: str, policy: Retention, now: float) -> TableUpkeep:
     table = store.table(name)
     versions = store.version_history(name)
-    cutoff = now - policy.window()
-    current_then = [stamp for _, stamp in versions if stamp <= cutoff]
-    # keep the version current when the window opened: prune only what is older than it
     # LanceDB counts a version's age on the real clock (``now`` may be a later moment, in tests)
-    older_than = timedelta(seconds=time.time() - current_then[-1] + 1.0 if current_then else policy.window())
+    older_than = timedelta(seconds=max(0.001, time.time() - (now - policy.version_window())))
     stats = compacted = None
     try:
         # compaction first, pruning in a call of its own: pruned in the same call as the

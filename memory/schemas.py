@@ -59,6 +59,11 @@ SCHEMAS: dict[str, pa.Schema] = {
         ("at", F), ("agent", S), ("action", S), ("target", S), ("summary", S), ("versions", S),
         ("detail", S),
     ),
+    # before every write to a book's table: the rows it may touch as they were (memory/undo.py)
+    "undo": pa.schema([
+        pa.field("id", S, nullable=False), pa.field("of_table", S), pa.field("at", F), pa.field("books", S),
+        pa.field("ids", S), pa.field("before", pa.binary()),
+    ]),
 }
 
 #: Tables searched by text get a native BM25 index on this column.

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator
 import lancedb
 
 from tutorialbook.errors import Cancelled, TutorialbookError
-from tutorialbook.memory import changelog, faults, indexing, lance, terms
+from tutorialbook.memory import changelog, faults, indexing, lance, terms, undo
 from tutorialbook.memory.schemas import SCHEMAS, with_dim
 from tutorialbook.memory.where import by_id, in_list, named_ids
 
@@ -183,7 +183,7 @@ class Store:
             name,
             lambda t: t.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
             .when_not_matched_by_source_delete(where).execute(rows),
-            ids=[r["id"] for r in rows], where=where,
+            ids=[r["id"] for r in rows], where=where, rows=rows,
         )
 
     # -- writes ----------------------------------------------------------------
@@ -196,14 +196,14 @@ class Store:
             name,
             lambda t: t.merge_insert("id").when_matched_update_all()
             .when_not_matched_insert_all().execute(rows),
-            ids=[r["id"] for r in rows],
+            ids=[r["id"] for r in rows], rows=rows,
         )
 
     def insert(self, name: str, rows: list[dict]) -> Any:
         """Append new rows (ids must be new), as one commit."""
         if rows:
             rows = [_complete(name, r) for r in rows]
-            return self._retry(name, lambda t: t.add(rows), ids=[r["id"] for r in rows])
+            return self._retry(name, lambda t: t.add(rows), ids=[r["id"] for r in rows], rows=rows, fresh=True)
 
     @contextmanager
     def lock(self, name: str, cancel: Callable[[], bool] | None = None) -> Iterator[None]:
@@ -283,12 +283,16 @@ class Store:
     def delete(self, name: str, where: str) -> Any:
         return self._retry(name, lambda t: t.delete(where), where=where)
 
-    def _retry(self, name: str, write, ids: list[str] | None = None, where: str | None = None) -> Any:
-        """Run one write (one commit) of the rows ``ids`` and/or those matching ``where``; a
+    def _retry(self, name: str, write, ids: list[str] | None = None, where: str | None = None,
+               rows: list[dict] | None = None, fresh: bool = False) -> Any:
+        """Run one write (one commit) of the rows ``ids`` (``rows``, when it writes them; ``fresh``:
+        new ids) and/or those matching ``where``, its undo row logged first (memory/undo.py); a
         write that lost a commit race is tried again. Returns LanceDB's result of the write
         (its ``version``, counts)."""
         table = self.table(name)
         self._ensure_indexes(name, table)
+        if undo.logged(name):
+            undo.log(self, name, ids, where, (r.get("book") or "" for r in rows or ()), fresh=fresh)
         result = None
         for attempt in range(WRITE_ATTEMPTS):
             try:

@@ -419,7 +419,7 @@ def cmd_restore(library, args) -> int:
         change = (
             f"{t.rows_before} -> {t.rows_after} rows, now version {t.new_version}" if t.new_version else "unchanged"
         )
-        lines.append(f"  {t.table:10} from version {t.from_version}: {change}")
+        lines.append(f"  {t.table:10} {t.writes_undone} write(s) undone: {change}")
     return _emit(args, report, "\n".join(lines))
 
 

@@ -109,7 +109,7 @@ def test_revert_skill_edit_keeps_later_writes(two_ingests):
     assert bad.value.field == "version"
 
 
-def test_revert_skill_edit_made_without_an_event_uses_table_versions(two_ingests):
+def test_revert_skill_edit_made_without_an_event_uses_the_undo_log(two_ingests):
     library = two_ingests
     skill_id = updated_skill(library)
     row = {k: v for k, v in library.store.get("skills", skill_id).items() if not k.startswith("_")}

@@ -64,10 +64,13 @@ class Settings:
     max_tutorial_skills: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_TUTORIAL_SKILLS", 5000, int))
     max_query_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_QUERY_CHARS", 2000, int))
     max_lesson_chars: int = field(default_factory=lambda: _number("TUTORIALBOOK_MAX_LESSON_CHARS", 4000, int))
-    #: versions kept (memory/retention.py): restore reaches this many seconds back; upkeep runs after
-    #: ingests once a table took ``upkeep_every`` commits (0: only `tutorialbook upkeep`)
+    #: what is kept (memory/retention.py): restore reaches this many seconds back (the undo log);
+    #: a superseded table version is kept ``table_versions_seconds`` for the readers pinned to it;
+    #: upkeep runs after ingests once a table took ``upkeep_every`` commits (0: only `tutorialbook upkeep`)
     keep_versions_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_KEEP_VERSIONS_SECONDS",
                                                                          7 * 86400.0))
+    table_versions_seconds: float = field(default_factory=lambda: _number("TUTORIALBOOK_TABLE_VERSIONS_SECONDS",
+                                                                          120.0))
     upkeep_every: int = field(default_factory=lambda: _number("TUTORIALBOOK_UPKEEP_EVERY", 20, int))
     #: bounds of LanceDB's index and metadata caches, MiB, shared by the process's stores (memory/lance.py)
     index_cache_mb: float = field(default_factory=lambda: _number("TUTORIALBOOK_INDEX_CACHE_MB", 128.0))

@@ -49,7 +49,8 @@ class Ingestion:
                  llm: Callable[[], LLM | None]):
         self.store, self.embed, self.settings = store, embed, settings
         self.reading, self.refinement, self._llm = reading, refinement, llm
-        self.retention = retention.Retention(settings.keep_versions_seconds, settings.upkeep_every)
+        self.retention = retention.Retention(settings.keep_versions_seconds, settings.upkeep_every,
+                                             settings.table_versions_seconds)
 
     # -- ingest ----------------------------------------------------------------
     def ingest(self, source: str, book: str = "default", title: str | None = None, domain: str = "auto",
