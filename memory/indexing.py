@@ -94,9 +94,9 @@ class Policy:
     #: against 41 ms with compaction only every 500 rows)
     compact_fragments: int = 16
     compact_max_rows: int = 10_000
-    #: tables left out of that: ``events`` is append-only and read only by history and revert,
-    #: and an append costs the same at 30 fragments as at 290 (4.5 / 4.6 ms of CPU)
-    compact_skip: tuple[str, ...] = ("events",)
+    #: tables left out of that: ``events`` and ``undo`` are append-only and read only by history,
+    #: revert and restore, and an append costs the same at 30 fragments as at 290 (4.5 / 4.6 ms of CPU)
+    compact_skip: tuple[str, ...] = ("events", "undo")
     #: query time: IVF partitions probed: a fraction of them, at least ``min_nprobes``, and at
     #: least enough to hold ``min_probed_rows`` rows (scanning 12,000 8-bit codes costs about a
     #: millisecond, so a small index is scanned whole). Letting LanceDB probe on until the top k

@@ -116,9 +116,17 @@ def _upkeep_table(store, name: str, policy: Retention, now: float) -> TableUpkee
                        fragments_added=int(getattr(compaction, "fragments_added", 0) or 0))
 
 
+#: append-only tables only history, revert and restore read: kept up ``HISTORY_FACTOR`` times less
+#: often. The undo log takes a commit for every write to a book's table, and each compaction
+#: rewrites a table whole while the versions of the last minutes keep the files it replaced.
+HISTORY = ("events", "undo")
+HISTORY_FACTOR = 10
+
+
 def due(store, policy: Retention) -> list[str]:
-    """Tables that took ``every_versions`` commits since this process last kept them up (a
-    table this process has not kept up yet counts from its oldest retained version)."""
+    """Tables that took ``every_versions`` commits (``HISTORY_FACTOR`` times that for the history
+    tables) since this process last kept them up (a table this process has not kept up yet counts
+    from its oldest retained version)."""
     names = existing_tables(store)
     current = store.versions(names)
     out = []
@@ -129,7 +137,7 @@ def due(store, policy: Retention) -> list[str]:
             since = store.version_history(name)[0][0]
             with policy._lock:
                 policy._since[name] = since
-        if version - since >= policy.every_versions:
+        if version - since >= policy.every_versions * (HISTORY_FACTOR if name in HISTORY else 1):
             out.append(name)
     return out
 

@@ -106,8 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("exam", help="re-ask a book's stored questions from memory alone (a regression check)")
     p.add_argument("--book", default="default", help=BOOK_HELP)
 
-    sub.add_parser("upkeep", help="compact the store and prune versions older than the retention window "
-                                  "(TUTORIALBOOK_KEEP_VERSIONS_SECONDS; restore reaches that far back)")
+    sub.add_parser("upkeep", help="compact the store, prune superseded table versions "
+                                  "(TUTORIALBOOK_TABLE_VERSIONS_SECONDS) and the undo log restore reads "
+                                  "(TUTORIALBOOK_KEEP_VERSIONS_SECONDS: restore reaches that far back)")
 
     sub.add_parser("books", help="list books")
 

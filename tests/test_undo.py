@@ -110,11 +110,14 @@ def live(library) -> int:
 
 def test_disk_follows_the_live_data_once_the_version_window_passed(store_path):
     library = Library(store=str(store_path), upkeep_every=4)
-    for _ in range(3):  # the same tutorials again and again: each ingest rewrites the book's rows
-        for source in (BASICS, TROUBLE):
-            library.ingest(str(source), book="baking", refine_rounds=0)
+    library.ingest(str(BASICS), book="baking", refine_rounds=0)
+    point = library.history("baking")[0].id
+    library.ingest(str(TROUBLE), book="baking", refine_rounds=0)
+    for _ in range(3):  # churn: each restore rewrites the book's rows in every table
+        library.restore("baking", to=point)
+        library.restore("baking", to=library.history("baking")[1].id)
     piled = du(store_path)
     retention.upkeep(library.store, library.retention, now=time.time() + 10 * retention.MIN_KEEP_SECONDS)
     kept = du(store_path)
     assert kept < piled / 2
-    assert kept <= 3 * live(library)  # indexes and manifests on top of the data: a small store's floor
+    assert kept <= 1.5 * live(library)  # the target, met even by a small store (1.05x here)
