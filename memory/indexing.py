@@ -186,7 +186,8 @@ def maintain(store, name: str, policy: Policy | None = None, force: bool = False
     if not lock.acquire(blocking=False):
         return []
     try:
-        return _maintain(store, name, policy, force)
+        with store.writing_files(name):
+            return _maintain(store, name, policy, force)
     finally:
         lock.release()
 
@@ -232,7 +233,7 @@ def ensure_vector_index(store, name: str, min_rows: int | None = None) -> bool:
     policy = store.index_policy
     min_rows = policy.vector_min_rows if min_rows is None else min_rows
     table = store.table(name)
-    with _lock(store, name):
+    with _lock(store, name), store.writing_files(name):
         if _vector_indexes(table.list_indices())[0] is None:
             rows = table.count_rows()
             if rows < min_rows:

@@ -15,7 +15,9 @@ Now restore reads the undo log (memory/undo.py), so what is promised splits in t
 
 Upkeep (:func:`upkeep`) prunes the log, compacts each table's small fragments into larger ones
 (deleted rows dropped, new rows folded into the indexes) and removes the files of the versions
-past their window. ``history`` reads the append-only ``events`` table and revert the
+past their window — and, on a local store when no commit to the table is under way (the store's
+file hold, memory/store.py), the files no version references at all, which LanceDB would keep
+for 7 days (after 400 tutorials, half the disk). ``history`` reads the append-only ``events`` table and revert the
 before-images stored there or in the log, so neither needs old versions. Upkeep runs after
 ingests once a table has taken ``every_versions`` commits since the last upkeep in this process
 (:func:`after_writes`), and on demand (``tutorialbook upkeep``). Disk is then the live data, the
@@ -98,11 +100,17 @@ def _upkeep_table(store, name: str, policy: Retention, now: float) -> TableUpkee
     # LanceDB counts a version's age on the real clock (``now`` may be a later moment, in tests)
     older_than = timedelta(seconds=max(0.001, time.time() - (now - policy.version_window())))
     stats = compacted = None
+    inner = lance.require_async_table(table)
     try:
         # compaction first, pruning in a call of its own: pruned in the same call as the
         # compaction, the files of the versions it replaced were left on disk unreferenced
-        compacted = lance.run(lance.require_async_table(table).optimize(cleanup_older_than=indexing.KEEP_ALL))
-        stats = lance.run(lance.require_async_table(table).optimize(cleanup_older_than=older_than))
+        with store.writing_files(name):
+            compacted = lance.run(inner.optimize(cleanup_older_than=indexing.KEEP_ALL))
+        with store.sweep_hold(name) as alone:
+            # alone: no commit is under way, so files no version references are leftovers (of a
+            # commit that lost a race, a writer killed mid-write...): LanceDB deletes such files
+            # only once 7 days old, unless told; after 400 tutorials they were half the disk
+            stats = lance.run(inner.optimize(cleanup_older_than=older_than, delete_unverified=alone))
     except Exception as exc:  # noqa: BLE001 - another process compacting at once: it did the work
         log.info("upkeep of %s skipped: %s", name, exc)
     store.index_cache.pop(name, None)

@@ -85,16 +85,17 @@ class Store:
         except Exception as exc:  # noqa: BLE001 - not there yet (or unreadable: create says which)
             log.debug("open %s: %s; creating it", name, exc)
         schema = with_dim(SCHEMAS[name], self.dim)
-        for attempt in range(WRITE_ATTEMPTS):
-            try:
-                table = self._db.create_table(name, schema=schema, exist_ok=True)
-                break
-            except Exception as exc:  # another process created it at the same moment
-                if attempt == WRITE_ATTEMPTS - 1:
-                    raise
-                log.debug("create %s raced (%s); retrying", name, exc)
-                _backoff(attempt)
-        self._ensure_indexes(name, table)
+        with self.writing_files(name):
+            for attempt in range(WRITE_ATTEMPTS):
+                try:
+                    table = self._db.create_table(name, schema=schema, exist_ok=True)
+                    break
+                except Exception as exc:  # another process created it at the same moment
+                    if attempt == WRITE_ATTEMPTS - 1:
+                        raise
+                    log.debug("create %s raced (%s); retrying", name, exc)
+                    _backoff(attempt)
+            self._ensure_indexes(name, table)
         return table
 
     def _ensure_indexes(self, name: str, table) -> None:
@@ -242,9 +243,7 @@ class Store:
                 finally:
                     self._name_depth[name] -= 1
                 return
-            lock_dir = self._local / ".locks"
-            lock_dir.mkdir(exist_ok=True)
-            with open(lock_dir / name, "a+") as handle:
+            with open(self._lock_file(name), "a+") as handle:
                 while True:
                     try:
                         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -263,6 +262,46 @@ class Store:
                     fcntl.flock(handle, fcntl.LOCK_UN)
         finally:
             thread_lock.release()
+
+    @contextmanager
+    def writing_files(self, name: str) -> Iterator[None]:
+        """A shared hold on the table's files for an operation that may write some (a commit,
+        an index build, a compaction): while any is held, :meth:`sweep_hold` is refused, so
+        the files of a commit still under way are never taken for leftovers. Local stores only."""
+        if self._local is None:
+            yield
+            return
+        with open(self._lock_file(f"{name}.files"), "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @contextmanager
+    def sweep_hold(self, name: str) -> Iterator[bool]:
+        """The table's files to oneself, if no operation holds them now (yields True; False at
+        once otherwise, and always on an object store, where no lock reaches other machines):
+        the one moment files no version references can be deleted whatever their age."""
+        if self._local is None:
+            yield False
+            return
+        with open(self._lock_file(f"{name}.files"), "a+") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _lock_file(self, name: str) -> Path:
+        assert self._local is not None
+        lock_dir = self._local / ".locks"
+        lock_dir.mkdir(exist_ok=True)
+        return lock_dir / name
 
     def insert_if_absent(self, name: str, rows: list[dict]) -> int:
         """Insert the rows whose id is new; returns how many were inserted."""
@@ -290,9 +329,20 @@ class Store:
         write that lost a commit race is tried again. Returns LanceDB's result of the write
         (its ``version``, counts)."""
         table = self.table(name)
-        self._ensure_indexes(name, table)
         if undo.logged(name):
             undo.log(self, name, ids, where, (r.get("book") or "" for r in rows or ()), fresh=fresh)
+        with self.writing_files(name):
+            result = self._write(name, table, write)
+        named = named_ids(where) if ids is None else None
+        if named is not None:  # "id = 'x'": the rows are known without reading the filter's matches
+            ids, where = named, None
+        changelog.record(self.key, name, getattr(result, "version", None), ids, where)
+        with self.writing_files(name):
+            indexing.after_write(self, name)  # fold new rows into indexes; a vector index when due
+        return result
+
+    def _write(self, name: str, table, write) -> Any:
+        self._ensure_indexes(name, table)
         result = None
         for attempt in range(WRITE_ATTEMPTS):
             try:
@@ -305,11 +355,6 @@ class Store:
                     raise
                 log.info("write to %s conflicted (%s); retry %d", name, exc, attempt + 1)
                 _backoff(attempt)
-        named = named_ids(where) if ids is None else None
-        if named is not None:  # "id = 'x'": the rows are known without reading the filter's matches
-            ids, where = named, None
-        changelog.record(self.key, name, getattr(result, "version", None), ids, where)
-        indexing.after_write(self, name)  # fold new rows into indexes; a vector index when due
         return result
 
     def optimize(self) -> None:

@@ -126,7 +126,7 @@ class _InjectedFull:
 def test_full_disk_is_a_clear_error_and_the_store_still_opens(tmp_path, monkeypatch):
     second = reteaching_tutorial(tmp_path)
     mount = tmp_path / "disk"
-    mounted = _mount_tmpfs(mount, "1m")
+    mounted = _mount_tmpfs(mount, "4m")  # the first ingest, its undo log and the second ingest fit
     injected = None if mounted else _InjectedFull(monkeypatch)
     store = (mount if mounted else tmp_path) / "store"
     try:

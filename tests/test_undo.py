@@ -121,3 +121,36 @@ def test_disk_follows_the_live_data_once_the_version_window_passed(store_path):
     kept = du(store_path)
     assert kept < piled / 2
     assert kept <= 1.5 * live(library)  # the issue's target, met even by a small store (1.05x here)
+
+
+def leftovers(library, name: str) -> int:
+    """Data files of ``name`` that its latest version does not reference."""
+    table = library.store.table(name)
+    referenced = int(table.list_versions()[-1]["metadata"]["total_data_files"])
+    return len(list((Path(library.store.uri) / f"{name}.lance" / "data").iterdir())) - referenced
+
+
+def with_leftovers(library, name: str = "lessons") -> None:
+    """A data file no version references, as a writer killed between writing its data and
+    committing leaves one (a copy of a real data file under a new name)."""
+    import shutil
+    import uuid
+
+    library.record_lesson("Keep the starter at 24 C.", "baking", agent="a")
+    data = Path(library.store.uri) / f"{name}.lance" / "data"
+    real = next(data.iterdir())
+    shutil.copy(real, data / f"{uuid.uuid4().hex}.lance")
+    assert leftovers(library, name) == 1
+
+
+def test_upkeep_deletes_files_no_version_references_when_no_commit_is_under_way(store_path):
+    library = Library(store=str(store_path))
+    library.ingest(str(BASICS), book="baking", refine_rounds=0)
+    with_leftovers(library)
+    later = time.time() + 10 * retention.MIN_KEEP_SECONDS
+    with library.store.writing_files("lessons"):  # a commit under way: its files are not leftovers
+        retention.upkeep(library.store, library.retention, ["lessons"], now=later)
+        assert leftovers(library, "lessons") > 0
+    retention.upkeep(library.store, library.retention, ["lessons"], now=later)
+    assert leftovers(library, "lessons") == 0
+    assert [r["text"] for r in library.store.rows("lessons")] == ["Keep the starter at 24 C."]  # nothing live lost
