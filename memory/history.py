@@ -277,7 +277,7 @@ def revert_skill(store: Store, skill_id: str, to_version: int | None, agent: str
     if to_version not in images:
         known = ", ".join(str(v) for v in sorted(images)) or "none"
         raise NotFound("version", f"no record of version {to_version} of skill {skill_id!r} "
-                                  f"(recorded versions: {known}; table versions older than the prune window are gone)")
+                                  f"(recorded versions: {known}; the undo log keeps edits for the restore window only)")
     target = images[to_version]
     values = {k: target[k] for k in SKILL_CONTENT if k in target}
     if values.get("node_id") and not store.get("nodes", values["node_id"]):
