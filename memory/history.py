@@ -41,7 +41,7 @@ from pydantic import BaseModel, Field
 
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory.schemas import SCHEMAS
-from tutorialbook.memory.rows import decode, detail_of, dumps
+from tutorialbook.memory.rows import decode, detail_of, dumps, image, iso
 from tutorialbook.memory import undo
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.where import in_list, quote
@@ -97,22 +97,6 @@ class RestoreReport(BaseModel):
 def book_tables() -> list[str]:
     """Every table whose rows belong to a book (all but the events)."""
     return [name for name, schema in SCHEMAS.items() if name != EVENTS and "book" in schema.names]
-
-
-def iso(at: float) -> str:
-    return datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def image(row: dict) -> dict:
-    """A row as stored (no search columns), JSON-safe."""
-    out = {}
-    for key, value in row.items():
-        if key.startswith("_"):
-            continue
-        if key == "vector" and value is not None:
-            value = [float(x) for x in value]
-        out[key] = value
-    return out
 
 
 def event(*, book: str, agent: str, action: str, target: str, summary: str,

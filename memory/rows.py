@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from datetime import datetime, timezone
 from typing import Any, TypedDict
 
 import numpy as np
@@ -200,3 +201,20 @@ def lesson_row(*, id: str, book: str, text: str, outcome: str, context: str, ski
     return {"id": id, "book": book, "text": text, "outcome": outcome, "context": context, "skill_id": skill_id,
             "node_id": node_id, "agent": agent, "key": key, "merged_count": 1, "created_at": now,
             "updated_at": now, "vector": vector.tolist() if isinstance(vector, np.ndarray) else vector}
+
+
+def iso(at: float) -> str:
+    """Epoch seconds as UTC ISO 8601, to the millisecond."""
+    return datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def image(row: dict) -> dict:
+    """A row as stored (no search columns), JSON-safe: a before-image."""
+    out = {}
+    for key, value in row.items():
+        if key.startswith("_"):
+            continue
+        if key == "vector" and value is not None:
+            value = [float(x) for x in value]
+        out[key] = value
+    return out

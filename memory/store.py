@@ -333,11 +333,10 @@ class Store:
             undo.log(self, name, ids, where, (r.get("book") or "" for r in rows or ()), fresh=fresh)
         with self.writing_files(name):
             result = self._write(name, table, write)
-        named = named_ids(where) if ids is None else None
-        if named is not None:  # "id = 'x'": the rows are known without reading the filter's matches
-            ids, where = named, None
-        changelog.record(self.key, name, getattr(result, "version", None), ids, where)
-        with self.writing_files(name):
+            named = named_ids(where) if ids is None else None
+            if named is not None:  # "id = 'x'": the rows are known without reading the filter's matches
+                ids, where = named, None
+            changelog.record(self.key, name, getattr(result, "version", None), ids, where)
             indexing.after_write(self, name)  # fold new rows into indexes; a vector index when due
         return result
 

@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory import lance
+from tutorialbook.memory.rows import image, iso
 from tutorialbook.memory.schemas import SCHEMAS
 from tutorialbook.memory.where import eq, in_list, quote
 
@@ -71,13 +72,17 @@ def log(store, name: str, ids: Iterable[str] | None, where: str | None, books: I
     }])
 
 
+#: stores (``Store.key``) whose horizon row this process has seen written
+_started: set[tuple] = set()
+
+
 def _ensure_horizon(store) -> None:
     """The horizon row, written once per store (when its log begins)."""
-    if getattr(store, "_undo_horizon_checked", False):
+    if store.key in _started:
         return
     store.insert_if_absent(UNDO, [{"id": HORIZON, "of_table": "", "at": time.time(), "books": "[]",
                                    "ids": "[]", "before": b""}])
-    store._undo_horizon_checked = True
+    _started.add(store.key)
 
 
 def horizon(store) -> float | None:
@@ -89,8 +94,6 @@ def horizon(store) -> float | None:
 def rows_at(store, name: str, book: str, moment: float, now: list[dict]) -> tuple[list[dict], int]:
     """The book's rows of ``name`` as they were at ``moment``, from its rows ``now`` and the
     writes logged since; and how many logged writes that undid."""
-    from tutorialbook.memory.history import image  # history builds on this module
-
     found = _since(store, name, book, moment)
     state: dict[str, dict | None] = {}
     for row in found:  # oldest first: the first image of an id is the id at the moment
@@ -111,8 +114,6 @@ def _since(store, name: str, book: str, moment: float) -> list[dict]:
 
 def check_reach(store, moment: float) -> None:
     """Refuse a moment the log does not reach."""
-    from tutorialbook.memory.history import iso
-
     begins = horizon(store)
     if begins is None or moment < begins:
         raise TutorialbookError("at", f"{iso(moment)} is before this store's undo log begins"
