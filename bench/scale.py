@@ -1,6 +1,6 @@
 """Ingest cost as a book grows: one book of real documents, ingested file by file.
 
-    python bench/scale.py [--tutorials 400] [--docs DIR] [--state DIR] [--until N] [--fresh]
+    python bench/scale.py [--tutorials 400] [--docs DIR] [--state DIR] [--until N] [--fresh] [--profile]
 
 The documents are the PostgreSQL 15 manual as Debian ships it (``apt-get install
 postgresql-doc-15``: 1,173 HTML pages of one manual written by its own authors — chapters,
@@ -58,9 +58,11 @@ def documents(folder: Path, n: int) -> tuple[list[Path], list[Path]]:
     return files[:n], files[-PROBES:]
 
 
-def probe(state: Path, pages: list[Path], docs: Path, keep: float | None) -> dict:
+def probe(state: Path, pages: list[Path], docs: Path, keep: float | None, profile: Path | None = None) -> dict:
     """The same held-out pages ingested into a copy of the store as it is now: a like-for-like
-    cost at each book size (the book's own pages differ from window to window)."""
+    cost at each book size (the book's own pages differ from window to window). With
+    ``profile``, the pages' ingest runs under cProfile and the stats are written there."""
+    import cProfile
     import shutil
 
     from tutorialbook.library import Library
@@ -71,11 +73,18 @@ def probe(state: Path, pages: list[Path], docs: Path, keep: float | None) -> dic
     library = Library(store=str(copy), allowed_roots=(str(docs),), keep_versions_seconds=keep)
     stages: dict[str, float] = {}
     segments = 0
+    profiler = cProfile.Profile() if profile else None
     for page in pages:
+        if profiler:
+            profiler.enable()
         report = library.ingest(str(page), book=BOOK).tutorials[0]
+        if profiler:
+            profiler.disable()
         segments += report.segments
         for k, v in (report.stage_seconds or {}).items():
             stages[k] = stages.get(k, 0.0) + v
+    if profiler and profile:
+        profiler.dump_stats(str(profile))
     library.close()
     shutil.rmtree(copy, ignore_errors=True)
     return {"segments": segments, "stages": stages}
@@ -184,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true", help="start again from an empty store")
     parser.add_argument("--keep-seconds", type=float, default=None,
                         help="retention window (restore reaches this far back; default the settings', 7 days)")
+    parser.add_argument("--profile", action="store_true",
+                        help="run each probe under cProfile; stats in STATE/probe-N.prof (slows the probe)")
     args = parser.parse_args(argv)
 
     from tutorialbook.library import Library
@@ -223,7 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                                                    for t in table_names(library)}}
                 marks.write_text(json.dumps(checkpoints))
                 if (n + 1) in CHECKPOINTS and "probe" not in checkpoints[n + 1]:
-                    checkpoints[n + 1]["probe"] = probe(state, probes, args.docs, args.keep_seconds)
+                    checkpoints[n + 1]["probe"] = probe(
+                        state, probes, args.docs, args.keep_seconds,
+                        state / f"probe-{n + 1}.prof" if args.profile else None)
                     marks.write_text(json.dumps(checkpoints))
                 if n + 1 == args.tutorials and kept is not None:
                     checkpoints[n + 1]["settled"] = settle(library, state / "store")
