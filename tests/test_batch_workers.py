@@ -173,6 +173,41 @@ def test_a_file_whose_workers_always_die_fails_and_is_rolled_back(single, tmp_pa
     assert rows == expected
 
 
+WHO = r"""
+# Test hook (sitecustomize): each batch worker process notes its pid beside the file it writes.
+import multiprocessing, os
+from tutorialbook.memory.store import Store
+
+_insert = Store.insert
+
+def insert(self, table, rows, _insert=_insert):
+    if table == "segments" and multiprocessing.current_process().name == "tutorialbook-batch":
+        with open(os.environ["TB_WHO"], "a") as out:
+            out.write(f"{os.getpid()} {self.get('tutorials', rows[0]['tutorial_id'])['source']}\n")
+    return _insert(self, table, rows)
+
+Store.insert = insert
+"""
+
+
+def test_a_worker_that_did_its_share_of_files_is_replaced_by_a_fresh_process(single, tmp_path):
+    """TUTORIALBOOK_WORKER_FILES=1: every file is ingested by a process of its own, and the
+    book is the one a single process writes."""
+    source, reference, reference_report = single
+    hook, who = tmp_path / "hook", tmp_path / "who.txt"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(WHO)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]),
+               TB_WHO=str(who), TUTORIALBOOK_WORKER_FILES="1")
+    run = cli(tmp_path / "store", "--json", "ingest", str(source), "--book", "baking", "--workers", "2", env=env)
+    assert run.returncode == 1, run.stderr
+    assert report_view(json.loads(run.stdout)) == report_view(reference_report)
+    writers = dict(line.split(" ", 1)[::-1] for line in who.read_text().splitlines())
+    assert sorted(Path(f).name for f in writers) == GOOD
+    assert len(set(writers.values())) == len(GOOD)  # four files, four processes
+    assert rows_of(str(tmp_path / "store")) == rows_of(reference)
+
+
 @pytest.fixture
 def s3_endpoint(monkeypatch):
     from moto.server import ThreadedMotoServer

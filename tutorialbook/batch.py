@@ -15,6 +15,11 @@ A worker that dies (killed, out of memory) loses nothing committed: its unfinish
 hidden from reads and its file is given to a new worker, once, which rolls that commit back and
 ingests the file again; a file whose workers die twice is reported failed, its unfinished commit
 rolled back in its turn. Re-running a batch adds nothing (each file is found stored).
+
+A worker is replaced by a fresh process after ``Settings.worker_files`` files (a Ray worker
+after as many tasks, Ray's ``max_calls``): a process that has written many commits holds native
+memory LanceDB's write path does not give back, which a fresh process on the same store does not
+(README "Memory"); loading the models again costs a few seconds per that many files.
 """
 
 from __future__ import annotations
@@ -185,7 +190,9 @@ class _Coordinator:
 def _run_local(coordinator: _Coordinator, worker: _Worker, workers: int) -> None:  # noqa: C901 - one supervision loop
     context = multiprocessing.get_context("spawn")  # LanceDB's and the models' threads do not survive fork
     queue = deque(coordinator.jobs)
-    live: dict = {}  # connection -> [process, job or None]
+    live: dict = {}  # connection -> [process, job or None, files done]
+    retired: list = []  # workers told to stop after their share of files, reaped once they exit
+    share = worker.settings.worker_files
     waiting: dict[int, Connection] = {}  # file index -> the connection of the worker waiting for its turn
 
     def start() -> None:
@@ -193,7 +200,7 @@ def _run_local(coordinator: _Coordinator, worker: _Worker, workers: int) -> None
         process = context.Process(target=_worker, args=(theirs, worker), daemon=True, name="tutorialbook-batch")
         process.start()
         theirs.close()
-        live[ours] = [process, None]
+        live[ours] = [process, None, 0]
 
     def hand_out() -> None:
         for conn, slot in live.items():
@@ -210,11 +217,17 @@ def _run_local(coordinator: _Coordinator, worker: _Worker, workers: int) -> None
             waiting[message[1]] = conn
         elif message[0] == "done":
             _, index, report, status = message
-            live[conn][1] = None
+            slot = live[conn]
+            slot[1], slot[2] = None, slot[2] + 1
             coordinator.finish(index, report, status)
+            if share and slot[2] >= share:  # its share done: a fresh process takes its place
+                live.pop(conn)
+                conn.send(("stop",))
+                conn.close()
+                retired.append(slot[0])
 
     def bury(conn) -> None:
-        process, job = live.pop(conn)
+        process, job, _ = live.pop(conn)
         process.join(5)
         conn.close()
         if job is not None:
@@ -224,6 +237,7 @@ def _run_local(coordinator: _Coordinator, worker: _Worker, workers: int) -> None
 
     try:
         while not coordinator.done:
+            retired[:] = [p for p in retired if p.is_alive()]  # reaps the ones that have exited
             busy = sum(slot[1] is not None for slot in live.values())
             while len(live) < min(workers, busy + len(queue)):
                 start()
@@ -236,11 +250,11 @@ def _run_local(coordinator: _Coordinator, worker: _Worker, workers: int) -> None
                     continue
                 closed = False
                 try:
-                    while conn.poll():
+                    while conn in live and conn.poll():
                         receive(conn, conn.recv())
                 except (EOFError, OSError):
                     closed = True
-                if closed or not live[conn][0].is_alive():
+                if conn in live and (closed or not live[conn][0].is_alive()):
                     bury(conn)
     finally:
         for conn in live:
@@ -248,8 +262,8 @@ def _run_local(coordinator: _Coordinator, worker: _Worker, workers: int) -> None
                 conn.send(("stop",))
             except OSError:
                 pass
-        for process, _ in live.values():  # idle now (or interrupted): nothing of theirs is left to commit
-            process.join(2)
+        for process in [slot[0] for slot in live.values()] + retired:  # idle now (or interrupted): nothing
+            process.join(2)                                                # of theirs is left to commit
             if process.is_alive():
                 process.terminate()
 
@@ -300,7 +314,7 @@ def _run_ray(coordinator: _Coordinator, worker: _Worker, address: str, workers: 
             ray.init(address=address, log_to_driver=False)
     try:
         turns: Any = ray.remote(num_cpus=0)(_Turns).remote()  # an actor handle: its methods are called with .remote()
-        task = ray.remote(num_cpus=1, max_retries=RETRIES)(_ray_file)
+        task = ray.remote(num_cpus=1, max_retries=RETRIES, max_calls=worker.settings.worker_files)(_ray_file)
         # at most as many tasks in flight as the cluster has CPUs (or `workers`): the file holding
         # the turn is always among them, so the ones waiting for it never fill the cluster
         parallel = workers if workers > 1 else max(1, int(ray.cluster_resources().get("CPU", 1)))
