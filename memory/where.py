@@ -87,9 +87,18 @@ def id_prefix(prefix: str) -> str:
     return f"id LIKE {quote(prefix.replace('%', '') + '%')}"
 
 
-def within_span(tutorial_id: str, start: float, end: float, slack: float = 0.01) -> str:
+#: how far past a span's ends a row may reach and still lie within it (rounding of stored times)
+SPAN_SLACK = 0.01
+
+
+def within_span(tutorial_id: str, start: float, end: float, slack: float = SPAN_SLACK) -> str:
     """A tutorial's rows (segments) lying within a time or character span."""
     return f"({of_tutorial(tutorial_id)} AND start >= {start - slack} AND end <= {end + slack})"
+
+
+def lies_within(row: dict, tutorial_id: str, start: float, end: float, slack: float = SPAN_SLACK) -> bool:
+    """What :func:`within_span` selects, for a row already read."""
+    return row["tutorial_id"] == tutorial_id and row["start"] >= start - slack and row["end"] <= end + slack
 
 
 def any_of(clauses: Iterable[str]) -> str:
