@@ -77,10 +77,11 @@ def probe(state: Path, pages: list[Path], docs: Path, keep: float | None, profil
 
     from tutorialbook.library import Library
 
-    copy = state / "probe-store"
     found = []
     for run in range(runs):
-        shutil.rmtree(copy, ignore_errors=True)
+        # a path of its own: a process's caches name a store by its path (memory/changelog.py),
+        # and a copy made again where another was would meet the caches of the one before
+        copy = state / f"probe-store-{time.time_ns()}"
         shutil.copytree(state / "store", copy)
         library = Library(store=str(copy), allowed_roots=(str(docs),), keep_versions_seconds=keep)
         stages: dict[str, float] = {}
@@ -98,8 +99,8 @@ def probe(state: Path, pages: list[Path], docs: Path, keep: float | None, profil
         if profiler and profile:
             profiler.dump_stats(str(profile))
         library.close()
+        shutil.rmtree(copy, ignore_errors=True)
         found.append({"segments": segments, "stages": stages})
-    shutil.rmtree(copy, ignore_errors=True)
     best = min(found, key=lambda f: sum(f["stages"].values()))
     return {**best, "runs": [round(sum(f["stages"].values()), 3) for f in found]}
 
