@@ -66,10 +66,25 @@ class Store:
         )
         self._tables: dict[str, Any] = {}
         self._indexes_checked: set[str] = set()  # tables whose indexes this store has checked
-        self.key = changelog.store_key(uri, created)  # names this store in the process's caches
+        self._made = changelog.store_key(uri, created)
         self.index_policy = indexing.Policy()  # when tables get (and refresh) their indexes
         # per table: (when, query tuning), shared by the stores of the process on the same store
         self.index_cache: dict[str, tuple[float, Any]] = indexing.tuning_cache(self.key)
+
+    @property
+    def key(self) -> tuple:
+        """What names this store in the process's caches: its URI, how many times this process
+        made a store there, and for a local store its folder's inode and change time. A folder
+        put in its place (a backup copied back) is another store, whose table versions start
+        over: caches keyed by version would take its rows for the old ones'. (The change time
+        also moves when a table is created: the caches then start cold once.)"""
+        if self._local is None:
+            return self._made
+        try:
+            folder = os.stat(self._local)
+        except OSError:  # removed: nothing cached can be of what comes next
+            return (*self._made, None)
+        return (*self._made, folder.st_ino, folder.st_ctime_ns)
 
     def table(self, name: str):
         if name not in self._tables:

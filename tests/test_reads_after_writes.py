@@ -142,6 +142,25 @@ def test_a_store_made_again_at_the_same_path_is_another_store(tmp_path):
         second.tree("again")
 
 
+def test_a_backup_copied_into_place_is_read_as_it_is(tmp_path):
+    """Its table versions are older than the ones this process read: its rows are read, not
+    the newer rows the caches hold under the same versions-to-come."""
+    path, backup = tmp_path / "store", tmp_path / "backup"
+    first = Library(store=str(path))
+    first.ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking")
+    shutil.copytree(path, backup)
+    first.ingest(str(EXAMPLES / "sourdough-troubleshooting.srt"), book="baking")
+    newer = view(first.tree("baking"))
+    shutil.rmtree(path)
+    shutil.copytree(backup, path)
+    second = Library(store=str(path))
+    seen = view(second.tree("baking"))
+    assert seen != newer and seen == read_whole(str(path), "baking")
+    again = second.ingest(str(EXAMPLES / "sourdough-troubleshooting.srt"), book="baking")
+    assert [t.status for t in again.tutorials] == ["added"]
+    assert view(second.tree("baking")) == newer == read_whole(str(path), "baking")
+
+
 def test_readers_during_writes_see_one_version(filled):
     """Trees read while another thread writes are each whole: their counts, briefs and
     snapshot rows agree with one another."""
