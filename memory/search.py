@@ -15,7 +15,8 @@ searches skip the book filter, a no-op then which still costs ~0.5 ms).
 
 The TOC descent walks the book's tree from the root, scoring each child by how well its
 own text and the skills in its subtree match the query, keeps a beam of the best
-branches, and returns the route so an agent can see (and question) the path taken.
+branches, and returns the route so an agent can see (and question) the path taken: at each
+level the branches taken and the best few it weighed against them.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ from tutorialbook.models import RouteStep
 
 MODES = ("toc", "hybrid", "keyword", "vector")
 BEAM = 2
+#: branches not taken that a route shows at each level, best first (a book of 400 tutorials has
+#: 260 chapters: listing them all made a route 36 KB of a 39 KB answer)
+RUNNERS_UP = 3
 RRF_K = 60
 #: weight of the BM25 half in a hybrid score, relative to cosine similarity
 FTS_WEIGHT = 0.2
@@ -179,7 +183,7 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Calla
             break
         ranked = sorted(candidates, key=score, reverse=True)
         keep = [c for c in ranked[:BEAM] if score(c) > 0] or ranked[:1]
-        for c in ranked:
+        for c in ranked[:len(keep) + RUNNERS_UP]:  # the branches taken, then the best ones not taken
             node = tree.nodes[c]
             why = _reason(own.get(c, 0.0), by_node.get(c, 0.0), score(c))
             route.append(RouteStep(depth=depth, node_id=c, title=node["title"], score=round(score(c), 5),

@@ -2,6 +2,9 @@
 
 import pytest
 
+from test_indexing import BOOK as INDEXED, library as indexed, skill_rows  # noqa: F401 - a fixture
+from tutorialbook.memory.search import BEAM, RUNNERS_UP
+
 
 @pytest.mark.parametrize("mode", ["hybrid", "keyword", "vector", "toc"])
 def test_every_mode_finds_the_taught_skill(baking, mode):
@@ -59,3 +62,15 @@ def test_toc_mode_reaches_skills_on_a_chapter_it_passes_through(baking):
     chosen = [r.node_id for r in found.route if r.chosen]
     assert chapter in chosen and set(chosen) & set(tree.children[chapter])  # went on into a section
     assert found.skills[0].id == pale["id"]
+
+
+def test_a_route_shows_the_branches_taken_and_the_best_three_others(indexed):  # noqa: F811
+    """Eight chapters at the first level: the route names the ones taken and three runners-up,
+    best first, not every chapter (a book of 400 tutorials has 260)."""
+    indexed.store.insert("skills", skill_rows(indexed, indexed.sections, 80, seed=1))
+    found = indexed.retrieve("knead the dough and proof the loaf in the oven", INDEXED, k=3, mode="toc")
+    level = [s for s in found.route if s.depth == 1]
+    taken = [s for s in level if s.chosen]
+    assert 1 <= len(taken) <= BEAM and len(level) == len(taken) + RUNNERS_UP < len(indexed.sections)
+    assert level[:len(taken)] == taken and taken[0].title == "n-bread"
+    assert [s.score for s in level] == sorted((s.score for s in level), reverse=True)
