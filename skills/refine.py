@@ -127,8 +127,10 @@ class Refiner:
         modes, skill_id, ended = {}, "", []
         if vector is None:
             vector = self.embed([question.question])[0]
+        tree = self.tree(self.book)  # and its snapshot of the skills, searched as retrieve searches it
         for mode in self.modes:
-            hits, route = self.rank_skills(question.question, self.book, self.k, mode, vector)
+            hits, route = self.rank_skills(question.question, self.book, self.k, mode, vector,
+                                           tree=tree, snapshot=tree.skill_rows)
             verdict = self.examiner.judge(question, [h.row for h in hits], pack)
             modes[mode] = verdict.passed
             skill_id = skill_id or verdict.skill_id
