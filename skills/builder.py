@@ -232,9 +232,14 @@ class Builder:
         clauses = list(dict.fromkeys(where.within_span(*span) for i in wanted for span in spans[i]))
         segments = self.store.rows("segments", where.any_of(clauses), ["tutorial_id", "start", "end", "vector"]) \
             if clauses else []
+        of_tutorial: dict[str, list[tuple[int, dict]]] = {}  # in the table's order, as a query per node reads them
+        for n, segment in enumerate(segments):
+            of_tutorial.setdefault(segment["tutorial_id"], []).append((n, segment))
         for i in wanted:  # a stored node's id: the row exists
             row = rows[i]
-            inside = [s["vector"] for s in segments if any(where.lies_within(s, *span) for span in spans[i])]
+            tutorials = {span[0] for span in spans[i]}
+            near = sorted((p for t in tutorials for p in of_tutorial.get(t, [])), key=lambda p: p[0])
+            inside = [s["vector"] for _, s in near if any(where.lies_within(s, *span) for span in spans[i])]
             row["_content"] = _unit(np.array(inside, dtype=np.float32).mean(axis=0)) if inside else None
             row["_status"] = "updated"
             self._read[i] = row
