@@ -79,9 +79,8 @@ def probe(state: Path, pages: list[Path], docs: Path, keep: float | None, profil
 
     found = []
     for run in range(runs):
-        # a path of its own: a process's caches name a store by its path (memory/changelog.py),
-        # and a copy made again where another was would meet the caches of the one before
-        copy = state / f"probe-store-{time.time_ns()}"
+        copy = state / "probe-store"  # made again each run: another store to the process's caches (Store.key)
+        shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(state / "store", copy)
         library = Library(store=str(copy), allowed_roots=(str(docs),), keep_versions_seconds=keep)
         stages: dict[str, float] = {}
@@ -96,7 +95,7 @@ def probe(state: Path, pages: list[Path], docs: Path, keep: float | None, profil
             segments += report.segments
             for k, v in (report.stage_seconds or {}).items():
                 stages[k] = stages.get(k, 0.0) + v
-        if profiler and profile:
+        if profiler:
             profiler.dump_stats(str(profile))
         library.close()
         shutil.rmtree(copy, ignore_errors=True)
