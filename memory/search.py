@@ -11,7 +11,10 @@ a ranking does not depend on insertion order or fragment layout. Retrieval searc
 skills on a snapshot (``memory/snapshots.py``): the table pinned to one version, the book's rows
 kept in memory, so the halves return row ids only (reading ten rows' ``id`` back from a
 100,000-row table costs ~0.7 ms a query; when the book holds every row of the table, its
-searches skip the book filter, a no-op then which still costs ~0.5 ms).
+searches skip the book filter, a no-op then which still costs ~0.5 ms). While a table has no
+vector index (under ``Policy.vector_min_rows`` rows), the vector half of a search on a snapshot
+scans the book's vectors in memory (``BookRows.nearest``): the same exact scan LanceDB would run,
+whose cost there grew with the book (6 ms at 400 skills, 13 ms at 6,000; ~1.5 ms here).
 
 The TOC descent walks the book's tree from the root, scoring each child by how well its
 own text and the skills in its subtree match the query, keeps a beam of the best
@@ -27,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from tutorialbook.memory import indexing, lance, terms
+from tutorialbook.memory import indexing, lance, snapshots, terms
 from tutorialbook.memory.snapshots import BookRows
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.where import in_list, not_from, of_book
@@ -44,6 +47,8 @@ RRF_K = 60
 FTS_WEIGHT = 0.2
 #: candidates each half of a hybrid search returns before fusion
 POOL = 40
+#: what a book's vectors held in memory keep (see ``_held_vectors``)
+VECTOR_COLUMNS = ["id", "vector"]
 
 
 @dataclass
@@ -85,9 +90,12 @@ def search(store: Store, table: str, book: str, query: str,
         text_rows = lance.submit(text())
     vector = vector() if callable(vector) else vector
     exact = True
+    held = _held_vectors(store, table, snapshot) if snapshot is not None and not where else None
 
     def nearest(widen: bool = False) -> list[dict]:
         assert vector is not None  # the vector and hybrid modes are given one
+        if held is not None:
+            return run(held.nearest(vector, limit), "_distance")
         q = _nearest(store, table, inner, vector, scope, select, limit, exact, widen, snapshot is not None)
         return run(lance.run(_rows(q)), "_distance")
 
@@ -97,6 +105,17 @@ def search(store: Store, table: str, book: str, query: str,
     if text_rows is None:
         return _ranked([Hit(r, 1.0 - float(r["_distance"])) for r in rows])
     return fuse(rows, run(text_rows.result(), "_score"), wanted)
+
+
+def _held_vectors(store: Store, table: str, snapshot: BookRows) -> BookRows | None:
+    """The book's vectors at the snapshot's version, kept in memory, while ``table`` has no vector
+    index: an exact scan there is what LanceDB would do, at a fifth of the cost at a few thousand
+    rows (a table under the index threshold holds at most ~15 MB of vectors). None when the table
+    is indexed, or when the process already holds a newer version of them."""
+    if indexing.tuning(store, table) is not None:
+        return None
+    held, _ = snapshots.latest(store, table, snapshot.book, VECTOR_COLUMNS, snapshot.version)
+    return held if held.version == snapshot.version else None
 
 
 def fuse(vector_rows: list[dict], text_rows: list[dict], limit: int) -> list[Hit]:
@@ -153,21 +172,13 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Calla
     unfinished = unfinished_filter(tree)
     skill_hits = search(store, "skills", tree.book, query, vector, "hybrid", max(50, 5 * k), where=unfinished,
                         columns=columns, snapshot=snapshot)
-    node_hits = search(store, "nodes", tree.book, query, vector, "hybrid", 50, where=unfinished, columns=["id"])
+    node_hits = search(store, "nodes", tree.book, query, vector, "hybrid", 50, where=unfinished, columns=["id"],
+                       snapshot=tree.node_rows if snapshot is not None else None)
     own = {h.row["id"]: h.score for h in node_hits}
     by_node: dict[str, float] = defaultdict(float)
     for hit in skill_hits:
         by_node[hit.row["node_id"]] = max(by_node[hit.row["node_id"]], hit.score)
-    subtree_score: dict[str, float] = {}
-
-    def score(node_id: str) -> float:
-        """A branch is as good as its best match: its own text plus its best skill, or the
-        best of its children — a big chapter does not win by size alone."""
-        if node_id not in subtree_score:
-            here = own.get(node_id, 0.0) + by_node.get(node_id, 0.0)
-            below = [score(c) for c in tree.children.get(node_id, [])]
-            subtree_score[node_id] = max([here, *below])
-        return subtree_score[node_id]
+    score = _branch_scores(tree, own, by_node)
 
     route: list[RouteStep] = []
     frontier = [tree.root_id]
@@ -204,6 +215,34 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Calla
         ranked_hits += _fill(store, tree, allowed, vector, {h.row["id"] for h in ranked_hits}, k - len(ranked_hits),
                              columns, snapshot)
     return ranked_hits[:k], route
+
+
+def _branch_scores(tree: Tree, own: dict[str, float], by_node: dict[str, float]) -> Callable[[str], float]:
+    """A branch is as good as its best match: its own text plus its best skill, or the best of
+    its children — a big chapter does not win by size alone. A node no search found scores 0, so
+    a branch scores the best of its matched nodes (each carried up to its ancestors once,
+    instead of walking the whole tree per query), or 0 if it holds any unmatched node."""
+    found = own.keys() | by_node.keys()
+    best: dict[str, float] = {}
+    for node_id in found:
+        value = own.get(node_id, 0.0) + by_node.get(node_id, 0.0)
+        current: str | None = node_id
+        while current in tree.nodes and best.get(current, -np.inf) < value:
+            best[current] = value
+            current = tree.nodes[current]["parent_id"]
+    unmatched_below: dict[str, bool] = {}
+
+    def holds_unmatched(node_id: str) -> bool:
+        if node_id not in found:
+            return True
+        if node_id not in unmatched_below:
+            unmatched_below[node_id] = any(holds_unmatched(c) for c in tree.children.get(node_id, []))
+        return unmatched_below[node_id]
+
+    def score(node_id: str) -> float:
+        matched = best.get(node_id, -np.inf)
+        return float(max(matched, 0.0) if holds_unmatched(node_id) else matched)
+    return score
 
 
 def _fill(store: Store, tree: Tree, allowed: set[str], vector, seen: set[str], n: int,

@@ -37,6 +37,10 @@ REREAD_FRACTION = 0.25
 MERGE_EXTRA = 4_096
 #: BookRows the process keeps (the latest version of each key)
 KEEP = 24
+#: rows per matrix-vector product in :meth:`BookRows.nearest`: numpy's BLAS runs a bigger product
+#: on every core, and its threads then spin for a while (6.5 ms of CPU per search of 6,000
+#: vectors, against 1.3 ms in products of 512 rows, one thread)
+PRODUCT_ROWS = 512
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,7 @@ class BookRows:
         self._at_rowid = at_rowid  # (shared map, changes since): row id -> position (-1: gone)
         self._at_id = at_id  # the same for ids
         self._rowid_of = rowid_of  # position -> row id
+        self._norms: np.ndarray | None = None  # of the vectors by position, when searched
 
     # -- building ------------------------------------------------------------------------
     @classmethod
@@ -232,6 +237,30 @@ class BookRows:
         hits = pc.fill_null(mask, False).to_numpy(zero_copy_only=False) & ~self._dead
         return self._take(np.flatnonzero(hits).tolist())
 
+    def nearest(self, vector, limit: int) -> list[dict]:
+        """The ``limit`` live rows nearest ``vector`` by cosine distance, exactly as an exact scan
+        of the table at this version returns them (``_rowid`` and ``_distance``, nearest first,
+        equal distances by row id); these rows must hold ``vector``. A scan of a few thousand
+        vectors here costs about a millisecond, LanceDB's ~5 ms plus ~1.3 us a row."""
+        query = np.asarray(vector, dtype=np.float32)
+        size = float(np.linalg.norm(query))
+        parts = [self._base] if self._extra is None else [self._base, self._extra]
+        matrices = [_matrix(part["vector"]) for part in parts]
+        if self._norms is None:  # rows never change: their norms are worked out once
+            self._norms = np.concatenate([np.linalg.norm(m, axis=1) for m in matrices])
+        dots = np.concatenate([m[n:n + PRODUCT_ROWS] @ query for m in matrices for n in range(0, len(m), PRODUCT_ROWS)])
+        scale = self._norms * np.float32(size)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            distance = np.where(scale > 0, np.float32(1) - dots / scale, np.float32(1)).astype(np.float32)
+        distance[self._dead] = np.inf
+        k = min(limit, len(self._live))
+        if k <= 0:
+            return []
+        best = np.argpartition(distance, k - 1)[:k] if k < len(distance) else np.arange(len(distance))
+        row_ids = np.array([self._rowid_of[n] for n in best], dtype=np.uint64)
+        order = np.lexsort((row_ids, distance[best]))
+        return [{"_rowid": int(row_ids[n]), "_distance": float(distance[best[n]])} for n in order]
+
     def _take(self, at: list[int]) -> list[dict]:
         if not at:
             return []
@@ -243,6 +272,12 @@ class BookRows:
         base = iter(self._base.take([p for p in at if p < size]).to_pylist())
         extra = iter(self._extra.take([p - size for p in at if p >= size]).to_pylist())
         return [next(base) if p < size else next(extra) for p in at]
+
+
+def _matrix(column: pa.ChunkedArray) -> np.ndarray:
+    """A fixed-size-list column of float32 as a (rows, dimension) array, without a copy."""
+    vectors = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return vectors.flatten().to_numpy().reshape(len(vectors), vectors.type.list_size)
 
 
 def _missing(values: np.ndarray, sorted_in: np.ndarray) -> np.ndarray:

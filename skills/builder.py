@@ -19,7 +19,7 @@ from tutorialbook.memory import where
 from tutorialbook.memory.rows import (
     clean, encode, evidence_of, node_text, norm as _norm, passage_vector_text, skill_text, skill_vector_text, steps_of,
 )
-from tutorialbook.memory.search import nearest_rows
+from tutorialbook.memory.search import search
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 from tutorialbook.skills import extract, passages
@@ -373,10 +373,14 @@ class Builder:
             self._book_has_skills = self.store.count("skills", where.of_book(self.book)) > 0
         if not self._book_has_skills:  # a new book: nothing stored to match
             return None
-        hits = nearest_rows(self.store, "skills", [vector], where.of_book(self.book), 1)[0]
-        if hits and (1 - hits[0]["_distance"] >= SKILL_MATCH or _norm(hits[0]["name"]) == key
-                     and 1 - hits[0]["_distance"] >= NAMED_MATCH):
-            row = clean(hits[0])
+        # on the tree's snapshot: a book's vectors are scanned in memory while its table is small
+        hits = search(self.store, "skills", self.book, "", vector, "vector", 1, snapshot=self.tree.skill_rows)
+        if hits and (hits[0].score >= SKILL_MATCH or _norm(hits[0].row["name"]) == key
+                     and hits[0].score >= NAMED_MATCH):
+            stored = self.store.rows("skills", where.by_id(hits[0].row["id"]))  # whole, with its vector
+            if not stored:  # replaced since the tree was read
+                return None
+            row = clean(stored[0])
             row["_status"] = "updated"
             self.plan.skills.append(row)
             self._remember(row, np.array(row["vector"], dtype=np.float32))

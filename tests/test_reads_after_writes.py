@@ -17,9 +17,10 @@ from tests.support.examples import EXAMPLES, reteaching_tutorial
 from test_indexing import BOOK, TOPICS, BagOfWords, library as indexed_library, skill_rows  # noqa: F401
 from tutorialbook.errors import NotFound
 from tutorialbook.library import Library
-from tutorialbook.memory import snapshots, tree as tree_module
+from tutorialbook.memory import indexing, snapshots, tree as tree_module
+from tutorialbook.memory.search import VECTOR_COLUMNS, nearest_rows
 from tutorialbook.memory.snapshots import BookRows
-from tutorialbook.memory.where import quote
+from tutorialbook.memory.where import of_book, quote
 
 library = indexed_library  # the index tests' library: a book of 8 sections, a bag-of-words embedder
 
@@ -53,7 +54,7 @@ def read_whole(path: str, book: str) -> dict:
 @pytest.fixture
 def filled(library):
     library.store.insert("skills", skill_rows(library, library.sections, 400, seed=1))
-    library.tree(BOOK)
+    library.retrieve("warm", BOOK, k=1)  # the tree, and the vectors a search of a small book holds in memory
     return library
 
 
@@ -218,3 +219,40 @@ def test_lessons_restores_and_unfinished_commits_are_seen(tmp_path, reads):
     tree = library.tree("baking")
     assert len(tree.skill_rows) == library.store.count("skills", f"book = {quote('baking')}")
     assert view(tree) == read_whole(path, "baking")
+
+
+def lance_scan(store, vector, k: int) -> list[tuple[str, float]]:
+    """LanceDB's own exact scan of the book's skills (the table has no vector index)."""
+    hits = nearest_rows(store, "skills", [vector], of_book(BOOK), k, ["id"])[0]
+    return [(h["id"], h["_distance"]) for h in hits]
+
+
+def test_a_small_book_is_searched_in_memory_as_lancedb_scans_it(filled, monkeypatch):
+    library, store = filled, filled.store
+    assert indexing.tuning(store, "skills") is None  # 400 rows: under the index threshold
+    store.delete("skills", "id = 's1_8'")  # rows gone, replaced and added since the first read
+    store.update("skills", "id = 's1_9'", {"node_id": library.sections[3]})
+    store.upsert("skills", skill_rows(library, library.sections, 5, seed=9, prefix="late"))
+    tree = library.tree(BOOK)
+    held, _ = snapshots.latest(store, "skills", BOOK, VECTOR_COLUMNS, tree.skill_rows.version)
+    assert held.version == tree.skill_rows.version
+    for query in ["knead the dough gently", "tune the capo", "whistle at the quokka", "late check"]:
+        vector = library.embed([query])[0]
+        mine = [(r["id"], r["_distance"]) for r in tree.skill_rows.found(held.nearest(vector, 12), "_distance")]
+        theirs = lance_scan(store, vector, 12)
+        assert [i for i, _ in mine] == [i for i, _ in theirs]
+        assert all(abs(a - b) < 1e-5 for (_, a), (_, b) in zip(mine, theirs))
+        assert "s1_8" not in dict(mine) and len(held.nearest(vector, 10_000)) == 400 - 1 + 5
+    calls = []
+    real = BookRows.nearest
+    monkeypatch.setattr(BookRows, "nearest", lambda self, *a: calls.append(1) or real(self, *a))
+    ranked = [h.row["id"] for h in library.rank_skills("knead the dough", BOOK, 8, "hybrid", tree=tree,
+                                                          snapshot=tree.skill_rows)[0]]
+    assert calls  # the vector half ran in memory...
+    indexing.ensure_vector_index(store, "skills", min_rows=1)
+    store.index_cache.clear()
+    calls.clear()
+    tree = library.tree(BOOK)
+    again = [h.row["id"] for h in library.rank_skills("knead the dough", BOOK, 8, "hybrid", tree=tree,
+                                                         snapshot=tree.skill_rows)[0]]
+    assert calls == [] and again[:3] == ranked[:3]  # ...and on LanceDB's index once the table has one

@@ -74,3 +74,30 @@ def test_a_route_shows_the_branches_taken_and_the_best_three_others(indexed):  #
     assert 1 <= len(taken) <= BEAM and len(level) == len(taken) + RUNNERS_UP < len(indexed.sections)
     assert level[:len(taken)] == taken and taken[0].title == "n-bread"
     assert [s.score for s in level] == sorted((s.score for s in level), reverse=True)
+
+
+def test_a_branch_scores_its_best_match_or_zero_where_it_holds_an_unmatched_node():
+    """The scores carried up from the matched nodes equal the definition (a node's own match, or
+    its best child), on random trees with matches of either sign."""
+    import random
+    from types import SimpleNamespace
+
+    from tutorialbook.memory.search import _branch_scores
+
+    rng = random.Random(3)
+    for _ in range(200):
+        nodes, children = {"r": {"parent_id": ""}}, {}
+        for n in range(rng.randint(1, 30)):
+            parent = rng.choice(list(nodes))
+            nodes[f"n{n}"] = {"parent_id": parent}
+            children.setdefault(parent, []).append(f"n{n}")
+        picked = rng.sample(list(nodes), rng.randint(0, len(nodes)))
+        own = {i: rng.uniform(-0.5, 1) for i in picked if rng.random() < 0.6}
+        by_node = {i: rng.uniform(-0.5, 1) for i in picked if i not in own or rng.random() < 0.5}
+
+        def defined(node):
+            here = own.get(node, 0.0) + by_node.get(node, 0.0)
+            return max([here, *(defined(c) for c in children.get(node, []))])
+
+        score = _branch_scores(SimpleNamespace(nodes=nodes, children=children), own, by_node)
+        assert all(score(n) == pytest.approx(defined(n)) for n in nodes)
