@@ -1,5 +1,7 @@
 """Text and subtitle ingest: structure, evidence, idempotence and merging."""
 
+from pathlib import Path
+
 from tests.support.examples import EXAMPLES
 from tutorialbook.library import Library
 from tutorialbook.acquire.sources import parse_markdown, parse_subtitles
@@ -197,3 +199,21 @@ def test_a_title_from_a_file_name_keeps_the_authors_capitals(library, tmp_path):
     report = library.ingest(str(notes), book="db")
     assert report.tutorials[0].title == "SQL joins in PostgreSQL"
     assert [t.title for t in library.tutorials("db")] == ["SQL joins in PostgreSQL"]
+
+
+def test_ingest_locks_are_a_bounded_set_of_files(library, tmp_path, monkeypatch):
+    """A tutorial's ingest holds one of ``INGEST_LOCKS`` locks (a lock file each), not one of its
+    own: a store's lock folder does not gain a file per tutorial ever ingested."""
+    from tutorialbook import ingest
+
+    monkeypatch.setattr(ingest, "INGEST_LOCKS", 2)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for n, topic in enumerate(["rice", "tea", "eggs", "soup", "bread"]):
+        (folder / f"{topic}.md").write_text(f"# Cooking {topic}\n\nRinse the {topic} twice, then cook it for {n + 5} minutes.\n")
+    report = library.ingest(str(folder), book="kitchen")
+    assert [t.status for t in report.tutorials] == ["added"] * 5
+    locks = [p.name for p in (Path(library.settings.store) / ".locks").iterdir() if p.name.startswith("ingest-")]
+    assert 1 <= len(locks) <= 2
+    again = library.ingest(str(folder), book="kitchen")  # each lock still tells its tutorials' writers apart
+    assert [t.status for t in again.tutorials] == ["unchanged"] * 5

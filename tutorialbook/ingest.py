@@ -8,6 +8,7 @@ import os
 import re
 import socket
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, cast
@@ -38,6 +39,15 @@ if TYPE_CHECKING:
 
 #: tables whose rows belong to one tutorial and go when it is undone
 TUTORIAL_TABLES = ("segments", "questions", "positions", "screen")
+#: the locks tutorials' ingests are spread over (one lock file each): a lock per tutorial left
+#: one empty file per tutorial ever ingested; two tutorials sharing one only take turns
+INGEST_LOCKS = 256
+
+
+def ingest_lock(tutorial_id: str) -> str:
+    """The lock held while ``tutorial_id`` is written or undone. Holding it means no other
+    writer is writing that tutorial (theirs would need it too), which recovery relies on."""
+    return f"ingest-{zlib.crc32(tutorial_id.encode()) % INGEST_LOCKS:03d}"
 
 
 class Ingestion:
@@ -150,7 +160,7 @@ class Ingestion:
             if heard is not None:
                 heard.timings["turn_wait"] = waited
         # one ingest of this content into this book at a time: the others wait, then find it stored
-        with self.store.lock(f"ingest-{tutorial_id}", cancel):
+        with self.store.lock(ingest_lock(tutorial_id), cancel):
             existing = self.store.get("tutorials", tutorial_id)
             if existing and existing["status"] == "ready":
                 return self._stored(existing, path, refine_rounds, progress, cancel, agent, llm)
@@ -326,7 +336,7 @@ class Ingestion:
         except Exception as exc:  # noqa: BLE001
             return [f"abandoned commits not checked: {exc}"]
         for row in abandoned:
-            with self.store.try_lock(f"ingest-{row['id']}") as free:
+            with self.store.try_lock(ingest_lock(row["id"])) as free:
                 if not free:
                     continue  # being committed right now
                 host, _, pid = row["owner"].partition(":")
