@@ -210,7 +210,8 @@ def test_ingest_locks_are_a_bounded_set_of_files(library, tmp_path, monkeypatch)
     folder = tmp_path / "notes"
     folder.mkdir()
     for n, topic in enumerate(["rice", "tea", "eggs", "soup", "bread"]):
-        (folder / f"{topic}.md").write_text(f"# Cooking {topic}\n\nRinse the {topic} twice, then cook it for {n + 5} minutes.\n")
+        text = f"# Cooking {topic}\n\nRinse the {topic} twice, then cook it for {n + 5} minutes.\n"
+        (folder / f"{topic}.md").write_text(text)
     report = library.ingest(str(folder), book="kitchen")
     assert [t.status for t in report.tutorials] == ["added"] * 5
     locks = [p.name for p in (Path(library.settings.store) / ".locks").iterdir() if p.name.startswith("ingest-")]
