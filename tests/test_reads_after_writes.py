@@ -256,3 +256,9 @@ def test_a_small_book_is_searched_in_memory_as_lancedb_scans_it(filled, monkeypa
     again = [h.row["id"] for h in library.rank_skills("knead the dough", BOOK, 8, "hybrid", tree=tree,
                                                          snapshot=tree.skill_rows)[0]]
     assert calls == [] and again[:3] == ranked[:3]  # ...and on LanceDB's index once the table has one
+
+
+def test_a_book_without_skills_is_searched_in_memory_too(library):
+    assert len(library.tree(BOOK).skill_rows) == 0
+    for mode in ("hybrid", "vector", "toc"):
+        assert library.retrieve("knead the dough", BOOK, k=3, mode=mode).skills == []
