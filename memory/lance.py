@@ -18,6 +18,7 @@ from concurrent.futures import Future
 from typing import Any, Coroutine
 
 import lancedb
+import numpy as np
 import pyarrow as pa
 
 #: the LanceDB versions these internals were written and tested against
@@ -104,6 +105,15 @@ async def collect(query) -> pa.Table:
                                     "(memory/lance.py collect)") from exc
     stream = await execute(None, None)
     return pa.Table.from_batches([batch async for batch in stream], schema=stream.schema)
+
+
+def matrix(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A vector column (fixed-size lists of float32) as a (rows, dimension) array, without a
+    copy: thousands of vectors read as Python lists cost ~8x their size."""
+    vectors = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if not pa.types.is_fixed_size_list(vectors.type):
+        return np.array(vectors.to_pylist(), dtype=np.float32)
+    return vectors.flatten().to_numpy().reshape(len(vectors), vectors.type.list_size)
 
 
 async def scan(inner, where: str | None = None, columns: list[str] | None = None,

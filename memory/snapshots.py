@@ -248,7 +248,7 @@ class BookRows:
         query = np.asarray(vector, dtype=np.float32)
         size = float(np.linalg.norm(query))
         parts = [self._base] if self._extra is None else [self._base, self._extra]
-        matrices = [_matrix(part["vector"]) for part in parts]
+        matrices = [lance.matrix(part["vector"]) for part in parts]
         if self._norms is None:  # rows never change: their norms are worked out once
             self._norms = np.concatenate([np.linalg.norm(m, axis=1) for m in matrices])
         dots = np.concatenate([m[n:n + PRODUCT_ROWS] @ query for m in matrices for n in range(0, len(m), PRODUCT_ROWS)])
@@ -272,12 +272,6 @@ class BookRows:
         base = iter(self._base.take([p for p in at if p < size]).to_pylist())
         extra = iter(self._extra.take([p - size for p in at if p >= size]).to_pylist())
         return [next(base) if p < size else next(extra) for p in at]
-
-
-def _matrix(column: pa.ChunkedArray) -> np.ndarray:
-    """A fixed-size-list column of float32 as a (rows, dimension) array, without a copy."""
-    vectors = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    return vectors.flatten().to_numpy().reshape(len(vectors), vectors.type.list_size)
 
 
 def _missing(values: np.ndarray, sorted_in: np.ndarray) -> np.ndarray:

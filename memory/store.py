@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import lancedb
+import numpy as np
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.memory import changelog, faults, indexing, lance, terms, undo
@@ -150,6 +151,23 @@ class Store:
             query = query.select(columns)
         query = query.limit(limit) if limit else query.limit(None)
         return query.to_list()
+
+    def vectors(self, name: str, where: str) -> tuple[list[str], np.ndarray]:
+        """The ids and vectors of the matching rows, the vectors as one float32 array (a row
+        per id): consolidation reads a few thousand at a time."""
+        try:
+            table = self.table(name)
+            inner = lance.async_table(table)
+            if inner is not None:
+                found = lance.run(lance.collect(inner.query().where(where).select(["id", "vector"])))
+            else:
+                found = table.search().where(where).select(["id", "vector"]).limit(None).to_arrow()
+        except Exception as exc:
+            fault = faults.damaged(exc, name)
+            if fault is None:
+                raise
+            raise fault from exc
+        return found["id"].to_pylist(), lance.matrix(found["vector"])
 
     def get(self, name: str, row_id: str) -> dict | None:
         found = self.rows(name, by_id(row_id), limit=1)

@@ -91,18 +91,9 @@ def id_prefix(prefix: str) -> str:
 SPAN_SLACK = 0.01
 
 
-def within_span(tutorial_id: str, start: float, end: float, slack: float = SPAN_SLACK) -> str:
-    """A tutorial's rows (segments) lying within a time or character span."""
-    return f"({of_tutorial(tutorial_id)} AND start >= {start - slack} AND end <= {end + slack})"
-
-
 def lies_within(row: dict, tutorial_id: str, start: float, end: float, slack: float = SPAN_SLACK) -> bool:
-    """What :func:`within_span` selects, for a row already read."""
+    """A tutorial's row (a segment, already read) lies within a time or character span."""
     return row["tutorial_id"] == tutorial_id and row["start"] >= start - slack and row["end"] <= end + slack
-
-
-def any_of(clauses: Iterable[str]) -> str:
-    return " OR ".join(clauses)
 
 
 def except_id(book: str, row_id: str) -> str:

@@ -134,3 +134,25 @@ def test_arrow_allocates_from_the_system_allocator_once_tuned():
 
     assert pools("on") == ["mimalloc", "system", "True"]
     assert pools("off") == ["mimalloc", "mimalloc", "False"]
+
+
+def test_consolidation_reads_the_segments_a_span_holds_as_one_array(tmp_path):
+    """The segments within stored nodes' spans (what a merge compares a new chapter with) come
+    back as the rows a span filter selects, their vectors rows of one float32 array."""
+    import numpy as np
+
+    from tutorialbook.memory import where
+    from tutorialbook.skills.builder import Builder
+
+    store = Store(str(tmp_path / "s"), dim=4)
+    store.upsert("segments", [{"id": f"{t}:{j}", "book": "b", "tutorial_id": t, "idx": j, "start": float(j),
+                               "end": float(j + 1), "text": "x", "vector": [float(j), 1.0, 2.0, float(len(t))]}
+                              for t in ("t1", "t2", "t3") for j in range(10)])
+    spans = {("t1", 2.0, 5.0), ("t2", 0.0, 1.0), ("t2", 8.0, 10.0), ("t4", 0.0, 9.0)}
+    builder = Builder(store, embed=None, book="b", tree=None)  # type: ignore[arg-type]
+    got = builder._segments_within(spans)
+    expected = [r for r in store.rows("segments") if any(where.lies_within(r, *span) for span in spans)]
+    assert [s["id"] for s in got] == [r["id"] for r in expected] == ["t1:2", "t1:3", "t1:4", "t2:0", "t2:8", "t2:9"]
+    assert all(isinstance(s["vector"], np.ndarray) and s["vector"].dtype == np.float32 for s in got)
+    assert all(s["vector"].tolist() == r["vector"] for s, r in zip(got, expected))
+    assert builder._segments_within(set()) == [] and builder._segments_within({("t9", 0.0, 1.0)}) == []
