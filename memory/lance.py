@@ -116,9 +116,9 @@ def matrix(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return vectors.flatten().to_numpy().reshape(len(vectors), vectors.type.list_size)
 
 
-async def scan(inner, where: str | None = None, columns: list[str] | None = None,
-               limit: int | None = None) -> list[dict]:
-    """Rows of an AsyncTable, read on LanceDB's loop."""
+async def scan_arrow(inner, where: str | None = None, columns: list[str] | None = None,
+                     limit: int | None = None) -> pa.Table:
+    """Rows of an AsyncTable as Arrow, read on LanceDB's loop."""
     query = inner.query()
     if where:
         query = query.where(where)
@@ -126,7 +126,13 @@ async def scan(inner, where: str | None = None, columns: list[str] | None = None
         query = query.select(columns)
     if limit:
         query = query.limit(limit)
-    return (await collect(query)).to_pylist()
+    return await collect(query)
+
+
+async def scan(inner, where: str | None = None, columns: list[str] | None = None,
+               limit: int | None = None) -> list[dict]:
+    """Rows of an AsyncTable, read on LanceDB's loop."""
+    return (await scan_arrow(inner, where, columns, limit)).to_pylist()
 
 
 async def rows_of(table, where: str | None, columns: list[str] | None, fallback) -> list[dict]:

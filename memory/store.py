@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import lancedb
 import numpy as np
+import pyarrow as pa
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.memory import changelog, faults, indexing, lance, terms, undo
@@ -129,58 +130,49 @@ class Store:
     # -- reads -----------------------------------------------------------------
     def rows(self, name: str, where: str | None = None, columns: list[str] | None = None,
              limit: int | None = None) -> list[dict]:
-        try:
-            return self._rows(name, where, columns, limit)
-        except Exception as exc:
-            fault = faults.damaged(exc, name)
-            if fault is None:
-                raise
-            raise fault from exc
+        with self._reading(name):
+            return self._arrow(name, where, columns, limit).to_pylist()
 
-    def _rows(self, name: str, where: str | None, columns: list[str] | None, limit: int | None) -> list[dict]:
+    def vectors(self, name: str, where: str) -> tuple[list[str], np.ndarray]:
+        """The ids and vectors of the matching rows, the vectors as one float32 array (a row
+        per id): consolidation reads a few thousand at a time."""
+        with self._reading(name):
+            found = self._arrow(name, where, ["id", "vector"], None)
+        return found["id"].to_pylist(), lance.matrix(found["vector"])
+
+    def _arrow(self, name: str, where: str | None, columns: list[str] | None, limit: int | None) -> pa.Table:
         table = self.table(name)
         inner = lance.async_table(table)
         if inner is not None:
             # one trip to LanceDB's event loop instead of ~5 (schema, plan, each batch): a
             # keyed read (browsing a node) takes ~1.5 ms instead of ~3
-            return lance.run(lance.scan(inner, where, columns, limit))
+            return lance.run(lance.scan_arrow(inner, where, columns, limit))
         query = table.search()
         if where:
             query = query.where(where)
         if columns:
             query = query.select(columns)
         query = query.limit(limit) if limit else query.limit(None)
-        return query.to_list()
+        return query.to_arrow()
 
-    def vectors(self, name: str, where: str) -> tuple[list[str], np.ndarray]:
-        """The ids and vectors of the matching rows, the vectors as one float32 array (a row
-        per id): consolidation reads a few thousand at a time."""
+    @contextmanager
+    def _reading(self, name: str) -> Iterator[None]:
+        """A read of ``name``: an error that says its files are damaged becomes that fault."""
         try:
-            table = self.table(name)
-            inner = lance.async_table(table)
-            if inner is not None:
-                found = lance.run(lance.collect(inner.query().where(where).select(["id", "vector"])))
-            else:
-                found = table.search().where(where).select(["id", "vector"]).limit(None).to_arrow()
+            yield
         except Exception as exc:
             fault = faults.damaged(exc, name)
             if fault is None:
                 raise
             raise fault from exc
-        return found["id"].to_pylist(), lance.matrix(found["vector"])
 
     def get(self, name: str, row_id: str) -> dict | None:
         found = self.rows(name, by_id(row_id), limit=1)
         return found[0] if found else None
 
     def count(self, name: str, where: str | None = None) -> int:
-        try:
+        with self._reading(name):
             return self.table(name).count_rows(where)
-        except Exception as exc:
-            fault = faults.damaged(exc, name)
-            if fault is None:
-                raise
-            raise fault from exc
 
     def version(self, name: str) -> int:
         return self.table(name).version
