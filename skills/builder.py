@@ -201,6 +201,8 @@ class Builder:
         for sibling in siblings:
             if _norm(sibling["title"]) == _norm(local.title):
                 return sibling
+            if sibling["_status"] == "added":  # this tutorial's own: its author kept them apart
+                continue
             score = float(np.dot(sibling["_content"], vector)) if sibling.get("_content") is not None else 0.0
             needed = threshold
             if threshold == CHAPTER_MATCH and topic_words(sibling["title"]) & topic_words(local.title):

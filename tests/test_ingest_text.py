@@ -218,3 +218,31 @@ def test_ingest_locks_are_a_bounded_set_of_files(library, tmp_path, monkeypatch)
     assert 1 <= len(locks) <= 2
     again = library.ingest(str(folder), book="kitchen")  # each lock still tells its tutorials' writers apart
     assert [t.status for t in again.tutorials] == ["unchanged"] * 5
+
+
+VECTORS = """# Working with vectors
+
+## Creating a vector
+
+A vector in R holds values of one type. Create a vector with the function c, as in x <- c(1, 2, 3).
+
+## Creating a longer vector
+
+A vector in R holds values of one type. Create a longer vector with the function c, as in y <- c(x, 4, 5, 6).
+
+## Creating a vector of words
+
+A vector in R holds values of one type. Create a vector of words with the function c, as in z <- c("a", "b").
+"""
+
+
+def test_a_documents_own_sections_on_close_topics_stay_apart(library, tmp_path):
+    """Sections of one document are the author's structure: however alike their contents (three
+    sections that create vectors), none is merged into a sibling, so the TOC mirrors the headings."""
+    (tmp_path / "vectors.md").write_text(VECTORS)
+    library.ingest(str(tmp_path / "vectors.md"), book="r", refine_rounds=0)
+    chapters = children(library, "r")
+    assert list(chapters) == ["Working with vectors"]
+    sections = children(library, "r", chapters["Working with vectors"].id)
+    assert list(sections) == ["Creating a vector", "Creating a longer vector", "Creating a vector of words"]
+    assert all(s.skills >= 1 for s in sections.values())
