@@ -201,7 +201,7 @@ class Builder:
         for sibling in siblings:
             if _norm(sibling["title"]) == _norm(local.title):
                 return sibling
-            if sibling["_status"] == "added":  # this tutorial's own: its author kept them apart
+            if sibling.get("_status") == "added":  # this tutorial's own: its author kept them apart
                 continue
             score = float(np.dot(sibling["_content"], vector)) if sibling.get("_content") is not None else 0.0
             needed = threshold

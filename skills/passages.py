@@ -130,7 +130,8 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
           kinds: list[str] | None = None) -> list[Passage]:
     """Consecutive segments of one section into passages of about ``WORDS`` words: a code block
     stays with the prose before it (which usually introduces it, ending in ':'), a short block
-    joins its neighbour, and a paragraph far over ``MAX_WORDS`` is cut at sentence ends."""
+    joins its neighbour, and a paragraph or a list far over ``MAX_WORDS`` is cut at sentence
+    ends or between its items."""
     out: list[Passage] = []
     current: list[int] = []
     size = 0
@@ -152,6 +153,16 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
             flush()
             out.extend(_split(seg, i))
             continue
+        if w > MAX_WORDS and kind == "list" and len(_top_items(seg.text)) > 1:
+            runs = _split_list(seg, i)
+            if current and segments[current[-1]].text.rstrip().endswith(":"):  # the sentence introducing it
+                flush()
+                lead = out.pop()
+                runs[0] = Passage(lead.indexes + [i], lead.text + "\n" + runs[0].text, lead.start, runs[0].end,
+                                  lead.blocks + runs[0].blocks)
+            flush()
+            out.extend(runs)
+            continue
         introduced = bool(current) and (kind == "code" or segments[current[-1]].text.rstrip().endswith(":"))
         if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS):
             flush()
@@ -159,6 +170,33 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         size += w
     flush()
     return out
+
+
+def _top_items(text: str) -> list[str]:
+    """A list block's top-level items (the readers write one a line), each with its nested
+    lines (indented under it)."""
+    items: list[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if items and line[:1].isspace():
+            items[-1] += "\n" + line
+        else:
+            items.append(line)
+    return items
+
+
+def _split_list(seg: Segment, index: int) -> list[Passage]:
+    """A long list as runs of whole items of about ``WORDS`` words (an item keeps what is nested
+    in it), each with its own span interpolated over the segment: one embedding of a page of
+    steps matches none of them well, and a reader asking about one step gets the steps around
+    it, not the page."""
+    runs: list[list[str]] = [[]]
+    for item in _top_items(seg.text):
+        if runs[-1] and words("\n".join(runs[-1])) + words(item) > WORDS:
+            runs.append([])
+        runs[-1].append(item)
+    return _spans(seg, index, [("\n".join(run), run[0]) for run in runs], "list")
 
 
 def _split(seg: Segment, index: int) -> list[Passage]:
@@ -170,16 +208,22 @@ def _split(seg: Segment, index: int) -> list[Passage]:
         if runs[-1] and words(" ".join(runs[-1])) + words(sentence) > WORDS:
             runs.append([])
         runs[-1].append(sentence)
+    return _spans(seg, index, [(" ".join(run), run[0]) for run in runs], "paragraph")
+
+
+def _spans(seg: Segment, index: int, parts: list[tuple[str, str]], kind: str) -> list[Passage]:
+    """Consecutive parts of one segment's text, each (its text, its first sentence or item as
+    written in the segment), as passages with their own spans (offsets or times interpolated
+    over the segment)."""
     total = max(1, len(seg.text))
     out, at = [], 0
-    for run in runs:
-        text = " ".join(run)
-        found = seg.text.find(run[0], at)
+    for text, first in parts:
+        found = seg.text.find(first, at)
         begin = found if found >= 0 else at
         at = begin + len(text)
         span = seg.end - seg.start
         out.append(Passage([index], text, seg.start + span * begin / total,
-                           seg.start + span * min(at, total) / total, [("paragraph", text)]))
+                           seg.start + span * min(at, total) / total, [(kind, text)]))
     return out
 
 

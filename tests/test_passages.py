@@ -154,3 +154,46 @@ def test_the_chapter_rule_both_ways():
     assert joins("Knife sharpening", CHAPTER_MATCH + 0.01) is not None
     assert joins("Sourdough troubleshooting", CHAPTER_TITLED_MATCH - 0.02) is None, "a shared word alone is not"
     assert joins("Getting started basics", between) is None, "words any title may carry do not count"
+
+
+REGISTER = """# Registering a user
+
+## What the view does
+
+Here is what the register view does:
+
+1. The route decorator associates the URL /register with the register view function.
+2. When the user submitted the form, the request method is POST and validation begins.
+3. The form is a special dict that maps the submitted keys to the values the user typed.
+4. The view checks that the username and the password are not empty before it goes on.
+5. The username and the hashed password are inserted into the user table of the database.
+6. A username that is already taken raises an integrity error, shown as a validation error.
+   - the error message names the username that is taken
+7. After storing the user, the view redirects to the login page built from its view name.
+8. Building the address from the view name lets you change the URL later without editing links.
+9. If validation fails, the error is flashed and the form is shown again to the user.
+"""
+
+
+def test_a_long_list_becomes_runs_of_whole_items(tmp_path, library):
+    """A list far over ``MAX_WORDS`` is cut between items into passages of about ``WORDS`` words:
+    each step is in a skill with its neighbours, not one skill holding the page, a nested item
+    stays with its parent, and each passage's span lies inside the list's and holds its items."""
+    path = tmp_path / "register.md"
+    path.write_text(REGISTER)
+    library.ingest(str(path), book="web", refine_rounds=0)
+    skills = [s for s in library.skills("web") if any("view" in step for step in s.steps)]
+    bodies = [" ".join(s.steps) for s in skills]
+    assert len(skills) >= 3, "the nine steps are split"
+    assert all(len(b.split()) <= passages.MAX_WORDS for b in bodies)
+    for n, step in enumerate(["The route decorator associates", "Building the address from the view name",
+                              "If validation fails"]):
+        assert sum(step in b for b in bodies) == 1, f"step {n} is in exactly one skill"
+    first = next(s for s in skills if any("route decorator" in step for step in s.steps))
+    assert first.steps[0] == "Here is what the register view does:", "the sentence introducing the list leads it"
+    taken = next(b for b in bodies if "already taken" in b)
+    assert "names the username that is taken" in taken, "a nested item stays with its parent"
+    for skill in skills:
+        e = skill.evidence[0]
+        span = REGISTER[int(e.start):int(e.end) + 1]
+        assert skill.steps[-1][:30] in span or skill.steps[-1][:30] in " ".join(span.split())
