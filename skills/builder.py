@@ -332,13 +332,14 @@ class Builder:
         if match is not None:
             self.plan.skill_for[id(draft)] = match["id"]
             known = evidence_of(match)
-            if any(e["tutorial_id"] == tutorial.id for e in known):
+            steps = steps_of(match)
+            # a passage merged into a skill stays readable in it, even a second one of this tutorial
+            added = [step for step in draft.steps if step not in steps] if draft.search_text else []
+            if any(e["tutorial_id"] == tutorial.id for e in known) and not added:
                 return
             known.append(proof)
-            if draft.search_text:  # the other tutorial's passage stays readable in the skill
-                steps = steps_of(match)
-                steps += [step for step in draft.steps if step not in steps]
-                match["steps"] = encode(steps)
+            if added:
+                match["steps"] = encode(steps + added)
             match["evidence"] = encode(known)
             match["sources"] = len({e["tutorial_id"] for e in known})
             match["updated_at"] = self._now
@@ -398,6 +399,8 @@ class Builder:
         hits = search(self.store, "skills", self.book, "", vector, "vector", 1, snapshot=self.tree.skill_rows)
         if hits and (hits[0].score >= SKILL_MATCH or _norm(hits[0].row["name"]) == key
                      and hits[0].score >= NAMED_MATCH):
+            if hits[0].row["id"] in pending.by_id:  # an earlier draft merged into it: one row to rewrite
+                return pending.rows[pending.by_id[hits[0].row["id"]]]
             stored = self.store.rows("skills", where.by_id(hits[0].row["id"]))  # whole, with its vector
             if not stored:  # replaced since the tree was read
                 return None
@@ -442,12 +445,13 @@ def topic_words(title: str) -> set[str]:
 
 
 class _PendingSkills:
-    """The skills a build holds so far, for matching: in order, by name key (first wins),
+    """The skills a build holds so far, for matching: in order, by name key (first wins), by id,
     and their vectors as the rows of one growing matrix."""
 
     def __init__(self):
         self.rows: list[dict] = []
         self.by_key: dict[str, int] = {}
+        self.by_id: dict[str, int] = {}
         self.matrix = np.zeros((0, 0), dtype=np.float32)
 
     def add(self, row: dict, vector: np.ndarray) -> None:
@@ -460,6 +464,7 @@ class _PendingSkills:
         self.matrix[n] = vector
         self.rows.append(row)
         self.by_key.setdefault(_norm(row["name"]), n)
+        self.by_id[row["id"]] = n
 
 
 def stable_id(prefix: str, *parts: str) -> str:

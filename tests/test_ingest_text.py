@@ -246,3 +246,46 @@ def test_a_documents_own_sections_on_close_topics_stay_apart(library, tmp_path):
     sections = children(library, "r", chapters["Working with vectors"].id)
     assert list(sections) == ["Creating a vector", "Creating a longer vector", "Creating a vector of words"]
     assert all(s.skills >= 1 for s in sections.values())
+
+
+PARSING = """# Date functions
+
+## Parsing a date
+
+Upon success, the function returns 0 and a negative value if the date could not be parsed from the string.
+
+## Making tea
+
+The kettle whistles while the green tea steeps in the warm pot for three minutes.
+"""
+
+CONVERTING = """# Timestamp functions
+
+## Tea
+
+Upon success, the function returns 0 and the kettle whistles while the green tea steeps in the warm pot.
+
+## Converting a timestamp
+
+Upon success, the function returns 0 and a negative value if the timestamp could not be converted to text.
+
+## Formatting an interval
+
+Upon success, the function returns 0 and a negative value if the interval could not be formatted as a string.
+"""
+
+
+def test_two_passages_merging_into_one_stored_skill_keep_both(library, tmp_path):
+    """Passages of a new tutorial named like a stored skill merge into it (same name, close
+    content), after another of its passages with that name became a skill of its own: the stored
+    skill is rewritten once (two rewrites of one row in a commit failed it: 'Ambiguous merge
+    inserts'), and each merged passage stays readable in it."""
+    (tmp_path / "parsing.md").write_text(PARSING)
+    (tmp_path / "converting.md").write_text(CONVERTING)
+    library.ingest(str(tmp_path / "parsing.md"), book="c", refine_rounds=0)
+    report = library.ingest(str(tmp_path / "converting.md"), book="c", refine_rounds=0)
+    assert report.tutorials[0].status == "added"
+    bodies = [" ".join(s.steps) for s in library.skills("c")]
+    for passage in ["the timestamp could not be converted", "the interval could not be formatted",
+                    "the date could not be parsed", "the kettle whistles while"]:
+        assert any(passage in body for body in bodies), passage
