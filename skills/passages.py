@@ -245,7 +245,9 @@ def title_phrase(text: str, limit: int = 8) -> str:
     a title, and a clause of fewer than ``MIN_TITLE_WORDS`` words runs on into the next."""
     sentences = [s for s in split_sentences(text) if words(s) >= 3] or [text]
     chosen = next((s for s in sentences[:4] if is_instructive(s)), sentences[0])
-    chosen = _LINKING.sub("", chosen.strip())
+    unlinked = _LINKING.sub("", chosen.strip())
+    # "Here is what the view does": a word the sentence stands on (its subject) stays
+    chosen = chosen.strip() if _BE.match(unlinked) else unlinked
     ends = [m.start() for m in _CLAUSE_END.finditer(chosen)] + [len(chosen)]
     # the first clause end with enough words before it: a shorter clause runs on into the next
     cut = next(e for e in ends if words(chosen[:e]) >= MIN_TITLE_WORDS or e == len(chosen))
@@ -268,6 +270,8 @@ _LINKING = re.compile(
     r"[,:]?\s+)+",
     re.I,
 )
+#: a form of "to be" that opens what is left once the linking words are gone: they were its subject
+_BE = re.compile(r"^(?:is|are|was|were|will be|has been)\b", re.I)
 #: where a clause ends; an unsure word's mark (the transcript's ``(?)``) is part of its word
 _CLAUSE_END = re.compile(r"(?<=\w)(?:[,;:]|\((?!\?\))| - | – | — |\s(?:which|because|so that|where|although|but)\s)")
 

@@ -106,6 +106,8 @@ def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_bef
     assert passages.title_phrase("Namely, the smallest and largest values of x.") == "The smallest and largest values of x"
     assert passages.title_phrase("Note that max and min select the largest and smallest values "
                                  "in their arguments.") == "Max and min select the largest and smallest"
+    assert passages.title_phrase("Here is what the register view function is doing:") == (
+        "Here is what the register view function"), "a linking word that is the sentence's subject stays"
 
 
 def test_a_clause_too_short_to_name_anything_runs_on_into_the_next():
