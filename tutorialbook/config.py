@@ -24,6 +24,12 @@ def default_store_path() -> str:
     return os.path.join(base, "tutorialbook", "store")
 
 
+def default_cache_path() -> str:
+    """Where derived files are kept (the embedder's rewritten model): rebuilt when missing."""
+    base = _env("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return os.path.join(base, "tutorialbook")
+
+
 @dataclass(frozen=True)
 class Settings:
     store: str = field(default_factory=lambda: _env("TUTORIALBOOK_STORE") or default_store_path())
