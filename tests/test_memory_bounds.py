@@ -156,3 +156,30 @@ def test_consolidation_reads_the_segments_a_span_holds_as_one_array(tmp_path):
     assert all(isinstance(s["vector"], np.ndarray) and s["vector"].dtype == np.float32 for s in got)
     assert all(s["vector"].tolist() == r["vector"] for s, r in zip(got, expected))
     assert builder._segments_within(set()) == [] and builder._segments_within({("t9", 0.0, 1.0)}) == []
+
+
+def test_trim_hands_freed_heap_pages_back_to_the_system():
+    """What a process freed in the middle of its heap stays resident until ``allocator.trim``
+    (called after each ingested file) hands it back: 200 MB of small blocks freed under one
+    still in use at the heap's top."""
+    child = textwrap.dedent("""
+        import ctypes, ctypes.util
+        from tutorialbook.memory import allocator
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.malloc.restype = ctypes.c_void_p
+        libc.free.argtypes = [ctypes.c_void_p]
+        def rss():
+            return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS")) // 1024
+        blocks = [libc.malloc(64 * 1024) for _ in range(3200)]
+        for b in blocks:
+            ctypes.memset(b, 1, 64 * 1024)
+        top = libc.malloc(64 * 1024)  # pins the heap's top: glibc trims only from there by itself
+        for b in blocks:
+            libc.free(b)
+        before = rss()
+        assert allocator.trim()
+        print(before, rss())
+    """)
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout
+    before, after = map(int, out.split())
+    assert before - after > 150, (before, after)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, cast
 from tutorialbook.common import Progress, check_book_name, check_rounds, pack_of
 from tutorialbook.config import Settings
 from tutorialbook.errors import Cancelled, TutorialbookError
+from tutorialbook.memory import allocator
 from tutorialbook.memory import history as hist
 from tutorialbook.memory import retention
 from tutorialbook.memory import where
@@ -132,6 +133,7 @@ class Ingestion:
             report.warnings.append(f"refinement stopped at the ingest time limit of {limited.seconds:g} s")
         if self.retention.every_versions and report.status != "unchanged":
             retention.after_writes(self.store, self.retention)  # versions kept on purpose, not forever
+        allocator.trim()  # what this file's ingest freed goes back to the system
         return report, FileStatus(source=str(path), status=report.status, title=report.title,
                                   tutorial_id=report.tutorial_id)
 
