@@ -5,6 +5,8 @@ body) and the prompts — checked with a tutorial that tries to give the agent o
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from mcp import Client
@@ -108,7 +110,8 @@ async def test_every_surface_marks_tutorial_text_as_quoted(hostile):
 def test_quoted_skills_stay_valid_agent_skills_and_import_back(hostile):
     library, _, tmp_path = hostile
     library.export_skills("hostile", str(tmp_path / "skills"))
-    validator = shutil.which("agentskills")
+    # README's test command runs the venv's python without the venv on PATH: look beside it too
+    validator = shutil.which("agentskills") or shutil.which("agentskills", path=str(Path(sys.executable).parent))
     assert validator, "skills-ref (test extra) provides the agentskills validator"
     folders = [p for p in (tmp_path / "skills").iterdir() if (p / "SKILL.md").is_file()]
     assert folders
