@@ -80,6 +80,7 @@ class BookRows:
         self._at_id = at_id  # the same for ids
         self._rowid_of = rowid_of  # position -> row id
         self._norms: np.ndarray | None = None  # of the vectors by position, when searched
+        self._matrices: list[np.ndarray] | None = None  # the vectors of base and extra, when searched
 
     # -- building ------------------------------------------------------------------------
     @classmethod
@@ -247,12 +248,15 @@ class BookRows:
             return []
         query = np.asarray(vector, dtype=np.float32)
         size = float(np.linalg.norm(query))
-        parts = [self._base] if self._extra is None else [self._base, self._extra]
-        matrices = [lance.matrix(part["vector"]) for part in parts]
-        if self._norms is None:  # rows never change: their norms are worked out once
-            self._norms = np.concatenate([np.linalg.norm(m, axis=1) for m in matrices])
+        if self._matrices is None:  # rows never change: their vectors and norms are worked out once
+            parts = [self._base] if self._extra is None else [self._base, self._extra]
+            self._matrices = [lance.matrix(part["vector"]) for part in parts]
+            # einsum: no temporary the size of the matrix, as np.linalg.norm's squares are
+            self._norms = np.concatenate([np.sqrt(np.einsum("ij,ij->i", m, m)) for m in self._matrices])
+        matrices, norms = self._matrices, self._norms
+        assert norms is not None  # set with the matrices
         dots = np.concatenate([m[n:n + PRODUCT_ROWS] @ query for m in matrices for n in range(0, len(m), PRODUCT_ROWS)])
-        scale = self._norms * np.float32(size)
+        scale = norms * np.float32(size)
         with np.errstate(divide="ignore", invalid="ignore"):
             distance = np.where(scale > 0, np.float32(1) - dots / scale, np.float32(1)).astype(np.float32)
         distance[self._dead] = np.inf
