@@ -27,7 +27,7 @@ INT8 = 3  # onnx.TensorProto.INT8
 def integer_model(model_path: str | Path, cache: str | Path) -> str | bytes:
     """The rewritten model as a file in the folder ``cache`` (written once, atomically, named by
     the model file and this module's code), else as bytes when it cannot be written there.
-    Loaded from a file, onnxruntime holds ~40 MB less resident and peaks ~70 MB lower than from
+    Loaded from a file, a process holds ~60 MB less resident and peaks ~50 MB lower than from
     bytes built by ``integer_matmuls`` in the process (onnx's protobuf copies of the model), and
     the process skips the rewrite."""
     source = Path(model_path)
