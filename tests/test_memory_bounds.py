@@ -185,10 +185,10 @@ def test_trim_hands_freed_heap_pages_back_to_the_system():
     assert before - after > 150, (before, after)
 
 
-def test_the_embedder_hands_back_the_working_memory_of_each_text():
-    """ONNX Runtime's CPU arena keeps the regions it grew for a run (doubling 16, 32, 64 MB) for
-    the life of the process unless shrunk after each run: embedding long texts on both workers
-    left ~50 MB mapped here (and ~110 MB after 20 ingested pages); now what a run grew is unmapped."""
+def test_the_embedder_hands_back_its_working_memory_after_each_call():
+    """ONNX Runtime's CPU arena keeps the regions it grew (doubling 16, 32, 64 MB) for the life of
+    the process unless shrunk: embedding long texts on both workers left ~50 MB mapped here (and
+    ~110 MB after 20 ingested pages); now the last text of each call shrinks it back."""
     child = textwrap.dedent("""
         import ctypes, ctypes.util, random
         from tutorialbook.memory.embedder import MiniLM
