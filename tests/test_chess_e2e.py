@@ -47,7 +47,7 @@ async def test_opening_lesson_video_to_evaluate_position(tmp_path, lesson):
         said = spans[4]
         evidence = recommended[0]["evidence"]
         assert evidence["timed"] and abs(evidence["start"] - said[0]) < 2.0
-        assert "f7" in recommended[0]["reason"]
+        assert "f7" in recommended[0]["reason"].lower()  # "F7" as some CPUs' kernels hear it
 
         # two plies later the lesson says nothing: the position where it recommended Bc4 answers
         later = (
