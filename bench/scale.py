@@ -29,8 +29,9 @@ started again (``--until N`` stops after N tutorials). The RSS high-water is per
 window's figure is the one of the process that closed it, which is said beside it (a
 resumed process has not carried the earlier ones' allocations, but it opens the same store).
 ``--process-per N`` makes that the design: a fresh process every N tutorials, as a batch's
-workers are replaced (``TUTORIALBOOK_WORKER_FILES``), so each window's memory is that of a
-process of the same age on a book of that size.
+workers are replaced (``TUTORIALBOOK_WORKER_FILES``). With N larger than the window (25), the
+first window's process is younger than the later ones' (25 pages against N), so the bench also
+prints the peak of the first window closed by a process as old as the last one's, beside the last.
 """
 
 from __future__ import annotations
@@ -153,6 +154,29 @@ def windows(total: int) -> list[tuple[int, int]]:
     return [(max(0, e - WINDOW), e) for e in ends]
 
 
+def age(rows: list[dict], i: int) -> int:
+    """How many tutorials the process that ingested ``rows[i]`` had ingested by then (its rows are
+    consecutive)."""
+    n = 0
+    while i - n >= 0 and rows[i - n]["pid"] == rows[i]["pid"]:
+        n += 1
+    return n
+
+
+def same_age(rows: list[dict]) -> None:
+    """The last window's RSS peak against the first window closed by a process of the same age."""
+    spans = windows(len(rows))
+    if len(spans) < 2:
+        return
+    last = spans[-1][1] - 1
+    for start, end in spans:
+        if age(rows, end - 1) == age(rows, last):
+            a, b = rows[end - 1]["rss_peak_mb"], rows[last]["rss_peak_mb"]
+            print(f"RSS peak at the same process age ({age(rows, last)} tutorials): {start + 1}-{end} {a:.0f} MB, "
+                  f"{spans[-1][0] + 1}-{spans[-1][1]} {b:.0f} MB (ratio {b / a:.2f})")
+            return
+
+
 def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
     print(f"\n{BOOK}: {len(rows)} tutorials ingested, {sum(r['segments'] for r in rows)} segments "
           "(machine shared with other work: ratios within this run)")
@@ -172,6 +196,7 @@ def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
         shown = " ".join(f"{k}={100 * v / segs:.2f}" for k, v in sorted(stages.items()) if v >= 0.005)
         print(f"{start + 1:>4}-{end:<5} {segs:>8} {per:>9.2f} {per / first[0]:>6.2f}  {shown:<22} "
               f"{rss:>7.0f}MB {rss / first[1]:>6.2f}  pid {part[-1]['pid']}")
+    same_age(rows)
     base = None
     for n, c in sorted(checkpoints.items()):
         if "probe" not in c:
