@@ -169,10 +169,11 @@ def same_age(rows: list[dict]) -> None:
     if len(spans) < 2:
         return
     last = spans[-1][1] - 1
+    oldest = age(rows, last)
     for start, end in spans:
-        if age(rows, end - 1) == age(rows, last):
+        if age(rows, end - 1) == oldest:
             a, b = rows[end - 1]["rss_peak_mb"], rows[last]["rss_peak_mb"]
-            print(f"RSS peak at the same process age ({age(rows, last)} tutorials): {start + 1}-{end} {a:.0f} MB, "
+            print(f"RSS peak at the same process age ({oldest} tutorials): {start + 1}-{end} {a:.0f} MB, "
                   f"{spans[-1][0] + 1}-{spans[-1][1]} {b:.0f} MB (ratio {b / a:.2f})")
             return
 

@@ -60,7 +60,6 @@ class MiniLM:
         # life of the process: ingesting page after page, it held ~110 MB after 20 pages. The last
         # run of each call shrinks it back (``_shrink``); shrinking after every run instead made
         # two concurrent runs re-grow it each time, a higher peak (+109 MB against +45)
-        self._run = ort.RunOptions()
         self._shrink = ort.RunOptions()
         self._shrink.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         tokenizer_file = resources.files("tutorialbook.memory") / "data" / "minilm-tokenizer.json"
@@ -76,11 +75,11 @@ class MiniLM:
         texts = [t or " " for t in texts]
         if len(texts) == 1:
             return _normalise(self._embed_one(texts[0], self._shrink)[None, :])
-        vectors = list(self._workers().map(self._embed_one, texts[:-1], [self._run] * (len(texts) - 1)))
+        vectors = list(self._workers().map(self._embed_one, texts[:-1], [None] * (len(texts) - 1)))
         vectors.append(self._embed_one(texts[-1], self._shrink))  # alone: the others' regions are free
         return _normalise(np.stack(vectors))
 
-    def _embed_one(self, text: str, run_options) -> np.ndarray:
+    def _embed_one(self, text: str, run_options=None) -> np.ndarray:
         # a WordPiece token spans at most ~100 characters, so MAX_TOKENS tokens never need more:
         # the cut changes nothing but keeps a huge text from being tokenized whole (GBs)
         ids = np.array([self._tokenizer.encode(text[:MAX_CHARS]).ids], dtype=np.int64)
