@@ -79,8 +79,10 @@ class BookRows:
         self._at_rowid = at_rowid  # (shared map, changes since): row id -> position (-1: gone)
         self._at_id = at_id  # the same for ids
         self._rowid_of = rowid_of  # position -> row id
-        self._norms: np.ndarray | None = None  # of the vectors by position, when searched
-        self._matrices: list[np.ndarray] | None = None  # the vectors of base and extra, when searched
+        # the vectors of base and extra and their norms by position, laid out at the first search;
+        # one attribute set once under a lock, so a concurrent search never sees half of it
+        self._vectors: tuple[list[np.ndarray], np.ndarray] | None = None
+        self._vectors_lock = threading.Lock()
 
     # -- building ------------------------------------------------------------------------
     @classmethod
@@ -248,13 +250,7 @@ class BookRows:
             return []
         query = np.asarray(vector, dtype=np.float32)
         size = float(np.linalg.norm(query))
-        if self._matrices is None:  # rows never change: their vectors and norms are worked out once
-            parts = [self._base] if self._extra is None else [self._base, self._extra]
-            self._matrices = [lance.matrix(part["vector"]) for part in parts]
-            # einsum: no temporary the size of the matrix, as np.linalg.norm's squares are
-            self._norms = np.concatenate([np.sqrt(np.einsum("ij,ij->i", m, m)) for m in self._matrices])
-        matrices, norms = self._matrices, self._norms
-        assert norms is not None  # set with the matrices
+        matrices, norms = self._vectors or self._lay_out_vectors()
         dots = np.concatenate([m[n:n + PRODUCT_ROWS] @ query for m in matrices for n in range(0, len(m), PRODUCT_ROWS)])
         scale = norms * np.float32(size)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -264,6 +260,17 @@ class BookRows:
         row_ids = np.array([self._rowid_of[n] for n in best], dtype=np.uint64)
         order = np.lexsort((row_ids, distance[best]))
         return [{"_rowid": int(row_ids[n]), "_distance": float(distance[best[n]])} for n in order]
+
+    def _lay_out_vectors(self) -> tuple[list[np.ndarray], np.ndarray]:
+        """The rows' vectors as matrices and their norms, worked out once (rows never change)."""
+        with self._vectors_lock:
+            if self._vectors is None:
+                parts = [self._base] if self._extra is None else [self._base, self._extra]
+                matrices = [lance.matrix(part["vector"]) for part in parts]
+                # einsum: no temporary the size of the matrix, as np.linalg.norm's squares are
+                norms = np.concatenate([np.sqrt(np.einsum("ij,ij->i", m, m)) for m in matrices])
+                self._vectors = (matrices, norms)
+            return self._vectors
 
     def _take(self, at: list[int]) -> list[dict]:
         if not at:

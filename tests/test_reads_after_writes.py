@@ -284,6 +284,40 @@ def test_a_snapshots_vectors_are_laid_out_once_not_at_every_search(filled, monke
     assert matrix.ctypes.data == column.chunk(0).values.buffers()[1].address  # the column's own memory
 
 
+def test_concurrent_first_searches_of_a_snapshot_lay_it_out_once(filled, monkeypatch):
+    """Threads searching a snapshot none has searched yet (16 HTTP clients did): one lays out the
+    vectors, the others wait for it and all get the same answer. Before, a search could see the
+    matrices set and their norms not yet, and failed (found by test_http's mixed load)."""
+    import time
+
+    from tutorialbook.memory import lance
+
+    library, store = filled, filled.store
+    store.upsert("skills", skill_rows(library, library.sections, 3, seed=6, prefix="racing"))
+    tree = library.tree(BOOK)
+    held, _ = snapshots.latest(store, "skills", BOOK, VECTOR_COLUMNS, tree.skill_rows.version)
+    made = []
+    real = lance.matrix
+    monkeypatch.setattr(lance, "matrix", lambda column: made.append(1) or time.sleep(0.05) or real(column))
+    vector = library.embed(["knead the dough"])[0]
+    start, results, failures = threading.Barrier(8), [], []
+
+    def search():
+        start.wait()
+        try:
+            results.append(held.nearest(vector, 5))
+        except Exception as exc:  # noqa: BLE001
+            failures.append(exc)
+
+    threads = [threading.Thread(target=search) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == [] and len(results) == 8 and all(r == results[0] for r in results)
+    assert len(made) == 2  # base and extra, once
+
+
 def test_a_book_without_skills_is_searched_in_memory_too(library):
     assert len(library.tree(BOOK).skill_rows) == 0
     for mode in ("hybrid", "vector", "toc"):

@@ -9,6 +9,7 @@ Library builds them once and hands each call to the one that owns it."""
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Callable, Iterable
 
 import numpy as np
@@ -50,6 +51,7 @@ class Library:
         self.settings = (settings or Settings()).override(**overrides)  # a copy: the caller's stay as they were
         self._embedder = None
         self._chess_engine = None
+        self._lazy = threading.Lock()  # concurrent first calls (HTTP clients) make one embedder, one engine pool
         allocator.tune(self.settings.malloc_arenas, self.settings.malloc_mmap_kb * 1024,  # before LanceDB's threads
                        self.settings.arrow_system_pool)
         self.store = Store(self.settings.store, dim=self._embedder_dim(),
@@ -69,9 +71,10 @@ class Library:
         return self._get_embedder().dim
 
     def _get_embedder(self):
-        if self._embedder is None:
-            self._embedder = get_embedder(self.settings.embedder, self.settings.embedder_api_base)
-        return self._embedder
+        with self._lazy:
+            if self._embedder is None:
+                self._embedder = get_embedder(self.settings.embedder, self.settings.embedder_api_base)
+            return self._embedder
 
     @property
     def agent(self) -> str:
@@ -201,11 +204,12 @@ class Library:
 
     def engine(self):
         """The library's chess engines (settings.engines processes at most, started on first use)."""
-        if self._chess_engine is None:
-            from tutorialbook.skills.chess.engine import EnginePool
+        with self._lazy:
+            if self._chess_engine is None:
+                from tutorialbook.skills.chess.engine import EnginePool
 
-            self._chess_engine = EnginePool(self.settings.engine_path, self.settings.engines)
-        return self._chess_engine
+                self._chess_engine = EnginePool(self.settings.engine_path, self.settings.engines)
+            return self._chess_engine
 
     def close(self) -> None:
         if self._chess_engine is not None:
