@@ -142,8 +142,25 @@ def name_from(sentence: str) -> str:
         r"^(?:remember|note|tip|important|the (?:key|main) (?:idea|point|thing|rule)(?: here)? is)"
         r"[:,]?\s+(?:that\s+|to\s+)?", "", name, flags=re.I,
     )
-    name = name[:1].upper() + name[1:]
+    name = sentence_case(name)
     return name if len(name) <= 90 else name[:87].rsplit(" ", 1)[0] + "…"
+
+
+#: an operator standing alone after a first word: the phrase is code ("y ~ x", "x <- 1")
+_OPERATOR = re.compile(r"^[^\w\s]+$")
+
+
+def sentence_case(phrase: str) -> str:
+    """The phrase with its first letter in upper case, as a title starts — unless its first
+    word is code or a name written in its own case ("dev.off(k) closes…", "type= sets…",
+    "is.na", "iOS", "y ~ x"): upper-casing those changes what they say."""
+    tokens = phrase.split(maxsplit=2)
+    if not tokens:
+        return phrase
+    first = tokens[0].rstrip(",:;!?")
+    if not re.fullmatch(r"[a-z][a-z'’-]*", first) or (len(tokens) > 1 and _OPERATOR.match(tokens[1])):
+        return phrase
+    return phrase[:1].upper() + phrase[1:]
 
 
 def _when(sentence: str, context: str) -> str:

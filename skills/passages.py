@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from tutorialbook.acquire.transcript import Segment
-from tutorialbook.skills.extract import SkillDraft, is_instructive, split_sentences
+from tutorialbook.skills.extract import SkillDraft, is_instructive, sentence_case, split_sentences
 
 #: target words per passage; a block never joins a passage it would take past MAX_WORDS
 WORDS = 55
@@ -257,7 +257,7 @@ def title_phrase(text: str, limit: int = 8) -> str:
         while tokens and tokens[-1].lower().strip(".,") in _WEAK_END:
             tokens.pop()
     phrase = " ".join(tokens).strip(" .,:;!?\"'")
-    return (phrase[:1].upper() + phrase[1:]) or "Untitled"
+    return sentence_case(phrase) or "Untitled"
 
 
 #: a title names something: shorter clauses run on into the next one

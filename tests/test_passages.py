@@ -115,6 +115,21 @@ def test_a_clause_too_short_to_name_anything_runs_on_into_the_next():
     assert passages.title_phrase("In R, vectors are recycled as often as need be.") == "In R, vectors are recycled as often"
 
 
+def test_code_at_the_start_of_a_title_keeps_its_case():
+    """A title starts with a capital unless its first word is code or a name in its own case:
+    "Dev.off(k)" or "Y ~ x" would no longer say what to type."""
+    from tutorialbook.skills.extract import name_from
+
+    assert passages.title_phrase("dev.off(k) terminates the graphics device at point k of the device list.") == (
+        "dev.off(k) terminates the graphics device at point k")
+    assert passages.title_phrase("y ~ x fits a simple linear regression of y on x.").startswith("y ~ x")
+    assert passages.title_phrase("is.na(xx) is TRUE both for NA and NaN values.").startswith("is.na(xx)")
+    assert passages.title_phrase("iOS builds need a signing identity first.").startswith("iOS")
+    assert passages.title_phrase("the levels of a factor are its distinct values.").startswith("The levels")
+    assert name_from("type= controls the type of plot produced.").startswith("type=")
+    assert name_from("remember to remove objects with rm.") == "Remove objects with rm"
+
+
 def test_an_unsure_words_mark_does_not_end_a_title():
     """The transcript marks a doubted word with (?): the mark stays with its word, and the title
     goes on past it instead of stopping at its parenthesis."""
