@@ -334,3 +334,53 @@ def test_a_move_said_again_beats_a_sound_alike_new_one_outside_theory():
         )
     )
     assert [e.san for e in events][-1] == "cxd4" and len(events) == 13
+
+
+def sans(events: list[MoveEvent], line: int | None = None) -> list[str]:
+    return [e.san for e in events if line is None or e.line == line]
+
+
+def test_a_spoken_move_number_before_a_square_numbers_the_move():
+    """ "One d4, d5. Two, bishop f4. Three e3": a number said before a square counts moves (no
+    pawn starts on rank one or three); it was read as the rank the piece comes from."""
+    events = track_lines(segments("One d4, d5.", "Two, bishop f4, knight f6.", "Three e3, and black plays e6."))
+    assert sans(events) == ["d4", "d5", "Bf4", "Nf6", "e3", "e6"]
+
+
+def test_the_queens_knight_and_the_kings_pawn_name_which_piece():
+    """Both knights reach d2 in the London; the queen's knight is the one that started on b1."""
+    events = track_lines(segments("One d4, d5. Two, bishop f4, knight f6. Three e3, e6. Four, knight f3, c5.",
+                                  "Five c3, knight c6.", "Six, the queen's knight goes to d2."))
+    assert sans(events)[-1] == "Nbd2"
+    kings = track_lines(segments("One d4, d5. Two, bishop f4, knight f6. Three e3, e6. Four, knight f3, c5.",
+                                 "Five c3, knight c6.", "Six, the king's knight goes to d2."))
+    assert sans(kings)[-1] == "Nfd2"
+    pawns = track_lines(segments("We start with e4 d5, c4 e6.", "The king's pawn takes on d5."))
+    assert sans(pawns)[-1] == "exd5"  # the c-pawn takes on d5 as well
+
+
+def test_swaps_exchanges_and_trades_are_captures():
+    opening = "We start with e4 e5, knight f3 knight c6, d4, e takes d4, knight takes d4, knight f6."
+    events = track_lines(segments(opening, "White swaps knights on c6.",
+                                  "Black recaptures toward the center with the b-pawn."))
+    assert sans(events)[-2:] == ["Nxc6", "bxc6"]
+    traded = track_lines(segments(opening, "White exchanges knights on c6, and black takes back with the d-pawn."))
+    assert sans(traded)[-2:] == ["Nxc6", "dxc6"]
+
+
+def test_a_recapture_on_a_named_square_and_the_noun_recapture():
+    events = track_lines(segments(
+        "We start with e4 d5, and e takes d5.",
+        "Black can also wait with the recapture and play knight f6 first.",
+        "White's best is d4, and black takes back with the knight on d5."))
+    assert sans(events) == ["e4", "d5", "exd5", "Nf6", "d4", "Nxd5"]
+
+
+def test_a_move_offered_before_instead_of_is_the_alternative():
+    """ "If black plays c5 instead of knight f6, the simple answer is e3": c5 replaces Nf6 and e3
+    answers c5, in a line branching where Nf6 was played."""
+    events = track_lines(segments("One d4, d5. Two, bishop f4, knight f6. Three e3, e6.",
+                                  "Let's go back to move two.",
+                                  "If black plays c5 instead of knight f6, the simple answer is e3."))
+    branch = [e for e in events if e.line == 2]
+    assert [(e.ply, e.san) for e in branch] == [(4, "c5"), (5, "e3")] and branch[0].branch_of == 1

@@ -559,6 +559,7 @@ def _roles(text: str) -> list[_Said]:
     saids: list[_Said] = []
     markers: list[tuple[int, str]] = []  # the first mention after (or around) each position takes the role
     replaced: Mention | None = None
+    offered: int | None = None
     instead = _INSTEAD_OF.search(text)
     if instead:
         # The replaced move is often a bare square ("instead of e5"), which running narration
@@ -569,7 +570,9 @@ def _roles(text: str) -> list[_Said]:
             replaced = objects[0]
             replaced.start, replaced.end = replaced.start + instead.end(), replaced.end + instead.end()
             saids.append(_Said(replaced, "instead_of"))
-        markers.append((replaced.end if replaced else instead.end(), "alternative"))
+        offered = _offered_before(text, instead.start())
+        markers.append((offered if offered is not None else (replaced.end if replaced else instead.end()),
+                        "alternative"))
     markers += [
         (m.start(), "alternative")
         for m in _ALTERNATIVE.finditer(text)
@@ -589,7 +592,8 @@ def _roles(text: str) -> list[_Said]:
         )
         saids.append(_Said(m, role or ("reference" if in_run else "move")))
         previous_end = m.end
-    saids.sort(key=lambda s: s.mention.start)
+    # in reading order, but the move replaced first: "c5 instead of knight f6" plays c5 where f6 was
+    saids.sort(key=lambda s: offered - 0.5 if s.role == "instead_of" and offered is not None else s.mention.start)
     subject = _SUBJECT.match(text)
     first = next((s for s in saids if s.role == "move"), None)
     if (
@@ -603,6 +607,13 @@ def _roles(text: str) -> list[_Said]:
         first.mention.side = chess.WHITE if subject.group(1).lower() == "white" else chess.BLACK
     _advice(text, [s for s in saids if s.role != "instead_of"])
     return saids
+
+
+def _offered_before(text: str, instead_at: int) -> int | None:
+    """Where the move offered sits when it comes before "instead of" in the same clause ("if black
+    plays c5 instead of knight f6, ..."): the alternative is that move, not the one after."""
+    before = [m for m in find_mentions(text[:instead_at]) if not text[m.end : instead_at].strip(" ,")]
+    return before[-1].start if before else None
 
 
 def _advice(text: str, saids: list[_Said]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import chess
@@ -57,7 +58,10 @@ _PIECE_LETTERS = {
 }
 
 _WORD_KINDS = {
-    "capture": "takes take took taking captures capture captured capturing grabs grab x",
+    "capture": (
+        "takes take took taking captures capture captured capturing grabs grab x swaps swap swapped "
+        "exchanges exchange exchanged trades trade traded"
+    ),
     "recapture": "recaptures recapture recaptured recapturing retakes retake retook",
     "check": "check checks czech cheque chek",
     "mate": "checkmate checkmates mate mates",
@@ -140,9 +144,10 @@ _NOUNS = set(
 # Words between a move and what it gives: "Nd6 is checkmate", "bishop to b5 gives check".
 _LINKS = {"is", "gives", "giving"}
 _ARTICLES = set("the a an this that his her its their my our your".split())
-_PREFIX_KINDS = {"piece", "file", "digit", "sq", "capture", "to", "on", "from", "verb", "filler", "color"}
+_PREFIX_KINDS = {"piece", "file", "digit", "sq", "capture", "to", "on", "from", "verb", "filler", "color", "wing"}
 _CUE_KINDS = {"capture", "to", "verb"}
 _PREFIX_LIMIT = 8
+_RECAPTURE_REACH = 4  # words that may stand between "recaptures" and "with the pawn"
 MIN_SCORE = 3.0
 """The least score (`Mention.scored`) with which a mention names a move."""
 _EPS = 1e-9
@@ -245,28 +250,14 @@ def _tokens(text: str) -> list[_Tok]:
         t = toks[i]
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         nkind = nxt.kind if nxt else None
-        if t.kind == "tens" and nxt is not None and nkind == "digit":  # nkind is set only with nxt
-            out.append(_Tok("num", t.start, nxt.end, t.text + " " + nxt.text, t.value * 10 + nxt.value))
+        if nxt is not None and (joined := _joined(t, nxt)) is not None:
+            out.append(joined)
             i += 2
             continue
-        if t.kind in ("file", "homophone") and nxt is not None and nkind in ("digit", "for"):
-            rank = 4 if nkind == "for" else nxt.value
-            out.append(
-                _Tok("sq", t.start, nxt.end, t.text + " " + nxt.text, chess.square(t.value, rank - 1), weak=t.weak)
-            )
-            i += 2
-            continue
-        if t.kind == "capture" and nxt and nxt.text == "back":
-            out.append(_Tok("recapture", t.start, nxt.end, t.text + " back"))
-            i += 2
-            continue
-        if t.kind == "with" and nxt is not None and nkind == "check":
-            out.append(_Tok("check", t.start, nxt.end, t.text + " check"))
-            i += 2
-            continue
-        if t.kind == "piece" and t.value in (chess.KING, chess.QUEEN) and nxt and nxt.text == "side":
-            out.append(_Tok("side", t.start, nxt.end, t.text + " side", "K" if t.value == chess.KING else "Q"))
-            i += 2
+        if t.kind == "piece" and t.value in (chess.KING, chess.QUEEN) and t.text.endswith("'s") and nkind == "piece":
+            # "the queen's knight", "the king's pawn": which of two pieces, by the side it started on
+            out.append(_Tok("wing", t.start, t.end, t.text, "K" if t.value == chess.KING else "Q"))
+            i += 1
             continue
         if t.kind == "homophone" and out and out[-1].kind == "piece" and nkind in ("capture", "to", "sq"):
             t = _Tok("file", t.start, t.end, t.text, t.value)  # "knight be takes d2": the b-knight
@@ -288,6 +279,24 @@ def _tokens(text: str) -> list[_Tok]:
         elif t.kind == "digit" and t.value == 2 and nkind == "sq":
             t.kind = "to"  # "pawn 2 e4" is mostly the spoken "to"; "rook 2 e2" a rank: value keeps it
     return out
+
+
+def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:
+    """One token for two that speech splits: "eighty four", "e four", "takes back", "with check",
+    "king side"; None when ``t`` and ``nxt`` are two."""
+    both = t.text + " " + nxt.text
+    if t.kind == "tens" and nxt.kind == "digit":
+        return _Tok("num", t.start, nxt.end, both, t.value * 10 + nxt.value)
+    if t.kind in ("file", "homophone") and nxt.kind in ("digit", "for"):
+        rank = 4 if nxt.kind == "for" else nxt.value
+        return _Tok("sq", t.start, nxt.end, both, chess.square(t.value, rank - 1), weak=t.weak)
+    if t.kind == "capture" and nxt.text == "back":
+        return _Tok("recapture", t.start, nxt.end, t.text + " back")
+    if t.kind == "with" and nxt.kind == "check":
+        return _Tok("check", t.start, nxt.end, t.text + " check")
+    if t.kind == "piece" and t.value in (chess.KING, chess.QUEEN) and nxt.text == "side":
+        return _Tok("side", t.start, nxt.end, t.text + " side", "K" if t.value == chess.KING else "Q")
+    return None
 
 
 def _knight_sound(toks: list[_Tok], i: int) -> bool:
@@ -370,6 +379,9 @@ class Mention:
     earlier_piece: int | None = None
     """A piece named before the one the move is made with, with no square of its own ("the other
     knight, then pawn to d4"): what is left of a move speech recognition lost."""
+    wing: str | None = None
+    """"K" or "Q": the piece is the king's or the queen's ("the queen's knight", "the king's pawn"),
+    named by the side of the board it started on."""
 
     def resolve(self, board: chess.Board, strict: bool = True) -> chess.Move | None:
         """The legal move that best explains this mention, or None when none or several do.
@@ -463,6 +475,10 @@ class Mention:
                 score += 1
             elif piece == chess.PAWN:
                 score += 1
+            if self.wing is not None:
+                if not _started_on_wing(board, move.from_square, piece, self.wing):
+                    return None
+                score += 1
             file = chess.square_file(move.from_square)
             if self.from_file is not None and self.from_file != file:
                 # a file letter said aloud may be a sound-alike ("d takes" heard for "e takes"):
@@ -510,6 +526,37 @@ class Mention:
                 score += 1 if board.is_checkmate() else -0.5
                 board.pop()
         return score
+
+
+def _started_on_wing(board: chess.Board, square: int, piece: int | None, wing: str) -> bool:
+    """Whether the piece on ``square`` started the game on the king's side ("K": files e-h; a pawn:
+    the e-file) or the queen's ("Q": files a-d; a pawn: the d-file), by replaying the moves."""
+    origin = _origins(tuple(board.move_stack)).get(square, square)
+    file = chess.square_file(origin)
+    if piece == chess.PAWN:
+        return file == (4 if wing == "K" else 3)
+    return file >= 4 if wing == "K" else file <= 3
+
+
+@lru_cache(maxsize=64)
+def _origins(moves: tuple[chess.Move, ...]) -> dict[int, int]:
+    """Square -> the square its piece started the game on, after ``moves`` from the initial position."""
+    board = chess.Board()
+    origin = {sq: sq for sq in chess.SquareSet(board.occupied)}
+    for move in moves:
+        if board.is_castling(move):
+            kingside = board.is_kingside_castling(move)
+            rank = chess.square_rank(move.from_square)
+            rook_from, rook_to = chess.square(7 if kingside else 0, rank), chess.square(5 if kingside else 3, rank)
+            king_to = chess.square(6 if kingside else 2, rank)
+            king, rook = origin.pop(move.from_square, move.from_square), origin.pop(rook_from, rook_from)
+            origin[king_to], origin[rook_to] = king, rook
+        else:
+            if board.is_en_passant(move):
+                origin.pop(chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square)), None)
+            origin[move.to_square] = origin.pop(move.from_square, move.from_square)
+        board.push(move)
+    return origin
 
 
 def _skip(toks: list[_Tok], i: int, kinds: set[str]) -> int:
@@ -608,19 +655,13 @@ def _number(toks: list[_Tok], mention: Mention) -> None:
 def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
     """Read piece, source hints, capture and side from the words before the target."""
     seen_capture = False
-    for t in toks:
+    for n, t in enumerate(toks):
         if t.kind == "color":
             mention.side = t.value
         elif t.kind == "capture":
             seen_capture = mention.capture = mention.cue = mention.acted = True
         elif t.kind in _CUE_KINDS:
-            mention.cue = True
-            mention.acted |= t.kind == "verb"
-            mention.pushed |= t.text in _PUSH_WORDS
-            if t.kind == "to":
-                mention.quiet = True
-                if t.value == 2:
-                    mention.maybe_rank = 1
+            _cue(mention, t)
         elif t.kind == "piece":
             if seen_capture:
                 mention.captured = t.value
@@ -630,14 +671,27 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
                 mention.piece, mention.piece_weak = t.value, t.weak
         elif t.kind == "file":
             mention.from_file, mention.file_heard = t.value, True
-        elif t.kind == "digit":
-            mention.from_rank = t.value - 1
+        elif t.kind == "wing":
+            mention.wing = t.value
+        elif t.kind == "digit" and any(p.kind in ("piece", "file") for p in toks[:n]):
+            mention.from_rank = t.value - 1  # "rook one e1"; with no piece before it, "one e4" numbers the move
         elif t.kind == "sq":
             mention.from_square = t.value
     if any(t.kind == "on" for t in toks) and not mention.cue:
         mention.location = True
     if mention.capture:
         mention.quiet = False
+
+
+def _cue(mention: Mention, t: _Tok) -> None:
+    """A word that says a move is made: "to" (a quiet move, or "2" for "to"), or a verb."""
+    mention.cue = True
+    mention.acted |= t.kind == "verb"
+    mention.pushed |= t.text in _PUSH_WORDS
+    if t.kind == "to":
+        mention.quiet = True
+        if t.value == 2:
+            mention.maybe_rank = 1
 
 
 def _apply_suffix(mention: Mention, toks: list[_Tok], k: int) -> int:
@@ -784,7 +838,9 @@ def _castle_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     return m, k
 
 
-def _recapture_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int]:
+def _recapture_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int] | None:
+    if i and toks[i - 1].text in _ARTICLES:
+        return None  # "wait with the recapture": the noun, not a move
     j = _prefix(toks, i, floor)
     m = Mention(toks[j].start, toks[i].end, "", recapture=True)
     _apply_prefix(m, toks[j:i])
@@ -794,7 +850,14 @@ def _recapture_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple
     if s < len(toks) and toks[s].kind == "sq":
         m.targets = {toks[s].value: 0.8 if toks[s].weak else 1.0}
         k = s + 1
+    w = _skip(toks, k, {"word", "filler", "on"})
+    if w < len(toks) and w - k <= _RECAPTURE_REACH and toks[w].kind == "with":
+        k = w  # "recaptures toward the centre with the b-pawn": the words between describe it
     k = _apply_suffix(m, toks, k)
+    s = _skip(toks, k, {"filler"})
+    if not m.targets and s + 1 < len(toks) and toks[s].kind == "on" and toks[s + 1].kind == "sq":
+        m.targets = {toks[s + 1].value: 0.8 if toks[s + 1].weak else 1.0}  # "... with the knight on d5"
+        k = s + 2
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]
     return m, k
