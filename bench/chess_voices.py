@@ -44,10 +44,10 @@ DESIGN_VOICES = (
     "espeak-ng:en-029",
 )
 HELD_OUT_VOICES = ("espeak-ng:en-us+f3", "flite:rms", "flite:awb", "festival:kal")
-# the last three were written in session 13 in other narrators' styles ("One d4, d5", "the queen's
+# the last four were written in session 13 in other narrators' styles ("One d4, d5", "the queen's
 # knight goes to d2", "swaps knights on c6", "c5 instead of knight f6") and the parser changed for them
 DESIGN_LESSONS = ("caro_kann", "french_defense", "italian_game", "kings_indian",
-                  "london_system", "scandinavian_defense", "scotch_game")
+                  "english_opening", "london_system", "scandinavian_defense", "scotch_game")
 SETTINGS = ("ingest", "norepeat", "penalty", "hotwords", "beam1", "beam8")
 
 

@@ -384,3 +384,21 @@ def test_a_move_offered_before_instead_of_is_the_alternative():
                                   "If black plays c5 instead of knight f6, the simple answer is e3."))
     branch = [e for e in events if e.line == 2]
     assert [(e.ply, e.san) for e in branch] == [(4, "c5"), (5, "e3")] and branch[0].branch_of == 1
+
+
+def test_it_stands_for_the_piece_just_named_where_it_stands():
+    """ "The knight on d5 is hit, so it drops back to b6": the knight, not the b-pawn."""
+    events = track_lines(segments("We start with c4 e5, knight c3 knight f6, g3 d5.",
+                                  "After c takes d5, the knight takes back on d5.", "White plays bishop g2.",
+                                  "The knight on d5 is hit, so it drops back to b6."))
+    assert sans(events)[-1] == "Nb6"
+
+
+def test_back_to_a_move_number_and_a_move_chosen_instead():
+    """ "Going back to move one, black can choose the symmetrical c5 instead": a branch at Black's
+    first move, continued by the moves said next."""
+    events = track_lines(segments("White opens with c4, black replies with e5, and knight c3 knight f6.",
+                                  "Going back to move one, black can choose the symmetrical c5 instead.",
+                                  "Then knight c3 and knight c6 keep the symmetry."))
+    branch = [(e.ply, e.san) for e in events if e.line == 2]
+    assert branch == [(2, "c5"), (3, "Nc3"), (4, "Nc6")]

@@ -63,9 +63,17 @@ _RESTART = re.compile(
 _INSTEAD_OF = re.compile(r"\binstead\s+o[fn]\b", re.IGNORECASE)  # "instead on": ASR for "instead of"
 _ALTERNATIVE = re.compile(
     r"\b(?:instead|alternatively|another\s+(?:option|idea|move|possibility|try)\s+is|"
-    r"(?:can|could|may|might)\s+also\s+(?:play|try|go\s+for)|also\s+possible\s+is)\b",
+    r"(?:can|could|may|might)\s+also\s+(?:play|try|go\s+for)|also\s+possible\s+is|"
+    r"(?:can|could|may|might)\s+(?:also\s+)?(?:choose|opt\s+for|prefer))\b",
     re.IGNORECASE,
 )
+# "going back to move two": the position where move two is played (White's or Black's, the moves say)
+_BACK_TO_MOVE = re.compile(
+    r"\b(?:back|return(?:ing)?)\s+to\s+move\s+(?:number\s+)?(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve)\b",
+    re.IGNORECASE,
+)
+_NUMBERS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 _SUPPOSE = re.compile(r"\b(?:suppose|what\s+if|imagine)\b", re.IGNORECASE)
 # A move named in a rule about move order is not made: "get the bishop out before you play e3",
 # "without playing e3", "if you play e3 first (too early), the bishop is locked in".
@@ -166,6 +174,7 @@ class _Tracker:
         self.seen: dict[str, tuple[int, tuple[chess.Move, ...]]] = {}
         self.events: list[MoveEvent] = []
         self.held: tuple[_Line | None, int] | None = None  # a return from a warned-against line, held
+        self.at_move = False  # the cursor was set by "back to move N": White's and Black's move N are both near
 
     # positions -----------------------------------------------------------------------------------
 
@@ -226,6 +235,12 @@ class _Tracker:
     def restart(self) -> None:
         """Back to the initial position; the current line is still preferred if the moves follow it."""
         self.ply, self.fresh = 0, True
+
+    def back_to_move(self, number: int) -> None:
+        """ "Going back to move two": the cursor before White's move two, along the current line."""
+        if self.line is not None and 0 < number:
+            self.ply, self.at_move = min(2 * (number - 1), len(self.line.moves)), True
+            self.fresh = self.ply == 0
 
     def go_to_number(self, mention: Mention) -> None:
         """ "3. Bb5" names its ply: move there along the current line when it exists."""
@@ -348,6 +363,7 @@ class _Tracker:
                 self.line = _Line(len(self.lines) + 1, [*path, move], parent.id if parent else None)
                 self.lines.append(self.line)
             self.ply, self.fresh, self.last = p + 1, False, (self.line, p)
+        self.at_move = False
         self.emit(cast(_Line, self.line), p, said, quote, seg)  # follow() or the branch above set it
 
     def emit(self, line: _Line, index: int, said: _Said, quote: str, seg: Segment) -> None:
@@ -384,6 +400,8 @@ class _Tracker:
             # "suppose", or back inside a line ("go back to the position after 3. Bg5. Black can
             # also play Nbd7"): the move offered replaces the one the line continues with
             places.append((self.line, self.ply))
+            if self.at_move and self.ply < len(self.line.moves):
+                places.append((self.line, self.ply + 1))  # "back to move one, black can choose c5"
         if self.last is not None:
             line, index = self.last
             places += [(line, k) for k in range(index, max(index - _ALTERNATIVE_REACH, -1), -1)]
@@ -411,6 +429,9 @@ class _Tracker:
         sentence's last move."""
         if _RESTART.search(text):
             self.restart()
+        elif back := _BACK_TO_MOVE.search(text):
+            n = back.group("n").lower()
+            self.back_to_move(int(n) if n.isdigit() else _NUMBERS[n])
         held, self.held = self.held, None
         restore: tuple[_Line | None, int] | None = held  # after a warned-against line, back to the lesson
         # below, cast(_Line, self.line): a move was followed or found in path(), so there is a line

@@ -76,7 +76,8 @@ _WORD_KINDS = {
         "come comes came develop develops developed developing push pushes pushed pushing advance "
         "advances advanced retreat retreats retreated put puts bring brings reply replies replied "
         "answer answers answered respond responds responded continue continues continued place "
-        "places placed placing"
+        "places placed placing drops drop dropped heads head headed lands landed returns return returned "
+        "swings swung slides slid hops hopped reroutes rerouted"
     ),
     "filler": (
         "the an his her its their my our your then now also simply just immediately again back "
@@ -140,6 +141,9 @@ _NOUNS = set(
     "square squares pawn pawns file files diagonal diagonals outpost break breaks push idea plan hole "
     "weakness point complex rank lever".split()
 )
+
+# A piece referred back to: "the knight on d5 is hit, so it drops back to b6".
+_PRONOUNS = {"it"}
 
 # Words between a move and what it gives: "Nd6 is checkmate", "bishop to b5 gives check".
 _LINKS = {"is", "gives", "giving"}
@@ -601,6 +605,7 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
     mentions: list[Mention] = []
     floor = 0  # tokens before this belong to an earlier mention
     listing = False  # the last mention was a place: "pawns on c3, d4 and e3" lists more places
+    place: Mention | None = None  # the last piece named where it stands
     i = 0
     while i < len(toks):
         t = toks[i]
@@ -622,6 +627,12 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
         if listing and mention.bare and all(tok.kind == "filler" or tok.text == "," for tok in toks[floor:i]):
             mention.location = True
         listing = mention.location
+        if mention.location and mention.piece is not None and len(mention.targets) == 1:
+            place = mention  # "the knight on d5": what a later "it" stands for
+        elif place is not None and mention.piece is None and any(tok.text in _PRONOUNS for tok in toks[floor:i]):
+            # "the knight on d5 is hit, so it drops back to b6": the piece, and where it stands
+            mention.piece, mention.from_square = place.piece, next(iter(place.targets))
+            mention.bare = False
         if not strict or _plausible(mention):
             mentions.append(mention)
         floor = end
