@@ -92,7 +92,7 @@ class Settings:
                                     .strip().lower() != "default")
     #: files a batch worker process ingests before a fresh one takes its place (0: never replaced):
     #: LanceDB's write path keeps native memory a process does not give back (README "Memory")
-    worker_files: int = field(default_factory=lambda: _number("TUTORIALBOOK_WORKER_FILES", 50, int))
+    worker_files: int = field(default_factory=lambda: _number("TUTORIALBOOK_WORKER_FILES", 25, int))
     #: chess engine processes a library may run at once (callers beyond them wait their turn)
     engines: int = field(default_factory=lambda: _number("TUTORIALBOOK_ENGINES", 2, int))
 
