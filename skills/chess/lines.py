@@ -581,6 +581,7 @@ def _roles(text: str) -> list[_Said]:
     markers: list[tuple[int, str]] = []  # the first mention after (or around) each position takes the role
     replaced: Mention | None = None
     offered: int | None = None
+    mentions = find_mentions(text)
     instead = _INSTEAD_OF.search(text)
     if instead:
         # The replaced move is often a bare square ("instead of e5"), which running narration
@@ -591,7 +592,7 @@ def _roles(text: str) -> list[_Said]:
             replaced = objects[0]
             replaced.start, replaced.end = replaced.start + instead.end(), replaced.end + instead.end()
             saids.append(_Said(replaced, "instead_of"))
-        offered = _offered_before(text, instead.start())
+        offered = _offered_before(text, mentions, instead.start())
         markers.append((offered if offered is not None else (replaced.end if replaced else instead.end()),
                         "alternative"))
     markers += [
@@ -603,7 +604,7 @@ def _roles(text: str) -> list[_Said]:
     markers += [(m.start(), "hypothetical") for m in _HYPOTHETICAL.finditer(text)]
     afters = [m.end() for m in _AFTER.finditer(text)]
     previous_end, in_run = 0, False
-    for m in find_mentions(text):
+    for m in mentions:
         if replaced and m.start < replaced.end and m.end > replaced.start:
             previous_end = m.end
             continue
@@ -630,10 +631,10 @@ def _roles(text: str) -> list[_Said]:
     return saids
 
 
-def _offered_before(text: str, instead_at: int) -> int | None:
+def _offered_before(text: str, mentions: list[Mention], instead_at: int) -> int | None:
     """Where the move offered sits when it comes before "instead of" in the same clause ("if black
     plays c5 instead of knight f6, ..."): the alternative is that move, not the one after."""
-    before = [m for m in find_mentions(text[:instead_at]) if not text[m.end : instead_at].strip(" ,")]
+    before = [m for m in mentions if m.end <= instead_at and not text[m.end : instead_at].strip(" ,")]
     return before[-1].start if before else None
 
 
