@@ -60,13 +60,17 @@ class Hit:
 def search(store: Store, table: str, book: str, query: str,
            vector: np.ndarray | Callable[[], np.ndarray] | None, mode: str, limit: int,
            where: str | None = None, columns: list[str] | None = None,
-           snapshot: BookRows | None = None) -> list[Hit]:
+           snapshot: BookRows | None = None, halves: dict | None = None) -> list[Hit]:
     """Rows of ``table`` in ``book`` ranked for the query; scores are higher-is-better.
 
     ``vector`` may be a function computing it, so that a hybrid search embeds the query while
     its full-text half runs. ``columns`` limits what rows carry (always with ``id``): reading
     columns is most of what a query over a large table costs. On a ``snapshot`` of the book the
-    search reads that version, and rows carry the snapshot's columns instead."""
+    search reads that version, and rows carry the snapshot's columns instead.
+
+    ``halves`` is a dict the caller keeps for one query (see :func:`reuse`): a hybrid search
+    keeps its two halves there, and a later hybrid search of the same rows with a pool no larger
+    fuses their best rows instead of running both halves again."""
     # the AsyncTable: a query is one trip to LanceDB's loop
     inner = snapshot.table if snapshot is not None else lance.require_async_table(store.table(table))
     scope: str | None = of_book(book) + (f" AND ({where})" if where else "")
@@ -85,6 +89,10 @@ def search(store: Store, table: str, book: str, query: str,
     wanted = limit
     if mode == "hybrid":
         limit = max(limit, POOL)
+        key = (table, book, query, where, tuple(columns or ()), snapshot.version if snapshot is not None else None)
+        kept = reuse(halves, key, limit)
+        if kept is not None:
+            return fuse(*kept, wanted)
     text_rows = None
     if mode != "vector":  # hybrid: the full-text half runs meanwhile
         text_rows = lance.submit(text())
@@ -104,7 +112,23 @@ def search(store: Store, table: str, book: str, query: str,
         rows = nearest(widen=True)
     if text_rows is None:
         return _ranked([Hit(r, 1.0 - float(r["_distance"])) for r in rows])
-    return fuse(rows, run(text_rows.result(), "_score"), wanted)
+    found = run(text_rows.result(), "_score")
+    if halves is not None:
+        halves[key] = (limit, rows, found)
+    return fuse(rows, found, wanted)
+
+
+def reuse(halves: dict | None, key: tuple, pool: int) -> tuple[list[dict], list[dict]] | None:
+    """The best ``pool`` rows of each half of a hybrid search already run for ``key`` with a
+    pool at least that large, or None. Each half is its pool's best rows in order (an exact
+    scan's or LanceDB's top k), so the best ``pool`` of a larger pool are what a search with
+    ``pool`` returns: refinement asks each question in toc mode (a pool of 50) and then in
+    hybrid mode (40), and the second reads the first's halves instead of searching again."""
+    if halves is None or key not in halves or halves[key][0] < pool:
+        return None
+    _, vector_rows, text_rows = halves[key]
+    best = sorted(vector_rows, key=lambda r: float(r["_distance"]))[:pool]
+    return best, sorted(text_rows, key=lambda r: -float(r["_score"]))[:pool]
 
 
 def _held_vectors(store: Store, table: str, snapshot: BookRows) -> BookRows | None:
@@ -164,14 +188,15 @@ async def _rows(query) -> list[dict]:
 
 
 def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Callable[[], np.ndarray], k: int,
-                columns: list[str] | None = None,
-                snapshot: BookRows | None = None) -> tuple[list[Hit], list[RouteStep]]:
+                columns: list[str] | None = None, snapshot: BookRows | None = None,
+                halves: dict | None = None) -> tuple[list[Hit], list[RouteStep]]:
     """Descend the tree with a beam; return the skills under the chosen branches (their rows
-    limited to ``columns``, and ``node_id``; or the ``snapshot``'s, searched on it)."""
+    limited to ``columns``, and ``node_id``; or the ``snapshot``'s, searched on it). The skill
+    search keeps its halves in ``halves`` (see ``search``)."""
     columns = [*columns, "node_id"] if columns else None
     unfinished = unfinished_filter(tree)
     skill_hits = search(store, "skills", tree.book, query, vector, "hybrid", max(50, 5 * k), where=unfinished,
-                        columns=columns, snapshot=snapshot)
+                        columns=columns, snapshot=snapshot, halves=halves)
     node_hits = search(store, "nodes", tree.book, query, vector, "hybrid", 50, where=unfinished, columns=["id"],
                        snapshot=tree.node_rows if snapshot is not None else None)
     own = {h.row["id"]: h.score for h in node_hits}

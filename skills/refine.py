@@ -128,9 +128,10 @@ class Refiner:
         if vector is None:
             vector = self.embed([question.question])[0]
         tree = self.tree(self.book)  # and its snapshot of the skills, searched as retrieve searches it
+        halves: dict = {}  # toc's skill search holds hybrid's: searched once for both modes
         for mode in self.modes:
             hits, route = self.rank_skills(question.question, self.book, self.k, mode, vector,
-                                           tree=tree, snapshot=tree.skill_rows)
+                                           tree=tree, snapshot=tree.skill_rows, halves=halves)
             verdict = self.examiner.judge(question, [h.row for h in hits], pack)
             modes[mode] = verdict.passed
             skill_id = skill_id or verdict.skill_id

@@ -101,3 +101,33 @@ def test_a_branch_scores_its_best_match_or_zero_where_it_holds_an_unmatched_node
 
         score = _branch_scores(SimpleNamespace(nodes=nodes, children=children), own, by_node)
         assert all(score(n) == pytest.approx(defined(n)) for n in nodes)
+
+
+@pytest.mark.parametrize("query", ["how do I shape the dough into a tight ball", "my starter is sluggish",
+                                   "what temperature for the oven", "razor"])
+def test_a_hybrid_search_after_a_toc_descent_reads_its_halves_and_ranks_as_alone(baking, monkeypatch, query):
+    """Refinement asks each question in toc then hybrid mode: the second reuses the first's
+    skill-search halves (no search runs) and returns what a search of its own returns."""
+    from tutorialbook.memory import lance
+
+    tree = baking.reading.tree("baking")
+    alone, _ = baking.rank_skills(query, "baking", 3, "hybrid", tree=tree, snapshot=tree.skill_rows)
+    halves: dict = {}
+    baking.rank_skills(query, "baking", 3, "toc", tree=tree, snapshot=tree.skill_rows, halves=halves)
+    assert len(halves) == 1  # the skill search kept its halves (the node search is another table)
+    searches = []
+    monkeypatch.setattr(lance, "submit", lambda *a: searches.append(a))
+    shared, _ = baking.rank_skills(query, "baking", 3, "hybrid", tree=tree, snapshot=tree.skill_rows, halves=halves)
+    assert searches == []
+    assert [(h.row["id"], h.score) for h in shared] == [(h.row["id"], h.score) for h in alone]
+    assert len(alone) == 3
+
+
+def test_halves_of_a_smaller_pool_are_not_reused():
+    from tutorialbook.memory.search import reuse
+
+    rows = [{"id": str(n), "_distance": n / 10, "_score": 10 - n} for n in range(5)]
+    assert reuse({"k": (5, rows, rows)}, "k", 6) is None
+    assert reuse(None, "k", 3) is None
+    vector_rows, text_rows = reuse({"k": (5, rows[::-1], rows[::-1])}, "k", 2)
+    assert [r["id"] for r in vector_rows] == ["0", "1"] and [r["id"] for r in text_rows] == ["0", "1"]

@@ -83,12 +83,14 @@ class Retrieval:
         )
 
     def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None, *,
-                    tree: Tree | None = None, columns: list[str] | None = None, snapshot: BookRows | None = None):
+                    tree: Tree | None = None, columns: list[str] | None = None, snapshot: BookRows | None = None,
+                    halves: dict | None = None):
         """The skill ranking ``retrieve`` returns — (hits, TOC route) — without lessons or views;
         refinement asks its questions through it. ``vector`` may be a function computing it
         (see ``search``); ``columns`` limits what the hits' rows carry, unless the search runs on
         a ``snapshot`` of the book's skills; ``tree`` is the book's (only the ``toc`` mode reads
-        it). A query that spells out chess moves from the start ranks the skills that continue
+        it); ``halves`` lets searches of one query share their work (see ``search``). A query
+        that spells out chess moves from the start ranks the skills that continue
         those moves first."""
         from tutorialbook.skills.chess import query as chess_query
 
@@ -100,10 +102,10 @@ class Retrieval:
             columns = [*columns, "name", "steps"]
         tree = tree or self.reading.tree(book)
         if mode == "toc":
-            hits, route = toc_descent(self.store, tree, query, vector, pool, columns, snapshot)
+            hits, route = toc_descent(self.store, tree, query, vector, pool, columns, snapshot, halves)
         else:
             hits, route = search(self.store, "skills", book, query, vector, mode, pool, where=unfinished_filter(tree),
-                                 columns=columns, snapshot=snapshot), []
+                                 columns=columns, snapshot=snapshot, halves=halves), []
         if tree.hidden_skills:  # added by a commit that has not finished: not in the book yet
             hits = [h for h in hits if h.row["id"] not in tree.hidden_skills]
         if moves:
