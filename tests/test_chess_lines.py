@@ -402,3 +402,32 @@ def test_back_to_a_move_number_and_a_move_chosen_instead():
                                   "Then knight c3 and knight c6 keep the symmetry."))
     branch = [(e.ply, e.san) for e in events if e.line == 2]
     assert branch == [(2, "c5"), (3, "Nc3"), (4, "Nc6")]
+
+
+def test_a_misheard_file_that_derails_the_line_is_heard_again():
+    # "e5" heard as "d5": legal (the Scandinavian), so it was played, and the moves that need the
+    # e-pawn gone (the bishop to c5, then castling) fit nowhere; of the rhyming files only e5 lets
+    # every move fit
+    said = segments("White opens with e4, and black answers d5.",
+                    "Then the knights come out, knight f3 for white, knight c6 for black.",
+                    "White develops the bishop to c4, and black the bishop to c5.",
+                    "Then c3 and knight f6.", "White castles short, and black castles short too.")
+    assert [e.san for e in track_lines(said)] == ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "O-O", "O-O"]
+
+
+def test_a_square_said_as_heard_stays_when_hearing_it_again_places_nothing_more():
+    # the Scandinavian as said: a later move that fits nowhere (a misheard piece) does not make
+    # an earlier square be heard as another
+    said = segments("After e4, black plays d5.", "White takes on d5, and the queen takes back on d5.",
+                    "Then the height goes to z9.", "Knight c3 hits the queen.")
+    assert [e.san for e in track_lines(said)] == ["e4", "d5", "exd5", "Qxd5", "Nc3"]
+
+
+def test_hearing_again_is_bounded(monkeypatch):
+    from tutorialbook.skills.chess import lines, rehearing
+
+    placed = []
+    real = lines._place
+    monkeypatch.setattr(lines, "_place", lambda *a: placed.append(1) or real(*a))
+    track_lines(segments(*["Knight to z9, bishop takes q4, pawn to e4 and d5, c5 and g5." for _ in range(30)]))
+    assert len(placed) <= rehearing.BUDGET + 1

@@ -16,7 +16,7 @@ from typing import cast
 import chess
 
 from tutorialbook.acquire.transcript import UNSURE, Segment
-from . import openings
+from . import openings, rehearing
 from .moves import MIN_SCORE, Mention, find_mentions
 
 __all__ = ["LineMove", "MoveEvent", "track_lines"]
@@ -175,6 +175,29 @@ class _Tracker:
         self.events: list[MoveEvent] = []
         self.held: tuple[_Line | None, int] | None = None  # a return from a warned-against line, held
         self.at_move = False  # the cursor was set by "back to move N": White's and Black's move N are both near
+        self.sentence_at = 0  # the index of the sentence being placed
+        self.dropped: list[tuple[int, int]] = []  # (sentence, mention) of each move said that fit nowhere
+        self.repeated: set[tuple[int, int]] = set()  # (sentence, mention) naming a move played before
+        self.checkpoints: list[_Tracker] = []  # after placing a whole lesson: the state before each sentence
+
+    def copy(self) -> _Tracker:
+        """This state, to go on from while it stays as it is (lines copied; events never change)."""
+        twin = _Tracker.__new__(_Tracker)
+        twin.__dict__.update(self.__dict__)
+        twins = {id(line): _Line(line.id, list(line.moves), line.branch_of) for line in self.lines}
+        twin.lines = [twins[id(line)] for line in self.lines]
+        twin.line = twins[id(self.line)] if self.line is not None else None
+        twin.last = (twins[id(self.last[0])], self.last[1]) if self.last is not None else None
+        held = self.held
+        twin.held = (twins[id(held[0])] if held[0] is not None else None, held[1]) if held is not None else None
+        twin.seen, twin.events = dict(self.seen), list(self.events)
+        twin.dropped, twin.repeated = list(self.dropped), set(self.repeated)
+        twin.checkpoints = []
+        return twin
+
+    def book_plies(self) -> int:
+        """How many of the moves placed reach a position of opening theory."""
+        return sum(1 for event in self.events if openings.in_book(event.epd_after))
 
     # positions -----------------------------------------------------------------------------------
 
@@ -465,6 +488,7 @@ class _Tracker:
                 # wins over that repeat only when it stays in opening theory
                 move = None
             if said.role == "reference":
+                self.repeated.add((self.sentence_at, n))  # where to go on from: heard as said
                 if move is not None and self.follow(move):
                     if said.kind != "move":
                         self.emit(cast(_Line, self.line), self.ply - 1, said, quote, seg)
@@ -486,11 +510,13 @@ class _Tracker:
                 continue
             k = self.played_at(m)  # said again, or advice about a move already played
             if k is not None:
+                self.repeated.add((self.sentence_at, n))
                 self.last = (cast(_Line, self.line), k)
                 if said.kind != "move":
                     self.emit(cast(_Line, self.line), k, said, quote, seg)
             elif said.kind != "move":
-                self.alternative(said, quote, seg)
+                if not self.alternative(said, quote, seg):
+                    self.dropped.append((self.sentence_at, n))
             elif said.role == "move" and (move := self.replaces_last(said, _said_next(saids[n + 1 :]))):
                 self.ply -= 1
                 self.play(move, said, quote, seg)
@@ -501,7 +527,10 @@ class _Tracker:
             elif said.role == "move" and again:
                 # "pawn to e5 [played before], white can play knight to c3 [fits nowhere here]": an
                 # "instead of" lost to speech recognition; the move replaces the one said again
-                self.alternative(said, quote, seg)
+                if not self.alternative(said, quote, seg):
+                    self.dropped.append((self.sentence_at, n))
+            else:
+                self.dropped.append((self.sentence_at, n))
             again = k is not None and said.kind == "move"
         cut = opens and then is not None and self.resolve(then, self.board(self.path())) is not None
         if restore is not None and held is None and cut:
@@ -669,8 +698,16 @@ def _reason(text: str, mention: Mention, mentions: list[Mention]) -> str:
 
 
 def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
-    """Every move a narrated lesson mentions, in order, placed in its line of play."""
-    segments = list(segments)
+    """Every move a narrated lesson mentions, in order, placed in its line of play; where moves said
+    fit nowhere, the squares speech recognition may have misheard before them are heard again
+    (``rehearing.py``)."""
+    sentences = _read(list(segments))
+    saids = [_roles(text) for text, _, _ in sentences]
+    return rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume)).events
+
+
+def _read(segments: list[Segment]) -> list[tuple[str, str, Callable[[int], Segment]]]:
+    """The transcript's sentences: each as read, as quoted, and the segment of a position in it."""
     sentences: list[tuple[str, str, Callable[[int], Segment]]] = []
     for text, quoted, spans, offset in _sentences(segments):
 
@@ -682,12 +719,31 @@ def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
         # the defaults bind this sentence's values; called with the position only
         at = cast(Callable[[int], Segment], lambda pos, shift=shift, seg_at=seg_at: seg_at(pos + shift))
         sentences.append((stripped.rstrip(), quoted.strip(), at))
-    saids = [_roles(text) for text, _, _ in sentences] + [[]]
-    tracker = _Tracker()
-    for n, (text, quote, seg_of) in enumerate(sentences):
+    return sentences
+
+
+def _place(sentences: list[tuple[str, str, Callable[[int], Segment]]], saids: list[list[_Said]],
+           until: int | None = None, resume: tuple[_Tracker, int] | None = None) -> _Tracker:
+    """Every sentence's mentions placed in turn (``saids``: the mentions of each sentence), or
+    those of the sentences up to ``until``. ``resume`` is a whole lesson placed before and a
+    sentence from which on ``saids`` may differ: its state before that sentence is gone on from.
+    A whole lesson placed keeps the state before each sentence (``checkpoints``)."""
+    saids = [*saids, []]
+    tracker, start, marks = _Tracker(), 0, []
+    if resume is not None:
+        base, start = resume
+        tracker, marks = base.checkpoints[start].copy(), base.checkpoints[:start]
+    for n in range(start, len(sentences)):
+        if until is not None and n > until:
+            break
+        if until is None:
+            marks.append(tracker.copy())
+        text, quote, seg_of = sentences[n]
         first = saids[n + 1][0] if saids[n + 1] else None
         continues = first is not None and first.role == "move" and not _RESTART.search(sentences[n + 1][0])
         then = first.mention if continues and first is not None else None
         opens = then is not None and not sentences[n + 1][0][: then.start].strip()  # nothing said before it
+        tracker.sentence_at = n
         tracker.sentence(text, quote, seg_of, saids[n], then, opens)
-    return tracker.events
+    tracker.checkpoints = marks if until is None else []
+    return tracker

@@ -111,7 +111,7 @@ _TENS = {"twenty": 2, "eighty": 8}
 # "to e4" -> "24" ("twen-tee four"), so the tens digit carries a guess at the file.
 _NUMBER_FILES = {8: {4: 0.8, 0: 0.6}, 2: {4: 0.6, **{f: 0.5 for f in (0, 1, 2, 3, 5, 6, 7)}}}
 # Files whose spoken letters rhyme (bee, see, dee, ee, gee): the likeliest ASR swaps.
-_RHYMING_FILES = (1, 2, 3, 4, 6)
+RHYMING_FILES = (1, 2, 3, 4, 6)
 _RHYME_WEIGHT = 0.3
 # "takes d4" is often heard "take c4" or "takes c4": the s of "takes" and the letter after it run
 # together as "see". After a spoken capture word, a c-file square may be any rhyming file.
@@ -420,11 +420,11 @@ class Mention:
         targets = dict(self.targets)
         if sound_alikes and self.absorbed:
             for sq, w in self.targets.items():
-                for f in _RHYMING_FILES:
+                for f in RHYMING_FILES:
                     targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _ABSORBED_WEIGHT)
         if sound_alikes and targets and (not strict or (self.piece is not None and self.cue)):
             for sq, w in self.targets.items():
-                for f in _RHYMING_FILES if chess.square_file(sq) in _RHYMING_FILES else ():
+                for f in RHYMING_FILES if chess.square_file(sq) in RHYMING_FILES else ():
                     targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _RHYME_WEIGHT)
         if loose:
             for sq, w in self.targets.items():
@@ -488,7 +488,7 @@ class Mention:
                 # a file letter said aloud may be a sound-alike ("d takes" heard for "e takes"):
                 # allowed without the bonus, like a sound-alike target square
                 heard = sound_alikes and self.file_heard
-                if not (heard and self.from_file in _RHYMING_FILES and file in _RHYMING_FILES):
+                if not (heard and self.from_file in RHYMING_FILES and file in RHYMING_FILES):
                     return None
             elif self.from_file is not None:
                 score += 1

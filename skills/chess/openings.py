@@ -8,6 +8,7 @@ the main move order.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import threading
 from dataclasses import dataclass
@@ -87,8 +88,16 @@ def in_book(epd: str) -> bool:
     """Whether some line of the list passes through this position, named or not (1. e4 e6 2. d4 d5
     3. e5 c5 4. c3 Nc6 5. Nf3 Qb6 has no row of its own, yet 6. a3 and 6. Bd3 do): opening theory
     a lesson is likely to walk through, the prior that speech recognition's guesses are weighed by."""
+    return _in_book(" ".join(epd.split()[:4]))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _in_book(epd: str) -> bool:
+    """``in_book`` of a position's first four EPD fields (read and written again: a FEN's en passant
+    square stands only where a capture there is legal). Cached: a lesson asks of the same few
+    hundred positions again and again while its moves are weighed."""
     _load()
-    board, _ = chess.Board.from_epd(" ".join(epd.split()[:4]))
+    board, _ = chess.Board.from_epd(epd)
     return board.epd() in _book
 
 
