@@ -4,10 +4,10 @@
     python bench/chess_board.py --lessons 2     # the first two only
     python bench/chess_board.py --no-flite      # skip the second synthesizer's speech-only run
 
-Each lesson script (see bench/chess_moves.py) is spoken by espeak-ng; its moves, placed by
-``track_lines`` on the script text, drive a board (python-chess SVG rendered by cairosvg) that
-shows each position as its sentence is said, goes back where the narrator goes back, highlights
-the last move and draws an arrow for the next one now and then. The board is placed in a
+Each lesson script (see bench/chess_moves.py) is spoken by espeak-ng; its lines (every move
+played, timed where ``track_lines`` places it in the script text) drive a board (python-chess
+SVG rendered by cairosvg) that shows each position as its sentence is said, goes back where the
+narrator goes back, highlights the last move and draws an arrow for the next one now and then. The board is placed in a
 1280x720, 25 fps frame beside a webcam box, a caption bar and a moving overlay in a corner, in a
 different look per lesson (colour theme, piece set — python-chess's, or a font's chess glyphs the
 reader has no template for — size, place, coordinates, one board flipped).
@@ -57,31 +57,40 @@ FPS = 25
 
 
 def schedule_for(lesson: Lesson, spans: list[tuple[float, float, str]]) -> list[bm.Shown]:
-    """The board following the script: each move shown as its share of its sentence is said;
-    a move played from another position is preceded by that position (the narrator went back)."""
-    events = track_lines(text_segments(lesson, spans))
-    boards = {chess.Board().epd(): chess.Board()}
-    shown = [bm.Shown(0.0, chess.Board())]
+    """The board following the script's lines: each move shown as its share of the sentence that
+    says it is spoken (placed by ``track_lines`` on the script text); a move the text parse does not
+    place ("tucks the king away") is shown 0.9 s after the move before it, as a narrator's board
+    shows every move played; a move played from another position is preceded by that position
+    (the narrator went back)."""
+    said: dict[tuple[str, str], float] = {}
     by_sentence: dict[float, list] = {}
-    for ev in events:
+    for ev in track_lines(text_segments(lesson, spans)):
         by_sentence.setdefault(ev.start, []).append(ev)
-    for start, evs in sorted(by_sentence.items()):
+    for start, evs in by_sentence.items():
         end = next(e for s, e, _ in spans if s == start)
         step = max(0.9, (end - start) / len(evs))
         for j, ev in enumerate(evs):
-            t = start + 0.3 + j * step
-            current = shown[-1].board
-            if ev.epd_after == current.epd() or ev.epd_before not in boards:
-                continue
-            if ev.epd_before != current.epd():
-                before = boards[ev.epd_before]
-                shown.append(bm.Shown(t, before.copy(), before.move_stack[-1] if before.move_stack else None))
-                t += 0.8
-            board = boards[ev.epd_before].copy()
-            move = chess.Move.from_uci(ev.uci)
+            said.setdefault((ev.epd_before, ev.san), start + 0.3 + j * step)
+    plies: list[tuple[float, int, chess.Board, chess.Move]] = []  # (time, order, before, move)
+    placed: set[tuple[str, str]] = set()
+    for line in lesson.lines:
+        board, t = chess.Board(), 0.0
+        for san in line.split():
+            move = board.parse_san(san)
+            pair = (board.epd(), board.san(move))
+            t = said.get(pair, t + 0.9)
+            if pair not in placed:
+                placed.add(pair)
+                plies.append((t, len(plies), board.copy(), move))
             board.push(move)
-            boards.setdefault(board.epd(), board)
-            shown.append(bm.Shown(t, board.copy(), move))
+    shown = [bm.Shown(0.0, chess.Board())]
+    for t, _, before, move in sorted(plies, key=lambda p: (p[0], p[1])):
+        if before.epd() != shown[-1].board.epd():
+            shown.append(bm.Shown(t, before.copy(), before.move_stack[-1] if before.move_stack else None))
+            t += 0.8
+        board = before.copy()
+        board.push(move)
+        shown.append(bm.Shown(max(t, shown[-1].time + 0.5), board, move))
     for n, s in enumerate(shown[:-1]):  # an arrow for the next move on every third position
         nxt = shown[n + 1]
         if n % 3 == 1 and nxt.lastmove is not None and nxt.board.move_stack[:-1] == s.board.move_stack:
