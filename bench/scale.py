@@ -87,6 +87,7 @@ def probe(state: Path, pages: list[Path], docs: Path, keep: float | None, profil
         stages: dict[str, float] = {}
         segments = 0
         profiler = cProfile.Profile() if profile and run == 0 else None
+        cpu = time.process_time()
         for page in pages:
             if profiler:
                 profiler.enable()
@@ -100,9 +101,10 @@ def probe(state: Path, pages: list[Path], docs: Path, keep: float | None, profil
             profiler.dump_stats(str(profile))
         library.close()
         shutil.rmtree(copy, ignore_errors=True)
-        found.append({"segments": segments, "stages": stages})
+        found.append({"segments": segments, "stages": stages, "cpu": time.process_time() - cpu})
     best = min(found, key=lambda f: sum(f["stages"].values()))
-    return {**best, "runs": [round(sum(f["stages"].values()), 3) for f in found]}
+    return {**best, "runs": [round(sum(f["stages"].values()), 3) for f in found],
+            "cpu_runs": [round(f["cpu"], 3) for f in found]}
 
 
 def rss_peak_mb() -> float:
@@ -198,7 +200,7 @@ def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
         print(f"{start + 1:>4}-{end:<5} {segs:>8} {per:>9.2f} {per / first[0]:>6.2f}  {shown:<22} "
               f"{rss:>7.0f}MB {rss / first[1]:>6.2f}  pid {part[-1]['pid']}")
     same_age(rows)
-    base = None
+    base = cpu_base = None
     for n, c in sorted(checkpoints.items()):
         if "probe" not in c:
             continue
@@ -209,8 +211,13 @@ def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
                          for k, v in sorted(p["stages"].items()) if v >= 0.005)
         runs = p.get("runs", [])
         every = f"; runs (s): {' '.join(f'{r:.1f}' for r in runs)}" if len(runs) > 1 else ""
+        cpu = ""
+        if "cpu_runs" in p:  # process CPU (all threads): what other processes' load moves least
+            least = 100 * min(p["cpu_runs"]) / max(p["segments"], 1)
+            cpu_base = cpu_base or least
+            cpu = f"; CPU {least:.2f} s/100 seg (ratio {least / cpu_base:.2f})"
         print(f"probe at {n:>3}: {PROBES} held-out pages, {p['segments']} segments, {per:.2f} s/100 seg "
-              f"(ratio {per / base:.2f}); {shown}{every}")
+              f"(ratio {per / base:.2f}){cpu}; {shown}{every}")
     for n, c in sorted(checkpoints.items()):
         for when, figures in (("", c), (" settled", c.get("settled"))):
             if not figures:
