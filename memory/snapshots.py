@@ -227,20 +227,6 @@ class BookRows:
         at = [(n, r[score]) for n, r in ((self._position(r["_rowid"]), r) for r in found) if n >= 0]
         return [{**row, score: value} for row, (_, value) in zip(self._take([n for n, _ in at]), at)]
 
-    def within(self, column: str, values: list, columns: list[str]) -> tuple[list[dict], np.ndarray]:
-        """The live rows whose ``column`` is one of ``values``, in the order the table holds them:
-        their ``columns``, and their vectors as one array (a row each; these rows must hold
-        ``vector``). Consolidation reads a few thousand segments this way per tutorial."""
-        table = self._all()
-        hits = pc.is_in(table[column], value_set=pa.array(values, type=table.schema.field(column).type))
-        at = np.flatnonzero(pc.fill_null(hits, False).to_numpy(zero_copy_only=False) & ~self._dead)
-        matrices, _ = self._vectors or self._lay_out_vectors()
-        size = len(matrices[0])
-        vectors = matrices[0][at[at < size]]
-        if len(matrices) > 1:
-            vectors = np.concatenate([vectors, matrices[1][at[at >= size] - size]])
-        return table.select(columns).take(at).to_pylist(), vectors
-
     def mentioning(self, columns: tuple[str, ...], texts: list[str]) -> list[dict]:
         """The live rows where one of ``columns`` contains one of ``texts``."""
         table = self._all()

@@ -23,7 +23,7 @@ from tutorialbook.memory.search import search
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 from tutorialbook.skills import extract, passages
-from tutorialbook.skills.candidates import held_segments, sibling_candidates
+from tutorialbook.skills.candidates import sibling_candidates
 from tutorialbook.skills.extract import SkillDraft
 from tutorialbook.acquire.transcript import Transcript
 
@@ -255,12 +255,6 @@ class Builder:
         of_tutorial: dict[str, list[tuple[float, float]]] = {}
         for tutorial_id, start, end in spans:
             of_tutorial.setdefault(tutorial_id, []).append((start, end))
-        held = held_segments(self.store, self.book)
-        if held is not None:  # the candidates' segments are in memory
-            placed, matrix = held.within("tutorial_id", list(of_tutorial), ["id", "tutorial_id", "start", "end"])
-            return [{**s, "vector": matrix[n]} for n, s in enumerate(placed)
-                    if any(where.lies_within(s, s["tutorial_id"], start, end)
-                           for start, end in of_tutorial[s["tutorial_id"]])]
         placed = self.store.rows("segments", where.in_list("tutorial_id", of_tutorial),
                                  ["id", "tutorial_id", "start", "end"])
         inside = [s for s in placed if any(where.lies_within(s, s["tutorial_id"], start, end)

@@ -14,11 +14,6 @@ title/summary vector close to it, so the candidates are
 * the siblings nearest the centroid by their own vector (one vector search on ``nodes``).
 
 Only those few are scored exactly. Few siblings (``ALL_BELOW``) are all scored, as before.
-
-While ``segments`` has no vector index, the book's segments are held in memory (``held_segments``:
-id, tutorial, span and vector, moved on version by version like every snapshot): the nearest
-segments are an exact scan there, and the candidates' segments are read from it too, instead of
-three LanceDB queries a candidate chapter whose cost grew with the book.
 """
 
 from __future__ import annotations
@@ -28,8 +23,7 @@ from typing import cast
 
 import numpy as np
 
-from tutorialbook.memory import indexing, snapshots, where
-from tutorialbook.memory.snapshots import BookRows
+from tutorialbook.memory import where
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 
@@ -38,18 +32,6 @@ ALL_BELOW = 12
 #: nearest segments and nodes looked at
 SEGMENTS = 40
 NODES = 8
-#: what the held segments keep
-SEGMENT_COLUMNS = ["id", "tutorial_id", "start", "end", "vector"]
-
-
-def held_segments(store: Store, book: str) -> BookRows | None:
-    """The book's segments as of now, kept in memory while the table has no vector index (an
-    exact scan is then what LanceDB would do; 9,273 segments at 400 tutorials hold ~14 MB of
-    vectors); None when it has one."""
-    if indexing.tuning(store, "segments") is not None:
-        return None
-    held, _ = snapshots.latest(store, "segments", book, SEGMENT_COLUMNS, store.version("segments"))
-    return held
 
 
 def sibling_candidates(store: Store, tree: Tree, parent_id: str, title_key, title: str,
@@ -63,12 +45,8 @@ def sibling_candidates(store: Store, tree: Tree, parent_id: str, title_key, titl
     wanted = set(siblings) - set(stored)
     key = title_key(title)
     wanted |= {s for s in stored if title_key(tree.nodes[s]["title"]) == key}
-    held = held_segments(store, tree.book)
-    if held is not None:
-        nearest = held.found(held.nearest(vector, SEGMENTS), "_distance")
-    else:
-        nearest = _nearest(store, "segments", vector, where.of_book(tree.book), ["tutorial_id"], SEGMENTS)
-    tutorials = {r["tutorial_id"] for r in nearest}
+    tutorials = {r["tutorial_id"] for r in _nearest(store, "segments", vector, where.of_book(tree.book),
+                                                    ["tutorial_id"], SEGMENTS)}
     if tutorials:
         for s in stored:
             if any(e["tutorial_id"] in tutorials for e in json.loads(tree.nodes[s]["evidence"] or "[]")):

@@ -258,31 +258,6 @@ def test_a_small_book_is_searched_in_memory_as_lancedb_scans_it(filled, monkeypa
     assert calls == [] and again[:3] == ranked[:3]  # ...and on LanceDB's index once the table has one
 
 
-def test_rows_of_some_column_values_come_with_their_vectors_as_the_store_holds_them(filled):
-    """``BookRows.within``: the live rows whose column is one of the values, in the table's order,
-    with their vectors — over rows read whole, rows appended since, and rows replaced or deleted."""
-    library, store = filled, filled.store
-    columns = ["id", "node_id", "vector"]
-    sections = library.sections
-    before = snapshots.latest(store, "skills", BOOK, columns, store.version("skills"))[0]
-    store.delete("skills", "id = 's1_8'")
-    store.update("skills", "id = 's1_9'", {"node_id": sections[3]})
-    store.upsert("skills", skill_rows(library, sections, 5, seed=9, prefix="late"))
-    held = snapshots.latest(store, "skills", BOOK, columns, store.version("skills"), since=before)[0]
-    assert held.version == store.version("skills")
-    wanted = [sections[3], sections[5]]
-    rows, vectors = held.within("node_id", wanted, ["id", "node_id"])
-    stored = store.rows("skills", f"node_id IN ({', '.join(quote(w) for w in wanted)})", columns)
-    assert sorted(r["id"] for r in rows) == sorted(r["id"] for r in stored) and "s1_9" in {r["id"] for r in rows}
-    assert {r["id"] for r in rows} & {r["id"] for r in stored if r["id"].startswith("late")}  # appended rows too
-    by_id = {r["id"]: r["vector"] for r in stored}
-    assert vectors.shape == (len(rows), len(by_id[rows[0]["id"]]))
-    for row, vector in zip(rows, vectors):
-        assert set(row) == {"id", "node_id"} and row["node_id"] in wanted
-        assert vector.tolist() == pytest.approx(by_id[row["id"]])
-    assert held.within("node_id", ["no such node"], ["id"])[0] == []
-
-
 def test_a_snapshots_vectors_are_laid_out_once_not_at_every_search(filled, monkeypatch):
     """A held snapshot's vectors are turned into arrays at its first search and kept (rows never
     change in a snapshot); a one-chunk column is read in place, not copied: a copy of 6,000

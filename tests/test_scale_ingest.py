@@ -1,7 +1,6 @@
 """Ingest cost that does not grow with the book: what one ingest reads and rewrites, the exam
 kept separate, and retention upkeep that keeps what history and restore promise."""
 
-import json
 import threading
 import time
 
@@ -10,7 +9,6 @@ import pytest
 from tests.support.examples import EXAMPLES, reteaching_tutorial
 from tutorialbook.library import Library
 from tutorialbook.memory import retention
-from tutorialbook.memory.store import Store
 from tutorialbook.skills import candidates
 
 BASICS = EXAMPLES / "sourdough-basics.md"
@@ -85,39 +83,6 @@ def test_consolidation_scores_candidates_and_rewrites_only_what_it_merges_into(l
     new = {i for i, r in after.items() if r["origin"] == report.tutorial_id}
     assert set(upserted) <= new | rewritten  # written: its own nodes, and those it merged into
     assert upserted and not (set(upserted) & bike_nodes)  # nor even written again unchanged
-
-
-def test_consolidation_reads_the_books_segments_from_memory_as_lancedb_gives_them(tmp_path, monkeypatch):
-    """While ``segments`` has no vector index, the candidate chapters and their content come from
-    the book's segments held in memory; the book written is the one LanceDB's queries give."""
-    from tutorialbook.skills import builder
-
-    monkeypatch.setattr(candidates, "ALL_BELOW", 0)  # every chapter lookup goes through the indexes
-    bike = tmp_path / "bicycle-chain.md"
-    bike.write_text(BIKE)
-    sources = [BASICS, bike, TROUBLE, reteaching_tutorial(tmp_path)]
-
-    def book(path, held: bool) -> tuple[dict, list[str]]:
-        read: list[str] = []  # tables whose vectors were read from the store
-        with monkeypatch.context() as m:
-            real = Store.vectors
-            m.setattr(Store, "vectors", lambda self, name, *a: read.append(name) or real(self, name, *a))
-            if not held:  # LanceDB's own vector search and reads, as when the table has an index
-                m.setattr(candidates, "held_segments", lambda store, book: None)
-                m.setattr(builder, "held_segments", lambda store, book: None)
-            library = Library(store=str(path))
-            for source in sources:
-                library.ingest(str(source), book="baking", refine_rounds=0)
-            rows = {t: sorted(json.dumps(r, sort_keys=True, default=str) for r in library.store.rows(t, None, cols))
-                    for t, cols in {"nodes": ["id", "parent_id", "title", "evidence"],
-                                    "skills": ["id", "node_id", "name", "steps", "evidence"]}.items()}
-            library.close()
-        return rows, read
-
-    held, read_held = book(tmp_path / "held", held=True)
-    lance, read_lance = book(tmp_path / "lance", held=False)
-    assert "segments" in read_lance and "segments" not in read_held  # the candidates' content was read...
-    assert lance == held and len(held["nodes"]) > 4  # ...from memory, and the same book was written
 
 
 def test_upkeep_compacts_and_keeps_history_and_restore_within_the_window(store_path):
