@@ -15,7 +15,8 @@ whose section lies in a narrated chapter.
 
 Printed per voice, on the same questions in the same run: hit@1/@5 and characters returned for
 plain chunk retrieval (60-word windows, stride 30, the project's MiniLM, cosine) and BM25 over
-the book's own transcript (the segments ingest stored), chunk retrieval over the written text
+the book's own transcript (the segments ingest stored; chunks also with the transcript's marks on
+unsure words, ``ten(?)``, removed: the book embeds its text with them), chunk retrieval over the written text
 of the same chapters (what reading the document instead would give), and ``retrieve_skill`` in
 each mode. Speech carries no code punctuation, so an answer counts when its letters and digits
 appear, in order, in the returned text's letters and digits (the same rule for every method).
@@ -40,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 from bench import real_documents as rd  # noqa: E402
 from bench.asr import missing_voice, render  # noqa: E402
 from bench.report import emit  # noqa: E402
+from tutorialbook.acquire.transcript import UNSURE  # noqa: E402
 
 CACHE = ROOT / "bench" / ".cache" / "narrated"
 BOOK = "narrated"
@@ -176,7 +178,9 @@ def run(voices: list[str], modes: list[str], rounds: list[int], fresh: bool, log
             library, seconds = ingested(voice, folder, r, fresh)
             try:
                 if "transcript" not in per:
-                    per["transcript"] = chunk_rows(transcript_texts(library), qs, fresh)
+                    texts = transcript_texts(library)
+                    per["transcript"] = chunk_rows(texts, qs, fresh)
+                    per["unmarked"] = chunk_rows([t.replace(UNSURE, "") for t in texts], qs, fresh)["chunks"]
                 per["settings"][f"refine {r}"] = {"ingest_seconds": seconds, "skills": library.store.count("skills"),
                                                   "modes": system_rows(library, qs, modes)}
             finally:
@@ -201,6 +205,8 @@ def print_table(r: dict) -> None:
             print(f"  {voice:10} skipped: {per['skipped']}")
             continue
         line(voice, "chunks over the transcript", per["transcript"]["chunks"])
+        if "unmarked" in per:
+            line(voice, "the same, unsure marks removed", per["unmarked"])
         line(voice, "BM25 over the transcript", per["transcript"]["bm25"])
         for setting, s in per["settings"].items():
             for mode, row in s["modes"].items():
