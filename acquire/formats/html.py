@@ -5,7 +5,7 @@ preformatted code block, table or quote.
 Chrome is recognised by what it is, not by site: navigation/page-furniture elements (nav,
 header and footer outside the content, aside, forms), ARIA landmark roles, class or id
 words that name navigation (nav, menu, sidebar, breadcrumb, skip...; "header" when it holds
-no heading), "skip to" links,
+no heading; navheader, navfooter, navbar...), "skip to" links,
 permalink anchors (a lone ¶), and blocks that are mostly links (next/previous panels,
 link-only tables of contents and indexes)."""
 
@@ -28,6 +28,9 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary
 _CHROME_WORDS = frozenset({"nav", "navbar", "navigation", "menu", "sidebar", "sphinxsidebar", "related",
                            "breadcrumb", "breadcrumbs", "skip", "skiplink", "footer", "masthead", "cookie",
                            "cookies", "headerlink", "permalink", "toc", "sidenav", "topbar", "pager"})
+#: what follows "nav" in a compound class word that names page furniture (DocBook's navheader and
+#: navfooter: the Prev / Up / Next tables atop and below every page of a generated manual)
+_NAV_PARTS = frozenset({"header", "footer", "bar", "links", "panel", "box", "menu", "list", "tabs"})
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
                      "font", "i", "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike",
@@ -128,7 +131,7 @@ def _is_chrome(el, content) -> bool:
     id_words = [w for w in _WORD_SPLIT.split(el.get("id", "").lower()) if w]
     if len(id_words) <= 2:  # "site-nav" is chrome; "Related-software-and-documentation" is a section
         words.update(id_words)
-    if words & _CHROME_WORDS:
+    if words & _CHROME_WORDS or any(w.startswith("nav") and w[3:] in _NAV_PARTS for w in words):
         return True
     if words & {"header", "topnav"} and not any(True for _ in el.iter(*_HEADINGS)):  # a page header, not a title block
         return True
