@@ -181,8 +181,10 @@ def same_age(rows: list[dict]) -> None:
 
 
 def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
-    print(f"\n{BOOK}: {len(rows)} tutorials ingested, {sum(r['segments'] for r in rows)} segments "
-          "(machine shared with other work: ratios within this run)")
+    refused = [r["file"] for r in rows if r["status"] == "refused"]
+    print(f"\n{BOOK}: {len(rows)} pages, {len(rows) - len(refused)} tutorials ingested, "
+          f"{sum(r['segments'] for r in rows)} segments (machine shared with other work: ratios within this run)"
+          + (f"; refused, nothing to learn: {', '.join(refused)}" if refused else ""))
     first = None
     print(f"{'tutorials':>10} {'segments':>8} {'s/100 seg':>9} {'ratio':>6}  stages (s/100 seg)    "
           f"{'RSS peak':>9} {'ratio':>6}  process")
@@ -248,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="run each probe under cProfile; stats in STATE/probe-N.prof (slows the probe)")
     args = parser.parse_args(argv)
 
+    from tutorialbook.errors import TutorialbookError
     from tutorialbook.library import Library
 
     files, probes = documents(args.docs, args.tutorials)
@@ -274,9 +277,14 @@ def main(argv: list[str] | None = None) -> int:
         for n in range(len(rows), stop):
             path = files[n]
             clock = time.perf_counter()
-            report = library.ingest(str(path), book=BOOK).tutorials[0]
-            row = {"n": n + 1, "file": path.name, "status": report.status, "segments": report.segments,
-                   "stages": report.stage_seconds or {}, "wall": round(time.perf_counter() - clock, 3),
+            try:
+                report = library.ingest(str(path), book=BOOK).tutorials[0]
+                status, segments, stages = report.status, report.segments, report.stage_seconds or {}
+            except TutorialbookError as exc:  # a page with nothing to learn (a heading and links): refused
+                print(f"  {n + 1:>4} {path.name:<40} refused: {exc}", flush=True)
+                status, segments, stages = "refused", 0, {}
+            row = {"n": n + 1, "file": path.name, "status": status, "segments": segments,
+                   "stages": stages, "wall": round(time.perf_counter() - clock, 3),
                    "rss_peak_mb": round(rss_peak_mb(), 1), "pid": os.getpid()}
             out.write(json.dumps(row) + "\n")
             out.flush()
@@ -295,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
                     checkpoints[n + 1]["settled"] = settle(library, state / "store")
                     marks.write_text(json.dumps(checkpoints))
             if (n + 1) % 5 == 0:
-                print(f"  {n + 1:>4} {path.name:<40} {report.segments:>4} seg {row['wall']:6.2f} s "
+                print(f"  {n + 1:>4} {path.name:<40} {segments:>4} seg {row['wall']:6.2f} s "
                       f"RSS peak {row['rss_peak_mb']:.0f} MB", flush=True)
     if not os.environ.get(CHILD):
         summary(rows, checkpoints)
