@@ -21,7 +21,12 @@ Every failure becomes a repair:
   the sentence becomes one of its steps.
 
 Repairs never duplicate a skill and never remove evidence. Rounds repeat until the pass
-rate stops rising or ``rounds`` are spent. The questions and their results are stored in
+rate stops rising or ``rounds`` are spent. After a repair only the failed questions are asked
+again (asking all of them doubled a round's questions): a repair adds cues, evidence or a
+skill, which in a full re-examination turned one passing question into a failure in 11
+re-examinations of ``bench/learning.py --real``'s documents and none on ten held-out pages of
+``bench/scale.py``. The report's rate after repair can thus miss such a loss; ``exam`` asks
+every stored question again. The questions and their results are stored in
 the ``questions`` table (``passed_before`` / ``passed_after``) so ``exam`` can re-run them.
 
 The harvest and the judge are plain functions held by an :class:`Examiner`; an LLM examiner
@@ -183,9 +188,11 @@ class Refiner:
                 added, extended, moved = added + a, extended + e, moved + m
                 if not (a or e or m):
                     break
-                after = self.examine(questions, pack, cancel)
-                if len(after) < len(questions):  # cancelled midway: keep what was measured
+                # only the failures are asked again: the questions that passed keep their answer
+                asked = self.examine(failed, pack, cancel)
+                if len(asked) < len(failed):  # cancelled midway: keep what was measured
                     break
+                after = {**current, **asked}
                 # neither is empty: a failure was in `current`, `after` answered every question
                 rising = cast(float, _rate(after)) > cast(float, _rate(current))
                 current = after

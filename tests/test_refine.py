@@ -106,6 +106,32 @@ def test_refinement_repairs_what_the_first_consolidation_missed(library, pan):
     assert exam.pass_rate == pytest.approx(result.pass_rate_after)
 
 
+def test_a_repair_round_asks_only_the_failed_questions_again(library, pan, monkeypatch):
+    """After a repair the questions that failed are asked again, not the whole exam; those that
+    passed keep their answer, and the stored results agree with a full exam afterwards."""
+    from tutorialbook.skills.refine import Refiner
+
+    library.ingest(str(pan), book="kitchen", domain="general", refine_rounds=0)
+    library.store.delete("skills", in_list("id", [r["id"] for r in holding(library, "about ten minutes")]))
+    asked: list[list[str]] = []
+    examine = Refiner.examine
+
+    def recording(self, questions, pack=None, cancel=None):
+        asked.append([q.id for q in questions])
+        return examine(self, questions, pack, cancel)
+
+    monkeypatch.setattr(Refiner, "examine", recording)
+    result = library.refine("kitchen", rounds=1)
+    monkeypatch.undo()
+    rows = {r["id"]: r for r in library.store.rows("questions")}
+    failed_first = {i for i, r in rows.items() if not r["passed_before"]}
+    assert len(asked) == 2 and set(asked[0]) == set(rows) and failed_first
+    assert set(asked[1]) == failed_first != set(rows)  # the second examination: the failures only
+    assert {i for i, r in rows.items() if r["passed_before"]} <= {i for i, r in rows.items() if r["passed_after"]}
+    exam = library.exam("kitchen")
+    assert exam.pass_rate == pytest.approx(result.pass_rate_after) and not exam.regressions
+
+
 def test_ingest_refines_by_default_and_keeps_the_exam(library, pan):
     report = library.ingest(str(pan), book="kitchen", domain="general").tutorials[0]
     assert report.questions_harvested >= 10
