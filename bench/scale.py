@@ -2,6 +2,7 @@
 
     python bench/scale.py [--tutorials 400] [--docs DIR] [--state DIR] [--until N] [--fresh] [--profile]
                           [--process-per N]
+    python bench/scale.py --compare SMALL_STORE BIG_STORE [--runs 6]
 
 The documents are the PostgreSQL 15 manual as Debian ships it (``apt-get install
 postgresql-doc-15``: 1,173 HTML pages of one manual written by its own authors — chapters,
@@ -19,6 +20,11 @@ each window holds different pages (the manual's short pages cost more per segmen
 checkpoint also ingests the same five held-out pages (the manual's last) into a throwaway copy
 of the store: that probe's time per 100 segments, at each book size, is the like-for-like figure
 (the fastest of three runs, each on a fresh copy: the machine's noise only ever adds time).
+Probes minutes apart on a shared machine differ by up to 30% (the ratio at 400 read 1.0x to 1.4x
+from one pair to the next), so at the end the bench also runs the *paired probe*: the same pages
+ingested page by page, alternately, into copies of the book at 25 tutorials (kept as
+``STATE/store-25``) and at the end, in one process, six times; the median of the runs' ratios is
+the figure to read (``--compare SMALL BIG`` runs only that, on any two stores).
 After the last tutorial the bench also sleeps through the table-version window and runs upkeep,
 twice (``settled``): disk as an idle store kept up holds it, beside the figure right after the writes.
 Targets (issue 19): at 400, time and memory within 1.2x of the first 25; disk <= 1.5x live.
@@ -40,6 +46,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -55,6 +62,7 @@ CHECKPOINTS = (WINDOW, 50, 100, 150, 200, 300, 400)
 HISTORY_TABLES = ("events", "undo")
 CHILD = "TUTORIALBOOK_BENCH_SCALE_PART"  # set in the processes of a --process-per run
 PROBE_RUNS = 3  # each probe's pages are ingested this many times (fresh copies): the fastest is shown
+PAIRED_RUNS = 6  # runs of the paired probe (two books, pages interleaved)
 PROBES = 5  # held-out pages (the manual's last in name order) ingested into a copy of the store at each checkpoint
 
 
@@ -74,7 +82,6 @@ def probe(state: Path, pages: list[Path], docs: Path, keep: float | None, profil
     the best: the rest is the machine's noise), with every run's total. With ``profile``, the
     first run's ingest is profiled (cProfile) and the stats are written there."""
     import cProfile
-    import shutil
 
     from tutorialbook.library import Library
 
@@ -105,6 +112,53 @@ def probe(state: Path, pages: list[Path], docs: Path, keep: float | None, profil
     best = min(found, key=lambda f: sum(f["stages"].values()))
     return {**best, "runs": [round(sum(f["stages"].values()), 3) for f in found],
             "cpu_runs": [round(f["cpu"], 3) for f in found]}
+
+
+def paired_probe(small: Path, big: Path, pages: list[Path], docs: Path, runs: int = PAIRED_RUNS) -> dict:
+    """The probe pages ingested into copies of two stores (a small book and a big one) in one
+    process, page by page, alternating which store goes first: whatever else the machine is
+    doing in a minute falls on both books alike, so the ratio holds still where probes a few
+    minutes apart differed by 30%. ``runs`` times, each on fresh copies; per run and store the
+    stage seconds and the process CPU (all threads) spent in its ingests, per 100 segments."""
+    import statistics
+
+    from tutorialbook.library import Library
+
+    found: list[dict] = []
+    work = big.parent / "paired-probe"
+    for run in range(runs):
+        shutil.rmtree(work, ignore_errors=True)
+        libraries = {}
+        for name, src in (("small", small), ("big", big)):
+            shutil.copytree(src, work / name)
+            libraries[name] = Library(store=str(work / name), allowed_roots=(str(docs),))
+        spent = {name: {"seconds": 0.0, "cpu": 0.0, "segments": 0} for name in libraries}
+        order = ["small", "big"] if run % 2 == 0 else ["big", "small"]
+        for page in pages:
+            for name in order:
+                cpu = time.process_time()
+                report = libraries[name].ingest(str(page), book=BOOK).tutorials[0]
+                spent[name]["cpu"] += time.process_time() - cpu
+                spent[name]["seconds"] += sum((report.stage_seconds or {}).values())
+                spent[name]["segments"] += report.segments
+            order.reverse()
+        for library in libraries.values():
+            library.close()
+        found.append({name: {"per": 100 * f["seconds"] / max(f["segments"], 1),
+                             "cpu": 100 * f["cpu"] / max(f["segments"], 1)} for name, f in spent.items()})
+    shutil.rmtree(work, ignore_errors=True)
+    ratios = [f["big"]["per"] / f["small"]["per"] for f in found]
+    cpu_ratios = [f["big"]["cpu"] / f["small"]["cpu"] for f in found]
+    return {"runs": found, "ratio_median": statistics.median(ratios), "ratios": ratios,
+            "cpu_ratio_median": statistics.median(cpu_ratios)}
+
+
+def print_paired(label: str, paired: dict) -> None:
+    runs = paired["runs"]
+    print(f"paired probe {label}: {len(runs)} runs, s/100 seg small/big: "
+          + ", ".join(f"{r['small']['per']:.2f}/{r['big']['per']:.2f}" for r in runs))
+    print(f"paired probe {label}: ratio per run {' '.join(f'{r:.2f}' for r in paired['ratios'])}; "
+          f"median {paired['ratio_median']:.3f} (CPU {paired['cpu_ratio_median']:.3f}; target <= 1.2)")
 
 
 def rss_peak_mb() -> float:
@@ -221,6 +275,9 @@ def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
         print(f"probe at {n:>3}: {PROBES} held-out pages, {p['segments']} segments, {per:.2f} s/100 seg "
               f"(ratio {per / base:.2f}){cpu}; {shown}{every}")
     for n, c in sorted(checkpoints.items()):
+        if "paired" in c:
+            print_paired(f"at 25 and {n}", c["paired"])
+    for n, c in sorted(checkpoints.items()):
         for when, figures in (("", c), (" settled", c.get("settled"))):
             if not figures:
                 continue
@@ -248,7 +305,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="a fresh process for every N tutorials (0: one process for the run)")
     parser.add_argument("--profile", action="store_true",
                         help="run each probe under cProfile; stats in STATE/probe-N.prof (slows the probe)")
+    parser.add_argument("--compare", type=Path, nargs=2, metavar=("SMALL", "BIG"),
+                        help="only the paired probe, on two stores (e.g. STATE/store-25 and STATE/store)")
+    parser.add_argument("--runs", type=int, default=PAIRED_RUNS, help="runs of the paired probe")
     args = parser.parse_args(argv)
+    if args.compare:
+        print_paired("", paired_probe(*args.compare, documents(args.docs, 0)[1], args.docs, args.runs))
+        return 0
 
     from tutorialbook.errors import TutorialbookError
     from tutorialbook.library import Library
@@ -256,8 +319,6 @@ def main(argv: list[str] | None = None) -> int:
     files, probes = documents(args.docs, args.tutorials)
     state = args.state
     if args.fresh and state.exists():
-        import shutil
-
         shutil.rmtree(state)
     state.mkdir(parents=True, exist_ok=True)
     log, marks = state / "log.jsonl", state / "checkpoints.json"
@@ -294,10 +355,16 @@ def main(argv: list[str] | None = None) -> int:
                                       "versions": {t: len(library.store.table(t).list_versions())
                                                    for t in table_names(library)}}
                 marks.write_text(json.dumps(checkpoints))
+                if n + 1 == WINDOW and not (state / "store-25").exists():  # the small book of the paired probe
+                    shutil.copytree(state / "store", state / "store-25")
                 if (n + 1) in CHECKPOINTS and "probe" not in checkpoints[n + 1]:
                     checkpoints[n + 1]["probe"] = probe(
                         state, probes, args.docs, args.keep_seconds,
                         state / f"probe-{n + 1}.prof" if args.profile else None)
+                    marks.write_text(json.dumps(checkpoints))
+                if n + 1 == args.tutorials and (state / "store-25").exists() and "paired" not in checkpoints[n + 1]:
+                    checkpoints[n + 1]["paired"] = paired_probe(state / "store-25", state / "store", probes, args.docs,
+                                                                args.runs)
                     marks.write_text(json.dumps(checkpoints))
                 if n + 1 == args.tutorials and kept is not None:
                     checkpoints[n + 1]["settled"] = settle(library, state / "store")
