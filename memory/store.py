@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import lancedb
-import numpy as np
 import pyarrow as pa
 
 from tutorialbook.errors import Cancelled, TutorialbookError
@@ -138,13 +137,6 @@ class Store:
         of thousands of rows that are filtered or summed in bulk, not walked as dicts."""
         with self._reading(name):
             return self._arrow(name, where, columns, None)
-
-    def vectors(self, name: str, where: str) -> tuple[list[str], np.ndarray]:
-        """The ids and vectors of the matching rows, the vectors as one float32 array (a row
-        per id): consolidation reads a few thousand at a time."""
-        with self._reading(name):
-            found = self._arrow(name, where, ["id", "vector"], None)
-        return found["id"].to_pylist(), lance.matrix(found["vector"])
 
     def _arrow(self, name: str, where: str | None, columns: list[str] | None, limit: int | None) -> pa.Table:
         table = self.table(name)
