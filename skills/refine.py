@@ -24,10 +24,11 @@ Repairs never duplicate a skill and never remove evidence. Rounds repeat until t
 rate stops rising or ``rounds`` are spent. After a repair only the failed questions are asked
 again (asking all of them doubled a round's questions): a repair adds cues, evidence or a
 skill, which in a full re-examination turned one passing question into a failure in 11
-re-examinations of ``bench/learning.py --real``'s documents and none on ten held-out pages of
-``bench/scale.py``. The report's rate after repair can thus miss such a loss; ``exam`` asks
-every stored question again. The questions and their results are stored in
-the ``questions`` table (``passed_before`` / ``passed_after``) so ``exam`` can re-run them.
+re-examinations of ``bench/learning.py --real``'s documents and in none of the 8 of
+``bench/scale.py``'s five probe pages at 25 and 400 tutorials. The report's rate after repair
+can thus miss such a loss; ``exam`` asks every stored question again. The questions and their
+results are stored in the ``questions`` table (``passed_before`` / ``passed_after``) so ``exam``
+can re-run them.
 
 The harvest and the judge are plain functions held by an :class:`Examiner`; an LLM examiner
 (generated questions, an LLM judge) replaces them without touching the repair loop.
