@@ -63,6 +63,7 @@ HISTORY_TABLES = ("events", "undo")
 CHILD = "TUTORIALBOOK_BENCH_SCALE_PART"  # set in the processes of a --process-per run
 PROBE_RUNS = 3  # each probe's pages are ingested this many times (fresh copies): the fastest is shown
 PAIRED_RUNS = 6  # runs of the paired probe (two books, pages interleaved)
+SMALL_BOOK = f"store-{WINDOW}"  # the book after the first window, kept for the paired probe
 PROBES = 5  # held-out pages (the manual's last in name order) ingested into a copy of the store at each checkpoint
 
 
@@ -276,7 +277,7 @@ def summary(rows: list[dict], checkpoints: dict[int, dict]) -> None:
               f"(ratio {per / base:.2f}){cpu}; {shown}{every}")
     for n, c in sorted(checkpoints.items()):
         if "paired" in c:
-            print_paired(f"at 25 and {n}", c["paired"])
+            print_paired(f"at {WINDOW} and {n}", c["paired"])
     for n, c in sorted(checkpoints.items()):
         for when, figures in (("", c), (" settled", c.get("settled"))):
             if not figures:
@@ -355,15 +356,15 @@ def main(argv: list[str] | None = None) -> int:
                                       "versions": {t: len(library.store.table(t).list_versions())
                                                    for t in table_names(library)}}
                 marks.write_text(json.dumps(checkpoints))
-                if n + 1 == WINDOW and not (state / "store-25").exists():  # the small book of the paired probe
-                    shutil.copytree(state / "store", state / "store-25")
+                if n + 1 == WINDOW and not (state / SMALL_BOOK).exists():
+                    shutil.copytree(state / "store", state / SMALL_BOOK)
                 if (n + 1) in CHECKPOINTS and "probe" not in checkpoints[n + 1]:
                     checkpoints[n + 1]["probe"] = probe(
                         state, probes, args.docs, args.keep_seconds,
                         state / f"probe-{n + 1}.prof" if args.profile else None)
                     marks.write_text(json.dumps(checkpoints))
-                if n + 1 == args.tutorials and (state / "store-25").exists() and "paired" not in checkpoints[n + 1]:
-                    checkpoints[n + 1]["paired"] = paired_probe(state / "store-25", state / "store", probes, args.docs,
+                if n + 1 == args.tutorials and (state / SMALL_BOOK).exists() and "paired" not in checkpoints[n + 1]:
+                    checkpoints[n + 1]["paired"] = paired_probe(state / SMALL_BOOK, state / "store", probes, args.docs,
                                                                 args.runs)
                     marks.write_text(json.dumps(checkpoints))
                 if n + 1 == args.tutorials and kept is not None:
