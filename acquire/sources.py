@@ -22,6 +22,11 @@ SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
 #: text files a domain pack reads (its reader is given to ``read_source``: acquire/ imports no pack)
 PGN_EXTENSIONS = frozenset({".pgn"})
 MAX_TEXT_BYTES = 20 * 1024 * 1024
+#: what an ingest reads, in words, for the CLI's and the MCP tool's help (from the sets above)
+SOURCES_HELP = ("a video or audio file, " + "/".join(sorted(SUBTITLE_EXTENSIONS)) + " subtitles, a document ("
+                + ", ".join(sorted(TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS)) + "; Sphinx's .rst.txt sources too), "
+                + "a " + "/".join(sorted(PGN_EXTENSIONS)) + " chess game, or a folder of these")
+TITLE_HELP = "tutorial title (empty: the document's own title or first heading, else the file name)"
 
 
 def media_extensions() -> frozenset[str]:

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tutorialbook import __version__
+from tutorialbook.acquire.sources import SOURCES_HELP, TITLE_HELP
 from tutorialbook.server import cli_tools
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
@@ -83,9 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "the current folder over stdio, none over --http")
 
     p = sub.add_parser("ingest", help="ingest a tutorial file or folder")
-    p.add_argument("source", help="a video/audio file, .srt/.vtt subtitles, .md/.txt text, a .pgn game, or a folder")
+    p.add_argument("source", help=SOURCES_HELP)
     p.add_argument("--book", default="default", help=BOOK_HELP + " (created if new)")
-    p.add_argument("--title", default="", help="tutorial title (empty: the file name)")
+    p.add_argument("--title", default="", help=TITLE_HELP)
     p.add_argument("--domain", default="auto", choices=["auto", "general", "chess"],
                    help="domain pack: auto picks it from the title, file name or transcript")
     p.add_argument("--refine-rounds", type=int, default=1, dest="refine_rounds",

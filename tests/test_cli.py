@@ -71,6 +71,23 @@ def test_every_option_has_help_and_defaults_are_shown():
     assert "(default: hybrid)" in commands["search"].format_help()
 
 
+def test_the_source_help_names_every_kind_of_file_an_ingest_reads():
+    """The CLI's and the MCP tool's help list what ``read_source`` accepts (it had said ".md/.txt" after
+    HTML, reStructuredText, notebooks and PDF were read)."""
+    from tutorialbook.acquire.sources import PGN_EXTENSIONS, SUBTITLE_EXTENSIONS, TEXT_EXTENSIONS
+    from tutorialbook.acquire.formats import DOCUMENT_EXTENSIONS
+    from tutorialbook.server.cli import build_parser
+    from tutorialbook.tools.ingest import ingest_tutorial
+
+    ingest = build_parser()._subparsers._group_actions[0].choices["ingest"]
+    cli_help = " ".join(ingest.format_help().split())
+    tool_help = str(ingest_tutorial.__annotations__["source"].__metadata__[0].description)
+    for ext in TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS | SUBTITLE_EXTENSIONS | PGN_EXTENSIONS | {".rst.txt"}:
+        assert re.search(rf"(?<![\w.]){re.escape(ext)}(?![\w])", cli_help), ext
+        assert re.search(rf"(?<![\w.]){re.escape(ext)}(?![\w])", tool_help), ext
+    assert "first heading" in cli_help and "video or audio" in tool_help
+
+
 def test_cli_matches_the_tools(tmp_path):
     """evaluate, search --fen, lesson from standard input or a file, toc --skills, each hit once."""
     store = tmp_path / "store"

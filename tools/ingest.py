@@ -7,6 +7,7 @@ import anyio
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
+from tutorialbook.acquire.sources import SOURCES_HELP, TITLE_HELP
 from tutorialbook.models import IngestReport
 from tutorialbook.tools.sampling import sampling_llm
 from tutorialbook.tools import _log
@@ -14,11 +15,10 @@ from tutorialbook.tools._run import run, scope
 
 
 async def ingest_tutorial(
-    source: Annotated[str, Field(description="path of a video/audio file, .srt/.vtt subtitles, "
-                                             ".md/.txt text, a .pgn annotated chess game, or a folder of these; "
-                                             "only files under the server's allowed roots are read")],
+    source: Annotated[str, Field(description=f"path of {SOURCES_HELP}; only files under the server's allowed "
+                                             "roots are read")],
     book: Annotated[str, Field(description="book to add it to (created if new)")] = "default",
-    title: Annotated[str, Field(description="tutorial title; defaults to the file name")] = "",
+    title: Annotated[str, Field(description=TITLE_HELP)] = "",
     domain: Annotated[Literal["auto", "general", "chess"],
                       Field(description="domain pack: auto picks it from the title, file name or transcript")] = "auto",
     refine_rounds: Annotated[int, Field(ge=0, le=10, description=(
