@@ -35,14 +35,23 @@ ANSWER_WORDS = 5
 _PRONOUN_SUBJECT = re.compile(r"^(?:it|this|that|these|those|there|they|you|we|he|she|i|here|which|what|one|each)\b",
                               re.I)
 _GOAL = r"(?P<goal>[a-z][^,;:]{6,90}?)"
+_LEARNER = r"(?:you|us|users?|the user|one)"
+#: a clause that opens on a word pointing back ("this", "it", "such") or with its subject left out
+#: ("If not specified", "When installed") is about something an earlier sentence named: asked
+#: alone, nobody could tell what it asks about
+_ANAPHORIC = re.compile(r"^(?:(?:it|its|this|that|these|those|they|them|their|such|so|not)\b"
+                        r"|\w{2,}(?<!e)ed\b)", re.I)
+#: a fact that opens on a subordinating word is not the sentence's main clause
+_SUBORDINATE = re.compile(r"^(?:\(|(?:because|since|as|although|though|while|whereas|unless|until)\b)", re.I)
 _HOW = [
     re.compile(rf"^(?:in order )?to {_GOAL},\s*(?P<means>.+)$", re.I),
     re.compile(rf"^(?:(?:you|we) (?:can|could|should|may|might) )?use (?P<means>[^,;:]{{2,60}}?) "
                rf"to {_GOAL}(?:[,.;:]|$)", re.I),
     re.compile(rf"^(?P<means>[^,;:]{{2,60}}?) (?:is|are|can be|may be) used (?:to|for) {_GOAL}(?:[,.;:]|$)", re.I),
-    re.compile(rf"^(?P<means>[^,;:]{{2,60}}?) (?:lets|allows|enables|helps) "
-               rf"(?:you|us|users?|the user|one)?\s*(?:to )?{_GOAL}(?:[,.;:]|$)",
-               re.I),
+    # "allows/enables [the learner] to <goal>", "lets the learner <goal>", "helps [the learner] (to) <goal>":
+    # "allows dictionaries to be created" states what the means permits of a thing, no goal of the learner's
+    re.compile(rf"^(?P<means>[^,;:]{{2,60}}?) (?:(?:allows|enables) (?:{_LEARNER} )?to|lets {_LEARNER}(?: to)?"
+               rf"|helps (?:{_LEARNER} )?(?:to )?) ?{_GOAL}(?:[,.;:]|$)", re.I),
 ]
 _WHAT = re.compile(r"^(?P<term>[^\s,;:]+(?: [^\s,;:]+){0,4}?) (?P<verb>is|are|means|refers to) "
                    r"(?P<rest>(?:a|an|the|called|used|not|one|only|simply|just|defined)\b.+)$", re.I)
@@ -140,7 +149,8 @@ def what_questions(source: HarvestSource) -> Iterable[Candidate]:
 def why_questions(source: HarvestSource) -> Iterable[Candidate]:
     for segment, raw, m in _matching(source, _WHY):
         fact = m.group("fact").strip()
-        if _WHEN.match(fact + ",") or re.match(r"^(?:if|when|whenever|once|but|and|or|so)\b", fact, re.I):
+        if _WHEN.match(fact + ",") or re.match(r"^(?:if|when|whenever|once|but|and|or|so)\b", fact, re.I) \
+                or _ANAPHORIC.match(fact) or _SUBORDINATE.match(fact):
             continue
         answer = _phrase(m.group("reason"), "")
         if not answer or len(fact.split()) < 3:
@@ -153,6 +163,8 @@ def why_questions(source: HarvestSource) -> Iterable[Candidate]:
 
 def behaviour_questions(source: HarvestSource) -> Iterable[Candidate]:
     for segment, raw, m in _matching(source, _WHEN):
+        if _ANAPHORIC.match(m.group("cond")):
+            continue
         answer = _phrase(m.group("result"), raw)
         if answer:
             yield Candidate("behaviour", f"What happens when {_learner(m.group('cond'))}?", answer, segment, raw)
@@ -195,7 +207,11 @@ def _intro_goal(sentence: str) -> str:
     """The goal an introducing sentence states ("To create the table, run:" → "create the
     table"; "Add a function that closes the connection:" → "add a function that closes the
     connection"), or '' when it names none ("For example:")."""
+    from tutorialbook.skills.passages import _looks_like_code
+
     s = _clean(sentence).rstrip(" :.")
+    if _looks_like_code(s) or re.match(r"^[A-Z]{2,}\b", s):  # code read as prose ("SELECT EXTRACT(…)", "SET
+        return ""                                               # CONNECTION — …"): a verb in capitals is a keyword
     m = re.match(r"^(?:in order )?to ([^,]{6,90}),", s, re.I)
     if m:
         return m.group(1)

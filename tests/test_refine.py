@@ -295,6 +295,51 @@ def test_learner_questions_ask_in_other_words_and_hold_back_the_answer():
         q.kind != "cloze" for q in questions))
 
 
+#: sentences whose question could not be told apart from any other page's: the condition or fact
+#: points back to something named before ("this option", "it", a subject left out), is not the main
+#: clause, or states what a tool permits of a thing rather than a goal of the learner's
+BACK_REFERENCES = """
+If not specified, the server listens on every address.
+
+When this option is set, the dump holds no data.
+
+This is much faster because the index is never read.
+
+Because the file is small, it loads quickly since nothing is cached.
+
+The library allows user programs to deal with dates.
+
+The planner allows dictionaries to be created by unprivileged users.
+
+SELECT EXTRACT(EPOCH FROM now()) - 3:
+
+    SELECT 1;
+"""
+KEPT = """
+If there is no match to the pattern, the function returns null.
+
+When the server restarts, every open connection is closed.
+
+The ecpg preprocessor allows you to embed SQL in C programs.
+
+The index is rebuilt every night because deleted rows leave dead entries behind.
+"""
+
+
+def test_learner_questions_are_not_asked_of_sentences_that_point_back():
+    from tutorialbook.skills.learner import LEARNER_GENERATORS
+
+    def asked(text):
+        source = HarvestSource("t", "T", parse_markdown(text).segments)
+        return [c.question for g in LEARNER_GENERATORS for c in g(source)]
+
+    assert asked(BACK_REFERENCES) == []
+    assert sorted(asked(KEPT)) == ["How do I embed SQL in C programs?",
+                                   "What happens when the server restarts?",
+                                   "What happens when there is no match to the pattern?",
+                                   "Why is it that the index is rebuilt every night?"]
+
+
 def test_learner_questions_are_graded_by_the_evidence_returned():
     q = next(q for q in qs.harvest(garden_source()) if q.kind == "how")
     named = {"id": "a", "name": "Check whether the bed needs water", "when_to_use": "", "steps": "[]",
