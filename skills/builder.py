@@ -120,7 +120,7 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
         segments = passages.without_boilerplate(transcript.segments, node.segments, keys)
         kept = [i for i in node.segments if i in segments]
         for passage in passages.group(segments, kept):
-            if not passages.is_boilerplate(passage.text, keys):
+            if passages.teaches(passage, keys):
                 node.drafts.append(passages.draft(passage, context))
     return chapter
 

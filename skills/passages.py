@@ -21,7 +21,9 @@ WORDS = 55
 MAX_WORDS = 110
 
 _BOILERPLATE = re.compile(
-    r"(?:\bcopyright\b|©|\(c\) ?\d{4}|\ball rights reserved\b|\bpermission is (?:hereby )?granted\b"
+    # a copyright notice ("Copyright (C) 2015 …", "© 2024 …"), not prose about copyright ("the copyright file")
+    r"(?:\bcopyright\b:?\s*(?:©|\(c\))?\s*\d{4}|©|\(c\) ?\d{4}|\ball rights reserved\b"
+    r"|\bpermission is (?:hereby )?granted\b"
     r"|\blicen[cs]ed? under\b|\bgnu (?:general|free|lesser) (?:public|documentation) licen[cs]e\b"
     r"|\bthis (?:program|library|manual|document) is free software\b|\bwithout any warranty\b"
     r"|\bsubscribe\b|\bthanks? (?:you )?for (?:watching|listening|reading)\b|\bsee you (?:next time|soon|in the next)\b"
@@ -76,6 +78,15 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
     return False
 
 
+def teaches(passage: Passage, headings: frozenset[str] = frozenset()) -> bool:
+    """Whether a passage is worth a skill: judged on its prose (``is_boilerplate``), never on the
+    code blocks it holds — an example of a licence file or a config of short lines teaches."""
+    if not any(kind == "code" for kind, _ in passage.blocks):
+        return not is_boilerplate(passage.text, headings)
+    prose = "\n".join(text for kind, text in passage.blocks if kind != "code")
+    return not prose.strip() or not is_boilerplate(prose, headings)
+
+
 #: a stretch this long whose distinct words are this small a share of it is a decoding loop
 LOOP_WORDS = 20
 LOOP_DISTINCT = 0.1
@@ -97,10 +108,14 @@ def without_boilerplate(segments: list[Segment], indexes: list[int],
                         headings: frozenset[str] = frozenset()) -> dict[int, Segment]:
     """The segments of ``indexes`` that teach something, by index: a boilerplate segment goes,
     and a narrated one keeps its sentences but the greeting or sign-off said in the same breath
-    ("Welcome to this lesson on … First, shift the chain …"). Spans stay the segment's."""
+    ("Welcome to this lesson on … First, shift the chain …"); a code block stays whole. Spans
+    stay the segment's."""
     kept: dict[int, Segment] = {}
     for i in indexes:
         seg = segments[i]
+        if seg.kind == "code":  # a block the document marks as code is an example, whatever it holds
+            kept[i] = seg       # (a YAML file of short lines, a copyright file's template)
+            continue
         looped = _LOOP_RUN.sub("", seg.text)  # a decoding loop said in the same breath goes too
         if looped != seg.text:
             seg = replace(seg, text=" ".join(looped.split()))
@@ -227,12 +242,13 @@ def _spans(seg: Segment, index: int, parts: list[tuple[str, str]], kind: str) ->
     return out
 
 
-def step_name(text: str) -> str:
+def step_name(text: str, sentences: list[str] | None = None) -> str:
     """A passage's name: its first instruction as the author wrote it (when short enough to be a
-    name), else a title phrase from its opening."""
+    name), else a title phrase from its opening. ``sentences``: the ones to look in (default:
+    the text's)."""
     from tutorialbook.skills.extract import name_from
 
-    for sentence in [s for s in split_sentences(text) if words(s) >= 3][:4]:
+    for sentence in [s for s in (split_sentences(text) if sentences is None else sentences) if words(s) >= 3][:4]:
         if is_instructive(sentence) and len(sentence) <= 100:
             return name_from(sentence)
     return title_phrase(text)
@@ -306,7 +322,10 @@ def draft(passage: Passage, context: str) -> SkillDraft:
             steps += head + _items(lines)
         else:
             steps.append(" ".join(lines))
-    name = step_name(passage.text)
+    # named by its prose, each block's sentences apart: a line of the code it holds ("- run: make
+    # install") is no name while the author's words introduce it
+    prose = [text for kind, text in passage.blocks if kind != "code" and text.strip()] or [passage.text]
+    name = step_name(prose[0], [s for text in prose for s in split_sentences(text)])
     when = ""
     first = split_sentences(passage.text)[:1]
     lead = re.match(r"^((?:if|when|whenever|before|after|once|to)\b[^,]{3,70}),", first[0], re.I) if first else None

@@ -60,6 +60,50 @@ def test_licence_and_greetings_do_not_become_skills(tmp_path, library):
     assert [s.start for s in kept] == [3]
 
 
+PACKAGING = """# Packaging notes
+
+## The copyright file
+
+The debian/copyright file provides the copyright summary data of the package. Here is its
+template, as the tool writes it:
+
+```
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: debhello
+Copyright: 2015 Osamu Aoki
+License: MIT
+```
+
+## The site configuration
+
+Add a nav setting to the configuration to set the order of the pages in the site:
+
+```yaml
+site_name: Lorum
+nav:
+    - Home: index.md
+    - About: about.md
+```
+"""
+
+
+def test_code_blocks_are_examples_whatever_they_hold(tmp_path, library):
+    """A config of short lines ("- Home: index.md") is not an index or a navigation bar, a licence
+    file's template is not a licence, and prose about the copyright file is not a copyright
+    notice: each stays whole in a skill, line breaks kept, named by its prose."""
+    path = tmp_path / "packaging.md"
+    path.write_text(PACKAGING)
+    library.ingest(str(path), book="pkg", refine_rounds=0)
+    skills = library.skills("pkg")
+    steps = [step for s in skills for step in s.steps]
+    assert "site_name: Lorum\nnav:\n    - Home: index.md\n    - About: about.md" in steps
+    assert any(step.startswith("Format: https://") and step.endswith("Copyright: 2015 Osamu Aoki\nLicense: MIT")
+               for step in steps)
+    assert any("provides the copyright summary data" in step for step in steps)
+    config = next(s for s in skills if any("site_name" in step for step in s.steps))
+    assert config.name.startswith("Add a nav setting"), config.name
+
+
 def test_speech_recognition_caught_in_a_loop_does_not_become_a_skill(tmp_path, library):
     """Whisper sometimes repeats one token to the end of its window; that is not something the
     narrator taught. A passage that repeats a few numbers as printed output stays."""
