@@ -6,8 +6,12 @@ Chrome is recognised by what it is, not by site: navigation/page-furniture eleme
 header and footer outside the content, aside, forms), ARIA landmark roles, class or id
 words that name navigation (nav, menu, sidebar, breadcrumb, skip...; "header" when it holds
 no heading; navheader, navfooter, navbar...), "skip to" links,
-permalink anchors (a lone ¶), and blocks that are mostly links (next/previous panels,
-link-only tables of contents and indexes)."""
+permalink anchors (a lone ¶), blocks that are mostly links (next/previous panels,
+link-only tables of contents and indexes, texi2html's "[ << ] [ >> ] [Top]" bars: brackets and
+bars do not count as text), and a block saying only the site's name from the ``<title>``.
+A code listing written one element a line (Doxygen's ``div.fragment``) is one code block.
+The title is the page's own: the h1 when the ``<title>`` holds it, else the part of a "Page —
+Site" title that a title element of the page shows or the h1 opens with."""
 
 from __future__ import annotations
 
@@ -42,6 +46,12 @@ MAX_DEPTH = 200
 PARSER_DEPTH = 256
 """libxml2 stops at this depth unless told otherwise (huge_tree): a bound kept on purpose."""
 _WORD_SPLIT = re.compile(r"[\s_\-]+")
+_FRAME = re.compile(r"[\s\[\]|()·•]+")
+#: class words of an element that holds a code listing as one element a line (Doxygen's
+#: ``div.fragment`` of ``div.line``), not as a ``pre``
+_CODE_WORDS = frozenset({"fragment", "listing", "programlisting", "sourcecode", "codeblock"})
+#: what separates a page's own title from its site's in a ``<title>``
+_TITLE_PARTS = re.compile(r"\s+[-|—–·:]{1,2}\s+|:\s+")
 
 
 def read_html(data: bytes, name: str) -> Document:
@@ -54,8 +64,17 @@ def read_html(data: bytes, name: str) -> Document:
     doc.title = _title(root)
     content = _content_root(root)
     _strip_chrome(content)
-    _Walker(doc).container(content, 0)
+    _Walker(doc, _site_names(root, doc.title)).container(content, 0)
     return doc
+
+
+def _site_names(root, title: str | None) -> frozenset[str]:
+    """The parts of the ``<title>`` that are not the page's own title ("Doxygen" of "Doxygen:
+    Getting started"): a block saying only that is the site's banner."""
+    node = root.find(".//title")
+    parts = _TITLE_PARTS.split(squash(node.text_content())) if node is not None else []
+    own = (title or "").lower()
+    return frozenset(p.lower() for p in map(squash, parts) if len(parts) >= 2 and p and p.lower() not in own)
 
 
 def fragment_text(markup: str) -> str:
@@ -86,6 +105,14 @@ def _title(root) -> str | None:
     h1_text = squash(_visible_text(h1)) if h1 is not None else ""
     if h1_text and (not title_text or h1_text.lower() in title_text.lower()):
         return h1_text  # the page's own words, without a " — Site name" suffix
+    parts = [p for p in (squash(p) for p in _TITLE_PARTS.split(title_text)) if len(p) >= 3]
+    if len(parts) >= 2:  # "Getting Started - MkDocs", "Doxygen: Getting started": which part is the page's?
+        named = {squash(e.text_content()).lower() for e in root.xpath("//*[contains(@class, 'title')]")}
+        mine = [p for p in parts if p.lower() in named]  # the part a title element of the page shows
+        if len(mine) == 1:
+            return mine[0]
+        if h1_text and any(h1_text.lower().startswith(p.lower()) for p in parts):  # the heading says it longer
+            return h1_text
     og_title = root.xpath("string(//meta[@property='og:title']/@content)")  # a page's title for sharing, no suffix
     return squash(og_title) or title_text or h1_text or None
 
@@ -147,14 +174,25 @@ def _mostly_links(el) -> bool:
     links = el.findall(".//a")
     if len(links) < (1 if listing else 2) or any(True for _ in el.iter(*_HEADINGS)):  # a section is never navigation
         return False
-    text = len(squash(el.text_content()))
-    linked = sum(len(squash(a.text_content())) for a in links)
+    text = _weight(el.text_content())
+    linked = sum(_weight(a.text_content()) for a in links)
     return text > 0 and linked >= (0.8 if listing else 0.5) * text
 
 
+def _weight(text: str) -> int:
+    """Characters that say something: not spaces, nor the brackets and bars that set links
+    apart ("[ << ] | [ >> ] | [Top] | [Contents]": texi2html's navigation bar)."""
+    return len(_FRAME.sub("", text))
+
+
 class _Walker:
-    def __init__(self, doc: Document):
+    def __init__(self, doc: Document, site: frozenset[str] = frozenset()):
         self.doc = doc
+        self.site = site
+
+    def emit(self, kind: str, text: str) -> None:
+        if squash(text).lower() not in self.site:
+            self.doc.block(kind, text)
 
     def container(self, el, depth: int) -> None:
         """Inline runs become paragraphs; block children are read in order."""
@@ -170,16 +208,20 @@ class _Walker:
         self._flush(run)
 
     def _flush(self, run: list[str]) -> None:
-        self.doc.block("paragraph", "".join(run))
+        self.emit("paragraph", "".join(run))
         run.clear()
 
     def block(self, el, tag: str, depth: int) -> None:
         if depth > MAX_DEPTH:
-            self.doc.block("paragraph", el.text_content())
+            self.emit("paragraph", el.text_content())
         elif tag in _HEADINGS:
             self.doc.heading(_HEADINGS[tag], el.text_content())
         elif tag == "pre":
-            self.doc.block("code", el.text_content())
+            self.emit("code", el.text_content())
+        elif _is_listing(el):
+            lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
+            self.emit("code", "\n".join(line.text_content().rstrip() for line in lines) if lines
+                      else el.text_content())
         elif _mostly_links(el):
             return
         elif tag in _LISTS:
@@ -188,17 +230,24 @@ class _Walker:
                     if isinstance(item.tag, str):
                         self.container(item, depth)
             else:
-                self.doc.block("list", "\n".join(_list_lines(el, 0)))
+                self.emit("list", "\n".join(_list_lines(el, 0)))
         elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)):  # else a layout table: walked
-            self.doc.block("table", "\n".join(
+            self.emit("table", "\n".join(
                 " | ".join(squash(cell.text_content()) for cell in row if cell.tag in ("td", "th"))
                 for row in el.iter("tr")))
         elif tag == "blockquote" and not any(True for _ in el.iter(*_BLOCKY, *_LISTS)):
-            self.doc.block("quote", el.text_content())
+            self.emit("quote", el.text_content())
         elif tag in ("p", "dt", "figcaption", "caption", "summary", "address"):
-            self.doc.block("paragraph", el.text_content())
+            self.emit("paragraph", el.text_content())
         else:
             self.container(el, depth)
+
+
+def _is_listing(el) -> bool:
+    """A code listing written one element a line (no ``pre``): its class says so and it holds
+    nothing but lines of text."""
+    words = {w for w in _WORD_SPLIT.split(el.get("class", "").lower()) if w}
+    return bool(words & _CODE_WORDS) and not any(True for _ in el.iter("pre", "p", "table", *_LISTS, *_HEADINGS))
 
 
 def _list_lines(el, depth: int) -> list[str]:
