@@ -38,7 +38,8 @@ _BOILERPLATE = re.compile(
     r"|^\W*this (?:document|page|manual|documentation) was (?:automatically )?(?:generated|created|produced)\b)",
     re.I,
 )
-_NAV = re.compile(r"^(?:next|previous|prev|up|contents|index|home|top)\s*[:»›→]", re.I)
+_NAV = re.compile(r"^(?:(?:next|previous|prev|up|contents|index|home|top)\s*[:»›→]"
+                  r"|(?:table of contents|contents|on this page)\W*$)", re.I)
 _ITEM = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][a-z]+)?")
 

@@ -210,6 +210,60 @@ def test_html_title_is_the_pages_part_of_a_title_that_names_the_site_too(tmp_pat
     assert [s.text for s in b.segments] == ["Getting started", "Install it first."]
 
 
+ASCIIDOC_PAGE = """<html><head><title>The Pager Manual</title></head><body>
+<div id="header"><h1>The Pager Manual</h1>
+<span id="author">Ann Author</span><br /><span id="email"><code>&lt;<a href="mailto:a@example.org">a@example.org</a>&gt;</code></span></div>
+<div id="content"><div id="preamble"><div class="sectionbody">
+<div class="paragraph"><p>This is the manual for the pager, a text-mode interface that shows long output one screen at a time.</p></div>
+<div class="paragraph"><p><strong>Table of Contents</strong></p></div>
+<div class="olist arabic"><ol class="arabic"><li><p><a href="#calling">Calling Conventions</a></p>
+<div class="ulist"><ul><li><p><a href="#pager-mode">Pager Mode</a></p></li><li><p><a href="#navigation">Navigation</a></p></li></ul></div></li></ol></div>
+</div></div>
+<div class="sect1"><h2 id="calling">1. Calling Conventions</h2><div class="sectionbody">
+<div class="sect2"><h3 id="pager-mode">1.1. Pager Mode</h3>
+<div class="paragraph"><p>If standard input is a pipe, the pager shows what comes through it.</p></div></div>
+<div class="sect2" id="navigation"><h3>1.2. Navigation</h3>
+<div class="paragraph"><p>Press the space bar to move one screen down.</p></div></div>
+</div></div></div></body></html>"""
+
+
+def test_asciidoc_page_keeps_its_preamble_and_headings_whose_ids_name_chrome_words(tmp_path):
+    """A heading or section is content whatever its id says ("pager-mode", "navigation" are
+    slugs of their titles); prose above a contents list is not navigation; the author line of
+    AsciiDoc's header is no text of the page."""
+    path = tmp_path / "manual.html"
+    path.write_text(ASCIIDOC_PAGE)
+    transcript = read_source(path)
+    assert [t for _, _, t in transcript.headings] == ["The Pager Manual", "1. Calling Conventions",
+                                                      "1.1. Pager Mode", "1.2. Navigation"]
+    texts = [s.text for s in transcript.segments if not passages.is_boilerplate(s.text)]
+    assert texts == ["This is the manual for the pager, a text-mode interface that shows long output one screen "
+                     "at a time.", "If standard input is a pipe, the pager shows what comes through it.",
+                     "Press the space bar to move one screen down."]
+
+
+def test_sphinx_prose_full_of_cross_references_and_sections_named_like_chrome_stay(tmp_path):
+    """Sphinx links every API name it mentions, and slugs each section's title into its id: a
+    sentence naming two linked functions is prose, and a section "Cookies" (id "cookies") or
+    "Menus" (id "menus") is a section, not a cookie banner or a menu bar."""
+    page = ('<html><head><title>Streaming &#8212; Demo</title></head><body><div class="body" role="main">'
+            '<section id="streaming"><h1>Streaming</h1><p>The <a class="reference internal" href="#a">'
+            '<code>stream_template()</code></a> and <a class="reference internal" href="#b"><code>'
+            'stream_template_string()</code></a> functions push the context.</p>'
+            '<p>You can download <a href="https://pypi.org/x">Flask-SQLAlchemy</a> from '
+            '<a href="https://pypi.org">PyPI</a>.</p>'
+            '<section id="cookies"><h2>Cookies</h2><p>To read cookies, use the cookies attribute.</p></section>'
+            '<section id="menu"><h2>Menu</h2><p>Add a menu with the menu method.</p></section>'
+            '</section></div></body></html>')
+    (tmp_path / "s.html").write_text(page)
+    transcript = read_source(tmp_path / "s.html")
+    assert [t for _, _, t in transcript.headings] == ["Streaming", "Cookies", "Menu"]
+    assert [s.text for s in transcript.segments] == [
+        "The stream_template() and stream_template_string() functions push the context.",
+        "You can download Flask-SQLAlchemy from PyPI.", "To read cookies, use the cookies attribute.",
+        "Add a menu with the menu method."]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

@@ -7,8 +7,10 @@ header and footer outside the content, aside, forms), ARIA landmark roles, class
 words that name navigation (nav, menu, sidebar, breadcrumb, skip...; "header" when it holds
 no heading; navheader, navfooter, navbar...), "skip to" links,
 permalink anchors (a lone ¶), blocks that are mostly links (next/previous panels,
-link-only tables of contents and indexes, texi2html's "[ << ] [ >> ] [Top]" bars: brackets and
-bars do not count as text), and a block saying only the site's name from the ``<title>``.
+link-only tables of contents and indexes, texi2html's "[ << ] [ >> ] [Top]" bars), counted in
+words (brackets and bars are none; a link showing a URL is a reference, not navigation), and a
+block saying only the site's name from the ``<title>``. A heading, or an element holding one,
+is never chrome by its id (a slug of its title: "cookies", "pager-mode").
 A code listing written one element a line (Doxygen's ``div.fragment``) is one code block.
 The title is the page's own: the h1 when the ``<title>`` holds it, else the part of a "Page —
 Site" title that a title element of the page shows or the h1 opens with."""
@@ -31,7 +33,10 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary
                            "menubar", "toolbar", "dialog", "alert"})
 _CHROME_WORDS = frozenset({"nav", "navbar", "navigation", "menu", "sidebar", "sphinxsidebar", "related",
                            "breadcrumb", "breadcrumbs", "skip", "skiplink", "footer", "masthead", "cookie",
-                           "cookies", "headerlink", "permalink", "toc", "sidenav", "topbar", "pager"})
+                           "cookies", "headerlink", "permalink", "toc", "sidenav", "topbar", "pager",
+                           "byline"})
+#: ids of AsciiDoc's document header fields (as a class, "email" marks an address in prose: kept)
+_CHROME_IDS = frozenset({"author", "email", "revnumber", "revdate", "revremark"})
 #: what follows "nav" in a compound class word that names page furniture (DocBook's navheader and
 #: navfooter: the Prev / Up / Next tables atop and below every page of a generated manual)
 _NAV_PARTS = frozenset({"header", "footer", "bar", "links", "panel", "box", "menu", "list", "tabs"})
@@ -46,6 +51,9 @@ MAX_DEPTH = 200
 PARSER_DEPTH = 256
 """libxml2 stops at this depth unless told otherwise (huge_tree): a bound kept on purpose."""
 _WORD_SPLIT = re.compile(r"[\s_\-]+")
+_URL = re.compile(r"://|^\s*www\.")
+PROSE_WORDS = 10
+"""A paragraph this long that is mostly not links is content, not navigation."""
 _FRAME = re.compile(r"[\s\[\]|()·•]+")
 #: class words of an element that holds a code listing as one element a line (Doxygen's
 #: ``div.fragment`` of ``div.line``), not as a ``pre``
@@ -156,8 +164,12 @@ def _is_chrome(el, content) -> bool:
         return True
     words = {w for w in _WORD_SPLIT.split(el.get("class", "").lower()) if w}
     id_words = [w for w in _WORD_SPLIT.split(el.get("id", "").lower()) if w]
-    if len(id_words) <= 2:  # "site-nav" is chrome; "Related-software-and-documentation" is a section
+    # "site-nav" is chrome; "Related-software-and-documentation" is a section, and so is any
+    # heading or element holding one: its id is a slug of its title ("pager-mode": "1.1. Pager Mode")
+    if len(id_words) <= 2 and not any(True for _ in el.iter(*_HEADINGS)):
         words.update(id_words)
+    if el.get("id", "").lower() in _CHROME_IDS:
+        return True
     if words & _CHROME_WORDS or any(w.startswith("nav") and w[3:] in _NAV_PARTS for w in words):
         return True
     if words & {"header", "topnav"} and not any(True for _ in el.iter(*_HEADINGS)):  # a page header, not a title block
@@ -174,15 +186,25 @@ def _mostly_links(el) -> bool:
     links = el.findall(".//a")
     if len(links) < (1 if listing else 2) or any(True for _ in el.iter(*_HEADINGS)):  # a section is never navigation
         return False
+    if not listing and any(_is_prose(p) for p in el.iter("p", "pre")):  # prose above a contents list: walked,
+        return False                                                     # the list alone is judged
     text = _weight(el.text_content())
-    linked = sum(_weight(a.text_content()) for a in links)
-    return text > 0 and linked >= (0.8 if listing else 0.5) * text
+    linked = sum(_weight(a.text_content()) for a in links if not _URL.search(a.text_content()))  # a URL shown
+    return text > 0 and linked >= (0.8 if listing else 0.5) * text                               # is a reference
+
+
+def _is_prose(el) -> bool:
+    """A paragraph of its own words: some length, mostly not link text."""
+    text = _weight(el.text_content())
+    return text >= PROSE_WORDS and sum(_weight(a.text_content()) for a in el.iter("a")) < 0.5 * text
 
 
 def _weight(text: str) -> int:
-    """Characters that say something: not spaces, nor the brackets and bars that set links
-    apart ("[ << ] | [ >> ] | [Top] | [Contents]": texi2html's navigation bar)."""
-    return len(_FRAME.sub("", text))
+    """Words, not the brackets and bars that set links apart ("[ << ] | [ >> ] | [Top] |
+    [Contents]": texi2html's navigation bar): "You can download Flask-SQLAlchemy from PyPI"
+    is four words of its own to two linked, however long the linked names are."""
+    text = text.strip(" \n\t[]|()·•")
+    return len(_FRAME.split(text)) if text else 0
 
 
 class _Walker:
