@@ -245,7 +245,7 @@ def test_asciidoc_page_keeps_its_preamble_and_headings_whose_ids_name_chrome_wor
 def test_sphinx_prose_full_of_cross_references_and_sections_named_like_chrome_stay(tmp_path):
     """Sphinx links every API name it mentions, and slugs each section's title into its id: a
     sentence naming two linked functions is prose, and a section "Cookies" (id "cookies") or
-    "Menus" (id "menus") is a section, not a cookie banner or a menu bar."""
+    "Menu" (id "menu") is a section, not a cookie banner or a menu bar; a "sidebar" is still one."""
     page = ('<html><head><title>Streaming &#8212; Demo</title></head><body><div class="body" role="main">'
             '<section id="streaming"><h1>Streaming</h1><p>The <a class="reference internal" href="#a">'
             '<code>stream_template()</code></a> and <a class="reference internal" href="#b"><code>'
@@ -254,10 +254,11 @@ def test_sphinx_prose_full_of_cross_references_and_sections_named_like_chrome_st
             '<a href="https://pypi.org">PyPI</a>.</p>'
             '<section id="cookies"><h2>Cookies</h2><p>To read cookies, use the cookies attribute.</p></section>'
             '<section id="menu"><h2>Menu</h2><p>Add a menu with the menu method.</p></section>'
-            '</section></div></body></html>')
+            '</section></div><div id="sidebar"><h3>Related topics</h3><p>Pages that readers of this page '
+            'also opened, picked for you by the site every week.</p></div></body></html>')
     (tmp_path / "s.html").write_text(page)
     transcript = read_source(tmp_path / "s.html")
-    assert [t for _, _, t in transcript.headings] == ["Streaming", "Cookies", "Menu"]
+    assert [t for _, _, t in transcript.headings] == ["Streaming", "Cookies", "Menu"]  # no "Related topics"
     assert [s.text for s in transcript.segments] == [
         "The stream_template() and stream_template_string() functions push the context.",
         "You can download Flask-SQLAlchemy from PyPI.", "To read cookies, use the cookies attribute.",

@@ -164,9 +164,9 @@ def _is_chrome(el, content) -> bool:
         return True
     words = {w for w in _WORD_SPLIT.split(el.get("class", "").lower()) if w}
     id_words = [w for w in _WORD_SPLIT.split(el.get("id", "").lower()) if w]
-    # "site-nav" is chrome; "Related-software-and-documentation" is a section, and so is any
-    # heading or element holding one: its id is a slug of its title ("pager-mode": "1.1. Pager Mode")
-    if len(id_words) <= 2 and not any(True for _ in el.iter(*_HEADINGS)):
+    # "site-nav" is chrome; "Related-software-and-documentation" is a section, and so is a heading
+    # or section whose id is a slug of its title ("pager-mode" of "1.1. Pager Mode", "cookies")
+    if len(id_words) <= 2 and not _slug_of_title(el, id_words):
         words.update(id_words)
     if el.get("id", "").lower() in _CHROME_IDS:
         return True
@@ -178,6 +178,14 @@ def _is_chrome(el, content) -> bool:
         text = squash(el.text_content())
         return text in ("¶", "#", "§", "🔗") or text.lower().startswith("skip to")
     return False
+
+
+def _slug_of_title(el, id_words: list[str]) -> bool:
+    """Whether an element's id only repeats words of its heading (itself, or the first it holds)."""
+    heading = next(el.iter(*_HEADINGS), None)
+    if heading is None or not id_words:
+        return False
+    return set(id_words) <= set(re.findall(r"\w+", heading.text_content().lower()))
 
 
 def _mostly_links(el) -> bool:
