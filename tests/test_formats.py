@@ -265,6 +265,25 @@ def test_sphinx_prose_full_of_cross_references_and_sections_named_like_chrome_st
         "Add a menu with the menu method."]
 
 
+def test_admonitions_label_their_text_and_are_no_sections(tmp_path):
+    """Sphinx's "Note" paragraph, DocBook's "Note" title of a div.note and its icon-and-label
+    table head the note's text ("Note: …"): no section called "Note", no block "| Note". A
+    "See Also" section of a reference page is still a section."""
+    page = ('<html><head><title>Admonitions</title></head><body><h1>Admonitions</h1><p>Read this first.</p>'
+            '<div class="admonition note"><p class="admonition-title">Note</p><p>Sphinx notes are kept.</p></div>'
+            '<div class="note"><h3 class="title">Note</h3><p>DocBook notes are kept.</p></div>'
+            '<div class="warning"><table border="0" summary="Warning"><tr><td rowspan="2"><img alt="[Warning]" '
+            'src="warning.png"></td><th align="left">Warning</th></tr><tr><td><p>Never run it as root.</p></td></tr>'
+            '</table></div><div class="admonition seealso"><p class="admonition-title">See also</p><ul>'
+            '<li>The manual page</li></ul></div><h2>See Also</h2><p>The other commands of the suite.</p></body></html>')
+    (tmp_path / "a.html").write_text(page)
+    transcript = read_source(tmp_path / "a.html")
+    assert [t for _, _, t in transcript.headings] == ["Admonitions", "See Also"]
+    assert [s.text for s in transcript.segments] == [
+        "Read this first.", "Note: Sphinx notes are kept.", "Note: DocBook notes are kept.",
+        "Warning: Never run it as root.", "See also:\n- The manual page", "The other commands of the suite."]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

@@ -12,6 +12,8 @@ words (brackets and bars are none; a link showing a URL is a reference, not navi
 block saying only the site's name from the ``<title>``. A heading, or an element holding one,
 is never chrome by its id (a slug of its title: "cookies", "pager-mode").
 A code listing written one element a line (Doxygen's ``div.fragment``) is one code block.
+An admonition's label (Sphinx's "Note" paragraph, DocBook's "Note" title or icon-and-label
+table in a ``div.note``) heads its text ("Note: …"): no block, no section of its own.
 The title is the page's own: the h1 when the ``<title>`` holds it, else the part of a "Page —
 Site" title that a title element of the page shows or the h1 opens with."""
 
@@ -41,6 +43,10 @@ _CHROME_IDS = frozenset({"author", "email", "revnumber", "revdate", "revremark"}
 #: navfooter: the Prev / Up / Next tables atop and below every page of a generated manual)
 _NAV_PARTS = frozenset({"header", "footer", "bar", "links", "panel", "box", "menu", "list", "tabs"})
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
+#: the labels documentation generators put over a note or warning (docutils' and DocBook's
+#: admonition names): prefixed to the text they head ("Note: …"), not a block of their own
+ADMONITIONS = frozenset({"note", "warning", "tip", "hint", "important", "caution", "attention", "danger",
+                         "error", "see also", "todo"})
 _INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
                      "font", "i", "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike",
                      "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "label", "nobr"})
@@ -219,10 +225,21 @@ class _Walker:
     def __init__(self, doc: Document, site: frozenset[str] = frozenset()):
         self.doc = doc
         self.site = site
+        self.label = ""  # an admonition's label waiting for its text
 
     def emit(self, kind: str, text: str) -> None:
-        if squash(text).lower() not in self.site:
-            self.doc.block(kind, text)
+        said = squash(text)
+        if not said or said.lower() in self.site:
+            return
+        if kind == "paragraph" and said.strip("[]: ").lower() in ADMONITIONS:  # "Note" over its text
+            self.label = said.strip("[]: ")
+            return
+        if self.label and kind in ("paragraph", "quote"):
+            text = f"{self.label}: {text.lstrip()}"
+        elif self.label and kind == "list":
+            text = f"{self.label}:\n{text}"
+        self.label = ""
+        self.doc.block(kind, text)
 
     def container(self, el, depth: int) -> None:
         """Inline runs become paragraphs; block children are read in order."""
@@ -244,7 +261,10 @@ class _Walker:
     def block(self, el, tag: str, depth: int) -> None:
         if depth > MAX_DEPTH:
             self.emit("paragraph", el.text_content())
+        elif tag in _HEADINGS and _in_admonition(el) and squash(el.text_content()).strip(": ").lower() in ADMONITIONS:
+            self.label = squash(el.text_content()).strip(": ")  # DocBook's "Note" title of a div.note: no section
         elif tag in _HEADINGS:
+            self.label = ""
             self.doc.heading(_HEADINGS[tag], el.text_content())
         elif tag == "pre":
             self.emit("code", el.text_content())
@@ -261,7 +281,8 @@ class _Walker:
                         self.container(item, depth)
             else:
                 self.emit("list", "\n".join(_list_lines(el, 0)))
-        elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)):  # else a layout table: walked
+        elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el):
+            # else a layout table (DocBook's admonitions: an icon, "Note", then its text): walked
             self.emit("table", "\n".join(
                 " | ".join(squash(cell.text_content()) for cell in row if cell.tag in ("td", "th"))
                 for row in el.iter("tr")))
@@ -271,6 +292,20 @@ class _Walker:
             self.emit("paragraph", el.text_content())
         else:
             self.container(el, depth)
+
+
+def _in_admonition(el) -> bool:
+    """Whether an element sits directly in a box whose class names an admonition (``div.note``)."""
+    box = el.getparent()
+    return bool({w for w in _WORD_SPLIT.split((box.get("class", "") if box is not None else "").lower())} & ADMONITIONS)
+
+
+def _admonition_layout(table) -> bool:
+    """A table that lays out an admonition (DocBook's: in a ``div.note``, an icon, "Note", then its
+    text), no row of it holding two cells of text: read as its blocks, not as data."""
+    return _in_admonition(table) and all(
+        sum(bool(squash(cell.text_content())) for cell in row if cell.tag in ("td", "th")) <= 1
+        for row in table.iter("tr"))
 
 
 def _is_listing(el) -> bool:
