@@ -252,6 +252,10 @@ def test_sphinx_prose_full_of_cross_references_and_sections_named_like_chrome_st
             'stream_template_string()</code></a> functions push the context.</p>'
             '<p>You can download <a href="https://pypi.org/x">Flask-SQLAlchemy</a> from '
             '<a href="https://pypi.org">PyPI</a>.</p>'
+            '<p>Recall from <a class="reference internal" href="#k">Kinds of filters</a> that the value can be '
+            '<a class="reference internal" href="#s">a string</a>, <a class="reference internal" href="#r">a regular '
+            'expression</a>, <a class="reference internal" href="#l">a list</a> or <a class="reference internal" '
+            'href="#t">the value True</a>.</p>'
             '<section id="cookies"><h2>Cookies</h2><p>To read cookies, use the cookies attribute.</p></section>'
             '<section id="menu"><h2>Menu</h2><p>Add a menu with the menu method.</p></section>'
             '</section></div><div id="sidebar"><h3>Related topics</h3><p>Pages that readers of this page '
@@ -261,7 +265,9 @@ def test_sphinx_prose_full_of_cross_references_and_sections_named_like_chrome_st
     assert [t for _, _, t in transcript.headings] == ["Streaming", "Cookies", "Menu"]  # no "Related topics"
     assert [s.text for s in transcript.segments] == [
         "The stream_template() and stream_template_string() functions push the context.",
-        "You can download Flask-SQLAlchemy from PyPI.", "To read cookies, use the cookies attribute.",
+        "You can download Flask-SQLAlchemy from PyPI.",
+        "Recall from Kinds of filters that the value can be a string, a regular expression, a list or the value True.",
+        "To read cookies, use the cookies attribute.",
         "Add a menu with the menu method."]
 
 

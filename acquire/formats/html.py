@@ -204,13 +204,15 @@ def _mostly_links(el) -> bool:
         return False                                                     # the list alone is judged
     text = _weight(el.text_content())
     linked = sum(_weight(a.text_content()) for a in links if not _URL.search(a.text_content()))  # a URL shown
-    return text > 0 and linked >= (0.8 if listing else 0.5) * text                               # is a reference
+    # is a reference; a paragraph is a sentence, which Sphinx links word by word ("Recall from Kinds
+    # of filters that the value can be a string, a regular expression, a list…"): nearly all links
+    return text > 0 and linked >= (0.8 if listing or el.tag == "p" else 0.5) * text
 
 
 def _is_prose(el) -> bool:
     """A paragraph of its own words: some length, mostly not link text."""
     text = _weight(el.text_content())
-    return text >= PROSE_WORDS and sum(_weight(a.text_content()) for a in el.iter("a")) < 0.5 * text
+    return text >= PROSE_WORDS and sum(_weight(a.text_content()) for a in el.iter("a")) < 0.8 * text
 
 
 def _weight(text: str) -> int:
