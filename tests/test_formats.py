@@ -307,6 +307,18 @@ def test_html_declared_charset_is_honoured(tmp_path):
     assert transcript.title == "Café" and transcript.segments[0].text == "Crème brûlée needs a torch."
 
 
+def test_html_without_a_charset_is_read_as_utf8_when_it_is(tmp_path):
+    """libxml2 reads an undeclared page as Latin-1: a UTF-8 one came out "runtimeÂ·tlsoffset". An
+    undeclared page that is not UTF-8 is still read as Latin-1."""
+    utf8 = tmp_path / "go.html"
+    utf8.write_bytes("<html><body><h1>The assembler</h1><p>Write runtime·tlsoffset, not “out of thin air”."
+                     "</p></body></html>".encode("utf-8"))
+    latin = tmp_path / "old.html"
+    latin.write_bytes("<html><body><h1>Dessert</h1><p>Crème brûlée needs a torch.</p></body></html>".encode("latin-1"))
+    assert read_source(utf8).segments[0].text == "Write runtime·tlsoffset, not “out of thin air”."
+    assert read_source(latin).segments[0].text == "Crème brûlée needs a torch."
+
+
 SPHINX_SOURCE = """\
 =====================
 Errors and Exceptions

@@ -102,7 +102,8 @@ def fragment_text(markup: str) -> str:
 def _parse(data: bytes, name: str):
     if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):  # NULs outside UTF-16
         raise TutorialbookError("source", f"{name} is binary, not HTML")
-    parser = lxml_html.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, recover=True)
+    parser = lxml_html.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, recover=True,
+                                  encoding=_undeclared_utf8(data))
     try:
         root = lxml_html.document_fromstring(data, parser=parser)
     except (etree.ParserError, ValueError) as exc:
@@ -110,6 +111,22 @@ def _parse(data: bytes, name: str):
     if root is None:
         raise TutorialbookError("source", f"{name} is not readable HTML; it holds no text")
     return root, any("Excessive depth" in e.message for e in parser.error_log)
+
+
+_DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
+
+
+def _undeclared_utf8(data: bytes) -> str | None:
+    """"utf-8" for a page that declares no charset (no BOM, no meta, no XML declaration) and is
+    valid UTF-8: libxml2 would read it as Latin-1 ("runtimeÂ·tlsoffset", "âout of thin airâ");
+    else None (the page's declaration, or libxml2's own guess, decides)."""
+    if data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) or _DECLARED.search(data[:8192]):
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return "utf-8"
 
 
 def _title(root) -> str | None:
