@@ -93,7 +93,9 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
     if headings:
         top_level = min(level for _, level, _ in headings)
         tops = [h for h in headings if h[1] == top_level]
-        if len(tops) == 1 and tops[0][0] == 0:
+        # the document's one top heading titles the chapter when it opens the text, or when it is
+        # the title and a block comes first (a note box above the h1): not a section of one name
+        if len(tops) == 1 and (tops[0][0] == 0 or _same_title(tops[0][2], tutorial.title)):
             chapter.title = tops[0][2]
             headings = [h for h in headings if h is not tops[0]]
         stack: list[tuple[int, OutlineNode]] = [(0, chapter)]
@@ -123,6 +125,10 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
             if passages.teaches(passage, keys):
                 node.drafts.append(passages.draft(passage, context))
     return chapter
+
+
+def _same_title(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()) == " ".join((b or "").lower().split())
 
 
 def _with_paths(node: OutlineNode, path: tuple[str, ...] = ()):

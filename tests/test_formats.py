@@ -290,6 +290,20 @@ def test_admonitions_label_their_text_and_are_no_sections(tmp_path):
         "Warning: Never run it as root.", "See also:\n- The manual page", "The other commands of the suite."]
 
 
+def test_a_block_above_the_title_heading_does_not_double_the_chapter(library, tmp_path):
+    """IPython's tutorial opens on a note box above its h1: the h1 still titles the chapter,
+    not a section of the same name under a chapter of the same name."""
+    page = ('<html><head><title>Introducing IPython</title></head><body><div class="admonition important">'
+            '<p class="admonition-title">Important</p><p>This documentation covers IPython 8 and later.</p></div>'
+            '<h1>Introducing IPython</h1><p>IPython is an interactive shell for Python with many extras.</p>'
+            '<h2>Tab completion</h2><p>Press the tab key to complete the name of an object.</p></body></html>')
+    (tmp_path / "tutorial.html").write_text(page)
+    library.ingest(str(tmp_path / "tutorial.html"), book="ipy", refine_rounds=0)
+    chapters = children(library, "ipy")
+    assert list(chapters) == ["Introducing IPython"]
+    assert list(children(library, "ipy", chapters["Introducing IPython"].id)) == ["Tab completion"]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')
