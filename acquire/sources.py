@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import stat
+import zlib
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -24,7 +25,8 @@ PGN_EXTENSIONS = frozenset({".pgn"})
 MAX_TEXT_BYTES = 20 * 1024 * 1024
 #: what an ingest reads, in words, for the CLI's and the MCP tool's help (from the sets above)
 SOURCES_HELP = ("a video or audio file, " + "/".join(sorted(SUBTITLE_EXTENSIONS)) + " subtitles, a document ("
-                + ", ".join(sorted(TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS)) + "; Sphinx's .rst.txt sources too), "
+                + ", ".join(sorted(TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS)) + "; Sphinx's .rst.txt sources too; "
+                + "any of these gzipped, as README.md.gz), "
                 + "a " + "/".join(sorted(PGN_EXTENSIONS)) + " chess game, or a folder of these")
 TITLE_HELP = "tutorial title (empty: the document's own title or first heading, else the file name)"
 
@@ -37,6 +39,28 @@ def media_extensions() -> frozenset[str]:
 
 def supported_extensions() -> frozenset[str]:
     return TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS | SUBTITLE_EXTENSIONS | PGN_EXTENSIONS | media_extensions()
+
+
+GZIP = ".gz"
+"""Debian compresses the documents of /usr/share/doc over 4 KB (README.md.gz): a text source
+gzipped is read as the source it holds, its size bounded after decompression."""
+
+
+def inner(path: Path) -> Path:
+    """The file a gzipped source stands for (``README.md.gz`` reads as ``README.md``)."""
+    return path.with_name(path.name[:-len(GZIP)]) if path.name.lower().endswith(GZIP) else path
+
+
+def readable(path: Path) -> bool:
+    """Whether an ingest reads this file: a supported type, or a text one gzipped (not media)."""
+    if path.suffix.lower() == GZIP:
+        return inner(path).suffix.lower() in supported_extensions() - media_extensions()
+    return path.suffix.lower() in supported_extensions()
+
+
+def _unsupported(path: Path) -> str:
+    return (f"unsupported file type {path.suffix or '(none)'!r} for {path.name}; "
+            f"supported: {', '.join(sorted(supported_extensions()))} (the text ones also gzipped, as README.md.gz)")
 
 
 def expand(source: str, policy: SourcePolicy) -> list[Path]:
@@ -59,18 +83,14 @@ def expand(source: str, policy: SourcePolicy) -> list[Path]:
         raise TutorialbookError("source", f"cannot read {given}: {exc.strerror}") from None
     if entries is not None:
         resolved = ((p, Path(os.path.realpath(p))) for p in entries)
-        files = [real for p, real in resolved if real.suffix.lower() in supported_extensions() and policy.allows(real)]
+        files = [real for p, real in resolved if readable(real) and policy.allows(real)]
         if not files:
             raise TutorialbookError(
                 "source", f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))})"
             )
         return [policy.check_file(str(f), f) for f in files]
-    if path.suffix.lower() not in supported_extensions():
-        raise TutorialbookError(
-            "source",
-            f"unsupported file type {path.suffix or '(none)'!r} for {path.name}; "
-            f"supported: {', '.join(sorted(supported_extensions()))}",
-        )
+    if not readable(path):
+        raise TutorialbookError("source", _unsupported(path))
     return [policy.check_file(given, path, st)]
 
 
@@ -88,8 +108,9 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
     max_seconds) go to transcription. A cancelled transcription raises ``Cancelled``.
     ``readers`` (suffix -> reader of the text and file name) are the domain packs' readers
     (skills/domains.py ``text_readers``), for the files only a pack understands (PGN)."""
-    suffix = path.suffix.lower()
-    if suffix in media_extensions():
+    named = inner(path)  # what a gzipped source holds decides how it is read
+    suffix = named.suffix.lower()
+    if suffix in media_extensions() and named == path:
         from tutorialbook.acquire.media import container_title
         from tutorialbook.acquire.transcribe import TranscriptionCancelled, transcribe
 
@@ -99,19 +120,19 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
             raise Cancelled(str(exc)) from exc
         transcript.title = transcript.title or container_title(path)
         return transcript
-    fmt = document_format(path)
+    fmt = document_format(named)
     if fmt is not None:
         return read_document(fmt, _read_bytes(path, max_text_bytes) if fmt in BINARY_FORMATS
-                             else _read_text(path, max_text_bytes), path.name)
+                             else _read_text(path, max_text_bytes), named.name)
     text = _read_text(path, max_text_bytes)
     if suffix in SUBTITLE_EXTENSIONS:
-        return parse_subtitles(text, path.name)
+        return parse_subtitles(text, named.name)
     if readers is not None and suffix in readers:
-        return readers[suffix](text, path.name)
+        return readers[suffix](text, named.name)
     if suffix in PGN_EXTENSIONS:
         raise TutorialbookError("source", f"{path.name}: a {suffix} file is read by a domain pack's reader, "
                                           "and none was given")
-    return parse_plain(text, path.name)
+    return parse_plain(text, named.name)
 
 
 def _read_bytes(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
@@ -130,9 +151,26 @@ def _read_bytes(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
         raise TutorialbookError("source", f"cannot read {path}: {exc.strerror}") from exc
     if len(data) > max_bytes:
         raise TutorialbookError("source", _too_big(path, max_bytes))
+    if inner(path) != path:
+        data = _gunzip(data, path, max_bytes)
     if not data.strip():
         raise TutorialbookError("source", f"{path.name} is empty")
     return data
+
+
+def _gunzip(data: bytes, path: Path, max_bytes: int) -> bytes:
+    """A gzipped source's content, never more than ``max_bytes`` of it decompressed (a small file
+    that inflates to gigabytes is refused after ``max_bytes + 1``, not read whole)."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data, max_bytes + 1)
+    except zlib.error as exc:
+        raise TutorialbookError("source", f"{path.name} is not a readable gzip file ({exc})") from exc
+    if len(out) > max_bytes or inflater.unconsumed_tail:
+        raise TutorialbookError("source", _too_big(path, max_bytes) + " (decompressed)")
+    if not inflater.eof:
+        raise TutorialbookError("source", f"{path.name} is cut short: its gzip stream ends early")
+    return out
 
 
 def _too_big(path: Path, max_bytes: int) -> str:

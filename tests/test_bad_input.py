@@ -1,5 +1,7 @@
 """Bad input gets a clear error naming the field, and nothing is written."""
 
+import gzip
+
 import pytest
 
 from tests.support.examples import EXAMPLES
@@ -42,6 +44,10 @@ def expect(field, words, fn, *args, **kwargs):
         ("broken.ipynb", b'{"cells": [{"cell_type": "markdown", "source": ', ["broken.ipynb is not valid JSON"]),
         ("list.ipynb", b"[1, 2, 3]", ["list.ipynb is not a Jupyter notebook"]),
         ("fake.pdf", b"%PDF-1.4 this is not really a PDF at all", ["fake.pdf is not a readable PDF"]),
+        ("notes.md.gz", b"# Notes\n\nnot gzip at all\n", ["notes.md.gz is not a readable gzip file"]),
+        ("cut.md.gz", gzip.compress(b"# Notes\n\n" + b" ".join(b"%d" % i for i in range(3000)), mtime=0)[:400],
+         ["cut.md.gz is cut short"]),
+        ("talk.mp4.gz", gzip.compress(b"not a video", mtime=0), ["unsupported file type '.gz'"]),
     ],
 )
 def test_bad_sources(library, tmp_path, name, content, words):
@@ -74,6 +80,24 @@ def test_documents_over_the_size_limit(library, tmp_path, name):
         handle.write(b"# Big\n\nwords\n")
         handle.truncate(MAX_TEXT_BYTES + 1)
     expect("source", [f"{name} is over 20 MiB"], library.ingest, str(path), book="b")
+    assert snapshot(library) == before
+
+
+def test_a_gzipped_document_is_read_and_its_inflated_size_bounded(library, tmp_path):
+    """Debian gzips the documents of /usr/share/doc (README.md.gz): one is read as the Markdown it
+    holds; one that inflates past the text limit (a 20 KB file of zeros) is refused without
+    being inflated whole, and nothing is written."""
+    library.ensure_book("b")
+    (tmp_path / "README.md.gz").write_bytes(gzip.compress(b"# Proofing bread\n\nLet the dough rise until "
+                                                          b"it has doubled, about an hour.\n"))
+    report = library.ingest(str(tmp_path / "README.md.gz"), book="b", refine_rounds=0).tutorials[0]
+    assert report.title == "Proofing bread" and report.status == "added"
+    assert any("doubled" in " ".join(s.steps) for s in library.skills("b"))
+    before = snapshot(library)
+    bomb = tmp_path / "bomb.md.gz"
+    bomb.write_bytes(gzip.compress(b"#" + b"\0" * (MAX_TEXT_BYTES + 10)))
+    assert bomb.stat().st_size < 100_000
+    expect("source", ["bomb.md.gz is over 20 MiB", "decompressed"], library.ingest, str(bomb), book="b")
     assert snapshot(library) == before
 
 

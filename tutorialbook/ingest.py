@@ -28,7 +28,8 @@ from tutorialbook.refinement import Refinement
 from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, claimed, get_pack, recognise, see, text_readers, watch
 from tutorialbook.acquire.roots import SourcePolicy, default_roots
-from tutorialbook.acquire.sources import content_hash, expand, media_extensions, read_source, supported_extensions
+from tutorialbook.acquire.sources import (content_hash, expand, inner, media_extensions, read_source,
+                                          supported_extensions)
 from tutorialbook.acquire.screen import ScreenJob
 from tutorialbook.acquire.screen_attach import for_consolidation
 from tutorialbook.acquire.transcript import Transcript
@@ -513,7 +514,7 @@ def _prompt(title: str, pack) -> str | None:
 def _title_from(path: Path) -> str:
     """A title from a file name, for sources that carry none: separators read as spaces, the
     first letter raised and the rest kept as written ("SQL_joins" is "SQL joins", not "Sql joins")."""
-    words = re.sub(r"[_-]+", " ", path.stem.removesuffix(".rst")).strip()
+    words = re.sub(r"[_-]+", " ", inner(path).stem.removesuffix(".rst")).strip()
     return words[:1].upper() + words[1:] or path.name
 
 
