@@ -304,6 +304,17 @@ def test_a_block_above_the_title_heading_does_not_double_the_chapter(library, tm
     assert list(children(library, "ipy", chapters["Introducing IPython"].id)) == ["Tab completion"]
 
 
+def test_html_after_an_early_end_of_body_is_read(tmp_path):
+    """groff -Thtml writes an empty body, closes html, then writes the page: it was refused as
+    holding no text."""
+    (tmp_path / "groff.html").write_text(
+        "<html><head><title>Home of Groff (GNU Troff).</title></head><body>\n</body>\n</html>\n\n"
+        "<h1>Home of Groff</h1>\n<p>Groff reads plain text mixed with formatting commands.</p>\n")
+    transcript = read_source(tmp_path / "groff.html")
+    assert transcript.title == "Home of Groff"
+    assert [s.text for s in transcript.segments] == ["Groff reads plain text mixed with formatting commands."]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

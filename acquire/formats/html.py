@@ -104,6 +104,7 @@ def _parse(data: bytes, name: str):
         raise TutorialbookError("source", f"{name} is binary, not HTML")
     parser = lxml_html.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, recover=True,
                                   encoding=_undeclared_utf8(data))
+    data = _EARLY_END.sub(b"", data)
     try:
         root = lxml_html.document_fromstring(data, parser=parser)
     except (etree.ParserError, ValueError) as exc:
@@ -113,6 +114,9 @@ def _parse(data: bytes, name: str):
     return root, any("Excessive depth" in e.message for e in parser.error_log)
 
 
+#: the end tags of body and html: groff -Thtml writes "<body></body></html>" and then the whole
+#: page, which libxml2 dropped; without them the parser closes both at the end of the file
+_EARLY_END = re.compile(rb"</(?:body|html)\s*>", re.I)
 _DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
 
 
