@@ -183,13 +183,27 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
             flush()
             out.extend(runs)
             continue
-        introduced = bool(current) and (kind == "code" or segments[current[-1]].text.rstrip().endswith(":"))
+        # a block is introduced by the one before (a code block by its prose, anything by a line
+        # ending in ':'), or goes on with the sentence a code block cut ("… the program\n<code>\n
+        # prints hello": prose that opens in lower case after code)
+        introduced = bool(current) and (kind == "code" or segments[current[-1]].text.rstrip().endswith(":")
+                                        or _continues(seg.text, [segments[c] for c in current]))
         if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS):
             flush()
         current.append(i)
         size += w
     flush()
     return out
+
+
+def _continues(text: str, before: list[Segment]) -> bool:
+    """Prose that finishes a sentence a code block cut: it opens in lower case right after the
+    code, and the prose before the code stopped mid-sentence ("it is valid to rewrite" <code>
+    "into:")."""
+    if len(before) < 2 or getattr(before[-1], "kind", "text") != "code" or not text.lstrip()[:1].islower():
+        return False
+    lead = before[-2].text.rstrip()
+    return getattr(before[-2], "kind", "text") != "code" and lead[-1:].isalnum()
 
 
 def _top_items(text: str) -> list[str]:

@@ -104,6 +104,22 @@ def test_code_blocks_are_examples_whatever_they_hold(tmp_path, library):
     assert config.name.startswith("Add a nav setting"), config.name
 
 
+def test_prose_a_code_block_cut_mid_sentence_goes_on_in_the_same_passage():
+    """Go's memory model: "it is valid to rewrite" <code> "into:" <code>: the lead-in "into:" is the
+    rest of the sentence before the first code block, not a passage of its own; prose that opens
+    in lower case after a sentence that had ended starts its own as before."""
+    long = "Not introducing data races also means not assuming that loops terminate. " * 3
+    segs = [Segment(0, 1, long + "On the other hand, it is valid to rewrite", "paragraph"),
+            Segment(1, 2, "n := 0\nfor i := 0; i < m; i++ {\n\tn += *shared\n}", "code"),
+            Segment(2, 3, "into:", "paragraph"),
+            Segment(3, 4, "n := 0\nlocal := *shared\nfor i := 0; i < m; i++ {\n\tn += local\n}", "code"),
+            Segment(4, 5, long, "paragraph"),
+            Segment(5, 6, "print(1)", "code"),
+            Segment(6, 7, "then the loop stops. " * 12, "paragraph")]
+    out = passages.group(segs, list(range(len(segs))))
+    assert [p.indexes for p in out] == [[0, 1, 2, 3], [4, 5], [6]]
+
+
 def test_speech_recognition_caught_in_a_loop_does_not_become_a_skill(tmp_path, library):
     """Whisper sometimes repeats one token to the end of its window; that is not something the
     narrator taught. A passage that repeats a few numbers as printed output stays."""
