@@ -25,8 +25,8 @@ PGN_EXTENSIONS = frozenset({".pgn"})
 MAX_TEXT_BYTES = 20 * 1024 * 1024
 #: what an ingest reads, in words, for the CLI's and the MCP tool's help (from the sets above)
 SOURCES_HELP = ("a video or audio file, " + "/".join(sorted(SUBTITLE_EXTENSIONS)) + " subtitles, a document ("
-                + ", ".join(sorted(TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS)) + "; Sphinx's .rst.txt sources too; "
-                + "any of these gzipped, as README.md.gz), "
+                + ", ".join(sorted(TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS))
+                + "; Sphinx's .rst.txt, .md.txt, .ipynb.txt sources too; any of these gzipped, as README.md.gz), "
                 + "a " + "/".join(sorted(PGN_EXTENSIONS)) + " chess game, or a folder of these")
 TITLE_HELP = "tutorial title (empty: the document's own title or first heading, else the file name)"
 

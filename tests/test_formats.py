@@ -315,6 +315,48 @@ def test_html_after_an_early_end_of_body_is_read(tmp_path):
     assert [s.text for s in transcript.segments] == ["Groff reads plain text mixed with formatting commands."]
 
 
+MYST = """# Installation
+
+Python comes with an {mod}`ensurepip` module[^python], which can install pip; see
+{ref}`the virtual environment guide <venv-guide>` and {func}`~pip.main.run`.
+
+(compatibility-requirements)=
+% a comment for the authors
+
+```{note}
+:class: tip
+The zip application is currently experimental.
+```
+
+```{code-block} shell
+$ python -m ensurepip --upgrade
+```
+
+```{toctree}
+getting-started
+```
+
+[^python]: The ensurepip module was added to Python in 3.4.
+"""
+
+
+def test_myst_markdown_reads_as_its_text(tmp_path):
+    """Sphinx's Markdown: roles as the words they show, no targets, comments or footnote marks,
+    an admonition fence as "Note: …", a code-block fence as code, a toctree as nothing; a
+    Sphinx ``_sources`` copy (``x.md.txt``) is read as Markdown."""
+    path = tmp_path / "installation.md.txt"
+    path.write_text(MYST)
+    transcript = read_source(path)
+    assert transcript.title == "Installation"
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Python comes with an ensurepip module, which can install pip; see the virtual environment "
+                      "guide and run."),
+        ("paragraph", "Note: The zip application is currently experimental."),
+        ("code", "$ python -m ensurepip --upgrade"),
+        ("paragraph", "The ensurepip module was added to Python in 3.4."),
+    ]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

@@ -514,7 +514,7 @@ def _prompt(title: str, pack) -> str | None:
 def _title_from(path: Path) -> str:
     """A title from a file name, for sources that carry none: separators read as spaces, the
     first letter raised and the rest kept as written ("SQL_joins" is "SQL joins", not "Sql joins")."""
-    words = re.sub(r"[_-]+", " ", inner(path).stem.removesuffix(".rst")).strip()
+    words = re.sub(r"[_-]+", " ", re.sub(r"\.(?:rst|md|ipynb)$", "", inner(path).stem)).strip()
     return words[:1].upper() + words[1:] or path.name
 
 

@@ -18,10 +18,12 @@ BINARY_FORMATS = frozenset({".html", ".pdf"})
 
 
 def document_format(path: Path) -> str | None:
-    """The reader a file needs, by name: Sphinx's ``x.rst.txt`` sources are reStructuredText."""
+    """The reader a file needs, by name: Sphinx's ``_sources`` copies (``x.rst.txt``, ``x.md.txt``
+    of MyST pages, ``x.ipynb.txt`` of notebooks) are read as what they copy."""
     name = path.name.lower()
-    if name.endswith(".rst.txt"):
-        return ".rst"
+    for copied in (".rst", ".md", ".ipynb"):
+        if name.endswith(copied + ".txt"):
+            return copied
     suffix = path.suffix.lower()
     if suffix in (".htm", ".xhtml"):
         return ".html"

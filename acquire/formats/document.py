@@ -31,6 +31,12 @@ def squash_lines(text: str) -> str:
     return "\n".join(line for line in lines if line.strip()).strip("\n")
 
 
+#: the labels documentation generators put over a note or warning (docutils' and DocBook's
+#: admonition names): read as a prefix of the text they head ("Note: …"), not a block of their own
+ADMONITIONS = frozenset({"note", "warning", "tip", "hint", "important", "caution", "attention", "danger",
+                         "error", "see also", "seealso", "todo"})
+
+
 class Document:
     """Collects headings and blocks; ``transcript()`` lays them out as plain text."""
 

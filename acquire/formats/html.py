@@ -24,7 +24,7 @@ import re
 from lxml import etree
 from lxml import html as lxml_html
 
-from tutorialbook.acquire.formats.document import Document, squash
+from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
 from tutorialbook.errors import TutorialbookError
 
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template", "nav", "aside", "form", "button", "input",
@@ -43,10 +43,6 @@ _CHROME_IDS = frozenset({"author", "email", "revnumber", "revdate", "revremark"}
 #: navfooter: the Prev / Up / Next tables atop and below every page of a generated manual)
 _NAV_PARTS = frozenset({"header", "footer", "bar", "links", "panel", "box", "menu", "list", "tabs"})
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
-#: the labels documentation generators put over a note or warning (docutils' and DocBook's
-#: admonition names): prefixed to the text they head ("Note: …"), not a block of their own
-ADMONITIONS = frozenset({"note", "warning", "tip", "hint", "important", "caution", "attention", "danger",
-                         "error", "see also", "todo"})
 _INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
                      "font", "i", "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike",
                      "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "label", "nobr"})

@@ -1,14 +1,33 @@
 """Markdown through markdown-it-py, a CommonMark parser (with GFM tables): headings, and one
-block per paragraph, whole list, fenced or indented code block, table or quote."""
+block per paragraph, whole list, fenced or indented code block, table or quote.
+
+MyST, the Markdown of Sphinx projects, through mdit-py-plugins (markdown-it-py's own plugin set):
+a role ``{mod}`ensurepip``` reads as its text ("ensurepip"; "title <target>" as the title), a
+target ``(label)=``, a comment ``% …`` and a footnote reference ``[^x]`` are no text, a footnote's
+definition is a paragraph, and a directive fence reads by what it is: an admonition
+``{note}`` as "Note: …", ``{code-block}`` as code, ``{toctree}``-like ones as nothing, any other
+as the code it holds."""
 
 from __future__ import annotations
 
+import re
+
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.myst_blocks import myst_block_plugin
+from mdit_py_plugins.myst_role import myst_role_plugin
 
-from tutorialbook.acquire.formats.document import Document
+from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
 
-_PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+_PARSER = (MarkdownIt("commonmark").enable(["table", "strikethrough"])
+           .use(myst_role_plugin).use(myst_block_plugin).use(footnote_plugin))
+_NO_TEXT = frozenset({"myst_target", "myst_line_comment", "myst_block_break", "hr"})
+_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+_NO_TEXT_DIRECTIVES = frozenset({"toctree", "contents", "include", "literalinclude", "image", "figure",
+                                 "automodule", "autoclass", "autofunction", "raw", "eval-rst", "tableofcontents"})
+_DIRECTIVE = re.compile(r"^\{([\w:-]+)\}\s*(.*)$")
+_OPTION = re.compile(r"^:[\w-]+:.*$")
 _LISTS = ("bullet_list", "ordered_list")
 _BLOCKY = frozenset({"fence", "code_block", "table", "heading", "blockquote"})
 
@@ -74,8 +93,12 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
             doc.heading(int(child.tag[1]), inline_text(child))
         elif kind == "paragraph":
             doc.block("paragraph", inline_text(child), child)
+        elif kind == "fence" and _DIRECTIVE.match(child.info.strip()):
+            _directive(child, doc)
         elif kind in ("fence", "code_block"):
             doc.block("code", child.content, child)
+        elif kind in _NO_TEXT:
+            continue
         elif kind in _LISTS:
             if _holds(child, _BLOCKY):  # code or tables inside items: keep them as their own blocks
                 for item in child.children:
@@ -98,12 +121,48 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
             _blocks(child, doc)
 
 
+def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
+    """A MyST directive fence (```{name} argument): read by what the directive is."""
+    match = _DIRECTIVE.match(node.info.strip())
+    if match is None:
+        return doc.block("code", node.content, node)
+    name, argument = match.group(1).lower().split(":")[-1], match.group(2)
+    lines = node.content.splitlines()
+    while lines and _OPTION.match(lines[0].strip()):  # ":class: tip", ":caption: …": options, not text
+        lines.pop(0)
+    body = "\n".join(lines).strip("\n")
+    if name in _NO_TEXT_DIRECTIVES:
+        return
+    if name in ADMONITIONS or name == "admonition":
+        label = argument if name == "admonition" and argument else name.replace("seealso", "see also").capitalize()
+        text = squash(" ".join(inline_text(p) for p in SyntaxTreeNode(_PARSER.parse(body)).walk()
+                               if p.type == "inline"))
+        if text:
+            doc.block("paragraph", f"{label}: {text}", node)
+        return
+    if body:
+        doc.block("code", body, node)
+
+
+def _role_text(content: str) -> str:
+    """What a role shows: "title <target>" its title, "~a.b" its last part, "!x" its text."""
+    titled = re.match(r"^(.*?)\s*<[^<>]+>$", content, re.S)
+    text = titled.group(1) if titled and titled.group(1) else content
+    if text.startswith("~"):
+        text = text[1:].rsplit(".", 1)[-1]
+    return text.removeprefix("!")
+
+
 def inline_text(node: SyntaxTreeNode) -> str:
     """The words of a node's inline content: no emphasis marks, backticks or tags."""
     parts: list[str] = []
     for child in node.children:
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
+        elif child.type == "myst_role":
+            parts.append(_role_text(child.content))
+        elif child.type in ("footnote_ref", "footnote_anchor"):
+            continue
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
         elif child.type == "html_inline":
