@@ -52,7 +52,12 @@ class Document:
         self._segments: list[Segment] = []
         self._headings: list[tuple[int, int, str]] = []
 
+    def label(self, text: str) -> None:
+        """An admonition's label ("Note", "Warning"): it heads the next block of prose."""
+        self._label = squash(text)
+
     def heading(self, level: int, text: str) -> None:
+        self._label = ""
         text = squash(text)
         if any(ch.isalpha() for ch in text):  # not "(19)": a footnote's number is no section
             self._headings.append((len(self._segments), max(1, min(level, 6)), text))
@@ -71,6 +76,11 @@ class Document:
             text = squash(text)
         if not text.strip():
             return
+        label, self._label = getattr(self, "_label", ""), ""
+        if label and kind in ("paragraph", "quote", "text"):
+            text = f"{label}: {text}"
+        elif label and kind == "list":
+            text = f"{label}:\n{text}"
         done = 0
         for piece in _pieces(text, kind):
             if self.source is not None and span is not None:  # a piece's share of the block's span

@@ -13,7 +13,7 @@ from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, Parser, directives, roles, states
 
-from tutorialbook.acquire.formats.document import Document
+from tutorialbook.acquire.formats.document import ADMONITIONS, Document
 
 _SETTINGS = {
     "report_level": 5, "halt_level": 5, "warning_stream": False, "file_insertion_enabled": False,
@@ -186,9 +186,16 @@ def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
         elif isinstance(child, nodes.topic) and "contents" in child.get("classes", []):
             continue  # a generated table of contents
         elif isinstance(child, nodes.Element):
-            _blocks(child, doc, level)
+            _element(child, doc, level)
         elif isinstance(child, nodes.Text) and child.astext().strip():
             doc.block("paragraph", child.astext())
+
+
+def _element(node: nodes.Element, doc: Document, level: int) -> None:
+    """Any other element, walked; an admonition's label heads its text ("Note: …"), as in HTML."""
+    if isinstance(node, nodes.Admonition) and node.tagname in ADMONITIONS:
+        doc.label(node.tagname.capitalize())
+    _blocks(node, doc, level)
 
 
 def _list_lines(node: nodes.Element, depth: int) -> list[str]:
