@@ -51,6 +51,7 @@ class Document:
         self._length = 0
         self._segments: list[Segment] = []
         self._headings: list[tuple[int, int, str]] = []
+        self._label = ""  # an admonition's label waiting for its text
 
     def label(self, text: str) -> None:
         """An admonition's label ("Note", "Warning"): it heads the next block of prose."""
@@ -76,7 +77,7 @@ class Document:
             text = squash(text)
         if not text.strip():
             return
-        label, self._label = getattr(self, "_label", ""), ""
+        label, self._label = self._label, ""
         if label and kind in ("paragraph", "quote", "text"):
             text = f"{label}: {text}"
         elif label and kind == "list":

@@ -244,20 +244,14 @@ class _Walker:
     def __init__(self, doc: Document, site: frozenset[str] = frozenset()):
         self.doc = doc
         self.site = site
-        self.label = ""  # an admonition's label waiting for its text
 
     def emit(self, kind: str, text: str) -> None:
         said = squash(text)
         if not said or said.lower() in self.site:
             return
         if kind == "paragraph" and said.strip("[]: ").lower() in ADMONITIONS:  # "Note" over its text
-            self.label = said.strip("[]: ")
+            self.doc.label(said.strip("[]: "))
             return
-        if self.label and kind in ("paragraph", "quote"):
-            text = f"{self.label}: {text.lstrip()}"
-        elif self.label and kind == "list":
-            text = f"{self.label}:\n{text}"
-        self.label = ""
         self.doc.block(kind, text)
 
     def container(self, el, depth: int) -> None:
@@ -281,9 +275,8 @@ class _Walker:
         if depth > MAX_DEPTH:
             self.emit("paragraph", el.text_content())
         elif tag in _HEADINGS and _in_admonition(el) and squash(el.text_content()).strip(": ").lower() in ADMONITIONS:
-            self.label = squash(el.text_content()).strip(": ")  # DocBook's "Note" title of a div.note: no section
+            self.doc.label(squash(el.text_content()).strip(": "))  # DocBook's "Note" title of a div.note: no section
         elif tag in _HEADINGS:
-            self.label = ""
             self.doc.heading(_HEADINGS[tag], el.text_content())
         elif tag == "pre":
             self.emit("code", el.text_content())
