@@ -357,6 +357,13 @@ def test_myst_markdown_reads_as_its_text(tmp_path):
     ]
 
 
+def test_an_image_is_its_alt_text_unless_that_is_a_file_name(tmp_path):
+    (tmp_path / "nb.html").write_text('<html><body><h1>Plots</h1><div>The chart <img alt="_images/plot_3_0.png" '
+                                      'src="_images/plot_3_0.png"> shows <img alt="a rising line" src="x.png"> '
+                                      'over time.</div></body></html>')
+    assert [s.text for s in read_source(tmp_path / "nb.html").segments] == ["The chart shows a rising line over time."]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

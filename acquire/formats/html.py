@@ -113,6 +113,7 @@ def _parse(data: bytes, name: str):
 #: the end tags of body and html: groff -Thtml writes "<body></body></html>" and then the whole
 #: page, which libxml2 dropped; without them the parser closes both at the end of the file
 _EARLY_END = re.compile(rb"</(?:body|html)\s*>", re.I)
+_FILE_NAME = re.compile(r"^[\w./-]*\.(?:png|jpe?g|gif|svg|webp|bmp|tiff?)$", re.I)
 _DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
 
 
@@ -260,7 +261,7 @@ class _Walker:
         for child in el:
             tag = child.tag.lower() if isinstance(child.tag, str) else ""
             if tag in _INLINE:
-                run.append(" " if tag == "br" else child.get("alt", "") if tag == "img" else child.text_content())
+                run.append(" " if tag == "br" else _alt(child) if tag == "img" else child.text_content())
             else:
                 self._flush(run)
                 self.block(child, tag, depth + 1)
@@ -310,6 +311,13 @@ def _in_admonition(el) -> bool:
     """Whether an element sits directly in a box whose class names an admonition (``div.note``)."""
     box = el.getparent()
     return bool({w for w in _WORD_SPLIT.split((box.get("class", "") if box is not None else "").lower())} & ADMONITIONS)
+
+
+def _alt(img) -> str:
+    """An image's words: its alt text, unless that is only a file's name or path (nbsphinx writes
+    "_images/code-cells_20_0.png")."""
+    alt = img.get("alt", "")
+    return "" if _FILE_NAME.match(alt.strip()) else alt
 
 
 def _admonition_layout(table) -> bool:
