@@ -39,7 +39,9 @@ _BOILERPLATE = re.compile(
     re.I,
 )
 _NAV = re.compile(r"^(?:(?:next|previous|prev|up|contents|index|home|top)\s*[:»›→]"
-                  r"|(?:table of contents|contents|on this page)\W*$)", re.I)
+                  r"|(?:table of contents|contents|on this page)\W*$"
+                  # a line of nothing but the words of a navigation bar: "[ prev | next | top ]", "« Previous"
+                  r"|[\W_]*(?:(?:prev|previous|next|up|top|home|back|contents|index)\b[\W_]*)+$)", re.I)
 _ITEM = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][a-z]+)?")
 

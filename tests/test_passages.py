@@ -144,6 +144,14 @@ def test_a_table_of_contents_is_not_a_skill():
     assert not passages.is_boilerplate("Season the pan before first use, then cook something fatty in it.", keys)
 
 
+def test_a_line_of_navigation_words_is_not_a_skill():
+    """groff's "[ prev | next | top ]", written as bare text between the page's blocks."""
+    for nav in ("[ prev | next | top ]", "[ top ]", "« Previous | Next »", "Prev | Up | Next"):
+        assert passages.is_boilerplate(nav), nav
+    for prose in ("Next, run the tests.", "Back up your data first.", "The top of the page holds the title."):
+        assert not passages.is_boilerplate(prose), prose
+
+
 def test_long_paragraphs_are_cut_at_sentence_ends_with_their_own_spans():
     sentence = "The dough rises while the yeast eats the sugars and makes gas that the gluten traps. "
     text = sentence * 12
