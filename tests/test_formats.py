@@ -364,6 +364,16 @@ def test_an_image_is_its_alt_text_unless_that_is_a_file_name(tmp_path):
     assert [s.text for s in read_source(tmp_path / "nb.html").segments] == ["The chart shows a rising line over time."]
 
 
+def test_page_controls_are_no_text(tmp_path):
+    """rustdoc's "[−]" (a javascript: link) and "Expand description" (a details widget's label)."""
+    (tmp_path / "r.html").write_text(
+        '<html><body><h1>Crate quote</h1><p><a href="javascript:void(0)" title="collapse all docs">[−]</a></p>'
+        '<details open><summary>Expand description</summary><p>This crate turns syntax trees into tokens.</p>'
+        '</details><details><summary>Solution</summary><p>Use the quote macro.</p></details></body></html>')
+    assert [s.text for s in read_source(tmp_path / "r.html").segments] == [
+        "This crate turns syntax trees into tokens.", "Solution", "Use the quote macro."]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

@@ -114,6 +114,7 @@ def _parse(data: bytes, name: str):
 #: page, which libxml2 dropped; without them the parser closes both at the end of the file
 _EARLY_END = re.compile(rb"</(?:body|html)\s*>", re.I)
 _FILE_NAME = re.compile(r"^[\w./-]*\.(?:png|jpe?g|gif|svg|webp|bmp|tiff?)$", re.I)
+_UI_LABEL = re.compile(r"^(?:expand|collapse|show|hide|toggle|click)\b", re.I)
 _DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
 
 
@@ -200,7 +201,10 @@ def _is_chrome(el, content) -> bool:
         return True
     if tag == "a":
         text = squash(el.text_content())
-        return text in ("¶", "#", "§", "🔗") or text.lower().startswith("skip to")
+        return (text in ("¶", "#", "§", "🔗") or text.lower().startswith("skip to")
+                or el.get("href", "").strip().lower().startswith("javascript:"))  # a control, not a link
+    if tag == "summary":  # a disclosure widget's own label ("Expand description"), not its content's title
+        return bool(_UI_LABEL.match(squash(el.text_content())))
     return False
 
 
