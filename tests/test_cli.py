@@ -88,6 +88,19 @@ def test_the_source_help_names_every_kind_of_file_an_ingest_reads():
     assert "first heading" in cli_help and "video or audio" in tool_help
 
 
+def test_toc_lists_a_nodes_skills_in_the_order_the_page_teaches_them(tmp_path):
+    """Not alphabetically: "Zest the lemon" comes before "Add the sugar" on the page."""
+    page = tmp_path / "curd.md"
+    page.write_text("# Lemon curd\n\nZest the lemon over a bowl, avoiding the white pith underneath it.\n\n"
+                    + "Some words about lemons and how they grow on trees in warm places. " * 8 + "\n\n"
+                    + "Add the sugar and the butter, then whisk in the eggs over a low heat.\n")
+    store = tmp_path / "store"
+    cli(store, "ingest", str(page), "--book", "curd", "--refine-rounds", "0")
+    lines = [line.split("• ", 1)[1] for line in cli(store, "toc", "--book", "curd", "--skills").stdout.splitlines()
+             if "• " in line]
+    assert len(lines) >= 2 and lines[0].startswith("Zest the lemon") and lines[-1].startswith("Add the sugar"), lines
+
+
 def test_cli_matches_the_tools(tmp_path):
     """evaluate, search --fen, lesson from standard input or a file, toc --skills, each hit once."""
     store = tmp_path / "store"
