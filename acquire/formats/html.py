@@ -9,8 +9,9 @@ no heading; navheader, navfooter, navbar...), "skip to" links,
 permalink anchors (a lone ¶), blocks that are mostly links (next/previous panels,
 link-only tables of contents and indexes, texi2html's "[ << ] [ >> ] [Top]" bars), counted in
 words (brackets and bars are none; a link showing a URL is a reference, not navigation), and a
-block saying only the site's name from the ``<title>``. A heading, or an element holding one,
-is never chrome by its id (a slug of its title: "cookies", "pager-mode").
+block saying only the site's name from the ``<title>``. An id that only repeats words of the
+element's own heading ("cookies" of "Cookies", "pager-mode" of "1.1. Pager Mode") never makes it
+chrome; links that run script and "Expand …"-like widget labels are controls, not text.
 A code listing written one element a line (Doxygen's ``div.fragment``) is one code block.
 An admonition's label (Sphinx's "Note" paragraph, DocBook's "Note" title or icon-and-label
 table in a ``div.note``) heads its text ("Note: …"): no block, no section of its own.
