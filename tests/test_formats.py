@@ -374,6 +374,21 @@ def test_page_controls_are_no_text(tmp_path):
         "This crate turns syntax trees into tokens.", "Solution", "Use the quote macro."]
 
 
+def test_a_one_row_table_laying_out_a_page_is_read_as_its_blocks(tmp_path):
+    """groff's pages put a column of links beside the text in one table row: the text is read as
+    paragraphs, the links column goes; a data table stays one table block."""
+    links = "".join(f'<a href="p{i}.html">Page {i}</a><br>' for i in range(8))
+    page = (f'<html><body><h1>README</h1><table><tr><td width="30%">{links}</td><td>'
+            '<p>This is the groff document formatting system.</p><p>See the file INSTALL for the steps.</p>'
+            '<p>The file NEWS describes recent changes.</p></td></tr></table>'
+            '<table><tr><th>Key</th><th>Action</th></tr><tr><td>q</td><td>Quit</td></tr></table></body></html>')
+    (tmp_path / "g.html").write_text(page)
+    assert [(s.kind, s.text) for s in read_source(tmp_path / "g.html").segments] == [
+        ("paragraph", "This is the groff document formatting system."),
+        ("paragraph", "See the file INSTALL for the steps."), ("paragraph", "The file NEWS describes recent changes."),
+        ("table", "Key | Action\nq | Quit")]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

@@ -57,6 +57,7 @@ _WORD_SPLIT = re.compile(r"[\s_\-]+")
 _URL = re.compile(r"://|^\s*www\.")
 PROSE_WORDS = 10
 """A paragraph this long that is mostly not links is content, not navigation."""
+_ALNUM = re.compile(r"[^\W_]")
 _FRAME = re.compile(r"[\s\[\]|()·•]+")
 #: class words of an element that holds a code listing as one element a line (Doxygen's
 #: ``div.fragment`` of ``div.line``), not as a ``pre``
@@ -114,6 +115,7 @@ def _parse(data: bytes, name: str):
 #: the end tags of body and html: groff -Thtml writes "<body></body></html>" and then the whole
 #: page, which libxml2 dropped; without them the parser closes both at the end of the file
 _EARLY_END = re.compile(rb"</(?:body|html)\s*>", re.I)
+_PAGE_BLOCKS = frozenset({"p", "ul", "ol", "dl", "div", "table", "blockquote"})
 _FILE_NAME = re.compile(r"^[\w./-]*\.(?:png|jpe?g|gif|svg|webp|bmp|tiff?)$", re.I)
 _UI_LABEL = re.compile(r"^(?:expand|collapse|show|hide|toggle|click)\b", re.I)
 _DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
@@ -225,8 +227,8 @@ def _mostly_links(el) -> bool:
         return False
     if not listing and any(_is_prose(p) for p in el.iter("p", "pre")):  # prose above a contents list: walked,
         return False                                                     # the list alone is judged
-    text = _weight(el.text_content())
-    linked = sum(_weight(a.text_content()) for a in links if not _URL.search(a.text_content()))  # a URL shown
+    text = _weight(_words_of(el))
+    linked = sum(_weight(_words_of(a)) for a in links if not _URL.search(a.text_content()))  # a URL shown
     # is a reference; a paragraph is a sentence, which Sphinx links word by word ("Recall from Kinds
     # of filters that the value can be a string, a regular expression, a list…"): nearly all links
     return text > 0 and linked >= (0.8 if listing or el.tag == "p" else 0.5) * text
@@ -234,16 +236,20 @@ def _mostly_links(el) -> bool:
 
 def _is_prose(el) -> bool:
     """A paragraph of its own words: some length, mostly not link text."""
-    text = _weight(el.text_content())
-    return text >= PROSE_WORDS and sum(_weight(a.text_content()) for a in el.iter("a")) < 0.8 * text
+    text = _weight(_words_of(el))
+    return text >= PROSE_WORDS and sum(_weight(_words_of(a)) for a in el.iter("a")) < 0.8 * text
+
+
+def _words_of(el) -> str:
+    """An element's text with its pieces apart ("Page 0" "Page 1" across a <br>, not "Page 0Page 1")."""
+    return " ".join(el.itertext())
 
 
 def _weight(text: str) -> int:
     """Words, not the brackets and bars that set links apart ("[ << ] | [ >> ] | [Top] |
     [Contents]": texi2html's navigation bar): "You can download Flask-SQLAlchemy from PyPI"
     is four words of its own to two linked, however long the linked names are."""
-    text = text.strip(" \n\t[]|()·•")
-    return len(_FRAME.split(text)) if text else 0
+    return sum(1 for token in _FRAME.split(text) if _ALNUM.search(token))  # ":" or "<<" alone is no word
 
 
 class _Walker:
@@ -299,7 +305,8 @@ class _Walker:
                         self.container(item, depth)
             else:
                 self.emit("list", "\n".join(_list_lines(el, 0)))
-        elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el):
+        elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el) \
+                and not _holds_pages(el):
             # else a layout table (DocBook's admonitions: an icon, "Note", then its text): walked
             self.emit("table", "\n".join(
                 " | ".join(squash(cell.text_content()) for cell in row if cell.tag in ("td", "th"))
@@ -323,6 +330,16 @@ def _alt(img) -> str:
     "_images/code-cells_20_0.png")."""
     alt = img.get("alt", "")
     return "" if _FILE_NAME.match(alt.strip()) else alt
+
+
+def _holds_pages(table) -> bool:
+    """A table laying out a page (a links column beside the text, as groff's and old sites' pages
+    do): one row, a cell of which holds three paragraphs or lists or more (a data table's cell
+    may hold three, PostgreSQL's function tables do, but over many rows)."""
+    rows = list(table.iter("tr"))
+    return len(rows) == 1 and any(
+        sum(1 for child in cell if isinstance(child.tag, str) and child.tag in _PAGE_BLOCKS) >= 3
+        for cell in rows[0] if isinstance(cell.tag, str) and cell.tag in ("td", "th"))
 
 
 def _admonition_layout(table) -> bool:
