@@ -58,7 +58,8 @@ def readable(path: Path) -> bool:
     return path.suffix.lower() in supported_extensions()
 
 
-def _unsupported(path: Path) -> str:
+def unsupported_reason(path: Path) -> str:
+    """Why an ingest does not read this file, and what it reads."""
     return (f"unsupported file type {path.suffix or '(none)'!r} for {path.name}; "
             f"supported: {', '.join(sorted(supported_extensions()))} (the text ones also gzipped, as README.md.gz)")
 
@@ -90,7 +91,7 @@ def expand(source: str, policy: SourcePolicy) -> list[Path]:
             )
         return [policy.check_file(str(f), f) for f in files]
     if not readable(path):
-        raise TutorialbookError("source", _unsupported(path))
+        raise TutorialbookError("source", unsupported_reason(path))
     return [policy.check_file(given, path, st)]
 
 

@@ -29,7 +29,7 @@ from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, claimed, get_pack, recognise, see, text_readers, watch
 from tutorialbook.acquire.roots import SourcePolicy, default_roots
 from tutorialbook.acquire.sources import (content_hash, expand, inner, media_extensions, read_source,
-                                          supported_extensions)
+                                          unsupported_reason)
 from tutorialbook.acquire.screen import ScreenJob
 from tutorialbook.acquire.screen_attach import for_consolidation
 from tutorialbook.acquire.transcript import Transcript
@@ -459,9 +459,7 @@ def _lock_aware(row: dict) -> bool:
 
 
 def _skipped(path: Path) -> FileStatus:
-    return FileStatus(source=str(path), status="skipped", title=_title_from(path),
-                      reason=f"unsupported file type {path.suffix or '(none)'!r}; supported: "
-                             f"{', '.join(sorted(supported_extensions()))}")
+    return FileStatus(source=str(path), status="skipped", title=_title_from(path), reason=unsupported_reason(path))
 
 
 def _unsupported(source: str, files: list[Path]) -> list[Path]:

@@ -180,6 +180,11 @@ def _strip_chrome(content) -> None:
             el.drop_tree()  # keeps the tail text
 
 
+def _class_words(el) -> set[str]:
+    """The words of an element's class attribute ("navheader", "admonition", "note", …)."""
+    return {w for w in _WORD_SPLIT.split(el.get("class", "").lower()) if w}
+
+
 def _is_chrome(el, content) -> bool:
     tag = el.tag.lower()
     if tag in _DROP_TAGS:
@@ -190,7 +195,7 @@ def _is_chrome(el, content) -> bool:
         return True
     if "display:none" in el.get("style", "").replace(" ", "").lower():
         return True
-    words = {w for w in _WORD_SPLIT.split(el.get("class", "").lower()) if w}
+    words = _class_words(el)
     id_words = [w for w in _WORD_SPLIT.split(el.get("id", "").lower()) if w]
     # "site-nav" is chrome; "Related-software-and-documentation" is a section, and so is a heading
     # or section whose id is a slug of its title ("pager-mode" of "1.1. Pager Mode", "cookies")
@@ -322,7 +327,7 @@ class _Walker:
 def _in_admonition(el) -> bool:
     """Whether an element sits directly in a box whose class names an admonition (``div.note``)."""
     box = el.getparent()
-    return bool({w for w in _WORD_SPLIT.split((box.get("class", "") if box is not None else "").lower())} & ADMONITIONS)
+    return box is not None and bool(_class_words(box) & ADMONITIONS)
 
 
 def _alt(img) -> str:
@@ -353,8 +358,8 @@ def _admonition_layout(table) -> bool:
 def _is_listing(el) -> bool:
     """A code listing written one element a line (no ``pre``): its class says so and it holds
     nothing but lines of text."""
-    words = {w for w in _WORD_SPLIT.split(el.get("class", "").lower()) if w}
-    return bool(words & _CODE_WORDS) and not any(True for _ in el.iter("pre", "p", "table", *_LISTS, *_HEADINGS))
+    return bool(_class_words(el) & _CODE_WORDS) and not any(
+        True for _ in el.iter("pre", "p", "table", *_LISTS, *_HEADINGS))
 
 
 def _list_lines(el, depth: int) -> list[str]:

@@ -138,7 +138,8 @@ def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
         text = squash(" ".join(inline_text(p) for p in SyntaxTreeNode(_PARSER.parse(body)).walk()
                                if p.type == "inline"))
         if text:
-            doc.block("paragraph", f"{label}: {text}", node)
+            doc.doc.label(label)
+            doc.block("paragraph", text, node)
         return
     if body:
         doc.block("code", body, node)
