@@ -694,3 +694,90 @@ def test_media_title_comes_from_the_container(tmp_path):
     _ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac", str(bare))
     assert container_title(titled) == "Knife skills, part 1"
     assert container_title(bare) is None
+
+
+def _laid_out_pdf(path, pages):
+    """A PDF whose every line is placed by hand: ``pages`` is a list of pages, each a list of
+    (x mm, y mm, font, size, text); font "body" is DejaVu Sans (it has the "ﬁ" ligature)."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_font("body", fname="/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    for lines in pages:
+        pdf.add_page()
+        for x, y, font, size, text in lines:
+            pdf.set_font(font, size=size)
+            pdf.text(x, y, text)
+    pdf.output(str(path))
+    return path
+
+
+def _running_head(n):
+    return [(20, 12, "Helvetica", 9, "Chapter 2: Library Functions"), (185, 12, "Helvetica", 9, str(n))]
+
+
+def test_pdf_running_heads_hyphenation_and_ligatures_are_read_as_a_person_reads_them(tmp_path):
+    body = [
+        ["Library Functions"],
+        ["The output buffer must be deallo-", "cated by the caller once the ﬁle is written. A well-",
+         "known rule of the library applies here."],
+        ["Each function returns a code.", "It is a well-known pattern in C to test it."],
+        ["The lookup reads the conﬁguration", "before it starts."],
+    ]
+    pages = []
+    for n, paragraph in enumerate(body):
+        lines = _running_head(n + 1) if n else []
+        if n == 0:
+            lines.append((20, 40, "Helvetica", 22, paragraph[0]))
+        else:
+            lines += [(20, 30 + 5 * i, "body", 11, text) for i, text in enumerate(paragraph)]
+        pages.append(lines)
+    transcript = read_source(_laid_out_pdf(tmp_path / "manual.pdf", pages))
+    texts = [s.text for s in transcript.segments]
+    assert texts == [
+        "The output buffer must be deallocated by the caller once the file is written. "
+        "A well-known rule of the library applies here.",
+        "Each function returns a code. It is a well-known pattern in C to test it.",
+        "The lookup reads the configuration before it starts.",
+    ]
+
+
+def test_pdf_heading_on_the_top_line_of_pages_is_no_running_head(tmp_path):
+    pages = [[(20, 14, "Helvetica", 18, "Example"), (20, 30, "Helvetica", 11, f"Example number {w} shows a step.")]
+             for w in ("one", "two", "three", "four")]
+    transcript = read_source(_laid_out_pdf(tmp_path / "examples.pdf", pages))
+    assert [title for _, _, title in transcript.headings] == ["Example"] * 4
+    assert [s.text for s in transcript.segments] == [f"Example number {w} shows a step."
+                                                     for w in ("one", "two", "three", "four")]
+
+
+def test_pdf_code_listing_keeps_its_indentation_side_comments_and_page_break(tmp_path):
+    column = 10 * 0.6 * 25.4 / 72  # Courier 10 pt: a character is 6 pt wide, in mm
+    code = [(0, "int"), (0, "main (void)"), (0, "{"), (2, "char *p = get ();"), (2, "if (!p)"),
+            (4, "return 1;"), (2, "free (p);")]
+    first = [(20, 30, "Helvetica", 11, "The example frees what it got:")]
+    first += [(20 + x * column, 40 + 5 * i, "Courier", 10, text) for i, (x, text) in enumerate(code)]
+    first.append((20 + 20 * column, 40 + 5 * 6, "Courier", 10, "/* or lib_free() */"))
+    second = _running_head(2) + [(20 + 2 * column, 30, "Courier", 10, "return 0;"), (20, 35, "Courier", 10, "}"),
+                                 (20, 50, "Helvetica", 11, "That is all it takes.")]
+    third = _running_head(3) + [(20, 30, "Helvetica", 11, "Nothing more to say.")]
+    fourth = _running_head(4) + [(20, 30, "Helvetica", 11, "The end.")]
+    transcript = read_source(_laid_out_pdf(tmp_path / "listing.pdf", [first, second, third, fourth]))
+    assert [(s.kind, s.text) for s in transcript.segments][:3] == [
+        ("paragraph", "The example frees what it got:"),
+        ("code", "int\nmain (void)\n{\n  char *p = get ();\n  if (!p)\n    return 1;\n"
+                 "  free (p);         /* or lib_free() */\n  return 0;\n}"),
+        ("paragraph", "That is all it takes."),
+    ]
+
+
+def test_pdf_contents_cut_into_pieces_and_stray_dots_are_no_text(tmp_path):
+    contents = [(20, 20, "Helvetica", 16, "Contents")]
+    for i, title in enumerate(["Getting started", "Options", "Troubleshooting"]):
+        contents += [(20, 30 + 6 * i, "Helvetica", 11, f"{i + 1} {title} " + ". " * 30),
+                     (190, 30 + 6 * i, "Helvetica", 11, str(i + 2))]
+    body = [[(20, 20, "Helvetica", 16, title), (20, 30, "Helvetica", 11, f"How {title.lower()} works."),
+             (120, 60, "Helvetica", 11, ".")] for title in ["Getting started", "Options", "Troubleshooting"]]
+    transcript = read_source(_laid_out_pdf(tmp_path / "guide.pdf", [contents, *body]))
+    assert [s.text for s in transcript.segments] == [
+        "How getting started works.", "How options works.", "How troubleshooting works."]

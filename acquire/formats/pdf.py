@@ -6,6 +6,7 @@ repeated on most pages) are dropped."""
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from collections import Counter
@@ -18,16 +19,41 @@ _MONO = re.compile(r"mono|courier|code|typewriter|consol|menlo|inconsolata|\btt|
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")
 _BULLET = re.compile(r"^\s*(?:[•◦▪‣·\-–*]|\d{1,3}[.)])\s")
 _NUMBER = re.compile(r"^\s*(?:chapter\s+|appendix\s+)?(?:\d+|[A-Z])(?:\.\d+)*\.?\s+", re.I)
+_DOTS = re.compile(r"(?:\.\s?){4,}")
+_CID = re.compile(r"\(cid:\d+\)")
+_LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+                            "\ufb05": "st", "\ufb06": "st"})
 MAX_HEADING_CHARS = 150
+
+
+@dataclass
+class _Row:
+    """One line as laid out: its text, where it starts (x) and its top (y grows upwards)."""
+    text: str
+    x: float
+    top: float
+    char_width: float
 
 
 @dataclass
 class _Box:
     page: int
-    text: str
-    lines: list[str]
+    rows: list[_Row]
     size: float
     mono: bool
+    text: str = ""
+
+    @property
+    def lines(self) -> list[str]:
+        return [r.text for r in self.rows]
+
+    @property
+    def top(self) -> float:
+        return max(r.top for r in self.rows)
+
+    @property
+    def bottom(self) -> float:
+        return min(r.top for r in self.rows)
 
 
 def read_pdf(data: bytes, name: str) -> Document:
@@ -56,7 +82,7 @@ def read_pdf(data: bytes, name: str) -> Document:
                                                                           meta_title.strip(), re.I):
         doc.title = meta_title.strip()
     doc.title = doc.title or _title_page_title(boxes)  # before furniture: a running head may repeat it
-    _lay_out(_merge(_drop_furniture(boxes)), outline, doc)
+    _lay_out(_merge(_drop_furniture(boxes), _Spelling(boxes)), outline, doc)
     return doc
 
 
@@ -65,11 +91,8 @@ def _title_page_title(boxes: list[_Box]) -> str | None:
     first = [b for b in boxes if b.page == boxes[0].page and len(b.text) <= MAX_HEADING_CHARS] if boxes else []
     if not first:
         return None
-    body: Counter[float] = Counter()
-    for b in boxes:
-        body[b.size] += len(b.text)
     top = max(first, key=lambda b: b.size)
-    return top.text if top.size >= 1.3 * body.most_common(1)[0][0] else None
+    return top.text if top.size >= 1.3 * _body_size(boxes) else None
 
 
 def _unreadable(name: str, exc: Exception) -> TutorialbookError:
@@ -109,62 +132,170 @@ def _boxes(data: bytes) -> list[_Box]:
         for element in page:
             if not isinstance(element, LTTextContainer):
                 continue
-            runs: list[tuple[float, bool, list[str]]] = []  # lines of one size and font kind
+            lines = []  # (text, size, share of the line in a code font, row)
             for line in element:
                 if not isinstance(line, LTTextLine):
                     continue
                 chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
-                if not chars:
+                # a glyph without a character says nothing; a ligature is its letters ("ﬁ": "fi")
+                text = _CID.sub("", line.get_text().rstrip("\n")).translate(_LIGATURES)
+                if not chars or not text.strip():
                     continue
                 size = Counter(round(c.size * 2) / 2 for c in chars).most_common(1)[0][0]
-                mono = all(_MONO.search(c.fontname) for c in chars)  # a whole line set in a code font
-                if runs and runs[-1][1] == mono and max(size, runs[-1][0]) <= 1.1 * min(size, runs[-1][0]):
-                    runs[-1][2].append(line.get_text().rstrip("\n"))
+                share = sum(bool(_MONO.search(c.fontname)) for c in chars) / len(chars)
+                width = sorted(c.width for c in chars)[len(chars) // 2]
+                lines.append((size, share, _Row(text, chars[0].x0, line.y1, width)))
+            runs: list[_Box] = []  # lines of one size and font kind
+            for i, (size, share, row) in enumerate(lines):
+                # code: a line set in a code font, or nearly so beside one that is (the letters the
+                # font lacks, "β", come from another)
+                mono = share == 1 or (share >= 0.85 and any(
+                    lines[j][1] == 1 for j in (i - 1, i + 1) if 0 <= j < len(lines)))
+                if runs and runs[-1].mono == mono and max(size, runs[-1].size) <= 1.1 * min(size, runs[-1].size):
+                    runs[-1].rows.append(row)
                 else:
-                    runs.append((size, mono, [line.get_text().rstrip("\n")]))
-            for size, mono, texts in runs:
-                boxes.append(_Box(page_no, squash(" ".join(texts)), texts, size, mono))
+                    runs.append(_Box(page_no, [row], size, mono))
+            boxes.extend(runs)
+    return _worded(boxes)
+
+
+def _worded(boxes: list[_Box]) -> list[_Box]:
+    """Each box's text: its lines joined (see ``_joined``)."""
+    spelling = _Spelling(boxes)
+    for b in boxes:
+        b.text = squash(" ".join(b.lines)) if b.mono else squash(functools.reduce(
+            lambda text, line: _joined(text, line, spelling), b.lines, ""))
     return boxes
 
 
+class _Spelling:
+    """How the document's prose spells words inside its lines: the words it uses, and those it
+    writes with a hyphen ("well-known"); a word cut at a line's end is neither."""
+
+    def __init__(self, boxes: list[_Box]):
+        self.words: set[str] = set()
+        self.hyphenated: set[str] = set()
+        for b in boxes:
+            if b.mono:
+                continue
+            cut = False
+            for line in b.lines:
+                line = line.strip().lower()
+                words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", line[:-1] if line.endswith("-") else line)
+                whole = words[1:] if cut else words
+                cut = line.endswith("-")
+                whole = whole[:-1] if cut else whole
+                self.hyphenated.update(w for w in whole if "-" in w)
+                self.words.update(part for w in whole for part in w.split("-"))
+
+
+def _joined(text: str, line: str, spelling: _Spelling) -> str:
+    """Prose and the line that follows it. A word cut by a hyphen at the break is joined again
+    ("deallo-" "cated") unless the document writes it with the hyphen ("well-known"), or it is
+    two words the document uses on their own and never as one ("binary-" "package"), or it
+    continues a hyphenated compound ("cell-by-" "cell")."""
+    text, line = text.strip(), line.strip()
+    head = re.search(r"(-?)([A-Za-z]+)-$", text)
+    tail = re.match(r"[a-z]+", line)
+    if head and tail:
+        left, right = head.group(2).lower(), tail.group(0)
+        kept = f"{left}-{right}" in spelling.hyphenated or bool(head.group(1)) or (
+            left + right not in spelling.words and left in spelling.words and right in spelling.words)
+        return text + line if kept else text[:-1] + line
+    return f"{text} {line}" if text else line
+
+
 def _drop_furniture(boxes: list[_Box]) -> list[_Box]:
-    """Running heads, footers and page numbers: the same words (digits aside) on most pages;
-    dotted table-of-contents lines."""
+    """Running heads, footers and page numbers: the same words (digits aside) on most pages, or
+    on the top or bottom line of three pages or more (a chapter's running head), set no larger
+    than the body (a heading at the top of three pages stays); dotted table-of-contents lines;
+    prose without a letter or digit."""
     pages = len({b.page for b in boxes})
+    body = _body_size(boxes)
     key = lambda b: re.sub(r"\d+", "#", b.text.lower())  # noqa: E731
     seen = Counter(key(b) for b in {(b.page, key(b)): b for b in boxes}.values())
+    edges = _edges(boxes)
+    at_edge = Counter(key(b) for b in {(b.page, key(b)): b for b in edges.values()}.values())
     keep = []
     for b in boxes:
-        if re.fullmatch(r"[\divxlc\s\-–|/]*", b.text, re.I):
+        if re.fullmatch(r"[\divxlc\s\-–|/]*", b.text, re.I) and not (b.mono and len(b.rows) > 1):
             continue
-        if pages >= 3 and seen[key(b)] > max(2, pages // 2):
+        running = seen[key(b)] > max(2, pages // 2) or (id(b) in edges and at_edge[key(b)] >= 3)
+        if pages >= 3 and running and b.size <= body * 1.05:
             continue
-        if all(_LEADERS.search(line) for line in b.lines if line.strip()):
+        if all(_LEADERS.search(line) for line in b.lines if line.strip()) or _contents(b):
             continue
         keep.append(b)
     return keep
 
 
-def _merge(boxes: list[_Box]) -> list[_Box]:
-    """Join what the layout analysis cut apart: consecutive lines of code, and a paragraph
-    whose sentence runs on into the next block on the same page."""
+def _edges(boxes: list[_Box]) -> dict[int, _Box]:
+    """The prose boxes on each page's top line and on its bottom line, by id."""
+    top: dict[int, float] = {}
+    bottom: dict[int, float] = {}
+    for b in boxes:
+        top[b.page] = max(top.get(b.page, b.top), b.top)
+        bottom[b.page] = min(bottom.get(b.page, b.bottom), b.bottom)
+    return {id(b): b for b in boxes if not b.mono and len(b.rows) <= 2 and (
+        b.top >= top[b.page] - b.size / 2 or b.bottom <= bottom[b.page] + b.size / 2)}
+
+
+def _contents(box: _Box) -> bool:
+    """Prose that is mostly dot leaders (a table of contents cut into pieces), or no words at all."""
+    if box.mono:
+        return False
+    ink = re.sub(r"\s+", "", box.text)
+    dots = sum(len(re.sub(r"\s+", "", m)) for m in _DOTS.findall(box.text))
+    return not re.search(r"\w", box.text) or dots >= 0.3 * len(ink)
+
+
+def _merge(boxes: list[_Box], spelling: _Spelling) -> list[_Box]:
+    """Join what the layout analysis cut apart: the pieces of a code listing (laid out again
+    by their place on the page), and a paragraph whose sentence runs on into the next block,
+    on the same page or the next."""
     out: list[_Box] = []
     for b in boxes:
         prev = out[-1] if out else None
-        same = prev is not None and prev.page == b.page and prev.mono == b.mono and \
+        same = prev is not None and b.page - prev.page <= 1 and prev.mono == b.mono and \
             max(prev.size, b.size) <= 1.1 * min(prev.size, b.size)
-        if same and prev is not None and (b.mono or (not re.search(r"[.!?:;]$", prev.text) and b.text[:1].islower())):
-            out[-1] = _Box(prev.page, f"{prev.text} {b.text}", prev.lines + b.lines, prev.size, prev.mono)
+        if same and prev is not None and b.mono:
+            prev.rows.extend(_Row(r.text, r.x, r.top - 10_000 * (b.page - prev.page), r.char_width) for r in b.rows)
+            prev.text = f"{prev.text} {b.text}"
+        elif same and prev is not None and not re.search(r"[.!?:;]$", prev.text) and b.text[:1].islower():
+            out[-1] = _Box(prev.page, prev.rows + b.rows, prev.size, prev.mono, _joined(prev.text, b.text, spelling))
         else:
             out.append(b)
     return out
 
 
-def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Document) -> None:
+def _listing(box: _Box) -> str:
+    """A code box's lines in the order they stand on the page, indented as set: pieces on one
+    line (a statement and its side comment) joined at their columns."""
+    rows = sorted(box.rows, key=lambda r: (-r.top, r.x))
+    width = sorted(r.char_width for r in rows)[len(rows) // 2] or box.size * 0.6
+    left = min(r.x for r in rows)
+    lines: list[str] = []
+    line_top = None
+    for r in rows:
+        column = max(0, round((r.x - left) / width))
+        if line_top is not None and abs(r.top - line_top) < box.size / 2:
+            lines[-1] = lines[-1].ljust(column - 1) + " " + r.text.strip()
+        else:
+            lines.append(" " * column + r.text.strip())
+            line_top = r.top
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _body_size(boxes: list[_Box]) -> float:
+    """The type size most of the text is set in."""
     body: Counter[float] = Counter()
     for b in boxes:
         body[b.size] += len(b.text)
-    body_size = body.most_common(1)[0][0] if body else 0
+    return body.most_common(1)[0][0] if body else 0
+
+
+def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Document) -> None:
+    body_size = _body_size(boxes)
     levels = _size_levels(boxes, body_size) if not outline else {}
     marks = _place_outline(boxes, outline)
     for i, b in enumerate(boxes):
@@ -178,7 +309,7 @@ def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Docume
         if not outline and b.size in levels and len(text) <= MAX_HEADING_CHARS and len(b.lines) <= 3:
             doc.heading(levels[b.size], text)
         elif b.mono:
-            doc.block("code", "\n".join(b.lines))
+            doc.block("code", _listing(b))
         elif sum(bool(_BULLET.match(line)) for line in b.lines) >= 2 and _BULLET.match(b.lines[0]):
             doc.block("list", "\n".join(b.lines))
         else:
