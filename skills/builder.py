@@ -167,13 +167,38 @@ class Builder:
         self._book_has_skills: bool | None = None
         self._tutorial = ""
         self._read: dict[str, dict] = {}  # stored nodes read for matching, by id
+        self._planned: dict[str, dict] = {}  # the plan's nodes, by id
+        self._vectors: dict[int, np.ndarray] = {}  # id() of a draft, or of a node without text -> its vector
 
     def build(self, tutorial: TutorialContext, chapter: OutlineNode) -> Plan:
         """Merge an outline: one chapter, or (kind "root") several chapters at once."""
+        self._embed_outline(tutorial, chapter)
         for local in chapter.children if chapter.kind == "root" else [chapter]:
             self._merge(tutorial, local, self.tree.root_id, CHAPTER_MATCH)
         self._refresh_node_texts()
         return self.plan
+
+    def _embed_outline(self, tutorial: TutorialContext, chapter: OutlineNode) -> None:
+        """The vectors the merge needs, in one batch: every draft's, and the title of each node
+        without segments. A batch keeps both cores busy; a call per node (a 3 MB manual has
+        1,800) left one idle and paid the call's overhead each time. A passage of one segment in
+        the same words has that segment's vector (a text is embedded alone, so it is the same)."""
+        owners: list[int] = []
+        texts: list[str] = []
+        self._vectors = {}
+        segments = tutorial.transcript.segments
+        for node in chapter.walk():
+            if not any(n.segments for n in node.walk()):
+                owners.append(id(node))
+                texts.append(node.title)
+            for draft in node.drafts:
+                text = _search_text(draft)
+                if len(draft.segment_indexes) == 1 and text.split() == segments[draft.segment_indexes[0]].text.split():
+                    self._vectors[id(draft)] = tutorial.vectors[draft.segment_indexes[0]]  # the same words
+                else:
+                    owners.append(id(draft))
+                    texts.append(text)
+        self._vectors.update(zip(owners, self.embed(texts)) if texts else ())
 
     # -- nodes -----------------------------------------------------------------
     def _merge(self, tutorial: TutorialContext, local: OutlineNode, parent_id: str, threshold: float) -> None:
@@ -186,9 +211,8 @@ class Builder:
             self._take(node)
             self._extend_node(node, evidence)
         self.plan.node_for[id(local)] = node["id"]
-        vectors = self.embed([_search_text(d) for d in local.drafts]) if local.drafts else []  # one batch
-        for draft, draft_vector in zip(local.drafts, vectors):
-            self._add_skill(tutorial, draft, node["id"], draft_vector)
+        for draft in local.drafts:
+            self._add_skill(tutorial, draft, node["id"], self._vectors[id(draft)])
         for child in local.children:
             self._merge(tutorial, child, node["id"], SECTION_MATCH)
 
@@ -196,7 +220,7 @@ class Builder:
         """What a node is about: the centroid of its segments (its title when it has none)."""
         segments = [i for n in local.walk() for i in n.segments]
         if not segments:
-            return self.embed([local.title])[0]
+            return self._vectors[id(local)]
         return _unit(tutorial.vectors[segments].mean(axis=0))
 
     def _match_node(self, local: OutlineNode, parent_id: str, vector: np.ndarray, threshold: float) -> dict | None:
@@ -220,9 +244,8 @@ class Builder:
     def _node(self, node_id: str) -> dict:
         """A node of this build, or a stored one read for matching (it joins the plan, to be
         rewritten, only when the tutorial merges into it: :meth:`_take`)."""
-        for row in self.plan.nodes:
-            if row["id"] == node_id:
-                return row
+        if node_id in self._planned:
+            return self._planned[node_id]
         if node_id not in self._read:
             self._read_stored([node_id])
         return self._read[node_id]
@@ -231,8 +254,7 @@ class Builder:
         """Read the stored nodes among ``node_ids`` not read yet, with their content, in one query
         for the rows and one for the segments their evidence spans (a query costs ~5 ms whatever
         it reads, and a chapter may have a hundred candidates in a big book)."""
-        planned = {row["id"] for row in self.plan.nodes}
-        wanted = [i for i in dict.fromkeys(node_ids) if i not in planned and i not in self._read]
+        wanted = [i for i in dict.fromkeys(node_ids) if i not in self._planned and i not in self._read]
         if not wanted:
             return
         rows = {r["id"]: r for r in self.store.rows("nodes", where.in_list("id", wanted))}
@@ -283,7 +305,11 @@ class Builder:
 
     def _take(self, node: dict) -> None:
         if self._read.pop(node["id"], None) is not None:
-            self.plan.nodes.append(node)
+            self._plan_node(node)
+
+    def _plan_node(self, node: dict) -> None:
+        self.plan.nodes.append(node)
+        self._planned[node["id"]] = node
 
     def _new_node(self, tutorial, local, parent_id, vector, evidence) -> dict:
         siblings = self.tree.children.setdefault(parent_id, [])
@@ -303,7 +329,7 @@ class Builder:
             "_status": "added",
         }
         siblings.append(row["id"])
-        self.plan.nodes.append(row)
+        self._plan_node(row)
         self.plan.nodes_added += 1
         return row
 

@@ -39,9 +39,9 @@ def sibling_candidates(store: Store, tree: Tree, parent_id: str, title_key, titl
     """Ids of ``parent_id``'s children worth scoring against a new node titled ``title``
     (``title_key`` normalizes titles) whose content centroid is ``vector``."""
     siblings = tree.children.get(parent_id, [])
-    if len(siblings) <= ALL_BELOW:
-        return list(siblings)
     stored = [s for s in siblings if s in tree.nodes]  # the build's own new nodes are not in the tree
+    if len(siblings) <= ALL_BELOW or not stored:  # (a new node's children are all new: nothing to search)
+        return list(siblings)
     wanted = set(siblings) - set(stored)
     key = title_key(title)
     wanted |= {s for s in stored if title_key(tree.nodes[s]["title"]) == key}

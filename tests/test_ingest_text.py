@@ -289,3 +289,30 @@ def test_two_passages_merging_into_one_stored_skill_keep_both(library, tmp_path)
     for passage in ["the timestamp could not be converted", "the interval could not be formatted",
                     "the date could not be parsed", "the kettle whistles while"]:
         assert any(passage in body for body in bodies), passage
+
+
+def test_a_long_manual_is_embedded_in_few_batches(library, tmp_path, monkeypatch):
+    """Consolidation embeds a tutorial's drafts in one batch (a call per section left a core
+    idle: a 3 MB manual of 1,800 sections took three times as long), and a passage of one
+    paragraph reuses that paragraph's vector instead of embedding the same words again."""
+    topics = ("cache timeout logging compression encryption backup quota proxy mirror schedule retry audit "
+              "locale theme plugin socket buffer certificate firewall journal index replica shard token "
+              "session cookie banner sitemap thumbnail webhook mailer printer scanner keyboard monitor "
+              "battery sensor camera speaker antenna").split()
+    sections = "\n\n".join(
+        f"## The {topic} option\n\nThe {topic} option changes how the server treats its {topic} "
+        f"settings. Raise it when the log says the {topic} limit was reached." for topic in topics)
+    (tmp_path / "manual.md").write_text(f"# Server manual\n\n{sections}\n")
+    calls: list[list[str]] = []
+    embedder = library._get_embedder()  # what every service of the library embeds through
+    embed = embedder.embed
+    monkeypatch.setattr(embedder, "embed", lambda texts: calls.append(list(texts)) or embed(texts))
+    report = library.ingest(str(tmp_path / "manual.md"), book="manual", refine_rounds=0)
+    t = report.tutorials[0]
+    assert t.nodes_added == 41 and t.skills_added >= 40
+    assert len(calls) <= 4, "the segments, the new book's title, the drafts, the nodes' texts"
+    embedded = [text for batch in calls for text in batch]
+    assert not any(text.startswith("The firewall option changes") for text in embedded[t.segments:]), \
+        "a one-paragraph passage has its paragraph's vector"
+    found = library.retrieve("when should I raise the firewall option", "manual", k=1).skills[0]
+    assert "firewall limit was reached" in " ".join(found.steps)

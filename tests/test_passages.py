@@ -230,7 +230,7 @@ def test_the_chapter_rule_both_ways():
 
     def joins(title, cosine):
         builder = Builder(None, None, "b", tree)
-        builder.plan.nodes = [{"id": "n1", "title": "Sourdough bread basics", "_content": base}]
+        builder._plan_node({"id": "n1", "title": "Sourdough bread basics", "_content": base})
         return builder._match_node(OutlineNode(title, "chapter"), "root", _at_cosine(base, cosine), CHAPTER_MATCH)
 
     between = (CHAPTER_TITLED_MATCH + CHAPTER_MATCH) / 2
