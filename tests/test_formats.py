@@ -630,6 +630,39 @@ def test_notebook_cells_become_markdown_and_code(tmp_path):
     ]
 
 
+NOTEBOOK_PAGES = {
+    "nbsphinx": """<html><head><title>Lists &mdash; docs</title></head><body><div class="body">
+<h1>Lists</h1><p>A list keeps its order:</p>
+<div class="nbinput docutils container"><div class="prompt highlight-none notranslate"><pre>[2]:</pre></div>
+<div class="input_area highlight-ipython3 notranslate"><pre>xs = [3, 1, 2]
+xs.sort()</pre></div></div>
+<div class="nboutput docutils container"><div class="prompt highlight-none notranslate"><pre>[2]:</pre></div>
+<div class="output_area highlight-none notranslate"><pre>[1]</pre></div></div>
+<div class="nbinput docutils container"><div class="prompt highlight-none notranslate"><pre>[ ]:</pre></div>
+<div class="input_area highlight-ipython3 notranslate"><pre></pre></div></div>
+</div></body></html>""",
+    "nbconvert": """<html><head><title>Lists</title></head><body><main>
+<div class="jp-Cell jp-MarkdownCell"><h1>Lists</h1><p>A list keeps its order:</p></div>
+<div class="jp-Cell jp-CodeCell"><div class="jp-InputArea"><div class="jp-InputPrompt">In&nbsp;[2]:</div>
+<div class="jp-CodeMirrorEditor"><pre>xs = [3, 1, 2]
+xs.sort()</pre></div></div>
+<div class="jp-OutputArea"><div class="jp-OutputPrompt">Out[2]:</div><pre>[1]</pre></div></div>
+</main></body></html>""",
+}
+
+
+@pytest.mark.parametrize("style", NOTEBOOK_PAGES)
+def test_notebook_rendered_to_html_keeps_cells_without_their_prompts(tmp_path, style):
+    path = tmp_path / "lists.html"
+    path.write_text(NOTEBOOK_PAGES[style])
+    transcript = read_source(path)
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "A list keeps its order:"),
+        ("code", "xs = [3, 1, 2]\nxs.sort()"),
+        ("code", "[1]"),  # an output that looks like a prompt without its colon stays
+    ]
+
+
 @pytest.mark.parametrize("outline", [True, False], ids=["bookmarks", "font-sizes"])
 def test_pdf_headings_from_bookmarks_or_type_size(tmp_path, outline):
     transcript = read_source(write_pdf(tmp_path / "handbook.pdf", outline=outline))

@@ -17,6 +17,8 @@ MAX_BLOCK_CHARS = 6000
 nothing downstream sees one unbounded segment."""
 
 _SPACE = re.compile(r"\s+")
+#: a notebook's execution prompt set as a block of its own (nbsphinx's "[2]:", Jupyter's "In [2]:")
+_PROMPT = re.compile(r"(?:In|Out)\s*\[[\s\d*]*\]:?|\[[\s\d*]*\]:")  # not "[1]", a list printed
 
 
 def squash(text: str) -> str:
@@ -75,7 +77,7 @@ class Document:
             text = squash_lines(text)
         else:
             text = squash(text)
-        if not text.strip():
+        if not text.strip() or _PROMPT.fullmatch(text.strip()):  # a cell's number is not its code
             return
         label, self._label = self._label, ""
         if label and kind in ("paragraph", "quote", "text"):
