@@ -389,6 +389,33 @@ def test_a_one_row_table_laying_out_a_page_is_read_as_its_blocks(tmp_path):
         ("table", "Key | Action\nq | Quit")]
 
 
+def test_html_lines_broken_by_br_keep_their_lines(tmp_path):
+    """groff -Thtml writes a program as lines of one paragraph broken by <br>, and a contents
+    list as links broken by <br>; DocBook a term's two spellings in one <dt>."""
+    page = tmp_path / "pic.html"
+    page.write_text("""<html><head><title>pic</title></head><body>
+<a href="pic-1.html">1. Introduction</a><br>
+<a href="pic-2.html">2. Invoking PIC</a><br>
+<a href="pic-3.html">3. Basic Concepts</a><br>
+<h2>Basic Concepts</h2>
+<p>This picture was produced from the following program:</p>
+<p style="margin-left:10%"><small>.PS <br>
+ellipse &quot;document&quot;; <br>
+arrow; <br>
+box width 0.6 &quot;gpic&quot; <br>
+.PE</small></p>
+<p>A paragraph may break a line once<br>and still be one paragraph of prose.</p>
+<dl><dt><code>-a</code><br><code>--all</code></dt><dd><p>Vacuum every database.</p></dd></dl>
+</body></html>""")
+    transcript = read_source(page)
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "This picture was produced from the following program:"),
+        ("list", '.PS\nellipse "document";\narrow;\nbox width 0.6 "gpic"\n.PE'),
+        ("paragraph", "A paragraph may break a line once and still be one paragraph of prose."),
+        ("list", "-a --all\n  Vacuum every database."),
+    ]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

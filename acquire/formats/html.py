@@ -55,6 +55,9 @@ PARSER_DEPTH = 256
 """libxml2 stops at this depth unless told otherwise (huge_tree): a bound kept on purpose."""
 _WORD_SPLIT = re.compile(r"[\s_\-]+")
 _URL = re.compile(r"://|^\s*www\.")
+#: a line this long or shorter is one of a block's lines when ``<br>`` breaks it into three or more
+#: (a program's statements, an address); hard-wrapped prose runs longer
+SHORT_LINE = 40
 PROSE_WORDS = 10
 """A paragraph this long that is mostly not links is content, not navigation."""
 _ALNUM = re.compile(r"[^\W_]")
@@ -273,20 +276,38 @@ class _Walker:
 
     def container(self, el, depth: int) -> None:
         """Inline runs become paragraphs; block children are read in order."""
-        run: list[str] = [el.text or ""]
+        run: list[tuple[str, str]] = [("text", el.text or "")]
         for child in el:
             tag = child.tag.lower() if isinstance(child.tag, str) else ""
             if tag in _INLINE:
-                run.append(" " if tag == "br" else _alt(child) if tag == "img" else child.text_content())
+                run += _pieces(child, tag)
             else:
                 self._flush(run)
                 self.block(child, tag, depth + 1)
-            run.append(child.tail or "")
+            run.append(("text", child.tail or ""))
         self._flush(run)
 
-    def _flush(self, run: list[str]) -> None:
-        self.emit("paragraph", "".join(run))
+    def _flush(self, run: list[tuple[str, str]]) -> None:
+        """A run of inline text: a paragraph; its lines apart when ``<br>`` breaks it into three
+        or more short ones (a program, an address); nothing when every line of three or more is
+        a link (a contents list)."""
+        lines: list[list[tuple[str, str]]] = [[]]
+        for kind, text in run:
+            if kind == "br":
+                lines.append([])
+            else:
+                lines[-1].append((kind, text))
         run.clear()
+        texts = [squash("".join(text for _, text in line)) for line in lines]
+        said = [(text, line) for text, line in zip(texts, lines) if text]
+        linked = [_weight(" ".join(t for kind, t in line if kind == "link")) for _, line in said]
+        total = [_weight(text) for text, _ in said]
+        if len(said) >= 3 and all(0 < a == b for a, b in zip(linked, total)):
+            return
+        if len(said) >= 3 and sorted(len(text) for text, _ in said)[len(said) // 2] <= SHORT_LINE:
+            self.emit("list", "\n".join(text for text, _ in said))
+        else:
+            self.emit("paragraph", " ".join(texts))
 
     def block(self, el, tag: str, depth: int) -> None:
         if depth > MAX_DEPTH:
@@ -319,9 +340,23 @@ class _Walker:
         elif tag == "blockquote" and not any(True for _ in el.iter(*_BLOCKY, *_LISTS)):
             self.emit("quote", el.text_content())
         elif tag in ("p", "dt", "figcaption", "caption", "summary", "address"):
-            self.emit("paragraph", el.text_content())
+            self._flush(_pieces(el, "span"))  # its inline content
         else:
             self.container(el, depth)
+
+
+def _pieces(el, tag: str, depth: int = 0) -> list[tuple[str, str]]:
+    """An inline element as pieces of a run: line breaks, links' words and other text (the
+    breaks inside ``<small>``, ``<span>``… too)."""
+    if tag == "br":
+        return [("br", "")]
+    if tag == "a" or tag == "img" or tag not in _INLINE or depth > MAX_DEPTH:
+        return [("link" if tag == "a" else "text", _alt(el) if tag == "img" else el.text_content())]
+    pieces = [("text", el.text or "")]
+    for child in el:
+        pieces += _pieces(child, child.tag.lower() if isinstance(child.tag, str) else "", depth + 1)
+        pieces.append(("text", child.tail or ""))
+    return pieces
 
 
 def _in_admonition(el) -> bool:
@@ -372,7 +407,7 @@ def _list_lines(el, depth: int) -> list[str]:
         words = [item.text or ""]
         for sub in item:
             if sub not in nested:
-                words.append(sub.text_content())
+                words.append(" " if sub.tag == "br" else sub.text_content())
             words.append(sub.tail or "")
         marker = {"ol": f"{number}. ", "ul": "- "}.get(el.tag, "" if item.tag == "dt" else "  ")
         number += el.tag == "ol"
