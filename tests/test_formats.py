@@ -416,6 +416,22 @@ box width 0.6 &quot;gpic&quot; <br>
     ]
 
 
+def test_html_page_controls_are_no_text(tmp_path):
+    """rustdoc's "source · [−]" beside an item, "Edit on GitHub": links that work the page, not
+    content; a paragraph of operator characters is content, a lone separator is not."""
+    page = tmp_path / "quote.html"
+    page.write_text("""<html><head><title>quote</title></head><body><main>
+<h1>Crate quote</h1><span class="out-of-band"><a class="srclink" href="../src/quote/lib.rs.html">source</a> \u00b7
+<a id="toggle-all-docs" href="javascript:void(0)">[<span>&#x2212;</span>]</a></span>
+<p><a href="https://example.org/edit/quote.md">Edit on GitHub</a></p>
+<p>This crate turns syntax trees into tokens of <a href="../src/quote/lib.rs.html">source</a> code.</p>
+<p>+ - * / &lt; &gt; = ~</p>
+</main></body></html>""")
+    transcript = read_source(page)
+    assert [s.text for s in transcript.segments] == [
+        "This crate turns syntax trees into tokens of source code.", "+ - * / < > = ~"]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

@@ -62,6 +62,7 @@ PROSE_WORDS = 10
 """A paragraph this long that is mostly not links is content, not navigation."""
 _ALNUM = re.compile(r"[^\W_]")
 _FRAME = re.compile(r"[\s\[\]|()·•]+")
+_SEPARATORS = re.compile(r"[\s·•|/\-–—,;:]+")
 #: class words of an element that holds a code listing as one element a line (Doxygen's
 #: ``div.fragment`` of ``div.line``), not as a ``pre``
 _CODE_WORDS = frozenset({"fragment", "listing", "programlisting", "sourcecode", "codeblock"})
@@ -121,6 +122,10 @@ _EARLY_END = re.compile(rb"</(?:body|html)\s*>", re.I)
 _PAGE_BLOCKS = frozenset({"p", "ul", "ol", "dl", "div", "table", "blockquote"})
 _FILE_NAME = re.compile(r"^[\w./-]*\.(?:png|jpe?g|gif|svg|webp|bmp|tiff?)$", re.I)
 _UI_LABEL = re.compile(r"^(?:expand|collapse|show|hide|toggle|click)\b", re.I)
+#: a link that is a control of the page's own ("source" beside rustdoc's item, Sphinx's "View page
+#: source", "Edit on GitHub"), whole
+_PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
+                           r"edit(?: (?:on \w+|this page))?)\]?", re.I)
 _DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
 
 
@@ -213,10 +218,17 @@ def _is_chrome(el, content) -> bool:
     if tag == "a":
         text = squash(el.text_content())
         return (text in ("¶", "#", "§", "🔗") or text.lower().startswith("skip to")
+                or bool(_PAGE_CONTROL.fullmatch(text)) and _stands_alone(el, text)
                 or el.get("href", "").strip().lower().startswith("javascript:"))  # a control, not a link
     if tag == "summary":  # a disclosure widget's own label ("Expand description"), not its content's title
         return bool(_UI_LABEL.match(squash(el.text_content())))
     return False
+
+
+def _stands_alone(el, text: str) -> bool:
+    """Whether a link is all the words of its parent (not one word of a sentence)."""
+    parent = el.getparent()
+    return parent is None or not _ALNUM.search(squash(parent.text_content()).replace(text, "", 1))
 
 
 def _slug_of_title(el, id_words: list[str]) -> bool:
@@ -267,8 +279,8 @@ class _Walker:
 
     def emit(self, kind: str, text: str) -> None:
         said = squash(text)
-        if not said or said.lower() in self.site:
-            return
+        if not said or said.lower() in self.site or (kind == "paragraph" and _SEPARATORS.fullmatch(said)):
+            return  # nothing, the site's name, or what separated links that were dropped ("·")
         if kind == "paragraph" and said.strip("[]: ").lower() in ADMONITIONS:  # "Note" over its text
             self.doc.label(said.strip("[]: "))
             return
