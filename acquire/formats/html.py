@@ -122,6 +122,10 @@ _EARLY_END = re.compile(rb"</(?:body|html)\s*>", re.I)
 _PAGE_BLOCKS = frozenset({"p", "ul", "ol", "dl", "div", "table", "blockquote"})
 _FILE_NAME = re.compile(r"^[\w./-]*\.(?:png|jpe?g|gif|svg|webp|bmp|tiff?)$", re.I)
 _UI_LABEL = re.compile(r"^(?:expand|collapse|show|hide|toggle|click)\b", re.I)
+#: how a sentence that only points at a link opens
+_POINTER = re.compile(r"(?:click (?:here|this link)|(?:go|return|back|jump) to (?:the )?"
+                      r"(?:next|previous|top|index|contents|home|start)\b)", re.I)
+POINTER_WORDS = 20
 #: a link that is a control of the page's own ("source" beside rustdoc's item, Sphinx's "View page
 #: source", "Edit on GitHub"), whole
 _PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
@@ -254,6 +258,14 @@ def _mostly_links(el) -> bool:
     return text > 0 and linked >= (0.8 if listing or el.tag == "p" else 0.5) * text
 
 
+def _is_pointer(el) -> bool:
+    """A short paragraph that only sends the reader elsewhere through its link ("Click here for
+    the corresponding HTML documentation", "Go to the next section or return to the index")."""
+    text = squash(el.text_content())
+    return (el.tag == "p" and el.find(".//a") is not None and len(text.split()) <= POINTER_WORDS
+            and bool(_POINTER.match(text)))
+
+
 def _is_prose(el) -> bool:
     """A paragraph of its own words: some length, mostly not link text."""
     text = _weight(_words_of(el))
@@ -334,7 +346,7 @@ class _Walker:
             lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
             self.emit("code", "\n".join(line.text_content().rstrip() for line in lines) if lines
                       else el.text_content())
-        elif _mostly_links(el):
+        elif _mostly_links(el) or _is_pointer(el):
             return
         elif tag in _LISTS:
             if any(True for _ in el.iter(*_BLOCKY)):  # code or tables inside items: their own blocks
