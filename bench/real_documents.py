@@ -1,7 +1,7 @@
 """The learning bench on real documents nobody here wrote (issue 13): the book against plain
 chunk retrieval and BM25 over the same text, on the same learner questions, in one run.
 
-    python bench/learning.py --real [--docs r-intro,flask-tutorial] [--modes hybrid,keyword,vector,toc]
+    python bench/learning.py --real [--docs r-intro,flask-tutorial,bzip2-manual] [--modes hybrid,keyword,vector,toc]
                                     [--rounds 1] [--fresh] [--json]
 
 Documents (``bench/data/<name>/README.md`` says where each comes from and its exact rules):
@@ -9,8 +9,11 @@ Documents (``bench/data/<name>/README.md`` says where each comes from and its ex
 - ``r-intro``: "An Introduction to R", ``/usr/share/R/doc/manual/R-intro.html`` (Debian ``r-doc-html``).
 - ``flask-tutorial``: the Flask tutorial's Sphinx sources, the folder
   ``/usr/share/doc/python-flask-doc/html/_sources/tutorial/`` (Debian ``python-flask-doc``).
+- ``bzip2-manual``: the bzip2 manual as a (gzipped) PDF, ``/usr/share/doc/bzip2/manual.pdf.gz``
+  (Debian ``bzip2-doc``); its questions were written by another engineer from the document alone
+  and are held out: nothing was chosen on them.
 
-Debian packages the bench needs (not CI's: the bench is not CI): ``r-doc-html python-flask-doc``.
+Debian packages the bench needs (not CI's: the bench is not CI): ``r-doc-html python-flask-doc bzip2-doc``.
 A document whose package is missing is skipped with a line saying which; a document whose format
 the project cannot ingest yet still gets its baselines, and the system rows are skipped with the
 reader's error.
@@ -121,6 +124,20 @@ def html_visible(path: Path) -> str:
     return re.sub(r"\s+", " ", "".join(parser.parts)).strip()
 
 
+def pdf_visible(path: Path) -> str:
+    """A PDF's visible text (``bench/data/bzip2-manual/README.md``): pypdf's text of each page,
+    pages joined by a space, whitespace collapsed (a gzipped file is read as its PDF)."""
+    import gzip
+    import io
+
+    from pypdf import PdfReader
+
+    data = path.read_bytes()
+    data = gzip.decompress(data) if path.suffix == ".gz" else data
+    pages = [page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages]
+    return re.sub(r"\s+", " ", " ".join(pages)).strip()
+
+
 def raw_visible(path: Path) -> str:
     """A reStructuredText source's visible text: the raw file, whitespace collapsed."""
     return re.sub(r"\s+", " ", path.read_text(encoding="utf-8")).strip()
@@ -135,16 +152,19 @@ class Document:
 
     def visible(self) -> list[str]:
         """One visible text per file (chunks never span two files)."""
-        return [html_visible(f) if f.suffix == ".html" else raw_visible(f) for f in self.files]
+        return [html_visible(f) if f.suffix == ".html" else pdf_visible(f) if ".pdf" in f.suffixes
+                else raw_visible(f) for f in self.files]
 
 
 def documents() -> dict[str, Document]:
     flask = Path("/usr/share/doc/python-flask-doc/html/_sources/tutorial")
     r_intro = Path("/usr/share/R/doc/manual/R-intro.html")
+    bzip2 = Path("/usr/share/doc/bzip2/manual.pdf.gz")
     return {
         "r-intro": Document("r-intro", r_intro, "r-doc-html", [r_intro] if r_intro.exists() else []),
         "flask-tutorial": Document("flask-tutorial", flask, "python-flask-doc",
                                    sorted(flask.glob("*.rst.txt")) if flask.is_dir() else []),
+        "bzip2-manual": Document("bzip2-manual", bzip2, "bzip2-doc", [bzip2] if bzip2.exists() else []),
     }
 
 
