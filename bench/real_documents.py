@@ -126,16 +126,18 @@ def html_visible(path: Path) -> str:
 
 def pdf_visible(path: Path) -> str:
     """A PDF's visible text (``bench/data/bzip2-manual/README.md``): pypdf's text of each page,
-    pages joined by a space, whitespace collapsed (a gzipped file is read as its PDF)."""
+    pages joined by a space, whitespace collapsed (a gzipped file is read as its PDF), in NFKC
+    (ligature glyphs as their letters: the baselines are not handicapped by them)."""
     import gzip
     import io
+    import unicodedata
 
     from pypdf import PdfReader
 
     data = path.read_bytes()
     data = gzip.decompress(data) if path.suffix == ".gz" else data
     pages = [page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages]
-    return re.sub(r"\s+", " ", " ".join(pages)).strip()
+    return unicodedata.normalize("NFKC", re.sub(r"\s+", " ", " ".join(pages)).strip())
 
 
 def raw_visible(path: Path) -> str:
