@@ -14,7 +14,6 @@ from typing import Callable, Mapping
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
-from tutorialbook.acquire.formats.document import Document
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.acquire.transcript import Segment, Transcript
 
@@ -179,6 +178,9 @@ def _too_big(path: Path, max_bytes: int) -> str:
             "split it or ingest its parts")
 
 
+_OVERSTRUCK = re.compile(r"[^\n]\x08")
+
+
 def _read_text(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> str:
     """The file's text: its bytes (``_read_bytes``), UTF-8 and printable."""
     data = _read_bytes(path, max_bytes)
@@ -188,6 +190,7 @@ def _read_text(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise TutorialbookError("source", f"{path.name} is not UTF-8 text (byte {exc.start})") from exc
+    text = _OVERSTRUCK.sub("", text)  # nroff's bold ("B\bB") and underline ("_\bB"): the letter alone
     printable = sum(ch.isprintable() or ch.isspace() for ch in text)
     if printable < 0.95 * len(text):
         raise TutorialbookError("source", f"{path.name} does not look like text")
@@ -200,11 +203,11 @@ def parse_markdown(text: str, name: str = "markdown") -> Transcript:
 
 
 def parse_plain(text: str, name: str = "text") -> Transcript:
-    """Plain text: each blank-line-separated block is one paragraph; no headings."""
-    doc = Document(name)
-    for block in re.split(r"\n\s*\n", text):
-        doc.block("paragraph", block)
-    return doc.transcript()
+    """Plain text, its headings, code, lists and paragraphs as its layout shows them
+    (acquire/formats/plain.py)."""
+    from tutorialbook.acquire.formats.plain import read_plain
+
+    return read_plain(text, name).transcript()
 
 
 _CUE_TIME = re.compile(

@@ -870,3 +870,86 @@ def test_pdf_contents_cut_into_pieces_and_stray_dots_are_no_text(tmp_path):
     transcript = read_source(_laid_out_pdf(tmp_path / "guide.pdf", [contents, *body]))
     assert [s.text for s in transcript.segments] == [
         "How getting started works.", "How options works.", "How troubleshooting works."]
+
+
+README_TEXT = """Frobnicator Guide
+
+Frobnicating files
+==================
+
+The frob tool rewrites files in place. It keeps a backup unless it
+is told otherwise: the backup is written next to the file and deal-
+located nothing, and a well-known rule applies.
+
+1. Installing frob
+
+Get it from the archive and run the installer:
+
+    $ sudo apt-get install frob
+    $ frob --version
+
+Note
+
+Old versions wrote the backup elsewhere.
+
+1.1. frobrc
+
+The settings live in a file:
+
+  * backup: keep a copy (default yes)
+  * level: how hard to frob
+
+OPTIONS AND ARGUMENTS
+
+Options come before the files.
+
+----------------------------------------------------------------------
+
+To frob a tree of files:
+
+1. Check the tree is clean
+
+2. Run frob on its root
+
+3. Look at the backups
+"""
+
+
+def test_plain_text_shows_its_structure_by_layout(tmp_path):
+    path = tmp_path / "frob.txt"
+    path.write_text(README_TEXT)
+    transcript = read_source(path)
+    assert transcript.title == "Frobnicator Guide"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Frobnicating files"), (2, "1. Installing frob"), (3, "1.1. frobrc"), (4, "OPTIONS AND ARGUMENTS")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "The frob tool rewrites files in place. It keeps a backup unless it is told otherwise: the "
+                      "backup is written next to the file and deallocated nothing, and a well-known rule applies."),
+        ("paragraph", "Get it from the archive and run the installer:"),
+        ("code", "$ sudo apt-get install frob\n$ frob --version"),
+        ("paragraph", "Note: Old versions wrote the backup elsewhere."),
+        ("paragraph", "The settings live in a file:"),
+        ("list", "* backup: keep a copy (default yes)\n* level: how hard to frob"),
+        ("paragraph", "Options come before the files."),
+        ("paragraph", "To frob a tree of files:"),  # numbered steps one to a block stay steps
+        ("list", "1. Check the tree is clean"),
+        ("list", "2. Run frob on its root"),
+        ("list", "3. Look at the backups"),
+    ]
+
+
+def test_plain_text_manual_page_headings_stand_out_to_the_left(tmp_path):
+    """A manual page or DocBook manual dumped to text: headings at the margin, prose indented;
+    nroff's bold and underline (overstruck letters) read as the letters."""
+    page = ("F\bFR\bRO\bOB\bB(1)\n\nName\n\n   frob -- rewrite files in place\n\nDescription\n\n"
+            "   frob rewrites each _\bf_\bi_\bl_\be it is given and keeps a\n   backup of it.\n\n"
+            "Chapter 2. Files\n\n   The backup is named after the file.\n")
+    path = tmp_path / "frob.1.txt"
+    path.write_text(page)
+    transcript = read_source(path)
+    assert transcript.title == "FROB(1)"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Name"), (1, "Description"), (1, "Chapter 2. Files")]
+    assert [s.text for s in transcript.segments] == [
+        "frob -- rewrite files in place", "frob rewrites each file it is given and keeps a backup of it.",
+        "The backup is named after the file."]

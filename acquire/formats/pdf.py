@@ -6,13 +6,13 @@ repeated on most pages) are dropped."""
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 from collections import Counter
 from dataclasses import dataclass
 
 from tutorialbook.acquire.formats.document import Document, squash
+from tutorialbook.acquire.formats.wrapping import Spelling, joined, unwrapped
 from tutorialbook.errors import TutorialbookError
 
 _MONO = re.compile(r"mono|courier|code|typewriter|consol|menlo|inconsolata|\btt|cmtt|nimbusmon", re.I)
@@ -82,7 +82,7 @@ def read_pdf(data: bytes, name: str) -> Document:
                                                                           meta_title.strip(), re.I):
         doc.title = meta_title.strip()
     doc.title = doc.title or _title_page_title(boxes)  # before furniture: a running head may repeat it
-    _lay_out(_merge(_drop_furniture(boxes), _Spelling(boxes)), outline, doc)
+    _lay_out(_merge(_drop_furniture(boxes), _spelling(boxes)), outline, doc)
     return doc
 
 
@@ -160,49 +160,15 @@ def _boxes(data: bytes) -> list[_Box]:
 
 
 def _worded(boxes: list[_Box]) -> list[_Box]:
-    """Each box's text: its lines joined (see ``_joined``)."""
-    spelling = _Spelling(boxes)
+    """Each box's text: its lines joined (prose as ``wrapping.unwrapped`` joins it)."""
+    spelling = _spelling(boxes)
     for b in boxes:
-        b.text = squash(" ".join(b.lines)) if b.mono else squash(functools.reduce(
-            lambda text, line: _joined(text, line, spelling), b.lines, ""))
+        b.text = squash(" ".join(b.lines)) if b.mono else unwrapped(b.lines, spelling)
     return boxes
 
 
-class _Spelling:
-    """How the document's prose spells words inside its lines: the words it uses, and those it
-    writes with a hyphen ("well-known"); a word cut at a line's end is neither."""
-
-    def __init__(self, boxes: list[_Box]):
-        self.words: set[str] = set()
-        self.hyphenated: set[str] = set()
-        for b in boxes:
-            if b.mono:
-                continue
-            cut = False
-            for line in b.lines:
-                line = line.strip().lower()
-                words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", line[:-1] if line.endswith("-") else line)
-                whole = words[1:] if cut else words
-                cut = line.endswith("-")
-                whole = whole[:-1] if cut else whole
-                self.hyphenated.update(w for w in whole if "-" in w)
-                self.words.update(part for w in whole for part in w.split("-"))
-
-
-def _joined(text: str, line: str, spelling: _Spelling) -> str:
-    """Prose and the line that follows it. A word cut by a hyphen at the break is joined again
-    ("deallo-" "cated") unless the document writes it with the hyphen ("well-known"), or it is
-    two words the document uses on their own and never as one ("binary-" "package"), or it
-    continues a hyphenated compound ("cell-by-" "cell")."""
-    text, line = text.strip(), line.strip()
-    head = re.search(r"(-?)([A-Za-z]+)-$", text)
-    tail = re.match(r"[a-z]+", line)
-    if head and tail:
-        left, right = head.group(2).lower(), tail.group(0)
-        kept = f"{left}-{right}" in spelling.hyphenated or bool(head.group(1)) or (
-            left + right not in spelling.words and left in spelling.words and right in spelling.words)
-        return text + line if kept else text[:-1] + line
-    return f"{text} {line}" if text else line
+def _spelling(boxes: list[_Box]) -> Spelling:
+    return Spelling(b.lines for b in boxes if not b.mono)
 
 
 def _drop_furniture(boxes: list[_Box]) -> list[_Box]:
@@ -249,7 +215,7 @@ def _contents(box: _Box) -> bool:
     return not re.search(r"\w", box.text) or dots >= 0.3 * len(ink)
 
 
-def _merge(boxes: list[_Box], spelling: _Spelling) -> list[_Box]:
+def _merge(boxes: list[_Box], spelling: Spelling) -> list[_Box]:
     """Join what the layout analysis cut apart: the pieces of a code listing (laid out again
     by their place on the page), and a paragraph whose sentence runs on into the next block,
     on the same page or the next."""
@@ -262,7 +228,7 @@ def _merge(boxes: list[_Box], spelling: _Spelling) -> list[_Box]:
             prev.rows.extend(_Row(r.text, r.x, r.top - 10_000 * (b.page - prev.page), r.char_width) for r in b.rows)
             prev.text = f"{prev.text} {b.text}"
         elif same and prev is not None and not re.search(r"[.!?:;]$", prev.text) and b.text[:1].islower():
-            out[-1] = _Box(prev.page, prev.rows + b.rows, prev.size, prev.mono, _joined(prev.text, b.text, spelling))
+            out[-1] = _Box(prev.page, prev.rows + b.rows, prev.size, prev.mono, joined(prev.text, b.text, spelling))
         else:
             out.append(b)
     return out
