@@ -259,49 +259,38 @@ class Builder:
             return
         rows = {r["id"]: r for r in self.store.rows("nodes", where.in_list("id", wanted))}
         spans = {i: [(e["tutorial_id"], e["start"], e["end"]) for e in evidence_of(rows[i])] for i in wanted}
-        segments = self._segments_within({span for i in wanted for span in spans[i]})
-        of_tutorial: dict[str, list[tuple[int, dict]]] = {}  # in the table's order, as a query per node reads them
-        for n, segment in enumerate(segments):
-            of_tutorial.setdefault(segment["tutorial_id"], []).append((n, segment))
+        contents = self._contents(spans)
         for i in wanted:  # a stored node's id: the row exists
             row = rows[i]
-            tutorials = {span[0] for span in spans[i]}
-            near = sorted((p for t in tutorials for p in of_tutorial.get(t, [])), key=lambda p: p[0])
-            inside = [s["vector"] for _, s in near if any(where.lies_within(s, *span) for span in spans[i])]
-            row["_content"] = _unit(np.array(inside, dtype=np.float32).mean(axis=0)) if inside else None
+            row["_content"] = contents[i]
             row["_status"] = "updated"
             self._read[i] = row
 
-    def _segments_within(self, spans: set[tuple[str, float, float]]) -> list[dict]:
-        """The stored segments lying within any of ``spans``, in the table's order, with their
-        vectors (rows of one array). Their tutorials' segments are read by the indexed
-        ``tutorial_id`` in one query, as columns, and the spans checked on arrays: a root
-        chapter's candidates at 400 tutorials span ~2,400 segments, which as Python rows cost
-        ~20 ms a chapter to convert and, with their vectors as lists, ~45 MB of peak memory."""
-        if not spans:
-            return []
-        of_tutorial: dict[str, list[tuple[float, float]]] = {}
-        for tutorial_id, start, end in spans:
-            of_tutorial.setdefault(tutorial_id, []).append((start, end))
-        found = self.store.columns("segments", where.in_list("tutorial_id", of_tutorial),
-                                   ["id", "tutorial_id", "start", "end", "vector"])
-        if not found.num_rows:
-            return []
+    def _contents(self, spans: dict[str, list[tuple[str, float, float]]]) -> dict[str, np.ndarray | None]:
+        """Each node's content: the unit centroid of the stored segments lying within its spans
+        (node id -> its (tutorial, start, end) spans), None when none do. The spans' tutorials'
+        segments are read by the indexed ``tutorial_id`` in one query, as columns, and each
+        node's spans checked on arrays, its segments taken in the table's order: a root chapter's
+        candidates at 400 tutorials span ~2,400 segments, which as Python rows cost ~20 ms a
+        chapter to convert and, with their vectors as lists, ~45 MB of peak memory."""
+        tutorial_ids = {span[0] for node in spans.values() for span in node}
+        found = self.store.columns("segments", where.in_list("tutorial_id", tutorial_ids),
+                                   ["tutorial_id", "start", "end", "vector"]) if tutorial_ids else None
+        if found is None or not found.num_rows:
+            return {i: None for i in spans}
         tutorials = np.asarray(found["tutorial_id"].to_pylist(), dtype=object)
+        of_tutorial = {t: tutorials == t for t in tutorial_ids}
         starts = found["start"].to_numpy().astype(np.float64)
         ends = found["end"].to_numpy().astype(np.float64)
-        inside = np.zeros(found.num_rows, dtype=bool)
-        for tutorial_id, ranges in of_tutorial.items():
-            of_it = tutorials == tutorial_id
-            for start, end in ranges:  # where.lies_within, on arrays
-                inside |= of_it & (starts >= start - where.SPAN_SLACK) & (ends <= end + where.SPAN_SLACK)
-        at = np.flatnonzero(inside)
-        if not len(at):
-            return []
-        ids = found["id"].to_pylist()
-        vectors = lance.matrix(found["vector"])[at]
-        return [{"id": ids[i], "tutorial_id": tutorials[i], "start": float(starts[i]), "end": float(ends[i]),
-                 "vector": vectors[n]} for n, i in enumerate(at)]
+        vectors = lance.matrix(found["vector"])
+        contents: dict[str, np.ndarray | None] = {}
+        for node_id, node_spans in spans.items():
+            inside = np.zeros(found.num_rows, dtype=bool)
+            for tutorial_id, start, end in node_spans:  # where.lies_within, on arrays
+                slack = where.SPAN_SLACK
+                inside |= of_tutorial[tutorial_id] & (starts >= start - slack) & (ends <= end + slack)
+            contents[node_id] = _unit(vectors[inside].mean(axis=0)) if inside.any() else None
+        return contents
 
     def _take(self, node: dict) -> None:
         if self._read.pop(node["id"], None) is not None:

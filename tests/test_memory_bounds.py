@@ -137,8 +137,8 @@ def test_arrow_allocates_from_the_system_allocator_once_tuned():
 
 
 def test_consolidation_reads_the_segments_a_span_holds_as_one_array(tmp_path):
-    """The segments within stored nodes' spans (what a merge compares a new chapter with) come
-    back as the rows a span filter selects, their vectors rows of one float32 array."""
+    """A stored node's content (what a merge compares a new chapter with) is the unit centroid
+    of the segments its spans hold, computed on one array of their vectors, in the table's order."""
     import numpy as np
 
     from tutorialbook.memory import where
@@ -148,14 +148,19 @@ def test_consolidation_reads_the_segments_a_span_holds_as_one_array(tmp_path):
     store.upsert("segments", [{"id": f"{t}:{j}", "book": "b", "tutorial_id": t, "idx": j, "start": float(j),
                                "end": float(j + 1), "text": "x", "vector": [float(j), 1.0, 2.0, float(len(t))]}
                               for t in ("t1", "t2", "t3") for j in range(10)])
-    spans = {("t1", 2.0, 5.0), ("t2", 0.0, 1.0), ("t2", 8.0, 10.0), ("t4", 0.0, 9.0)}
+    spans = {"n1": [("t1", 2.0, 5.0)], "n2": [("t2", 0.0, 1.0), ("t2", 8.0, 10.0)], "n3": [("t4", 0.0, 9.0)]}
     builder = Builder(store, embed=None, book="b", tree=None)  # type: ignore[arg-type]
-    got = builder._segments_within(spans)
-    expected = [r for r in store.rows("segments") if any(where.lies_within(r, *span) for span in spans)]
-    assert [s["id"] for s in got] == [r["id"] for r in expected] == ["t1:2", "t1:3", "t1:4", "t2:0", "t2:8", "t2:9"]
-    assert all(isinstance(s["vector"], np.ndarray) and s["vector"].dtype == np.float32 for s in got)
-    assert all(s["vector"].tolist() == r["vector"] for s, r in zip(got, expected))
-    assert builder._segments_within(set()) == [] and builder._segments_within({("t9", 0.0, 1.0)}) == []
+    got = builder._contents(spans)
+    for node, node_spans in spans.items():
+        inside = [r["vector"] for r in store.rows("segments") if any(where.lies_within(r, *s) for s in node_spans)]
+        if not inside:
+            assert got[node] is None
+            continue
+        mean = np.array(inside, dtype=np.float32).mean(axis=0)
+        assert got[node].dtype == np.float32 and np.allclose(got[node], mean / np.linalg.norm(mean), atol=1e-6)
+    assert [len(x) for x in ([r for r in store.rows("segments") if where.lies_within(r, *s)]
+                             for s in spans["n2"])] == [1, 2]
+    assert builder._contents({}) == {} and builder._contents({"n9": [("t9", 0.0, 1.0)]}) == {"n9": None}
 
 
 def test_trim_hands_freed_heap_pages_back_to_the_system():
