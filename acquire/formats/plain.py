@@ -183,7 +183,7 @@ def _same_numbering(numbered: re.Match, following: _Block | None) -> bool:
     if following is None or len(following.lines) != 1:
         return following is None
     nxt = _NUMBERED.match(following.lines[0].strip())
-    return bool(nxt) and _depth(nxt) == _depth(numbered)
+    return nxt is not None and _depth(nxt) == _depth(numbered)
 
 
 def _depth(numbered: re.Match) -> int:
