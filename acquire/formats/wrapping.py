@@ -3,11 +3,13 @@ word the layout hyphenated at a line's end made whole."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 
 from tutorialbook.acquire.formats.document import squash
+
+#: a word cut by a hyphen at a line's end (ASCII "-", Unicode's hyphen "‐", a soft hyphen)
+_CUT = re.compile(r"(-?)([A-Za-z]+)[-\u2010\u00ad]$")
 
 
 class Spelling:
@@ -36,16 +38,40 @@ def joined(text: str, line: str, spelling: Spelling) -> str:
     two words the document uses on their own and never as one ("binary-" "package"), or it
     continues a hyphenated compound ("cell-by-" "cell")."""
     text, line = text.strip(), line.strip()
-    head = re.search(r"(-?)([A-Za-z]+)-$", text)
-    tail = re.match(r"[a-z]+", line)
-    if head and tail:
-        left, right = head.group(2).lower(), tail.group(0)
-        kept = f"{left}-{right}" in spelling.hyphenated or bool(head.group(1)) or (
-            left + right not in spelling.words and left in spelling.words and right in spelling.words)
-        return text + line if kept else text[:-1] + line
-    return f"{text} {line}" if text else line
+    kept = _hyphen_kept(text, line, spelling)
+    if kept is None:
+        return f"{text} {line}" if text else line
+    return text[:-1] + ("-" if kept else "") + line
 
 
 def unwrapped(lines: list[str], spelling: Spelling) -> str:
-    """A paragraph's lines as one line of prose (see ``joined``)."""
-    return squash(functools.reduce(lambda text, line: joined(text, line, spelling), lines, ""))
+    """A paragraph's lines as one line of prose (see ``joined``), in time linear in its length
+    (a thousand-line paragraph took 11 s when each line was added to the whole text so far)."""
+    words: list[str] = []  # runs of the text, each a line or the lines a hyphenated word joins
+    run: list[str] = []
+    for line in (raw.strip() for raw in lines):
+        if not line:
+            continue
+        kept = _hyphen_kept(run[-1], line, spelling) if run else None
+        if kept is None:
+            if run:
+                words.append("".join(run))
+            run = [line]
+        else:
+            run[-1] = run[-1][:-1] + ("-" if kept else "")
+            run.append(line)
+    if run:
+        words.append("".join(run))
+    return squash(" ".join(words))
+
+
+def _hyphen_kept(text: str, line: str, spelling: Spelling) -> bool | None:
+    """None when ``text`` does not end in a word cut by a hyphen that ``line`` finishes; else
+    whether the hyphen stays (see ``joined``). Only the end of ``text`` is looked at."""
+    head = _CUT.search(text[-80:])
+    tail = re.match(r"[a-z]+", line)
+    if not head or not tail:
+        return None
+    left, right = head.group(2).lower(), tail.group(0)
+    return f"{left}-{right}" in spelling.hyphenated or bool(head.group(1)) or (
+        left + right not in spelling.words and left in spelling.words and right in spelling.words)
