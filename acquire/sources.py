@@ -179,6 +179,7 @@ def _too_big(path: Path, max_bytes: int) -> str:
 
 
 _OVERSTRUCK = re.compile(r"[^\n]\x08")
+_TERMINAL = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def _read_text(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> str:
@@ -190,7 +191,8 @@ def _read_text(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise TutorialbookError("source", f"{path.name} is not UTF-8 text (byte {exc.start})") from exc
-    text = _OVERSTRUCK.sub("", text)  # nroff's bold ("B\bB") and underline ("_\bB"): the letter alone
+    # nroff's bold ("B\bB") and underline ("_\bB"): the letter alone; a terminal's colours: nothing
+    text = _TERMINAL.sub("", _OVERSTRUCK.sub("", text))
     printable = sum(ch.isprintable() or ch.isspace() for ch in text)
     if printable < 0.95 * len(text):
         raise TutorialbookError("source", f"{path.name} does not look like text")

@@ -953,3 +953,69 @@ def test_plain_text_manual_page_headings_stand_out_to_the_left(tmp_path):
     assert [s.text for s in transcript.segments] == [
         "frob -- rewrite files in place", "frob rewrites each file it is given and keeps a backup of it.",
         "The backup is named after the file."]
+
+
+FAQ_TEXT = """\x1b[1mChecker FAQ\x1b[0m
+Release 3.19.0
+~~~~~~~~~~~~~~
+
+I. Using the checker
+
+Q:  Why does the checker miss the overrun in this program?
+
+A:  It does not check stack arrays. We would like to, but it is not
+    possible in a reasonable way, and the heap is what matters most.
+
+    The program below shows the case the checker cannot see at all,
+    because the array lives on the stack of the main function.
+
+    int main(void)
+    {
+      int stack[5];
+
+      stack[5] = 0;
+
+      return 0;
+    }
+
+CHECKER FAQ                                                   Page 2
+
+II. Building¶
+
+1. Nf3 d5
+
+The build needs make and a compiler; the word ap\u2010
+pears here cut by Unicode's hyphen.
+
+CHECKER FAQ                                                   Page 3
+
+III. Reporting
+
+Send the report with the program that shows the bug.
+
+CHECKER FAQ                                                   Page 4
+"""
+
+
+def test_plain_text_faq_keeps_listings_whole_and_answers_as_prose(tmp_path):
+    """A listing that blank lines cut into blocks is one code block with its indentation; an
+    answer indented under "A:" is prose, not code; a title block of several lines gives its first;
+    roman chapter numbers, a trailing pilcrow, a paginated text's running heads and a terminal's
+    colour codes are read as a person reads them; a numbered line of chess moves is no heading."""
+    path = tmp_path / "faq.txt"
+    path.write_text(FAQ_TEXT)
+    transcript = read_source(path)
+    assert transcript.title == "Checker FAQ"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "I. Using the checker"), (1, "II. Building"), (1, "III. Reporting")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Q: Why does the checker miss the overrun in this program?"),
+        ("paragraph", "A: It does not check stack arrays. We would like to, but it is not possible in a "
+                      "reasonable way, and the heap is what matters most."),
+        ("paragraph", "The program below shows the case the checker cannot see at all, because the array "
+                      "lives on the stack of the main function."),
+        ("code", "int main(void)\n{\n  int stack[5];\n\n  stack[5] = 0;\n\n  return 0;\n}"),
+        ("list", "1. Nf3 d5"),  # a numbered line, as any: not a heading
+        ("paragraph", "The build needs make and a compiler; the word appears here cut by Unicode's hyphen."),
+        ("paragraph", "Send the report with the program that shows the bug."),
+    ]

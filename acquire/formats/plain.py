@@ -28,7 +28,9 @@ _UNDERLINE = re.compile(r"^\s*([=\-~^*+])\1{2,}\s*$")
 _ATX = re.compile(r"^(#{1,6})\s+(\S.*?)\s*#*\s*$")
 #: "2.1. Title", "2.1 Title", "Chapter 3. Title", "Appendix A Title", "A.2. Title"
 _NUMBERED = re.compile(r"^(?:(?i:chapter|part|appendix|section)\s+(?P<named>\d{1,3}|[A-Z])\.?"
-                       r"|(?P<number>\d{1,3}(?:\.\d{1,3})*\.?|[A-Z](?:\.\d{1,3})*\.))\s+(?P<title>\S.*)$")
+                       r"|(?P<number>\d{1,3}(?:\.\d{1,3})*\.?|[A-Z](?:\.\d{1,3})*\.|[IVXLC]{1,6}\.))\s+(?P<title>\S.*)$")
+#: a chess move as a book writes it ("Nf3", "exd5", "O-O"): a numbered line of moves is no title
+_SAN = re.compile(r"(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=[QRBN])?|O-O(?:-O)?)[+#!?]*")
 _BULLET = re.compile(r"^\s*(?:[-*+•o]|\d{1,3}[.)]|\(?[a-z]\)|\[\d+\])\s+\S")
 _PROMPT = re.compile(r"^\s*[$%#>] \S")
 _SENTENCE_END = re.compile(r"[.:;,!]$")
@@ -51,23 +53,24 @@ class _Block:
 def read_plain(text: str, name: str) -> Document:
     """The document of a plain text (see the module's docstring)."""
     text = text.replace("\t", "    ")
-    blocks = [_Block([line.rstrip() for line in part.splitlines() if line.strip()])
+    blocks = [_Block([line.rstrip().removesuffix("¶").rstrip() for line in part.splitlines() if line.strip()])
               for part in re.split(r"\n\s*\n", text)]
-    blocks = [b for b in blocks if b.lines]
+    blocks = _without_running_heads([b for b in blocks if b.lines])
     prose = _prose_indent(blocks)
     spelling = Spelling(b.lines for b in blocks)
     doc = Document(name)
-    if blocks and len(blocks[0].lines) == 1 and _title_like(blocks[0].lines[0]):
-        doc.title = squash(blocks[0].lines[0])  # a text's first line standing alone is its title
+    title = _title_block(blocks[0].lines) if blocks else None
+    if title:
+        doc.title = title  # a text's opening lines standing alone, short: its title
         blocks = blocks[1:]
-    events: list[tuple] = []  # ("heading", style, title) | ("block", kind, text) | ("label", text)
+    events: list[tuple] = []  # ("heading", style, title) | ("block", kind, text) | ("code", lines) | ("label", text)
     for i, block in enumerate(blocks):
         lines = block.lines
         following = blocks[i + 1] if i + 1 < len(blocks) else None
         if len(lines) >= 2 and _underlines(lines[1], lines[0]) and block.indent <= prose:
             events.append(("heading", ("setext", lines[1].strip()[0]), lines[0]))
             if lines[2:]:
-                events.append(("block", *_kind(_Block(lines[2:]), prose, spelling)))
+                events.append(_block_event(_Block(lines[2:]), prose, spelling))
             continue
         lines = [line for line in lines if not _RULE.match(line)]  # rules between blocks
         if not any(re.search(r"\w", line) for line in lines):
@@ -82,16 +85,44 @@ def read_plain(text: str, name: str) -> Document:
                 atx = _ATX.match(lines[0])
                 events.append(("heading", style, atx.group(2) if style[0] == "atx" and atx else lines[0]))
                 continue
-        events.append(("block", *_kind(block, prose, spelling)))
+        events.append(_block_event(block, prose, spelling))
     levels = _levels([e[1] for e in events if e[0] == "heading"])
-    for event in events:
+    code: list[str] = []  # a listing's pieces, which blank lines cut into blocks, gathered again
+    for event in [*events, ("end",)]:
+        if event[0] == "code":
+            code += ([""] if code else []) + event[1]
+            continue
+        if code:
+            doc.block("code", _dedent(code))
+            code = []
         if event[0] == "heading":
             doc.heading(levels[event[1]], event[2])
         elif event[0] == "label":
             doc.label(event[1])
-        else:
+        elif event[0] == "block":
             doc.block(event[1], event[2])
     return doc
+
+
+def _title_block(lines: list[str]) -> str | None:
+    """A text's title: its first line, when the opening block is one to three short lines that are
+    no sentences (a title, a release line, an underline), else None."""
+    lines = [line for line in lines if not _RULE.match(line)]
+    if 1 <= len(lines) <= 3 and all(len(line.strip()) <= MAX_HEADING_CHARS and not _SENTENCE_END.search(line)
+                                    for line in lines) and _title_like(lines[0]):
+        return squash(lines[0])
+    return None
+
+
+def _without_running_heads(blocks: list[_Block]) -> list[_Block]:
+    """Without the page headers and footers of a paginated text (nroff's): a one-line block with
+    a page number in it ("USING THE MACROS 2", "- 3 -") whose words recur on three pages or more."""
+    def key(block: _Block) -> str | None:
+        line = block.lines[0].strip()
+        return re.sub(r"\d+", "#", line.lower()) if len(block.lines) == 1 and re.search(r"\d", line) else None
+
+    seen = Counter(k for k in map(key, blocks) if k)
+    return [b for b in blocks if not (key(b) and seen[key(b)] >= 3 and not _NUMBERED.match(b.lines[0].strip()))]
 
 
 def _heading_style(raw: str, outdented: bool, following: _Block | None) -> tuple | None:
@@ -106,10 +137,11 @@ def _heading_style(raw: str, outdented: bool, following: _Block | None) -> tuple
         return None
     numbered = _NUMBERED.match(line)
     # "3.2. mc" names a command; "1. install it" may be a step
-    # (and a title has a word: "1. Nf3 d5" is a move)
-    if numbered and _title_like(numbered["title"]) and not _same_numbering(numbered, following) \
-            and (numbered["title"][:1].isupper() or _depth(numbered) > 1) \
-            and any(re.fullmatch(r"[^\W\d_]{2,}", w) for w in numbered["title"].split()):
+    # (and a title has a word: "1. Nf3 d5" are moves)
+    title = numbered["title"] if numbered else ""
+    if numbered and _title_like(title) and not _same_numbering(numbered, following) \
+            and (title[:1].isupper() or _depth(numbered) > 1) and re.search(r"[^\W\d_]{2,}", title) \
+            and not all(_SAN.fullmatch(w) for w in title.split()):
         return ("number", _depth(numbered))
     if _capitals(line):
         return ("capitals",)
@@ -137,28 +169,38 @@ def _underlines(line: str, title: str) -> bool:
             and _title_like(title) and not _RULE.match(title))
 
 
-def _kind(block: _Block, prose: int, spelling: Spelling) -> tuple[str, str]:
-    """A block's kind and text: a list, code (deeper than the prose), else a paragraph."""
+def _block_event(block: _Block, prose: int, spelling: Spelling) -> tuple:
+    """A block as a list, code (deeper than the prose and not reading as prose), else a paragraph."""
     lines = block.lines
     deeper = block.indent - prose
     if len(lines) == 1 and deeper >= CENTRED:  # a title page's centred line: no code
         deeper = 0
     if sum(bool(_BULLET.match(line)) for line in lines) >= max(1, len(lines) // 3) and _BULLET.match(lines[0]):
-        return ("list", _dedent(lines, block.indent))
-    if deeper > 0 and (deeper >= 2 or _PROMPT.match(lines[0])):
-        return ("code", _dedent(lines, block.indent))
-    return ("paragraph", unwrapped(lines, spelling))
+        return ("block", "list", _dedent(lines))
+    if deeper > 0 and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)):
+        return ("code", lines)
+    return ("block", "paragraph", unwrapped(lines, spelling))
 
 
-def _dedent(lines: list[str], indent: int) -> str:
+def _reads_as_prose(lines: list[str]) -> bool:
+    """Words in sentences, not code: some length, nearly all letters and spaces, a sentence's end."""
+    text = " ".join(line.strip() for line in lines)
+    plain = sum(ch.isalpha() or ch.isspace() for ch in text)
+    return len(text.split()) >= 8 and plain >= 0.85 * len(text) and bool(re.search(r"[.!?:]$", text))
+
+
+def _dedent(lines: list[str]) -> str:
+    """Lines without the indentation they share (blank lines kept)."""
+    indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
     return "\n".join(line[indent:] for line in lines)
 
 
 def _prose_indent(blocks: list[_Block]) -> int:
-    """The indentation most of the text's wrapped paragraphs (blocks of two lines or more) stand at."""
+    """The indentation most of the text's wrapped paragraphs (blocks of two lines or more that
+    read as prose, not code) stand at."""
     counts: Counter[int] = Counter()
     for block in blocks:
-        if len(block.lines) >= 2 and not _BULLET.match(block.lines[0]):
+        if len(block.lines) >= 2 and not _BULLET.match(block.lines[0]) and _reads_as_prose(block.lines):
             counts[block.indent] += len(block.lines)
     return counts.most_common(1)[0][0] if counts else 0
 
@@ -183,9 +225,14 @@ def _same_numbering(numbered: re.Match, following: _Block | None) -> bool:
     if following is None or len(following.lines) != 1:
         return following is None
     nxt = _NUMBERED.match(following.lines[0].strip())
-    return nxt is not None and _depth(nxt) == _depth(numbered)
+    return nxt is not None and _depth(nxt) == _depth(numbered) and _arabic(nxt) == _arabic(numbered)
+
+
+def _arabic(numbered: re.Match) -> bool:
+    return bool(numbered["number"]) and numbered["number"][0].isdigit()
 
 
 def _depth(numbered: re.Match) -> int:
     """How deep a section number goes: "2" 1, "2.1." 2; a named one ("Chapter 2") 1."""
-    return 1 if numbered["named"] else numbered["number"].rstrip(".").count(".") + 1
+    return 1 if numbered["named"] or not numbered["number"][0].isdigit() and "." not in numbered["number"][:-1] \
+        else numbered["number"].rstrip(".").count(".") + 1

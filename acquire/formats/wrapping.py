@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from tutorialbook.acquire.formats.document import squash
 
 #: a word cut by a hyphen at a line's end (ASCII "-", Unicode's hyphen "‐", a soft hyphen)
+_HYPHENS = ("-", "\u2010", "\u00ad")
 _CUT = re.compile(r"(-?)([A-Za-z]+)[-\u2010\u00ad]$")
 
 
@@ -24,9 +25,10 @@ class Spelling:
             cut = False
             for line in lines:
                 line = line.strip().lower()
-                words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", line[:-1] if line.endswith("-") else line)
+                ends_cut = line[-1:] in _HYPHENS
+                words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", line[:-1] if ends_cut else line)
                 whole = words[1:] if cut else words
-                cut = line.endswith("-")
+                cut = ends_cut
                 whole = whole[:-1] if cut else whole
                 self.hyphenated.update(w for w in whole if "-" in w)
                 self.words.update(part for w in whole for part in w.split("-"))
