@@ -1,8 +1,8 @@
 """The learning bench on real documents nobody here wrote (issue 13): the book against plain
 chunk retrieval and BM25 over the same text, on the same learner questions, in one run.
 
-    python bench/learning.py --real [--docs r-intro,flask-tutorial,bzip2-manual] [--modes hybrid,keyword,vector,toc]
-                                    [--rounds 1] [--fresh] [--json]
+    python bench/learning.py --real [--docs r-intro,flask-tutorial,bzip2-manual,libjpeg-usage]
+                                    [--modes hybrid,keyword,vector,toc] [--rounds 1] [--fresh] [--json]
 
 Documents (``bench/data/<name>/README.md`` says where each comes from and its exact rules):
 
@@ -12,8 +12,12 @@ Documents (``bench/data/<name>/README.md`` says where each comes from and its ex
 - ``bzip2-manual``: the bzip2 manual as a (gzipped) PDF, ``/usr/share/doc/bzip2/manual.pdf.gz``
   (Debian ``bzip2-doc``); its questions were written by another engineer from the document alone
   and are held out: nothing was chosen on them.
+- ``libjpeg-usage``: libjpeg-turbo's usage instructions as (gzipped) plain text,
+  ``/usr/share/doc/libjpeg62-turbo-dev/usage.txt.gz`` (Debian ``libjpeg62-turbo-dev``); questions
+  written likewise and held out (see its README for what was looked at).
 
-Debian packages the bench needs (not CI's: the bench is not CI): ``r-doc-html python-flask-doc bzip2-doc``.
+Debian packages the bench needs (not CI's: the bench is not CI): ``r-doc-html python-flask-doc bzip2-doc
+libjpeg62-turbo-dev``.
 A document whose package is missing is skipped with a line saying which; a document whose format
 the project cannot ingest yet still gets its baselines, and the system rows are skipped with the
 reader's error.
@@ -141,8 +145,13 @@ def pdf_visible(path: Path) -> str:
 
 
 def raw_visible(path: Path) -> str:
-    """A reStructuredText source's visible text: the raw file, whitespace collapsed."""
-    return re.sub(r"\s+", " ", path.read_text(encoding="utf-8")).strip()
+    """A reStructuredText or plain-text source's visible text: the raw file (a gzipped one
+    inflated), whitespace collapsed."""
+    import gzip
+
+    data = path.read_bytes()
+    data = gzip.decompress(data) if path.suffix == ".gz" else data
+    return re.sub(r"\s+", " ", data.decode("utf-8")).strip()
 
 
 @dataclass
@@ -162,11 +171,13 @@ def documents() -> dict[str, Document]:
     flask = Path("/usr/share/doc/python-flask-doc/html/_sources/tutorial")
     r_intro = Path("/usr/share/R/doc/manual/R-intro.html")
     bzip2 = Path("/usr/share/doc/bzip2/manual.pdf.gz")
+    usage = Path("/usr/share/doc/libjpeg62-turbo-dev/usage.txt.gz")
     return {
         "r-intro": Document("r-intro", r_intro, "r-doc-html", [r_intro] if r_intro.exists() else []),
         "flask-tutorial": Document("flask-tutorial", flask, "python-flask-doc",
                                    sorted(flask.glob("*.rst.txt")) if flask.is_dir() else []),
         "bzip2-manual": Document("bzip2-manual", bzip2, "bzip2-doc", [bzip2] if bzip2.exists() else []),
+        "libjpeg-usage": Document("libjpeg-usage", usage, "libjpeg62-turbo-dev", [usage] if usage.exists() else []),
     }
 
 
