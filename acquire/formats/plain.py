@@ -1,18 +1,25 @@
 """Plain text as people write it (READMEs, FAQs, manuals dumped to text): blocks separated by
 blank lines, with the structure the text shows by layout.
 
+* **Title**: the opening block when it is one to three short lines that are no sentences (a
+  title over its release line and underline): its first line.
 * **Headings**: a line underlined with ``=``, ``-``, ``~``… (setext), a line opening with ``#``
-  marks at the margin, a numbered title ("2.1. People around Debian", "Chapter 3. Basics")
-  followed by its content, a short line in capitals ("INTRODUCTION"), or a short line standing
-  out to the left of indented prose (a manual page's "Description"). Levels go by the order
-  styles first appear.
-* **Code**: a block indented deeper than the text's prose, when it is indented at least two
-  columns more or opens with a shell prompt (``$ ``); its lines are kept as they stand.
+  marks at the margin, a numbered title ("2.1. People around Debian", "Chapter 3. Basics",
+  "II. Structures") followed by its content (not one of a run of numbered one-line steps, and with
+  a word in it: "1. Nf3 d5" are moves), a short line in capitals ("INTRODUCTION"), or a short
+  line standing out to the left of indented prose (a manual page's "Description"). Levels go by
+  the order styles first appear; a left-standing heading ("Preface") takes the level of the
+  first chapter numbers at the same margin.
+* **Code**: a block indented deeper than the text's prose that opens with a shell prompt
+  (``$ ``), or is at least two columns deeper and does not read as prose; the pieces of a
+  listing that blank lines cut apart are one block again, dedented as a whole.
 * **Lists**: a block whose lines open with bullets or numbers, its items' lines kept.
-* **Paragraphs**: everything else, hard-wrapped lines joined.
+* **Paragraphs**: everything else, hard-wrapped lines joined (``wrapping.unwrapped``).
 
-A single-line block naming an admonition ("Note", "Caution") heads the block after it. A line
-of only rule characters is a separator, not text."""
+A single-line block naming an admonition ("Note", "Caution") heads the block after it. Rule
+lines, a trailing pilcrow (Sphinx's text output) and a paginated text's running heads (a line
+with a page number that recurs on three pages or more) are not text. (nroff's overstruck letters
+and a terminal's colour codes are taken out when the file is read: ``sources._read_text``.)"""
 
 from __future__ import annotations
 
