@@ -11,7 +11,11 @@ link-only tables of contents and indexes, texi2html's "[ << ] [ >> ] [Top]" bars
 words (brackets and bars are none; a link showing a URL is a reference, not navigation), and a
 block saying only the site's name from the ``<title>``. An id that only repeats words of the
 element's own heading ("cookies" of "Cookies", "pager-mode" of "1.1. Pager Mode") never makes it
-chrome; links that run script and "Expand …"-like widget labels are controls, not text.
+chrome; links that run script, "Expand …"-like widget labels and a page control standing alone
+("source", "Edit on GitHub") are controls, not text, and so is a short "Click here for …"
+paragraph that only points at its link. Lines a ``<br>`` breaks stay lines when three or more
+are short (a program's statements, an address); three or more that are each a link are a
+contents list, dropped.
 A code listing written one element a line (Doxygen's ``div.fragment``) is one code block.
 An admonition's label (Sphinx's "Note" paragraph, DocBook's "Note" title or icon-and-label
 table in a ``div.note``) heads its text ("Note: …"): no block, no section of its own.
