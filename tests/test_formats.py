@@ -1019,3 +1019,14 @@ def test_plain_text_faq_keeps_listings_whole_and_answers_as_prose(tmp_path):
         ("paragraph", "The build needs make and a compiler; the word appears here cut by Unicode's hyphen."),
         ("paragraph", "Send the report with the program that shows the bug."),
     ]
+
+
+def test_plain_text_table_of_contents_is_no_text(tmp_path):
+    path = tmp_path / "guide.txt"
+    path.write_text("Frob Guide\n\nTable of Contents\n1. Installing\n2. Running\n\n1. Installing\n\n"
+                    "Install frob with the package manager of your system.\n\nCONTENTS\n\n"
+                    "2. Running\n   2.1. Options\n\n2. Running\n\nRun frob on a folder to rewrite its files.\n")
+    transcript = read_source(path)
+    assert [title for _, _, title in transcript.headings] == ["1. Installing", "2. Running"]
+    assert [s.text for s in transcript.segments] == [
+        "Install frob with the package manager of your system.", "Run frob on a folder to rewrite its files."]

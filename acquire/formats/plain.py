@@ -17,8 +17,9 @@ blank lines, with the structure the text shows by layout.
 * **Paragraphs**: everything else, hard-wrapped lines joined (``wrapping.unwrapped``).
 
 A single-line block naming an admonition ("Note", "Caution") heads the block after it. Rule
-lines, a trailing pilcrow (Sphinx's text output) and a paginated text's running heads (a line
-with a page number that recurs on three pages or more) are not text. (nroff's overstruck letters
+lines, a trailing pilcrow (Sphinx's text output), a table of contents (short lines under
+"Contents") and a paginated text's running heads (a line with a page number that recurs on
+three pages or more) are not text. (nroff's overstruck letters
 and a terminal's colour codes are taken out when the file is read: ``sources._read_text``.)"""
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ _BULLET = re.compile(r"^\s*(?:[-*+•o]|\d{1,3}[.)]|\(?[a-z]\)|\[\d+\])\s+\S")
 _PROMPT = re.compile(r"^\s*[$%#>] \S")
 _SENTENCE_END = re.compile(r"[.:;,!]$")
 _NOTICE = re.compile(r"©|\bcopyright\b|\(c\) ?\d{4}", re.I)
+_CONTENTS = re.compile(r"(?:table of )?contents:?", re.I)
 #: a single line indented this much deeper than the prose is centred text, not code
 CENTRED = 12
 MAX_HEADING_WORDS = 12
@@ -62,7 +64,7 @@ def read_plain(text: str, name: str) -> Document:
     text = text.replace("\t", "    ")
     blocks = [_Block([line.rstrip().removesuffix("¶").rstrip() for line in part.splitlines() if line.strip()])
               for part in re.split(r"\n\s*\n", text)]
-    blocks = _without_running_heads([b for b in blocks if b.lines])
+    blocks = _without_contents(_without_running_heads([b for b in blocks if b.lines]))
     prose = _prose_indent(blocks)
     spelling = Spelling(b.lines for b in blocks)
     doc = Document(name)
@@ -119,6 +121,28 @@ def _title_block(lines: list[str]) -> str | None:
                                     for line in lines) and _title_like(lines[0]):
         return squash(lines[0])
     return None
+
+
+def _without_contents(blocks: list[_Block]) -> list[_Block]:
+    """Without a table of contents: a block that opens with "Contents" or "Table of Contents" and
+    lists short lines, or such a line standing alone and the block of short lines after it."""
+    kept: list[_Block] = []
+    skip_next = False
+    for block in blocks:
+        lines = [line for line in block.lines if not _RULE.match(line)]
+        short = all(len(line.strip()) <= MAX_HEADING_CHARS for line in lines[1:])
+        if skip_next and lines and all(len(line.strip()) <= MAX_HEADING_CHARS for line in lines) and len(lines) >= 2:
+            skip_next = False
+            continue
+        skip_next = False
+        if lines and _CONTENTS.fullmatch(lines[0].strip()):
+            if len(lines) == 1:
+                skip_next = True
+                continue
+            if short:
+                continue
+        kept.append(block)
+    return kept
 
 
 def _without_running_heads(blocks: list[_Block]) -> list[_Block]:
