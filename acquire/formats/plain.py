@@ -148,9 +148,9 @@ def _without_contents(blocks: list[_Block]) -> list[_Block]:
 def _without_running_heads(blocks: list[_Block]) -> list[_Block]:
     """Without the page headers and footers of a paginated text (nroff's): a one-line block with
     a page number in it ("USING THE MACROS 2", "- 3 -") whose words recur on three pages or more."""
-    def key(block: _Block) -> str | None:
+    def key(block: _Block) -> str:
         line = block.lines[0].strip()
-        return re.sub(r"\d+", "#", line.lower()) if len(block.lines) == 1 and re.search(r"\d", line) else None
+        return re.sub(r"\d+", "#", line.lower()) if len(block.lines) == 1 and re.search(r"\d", line) else ""
 
     seen = Counter(k for k in map(key, blocks) if k)
     return [b for b in blocks if not (key(b) and seen[key(b)] >= 3 and not _NUMBERED.match(b.lines[0].strip()))]
