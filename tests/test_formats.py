@@ -1030,3 +1030,16 @@ def test_plain_text_table_of_contents_is_no_text(tmp_path):
     assert [title for _, _, title in transcript.headings] == ["1. Installing", "2. Running"]
     assert [s.text for s in transcript.segments] == [
         "Install frob with the package manager of your system.", "Run frob on a folder to rewrite its files."]
+
+
+def test_plain_text_title_cased_line_at_the_margin_heads_a_section(tmp_path):
+    path = tmp_path / "lib.txt"
+    path.write_text("The Library\n\nI. Structures\n\nThere are two main structures that matter.\nBoth are internal.\n\n"
+                    "Data Types\n\nThe data types used are defined in the header file.\nSee the comments there.\n\n"
+                    "See\n\nthe header for the rest of them, which\nare not described here.\n")
+    transcript = read_source(path)
+    assert [(level, title) for _, level, title in transcript.headings] == [(1, "I. Structures"), (2, "Data Types")]
+    assert [s.text for s in transcript.segments] == [
+        "There are two main structures that matter. Both are internal.",
+        "The data types used are defined in the header file. See the comments there.",
+        "See", "the header for the rest of them, which are not described here."]  # "See" heads nothing

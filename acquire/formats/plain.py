@@ -6,8 +6,9 @@ blank lines, with the structure the text shows by layout.
 * **Headings**: a line underlined with ``=``, ``-``, ``~``… (setext), a line opening with ``#``
   marks at the margin, a numbered title ("2.1. People around Debian", "Chapter 3. Basics",
   "II. Structures") followed by its content (not one of a run of numbered one-line steps, and with
-  a word in it: "1. Nf3 d5" are moves), a short line in capitals ("INTRODUCTION"), or a short
-  line standing out to the left of indented prose (a manual page's "Description"). Levels go by
+  a word in it: "1. Nf3 d5" are moves), a short line in capitals ("INTRODUCTION"), a short
+  line standing out to the left of indented prose (a manual page's "Description"), or a short
+  title-cased line at the margin over a paragraph ("Data Types"; not "See"). Levels go by
   the order styles first appear; a left-standing heading ("Preface") takes the level of the
   first chapter numbers at the same margin.
 * **Code**: a block indented deeper than the text's prose that opens with a shell prompt
@@ -44,6 +45,7 @@ _PROMPT = re.compile(r"^\s*[$%#>] \S")
 _SENTENCE_END = re.compile(r"[.:;,!]$")
 _NOTICE = re.compile(r"©|\bcopyright\b|\(c\) ?\d{4}", re.I)
 _CONTENTS = re.compile(r"(?:table of )?contents:?", re.I)
+_SMALL_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
 #: a single line indented this much deeper than the prose is centred text, not code
 CENTRED = 12
 MAX_HEADING_WORDS = 12
@@ -178,7 +180,18 @@ def _heading_style(raw: str, outdented: bool, following: _Block | None) -> tuple
         return ("capitals",)
     if outdented and _title_like(line):
         return ("outdented",)
+    if _title_cased(line) and len(following.lines) >= 2:
+        return ("title case",)
     return None
+
+
+def _title_cased(line: str) -> bool:
+    """A short line in title case at the prose's margin ("Types", "Request Format", "Getting
+    Started"): every word capitalised but the small ones, no sentence, not a word like "See"."""
+    words = line.split()
+    return (1 <= len(words) <= 5 and _title_like(line) and words[0][:1].isupper() and len(line) >= 4
+            and all(w[:1].isupper() or w.lower() in _SMALL_WORDS for w in words)
+            and all(re.fullmatch(r"[^\W\d_][\w'’-]*", w) for w in words))
 
 
 def _levels(styles: list[tuple]) -> dict[tuple, int]:
