@@ -132,26 +132,27 @@ def pdf_visible(path: Path) -> str:
     """A PDF's visible text (``bench/data/bzip2-manual/README.md``): pypdf's text of each page,
     pages joined by a space, whitespace collapsed (a gzipped file is read as its PDF), in NFKC
     (ligature glyphs as their letters: the baselines are not handicapped by them)."""
-    import gzip
     import io
     import unicodedata
 
     from pypdf import PdfReader
 
-    data = path.read_bytes()
-    data = gzip.decompress(data) if path.suffix == ".gz" else data
-    pages = [page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages]
+    pages = [page.extract_text() or "" for page in PdfReader(io.BytesIO(_inflated(path))).pages]
     return unicodedata.normalize("NFKC", re.sub(r"\s+", " ", " ".join(pages)).strip())
 
 
 def raw_visible(path: Path) -> str:
     """A reStructuredText or plain-text source's visible text: the raw file (a gzipped one
     inflated), whitespace collapsed."""
+    return re.sub(r"\s+", " ", _inflated(path).decode("utf-8")).strip()
+
+
+def _inflated(path: Path) -> bytes:
+    """A file's bytes, a gzipped one's inflated."""
     import gzip
 
     data = path.read_bytes()
-    data = gzip.decompress(data) if path.suffix == ".gz" else data
-    return re.sub(r"\s+", " ", data.decode("utf-8")).strip()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
 
 
 @dataclass

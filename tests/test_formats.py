@@ -24,6 +24,13 @@ def prose(transcript):
     return [s for s in transcript.segments if s.kind != "code"]
 
 
+def read_written(tmp_path, name, text):
+    """The transcript of a file of ``text`` written under ``name``."""
+    path = tmp_path / name
+    path.write_text(text)
+    return read_source(path)
+
+
 SAVED_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Brewing green tea &mdash; The Tea Club</title>
@@ -916,9 +923,7 @@ To frob a tree of files:
 
 
 def test_plain_text_shows_its_structure_by_layout(tmp_path):
-    path = tmp_path / "frob.txt"
-    path.write_text(README_TEXT)
-    transcript = read_source(path)
+    transcript = read_written(tmp_path, "frob.txt", README_TEXT)
     assert transcript.title == "Frobnicator Guide"
     assert [(level, title) for _, level, title in transcript.headings] == [
         (1, "Frobnicating files"), (2, "1. Installing frob"), (3, "1.1. frobrc"), (4, "OPTIONS AND ARGUMENTS")]
@@ -944,9 +949,7 @@ def test_plain_text_manual_page_headings_stand_out_to_the_left(tmp_path):
     page = ("F\bFR\bRO\bOB\bB(1)\n\nName\n\n   frob -- rewrite files in place\n\nDescription\n\n"
             "   frob rewrites each _\bf_\bi_\bl_\be it is given and keeps a\n   backup of it.\n\n"
             "Chapter 2. Files\n\n   The backup is named after the file.\n")
-    path = tmp_path / "frob.1.txt"
-    path.write_text(page)
-    transcript = read_source(path)
+    transcript = read_written(tmp_path, "frob.1.txt", page)
     assert transcript.title == "FROB(1)"
     assert [(level, title) for _, level, title in transcript.headings] == [
         (1, "Name"), (1, "Description"), (1, "Chapter 2. Files")]
@@ -1002,9 +1005,7 @@ def test_plain_text_faq_keeps_listings_whole_and_answers_as_prose(tmp_path):
     answer indented under "A:" is prose, not code; a title block of several lines gives its first;
     roman chapter numbers, a trailing pilcrow, a paginated text's running heads and a terminal's
     colour codes are read as a person reads them; a numbered line of chess moves is no heading."""
-    path = tmp_path / "faq.txt"
-    path.write_text(FAQ_TEXT)
-    transcript = read_source(path)
+    transcript = read_written(tmp_path, "faq.txt", FAQ_TEXT)
     assert transcript.title == "Checker FAQ"
     assert [(level, title) for _, level, title in transcript.headings] == [
         (1, "I. Using the checker"), (1, "II. Building"), (1, "III. Reporting")]
@@ -1022,22 +1023,20 @@ def test_plain_text_faq_keeps_listings_whole_and_answers_as_prose(tmp_path):
 
 
 def test_plain_text_table_of_contents_is_no_text(tmp_path):
-    path = tmp_path / "guide.txt"
-    path.write_text("Frob Guide\n\nTable of Contents\n1. Installing\n2. Running\n\n1. Installing\n\n"
-                    "Install frob with the package manager of your system.\n\nCONTENTS\n\n"
-                    "2. Running\n   2.1. Options\n\n2. Running\n\nRun frob on a folder to rewrite its files.\n")
-    transcript = read_source(path)
+    transcript = read_written(tmp_path, "guide.txt", (
+        "Frob Guide\n\nTable of Contents\n1. Installing\n2. Running\n\n1. Installing\n\n"
+        "Install frob with the package manager of your system.\n\nCONTENTS\n\n"
+        "2. Running\n   2.1. Options\n\n2. Running\n\nRun frob on a folder to rewrite its files.\n"))
     assert [title for _, _, title in transcript.headings] == ["1. Installing", "2. Running"]
     assert [s.text for s in transcript.segments] == [
         "Install frob with the package manager of your system.", "Run frob on a folder to rewrite its files."]
 
 
 def test_plain_text_title_cased_line_at_the_margin_heads_a_section(tmp_path):
-    path = tmp_path / "lib.txt"
-    path.write_text("The Library\n\nI. Structures\n\nThere are two main structures that matter.\nBoth are internal.\n\n"
-                    "Data Types\n\nThe data types used are defined in the header file.\nSee the comments there.\n\n"
-                    "See\n\nthe header for the rest of them, which\nare not described here.\n")
-    transcript = read_source(path)
+    transcript = read_written(tmp_path, "lib.txt", (
+        "The Library\n\nI. Structures\n\nThere are two main structures that matter.\nBoth are internal.\n\n"
+        "Data Types\n\nThe data types used are defined in the header file.\nSee the comments there.\n\n"
+        "See\n\nthe header for the rest of them, which\nare not described here.\n"))
     assert [(level, title) for _, level, title in transcript.headings] == [(1, "I. Structures"), (2, "Data Types")]
     assert [s.text for s in transcript.segments] == [
         "There are two main structures that matter. Both are internal.",

@@ -368,7 +368,7 @@ class _Walker:
         elif tag == "blockquote" and not any(True for _ in el.iter(*_BLOCKY, *_LISTS)):
             self.emit("quote", el.text_content())
         elif tag in ("p", "dt", "figcaption", "caption", "summary", "address"):
-            self._flush(_pieces(el, "span"))  # its inline content
+            self._flush(_inside(el))
         else:
             self.container(el, depth)
 
@@ -380,6 +380,11 @@ def _pieces(el, tag: str, depth: int = 0) -> list[tuple[str, str]]:
         return [("br", "")]
     if tag == "a" or tag == "img" or tag not in _INLINE or depth > MAX_DEPTH:
         return [("link" if tag == "a" else "text", _alt(el) if tag == "img" else el.text_content())]
+    return _inside(el, depth)
+
+
+def _inside(el, depth: int = 0) -> list[tuple[str, str]]:
+    """An element's inline content as pieces of a run (see ``_pieces``)."""
     pieces = [("text", el.text or "")]
     for child in el:
         pieces += _pieces(child, child.tag.lower() if isinstance(child.tag, str) else "", depth + 1)

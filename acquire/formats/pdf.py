@@ -74,6 +74,9 @@ def read_pdf(data: bytes, name: str) -> Document:
         boxes = _boxes(data)
     except Exception as exc:  # likewise pdfminer: PSEOF, PSSyntaxError, PDFNotImplementedError...
         raise _unreadable(name, exc) from exc
+    spelling = Spelling(b.lines for b in boxes if not b.mono)  # the whole document's, once
+    for b in boxes:  # each box's text: its lines joined, prose as wrapping.unwrapped joins it
+        b.text = squash(" ".join(b.lines)) if b.mono else unwrapped(b.lines, spelling)
     if not any(b.text for b in boxes):
         raise TutorialbookError("source", f"{name} has no text layer (an image-only or scanned PDF); "
                                           "run OCR on it first")
@@ -82,7 +85,7 @@ def read_pdf(data: bytes, name: str) -> Document:
                                                                           meta_title.strip(), re.I):
         doc.title = meta_title.strip()
     doc.title = doc.title or _title_page_title(boxes)  # before furniture: a running head may repeat it
-    _lay_out(_merge(_drop_furniture(boxes), _spelling(boxes)), outline, doc)
+    _lay_out(_merge(_drop_furniture(boxes), spelling), outline, doc)
     return doc
 
 
@@ -156,19 +159,7 @@ def _boxes(data: bytes) -> list[_Box]:
                 else:
                     runs.append(_Box(page_no, [row], size, mono))
             boxes.extend(runs)
-    return _worded(boxes)
-
-
-def _worded(boxes: list[_Box]) -> list[_Box]:
-    """Each box's text: its lines joined (prose as ``wrapping.unwrapped`` joins it)."""
-    spelling = _spelling(boxes)
-    for b in boxes:
-        b.text = squash(" ".join(b.lines)) if b.mono else unwrapped(b.lines, spelling)
     return boxes
-
-
-def _spelling(boxes: list[_Box]) -> Spelling:
-    return Spelling(b.lines for b in boxes if not b.mono)
 
 
 def _drop_furniture(boxes: list[_Box]) -> list[_Box]:

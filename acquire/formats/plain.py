@@ -88,13 +88,10 @@ def read_plain(text: str, name: str) -> Document:
             continue  # a rule, or a frame of punctuation
         block = _Block(lines)
         if len(lines) == 1 and block.indent <= prose:  # (a line of code is no heading)
-            style = _heading_style(lines[0], block.indent < prose, following)
-            if style == ("label",):
-                events.append(("label", lines[0].strip(": ")))
-                continue
-            if style is not None:
-                atx = _ATX.match(lines[0])
-                events.append(("heading", style, atx.group(2) if style[0] == "atx" and atx else lines[0]))
+            found = _heading(lines[0], block.indent < prose, following)
+            if found is not None:
+                style, title = found
+                events.append(("label", title) if style == ("label",) else ("heading", style, title))
                 continue
         events.append(_block_event(block, prose, spelling))
     levels = _levels([e[1] for e in events if e[0] == "heading"])
@@ -128,23 +125,24 @@ def _title_block(lines: list[str]) -> str | None:
 def _without_contents(blocks: list[_Block]) -> list[_Block]:
     """Without a table of contents: a block that opens with "Contents" or "Table of Contents" and
     lists short lines, or such a line standing alone and the block of short lines after it."""
-    kept: list[_Block] = []
-    skip_next = False
-    for block in blocks:
-        lines = [line for line in block.lines if not _RULE.match(line)]
-        short = all(len(line.strip()) <= MAX_HEADING_CHARS for line in lines[1:])
-        if skip_next and lines and all(len(line.strip()) <= MAX_HEADING_CHARS for line in lines) and len(lines) >= 2:
-            skip_next = False
-            continue
-        skip_next = False
-        if lines and _CONTENTS.fullmatch(lines[0].strip()):
-            if len(lines) == 1:
-                skip_next = True
-                continue
-            if short:
-                continue
-        kept.append(block)
-    return kept
+    def lines(block: _Block) -> list[str]:
+        return [line.strip() for line in block.lines if not _RULE.match(line)]
+
+    def titled(block: _Block) -> bool:
+        return bool(lines(block)) and bool(_CONTENTS.fullmatch(lines(block)[0]))
+
+    def listing(texts: list[str]) -> bool:
+        return bool(texts) and all(len(text) <= MAX_HEADING_CHARS for text in texts)
+
+    doomed: set[int] = set()
+    for i, block in enumerate(blocks):
+        if titled(block) and len(lines(block)) == 1:
+            doomed.add(i)
+            if i + 1 < len(blocks) and len(lines(blocks[i + 1])) >= 2 and listing(lines(blocks[i + 1])):
+                doomed.add(i + 1)
+        elif titled(block) and listing(lines(block)[1:]):
+            doomed.add(i)
+    return [block for i, block in enumerate(blocks) if i not in doomed]
 
 
 def _without_running_heads(blocks: list[_Block]) -> list[_Block]:
@@ -158,8 +156,18 @@ def _without_running_heads(blocks: list[_Block]) -> list[_Block]:
     return [b for b in blocks if not (key(b) and seen[key(b)] >= 3 and not _NUMBERED.match(b.lines[0].strip()))]
 
 
+def _heading(raw: str, outdented: bool, following: _Block | None) -> tuple[tuple, str] | None:
+    """The kind of heading a line standing alone is, and its title, if it is one (("label",):
+    an admonition's label)."""
+    style = _heading_style(raw, outdented, following)
+    if style is None:
+        return None
+    atx = _ATX.match(raw)
+    title = atx.group(2) if style[0] == "atx" and atx else raw.strip(": ") if style == ("label",) else raw
+    return style, title
+
+
 def _heading_style(raw: str, outdented: bool, following: _Block | None) -> tuple | None:
-    """What kind of heading a line standing alone is, if it is one (("label",): an admonition's)."""
     line = raw.strip()
     atx = _ATX.match(raw)  # at the margin: "    # a comment" is a line of code
     if atx:
