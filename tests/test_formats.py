@@ -1042,3 +1042,42 @@ def test_plain_text_title_cased_line_at_the_margin_heads_a_section(tmp_path):
         "There are two main structures that matter. Both are internal.",
         "The data types used are defined in the header file. See the comments there.",
         "See", "the header for the rest of them, which are not described here."]  # "See" heads nothing
+
+
+def test_pdf_columns_are_read_one_after_the_other_and_a_table_row_by_row(tmp_path):
+    left = ["The left column opens the story", "and carries it down the page", "to its last line here."]
+    right = ["The right column goes on after", "the left one has ended, as", "a reader turns to it."]
+    page = [(20, 20, "Helvetica", 18, "Two columns")]
+    page += [(20, 35 + 5 * i, "Helvetica", 10, text) for i, text in enumerate(left)]
+    page += [(110, 35 + 5 * i, "Helvetica", 10, text) for i, text in enumerate(right)]
+    page.append((20, 70, "Helvetica", 14, "Options"))
+    for i, (name, meaning) in enumerate([("--quiet", "prints nothing."), ("--verbose", "prints every step.")]):
+        page += [(20, 82 + 10 * i, "Helvetica", 10, name), (110, 82 + 10 * i, "Helvetica", 10, meaning)]
+    texts = [s.text for s in read_source(_laid_out_pdf(tmp_path / "columns.pdf", [page])).segments]
+    assert texts[:2] == [" ".join(left), " ".join(right)]
+    assert " ".join(texts[2:]).split() == "--quiet prints nothing. --verbose prints every step.".split()
+
+
+def test_pdf_reading_order_cuts_bands_then_columns():
+    from types import SimpleNamespace as Box
+
+    from tutorialbook.acquire.formats.pdf import reading_order
+
+    title = Box(x0=10, x1=200, y0=780, y1=800, name="title")
+    left = [Box(x0=10, x1=95, y0=700 - 60 * i, y1=760 - 60 * i, name=f"left{i}") for i in range(3)]
+    right = [Box(x0=110, x1=200, y0=690 - 50 * i, y1=770 - 50 * i, name=f"right{i}") for i in range(3)]
+    footer = Box(x0=10, x1=200, y0=20, y1=30, name="footer")
+    cells = [Box(x0=10 + 100 * c, x1=90 + 100 * c, y0=400 - 20 * r, y1=410 - 20 * r, name=f"cell{r}{c}")
+             for r in range(2) for c in range(2)]
+    shuffled = [footer, *cells[::-1], *right, title, *left[::-1]]
+    page = [b for b in shuffled if b not in cells]
+    assert [b.name for b in reading_order(page)] == ["title", "left0", "left1", "left2", "right0", "right1",
+                                                     "right2", "footer"]
+    assert [b.name for b in reading_order(cells)] == ["cell00", "cell01", "cell10", "cell11"]
+    assert reading_order([]) == [] and [b.name for b in reading_order([title])] == ["title"]
+    # a term whose words run into its description's box: the tops are level, the first lines say the order
+    term = Box(x0=96, x1=253, y0=528, y1=538.8, first=96, name="term")
+    rest = Box(x0=260, x1=343, y0=528, y1=538.6, first=260, name="rest of the term")
+    described = Box(x0=121, x1=528, y0=468, y1=538.8, first=350, name="description")
+    assert [b.name for b in reading_order([described, rest, term], start=lambda b: b.first)] == [
+        "term", "rest of the term", "description"]
