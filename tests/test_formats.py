@@ -1081,3 +1081,49 @@ def test_pdf_reading_order_cuts_bands_then_columns():
     described = Box(x0=121, x1=528, y0=468, y1=538.8, first=350, name="description")
     assert [b.name for b in reading_order([described, rest, term], start=lambda b: b.first)] == [
         "term", "rest of the term", "description"]
+
+
+def test_plain_text_lines_that_start_a_block_without_a_blank_line(tmp_path):
+    """A question over its answer is a heading; lines shown deeper under a line ending in a colon
+    are code, the prose after them prose again; lines the author ended by hand (each next word would
+    have fit) are one item a line, while wrapped prose, whose next word never fits, is joined; a
+    shell command standing left of indented prose heads nothing."""
+    transcript = read_written(tmp_path, "faq.txt", (
+        "Frob FAQ\n\n"
+        "1.1. Why does frob stop halfway?\n"
+        "It runs out of disk space. Frob writes a backup of every file it rewrites, so\n"
+        "it needs as much free space as the files it is given take up on the disk.\n\n"
+        "1.2. What does the error look like?\n"
+        "Frob prints this when it stops:\n"
+        "    frob: write failed\n"
+        "    frob: 3 files left\n"
+        "and then it exits with status 2.\n\n"
+        "The settings it reads:\n\n"
+        "backup: yes\n"
+        "level: 3\n"
+        "colour: auto, or always when the output is piped\n\n"
+        "    ./configure && make\n\n"
+        "      Build it from the sources when the archive has no package for your\n"
+        "      system; the build needs a C compiler and the make tool installed.\n"))
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "1.1. Why does frob stop halfway?"), (1, "1.2. What does the error look like?")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "It runs out of disk space. Frob writes a backup of every file it rewrites, so it needs "
+                      "as much free space as the files it is given take up on the disk."),
+        ("paragraph", "Frob prints this when it stops:"),
+        ("code", "frob: write failed\nfrob: 3 files left"),
+        ("paragraph", "and then it exits with status 2."),
+        ("paragraph", "The settings it reads:"),
+        ("list", "backup: yes\nlevel: 3\ncolour: auto, or always when the output is piped"),
+        ("code", "./configure && make"),
+        ("paragraph", "Build it from the sources when the archive has no package for your system; the build "
+                      "needs a C compiler and the make tool installed."),
+    ]
+    tabbed = read_written(tmp_path, "howto.txt", (
+        "Building\n\n\t./configure && make\n\n"
+        "\t  If something fails, read the last lines of its output. A missing\n"
+        "\t  library is the usual reason, such as libtool or gettext.\n\n"
+        "\t  Use SUID_CFLAGS when you want special compiler options for the\n"
+        "\t  programs that run as root, for example to build them as PIE.\n"))
+    assert "./configure && make" not in [title for _, _, title in tabbed.headings]
+    assert "./configure && make" in [s.text for s in tabbed.segments]

@@ -7,14 +7,20 @@ blank lines, with the structure the text shows by layout.
   marks at the margin, a numbered title ("2.1. People around Debian", "Chapter 3. Basics",
   "II. Structures") followed by its content (not one of a run of numbered one-line steps, and with
   a word in it: "1. Nf3 d5" are moves), a short line in capitals ("INTRODUCTION"), a short
-  line standing out to the left of indented prose (a manual page's "Description"), or a short
-  title-cased line at the margin over a paragraph ("Data Types"; not "See"). Levels go by
+  line standing out to the left of indented prose (a manual page's "Description"; not a shell
+  command), or a short title-cased line at the margin over a paragraph ("Data Types"; not "See").
+  A numbered title or a question may sit on the line over its answer, with no blank line
+  between (FAQs), when the answer's first word would have fit on its line. Levels go by
   the order styles first appear; a left-standing heading ("Preface") takes the level of the
   first chapter numbers at the same margin.
 * **Code**: a block indented deeper than the text's prose that opens with a shell prompt
   (``$ ``), or is at least two columns deeper and does not read as prose; the pieces of a
-  listing that blank lines cut apart are one block again, dedented as a whole.
-* **Lists**: a block whose lines open with bullets or numbers, its items' lines kept.
+  listing that blank lines cut apart are one block again, dedented as a whole. Lines indented
+  deeper right under a sentence that ends in a colon ("On most systems, you say:") are a block
+  of their own, with no blank line between.
+* **Lists**: a block whose lines open with bullets or numbers, its items' lines kept; a block of
+  three lines or more that the author ended by hand (each line's next word would have fit on it
+  within the block's widest line, so no wrapping moved it down) and no sentence runs across.
 * **Paragraphs**: everything else, hard-wrapped lines joined (``wrapping.unwrapped``).
 
 A single-line block naming an admonition ("Note", "Caution") heads the block after it. Rule
@@ -42,6 +48,9 @@ _NUMBERED = re.compile(r"^(?:(?i:chapter|part|appendix|section)\s+(?P<named>\d{1
 _SAN = re.compile(r"(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=[QRBN])?|O-O(?:-O)?)[+#!?]*")
 _BULLET = re.compile(r"^\s*(?:[-*+•o]|\d{1,3}[.)]|\(?[a-z]\)|\[\d+\])\s+\S")
 _PROMPT = re.compile(r"^\s*[$%#>] \S")
+#: a shell command line ("./configure && make", "$ make", "ls | less"), which stands out to the left
+#: of indented prose as a title does
+_COMMAND = re.compile(r"&&|\|\||(?:^|\s)\./|[;|]\s|^\$\s")
 _SENTENCE_END = re.compile(r"[.:;,!]$")
 _NOTICE = re.compile(r"©|\bcopyright\b|\(c\) ?\d{4}", re.I)
 _CONTENTS = re.compile(r"(?:table of )?contents:?", re.I)
@@ -67,7 +76,8 @@ def read_plain(text: str, name: str) -> Document:
     blocks = [_Block([line.rstrip().removesuffix("¶").rstrip() for line in part.splitlines() if line.strip()])
               for part in re.split(r"\n\s*\n", text)]
     blocks = _without_contents(_without_running_heads([b for b in blocks if b.lines]))
-    prose = _prose_indent(blocks)
+    width, prose = _wrap_width(blocks), _prose_indent(blocks)
+    blocks = [part for block in blocks for part in _parts(block, width, prose)]
     spelling = Spelling(b.lines for b in blocks)
     doc = Document(name)
     title = _title_block(blocks[0].lines) if blocks else None
@@ -186,7 +196,7 @@ def _heading_style(raw: str, outdented: bool, following: _Block | None) -> tuple
         return ("number", _depth(numbered))
     if _capitals(line):
         return ("capitals",)
-    if outdented and _title_like(line):
+    if outdented and _title_like(line) and not _COMMAND.search(line):
         return ("outdented",)
     if _title_cased(line) and len(following.lines) >= 2:
         return ("title case",)
@@ -231,7 +241,73 @@ def _block_event(block: _Block, prose: int, spelling: Spelling) -> tuple:
         return ("block", "list", _dedent(lines))
     if deeper > 0 and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)):
         return ("code", lines)
+    if len(lines) >= 3 and len({len(line) - len(line.lstrip()) for line in lines}) == 1 and all(
+            _broken(lines, i) and not _continues(lines[i - 1], lines[i]) for i in range(1, len(lines))):
+        return ("block", "list", _dedent(lines))  # one item a line (within the block's own width: the
+        # text's width would take prose that an author wrapped early by hand for items)
     return ("block", "paragraph", unwrapped(lines, spelling))
+
+
+def _broken(lines: list[str], i: int, width: int = 0) -> bool:
+    """Whether the author ended ``lines[i - 1]`` by hand: the first word of ``lines[i]`` would have
+    fit on it within the block's widest line (or ``width``, if wider), so wrapping at that width
+    did not move it down (a word cut by a hyphen was wrapped)."""
+    before, words = lines[i - 1].rstrip(), lines[i].split()
+    return bool(words) and not before.endswith("-") and \
+        len(before) + 1 + len(words[0]) <= max(width, *(len(line.rstrip()) for line in lines))
+
+
+def _numbered_title(line: str, after: list[str]) -> bool:
+    """Whether ``line`` is a numbered section's title over ``after`` ("2.1. Building"), not a
+    numbered sentence ("A. Yes. The release managers asked me")."""
+    numbered = _NUMBERED.match(line.strip())
+    found = _heading(line, False, _Block(after)) if numbered else None
+    return found is not None and found[0][0] == "number" and numbered is not None \
+        and not re.search(r"[.,;:]\s", numbered["title"])
+
+
+def _introduces(line: str) -> bool:
+    """Whether a line ending in a colon is a sentence that introduces what follows ("On most
+    systems, you say:"), not a term its description hangs under ("gcc-textdomain:")."""
+    return sum(bool(re.search(r"[^\W\d_]", word)) for word in line.strip().removeprefix("*").split()) >= 3
+
+
+def _continues(before: str, line: str) -> bool:
+    """Whether ``line`` goes on with a sentence ``before`` left open ("issues," / "you can";
+    "and" / "the rest")."""
+    words, after = before.split(), line.split()
+    return bool(re.match(r"\s*[a-z]", line)) and bool(words) and (
+        before.endswith(",") or words[-1].lower() in _SMALL_WORDS or after[0] in _SMALL_WORDS)
+
+
+def _wrap_width(blocks: list[_Block]) -> int:
+    """The width the text's prose is wrapped at: the median of its wrapped paragraphs' widest lines."""
+    widths = sorted(max(len(line.rstrip()) for line in b.lines) for b in blocks
+                    if len(b.lines) >= 3 and _reads_as_prose(b.lines))
+    return widths[len(widths) // 2] if widths else 0
+
+
+def _parts(block: _Block, width: int, prose: int) -> list[_Block]:
+    """A block cut where its lines say a new one starts without a blank line: a question or a
+    numbered title on its own line over its answer (FAQs: "1.1. How do you pronounce it?"; the
+    answer's first word would have fit after it within the prose's ``width``), and the lines
+    indented deeper under a prose line that ends in a colon (a command or its output shown)."""
+    lines = block.lines
+    for i in range(1, len(lines)):
+        before, line = lines[i - 1], lines[i]
+        indent = len(line) - len(line.lstrip())
+        step = indent - (len(before) - len(before.lstrip()))
+        asked = (i == 1 and step == 0 and _broken(lines, 1, width) and not _BULLET.match(line)
+                 and not _NUMBERED.match(line.strip()) and not _RULE.match(line) and not line.rstrip().endswith("?")
+                 and (before.rstrip().endswith("?") and _title_like(before) or _numbered_title(before, lines[1:])))
+        if asked:
+            return [_Block(lines[:1]), *_parts(_Block(lines[1:]), width, prose)]
+        if step >= 2 and before.rstrip().endswith(":") and indent - step <= prose and _introduces(before):
+            end = next((j for j in range(i, len(lines)) if len(lines[j]) - len(lines[j].lstrip()) < indent),
+                       len(lines))
+            rest = _parts(_Block(lines[end:]), width, prose) if end < len(lines) else []
+            return [_Block(lines[:i]), _Block(lines[i:end]), *rest]
+    return [block]
 
 
 def _reads_as_prose(lines: list[str]) -> bool:
