@@ -1127,3 +1127,32 @@ def test_plain_text_lines_that_start_a_block_without_a_blank_line(tmp_path):
         "\t  programs that run as root, for example to build them as PIE.\n"))
     assert "./configure && make" not in [title for _, _, title in tabbed.headings]
     assert "./configure && make" in [s.text for s in tabbed.segments]
+
+
+def test_plain_text_drawn_tables_are_tables_and_a_framed_note_is_prose(tmp_path):
+    transcript = read_written(tmp_path, "types.txt", (
+        "Common Types\n\n"
+        "┌──────────┬──────────────────────────────┐\n"
+        "│Name      │Value                         │\n"
+        "├──────────┼──────────────────────────────┤\n"
+        "│          │A list of elements; its length│\n"
+        "│LISTofFOO │field comes first.            │\n"
+        "├──────────┼──────────────────────────────┤\n"
+        "│BYTE      │8-bit value                   │\n"
+        "└──────────┴──────────────────────────────┘\n\n"
+        "    +---------+-----------+\n"
+        "    |Language | Directory |\n"
+        "    +---------+-----------+\n"
+        "    |French   | /usr/fr   |\n"
+        "    |         | or /fr    |\n"
+        "    |German   | /usr/de   |\n"
+        "    +---------+-----------+\n\n"
+        "+--------------------------------+\n"
+        "|Caution                         |\n"
+        "|It takes hours to package well. |\n"
+        "+--------------------------------+\n"))
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("table", "Name | Value\nLISTofFOO | A list of elements; its length field comes first.\nBYTE | 8-bit value"),
+        ("table", "Language | Directory\nFrench | /usr/fr or /fr\nGerman | /usr/de"),
+        ("paragraph", "Caution It takes hours to package well."),
+    ]

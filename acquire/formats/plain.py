@@ -21,6 +21,8 @@ blank lines, with the structure the text shows by layout.
 * **Lists**: a block whose lines open with bullets or numbers, its items' lines kept; a block of
   three lines or more that the author ended by hand (each line's next word would have fit on it
   within the block's widest line, so no wrapping moved it down) and no sentence runs across.
+* **Tables**: a block drawn as a table with box-drawing or ASCII rules ("┌──┬──┐", "+--+--+"):
+  its rows, a cell's wrapped lines joined; a framed box of one column is a paragraph.
 * **Paragraphs**: everything else, hard-wrapped lines joined (``wrapping.unwrapped``).
 
 A single-line block naming an admonition ("Note", "Caution") heads the block after it. Rule
@@ -51,6 +53,9 @@ _PROMPT = re.compile(r"^\s*[$%#>] \S")
 #: a shell command line ("./configure && make", "$ make", "ls | less"), which stands out to the left
 #: of indented prose as a title does
 _COMMAND = re.compile(r"&&|\|\||(?:^|\s)\./|[;|]\s|^\$\s")
+#: a table's rule (box-drawing or ASCII: "├──┼──┤", "+----+----+", "|====|") and its column bars
+_FRAME = re.compile(r"[┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬╒╕╘╛╞╡╤╧╪─━═│║+|-]*[─━═-]{3}[┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬╒╕╘╛╞╡╤╧╪─━═│║+|=-]*")
+_BARS = "│║┃|"
 _SENTENCE_END = re.compile(r"[.:;,!]$")
 _NOTICE = re.compile(r"©|\bcopyright\b|\(c\) ?\d{4}", re.I)
 _CONTENTS = re.compile(r"(?:table of )?contents:?", re.I)
@@ -237,6 +242,9 @@ def _block_event(block: _Block, prose: int, spelling: Spelling) -> tuple:
     deeper = block.indent - prose
     if len(lines) == 1 and deeper >= CENTRED:  # a title page's centred line: no code
         deeper = 0
+    drawn = _drawn_table(lines)
+    if drawn:
+        return ("block", *drawn)
     if sum(bool(_BULLET.match(line)) for line in lines) >= max(1, len(lines) // 3) and _BULLET.match(lines[0]):
         return ("block", "list", _dedent(lines))
     if deeper > 0 and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)):
@@ -246,6 +254,35 @@ def _block_event(block: _Block, prose: int, spelling: Spelling) -> tuple:
         return ("block", "list", _dedent(lines))  # one item a line (within the block's own width: the
         # text's width would take prose that an author wrapped early by hand for items)
     return ("block", "paragraph", unwrapped(lines, spelling))
+
+
+def _drawn_table(lines: list[str]) -> tuple[str, str] | None:
+    """A table drawn with box-drawing characters or ASCII ("┌──┬──┐", "+--+--+"): ("table", its
+    rows of cells joined by " | ", as the other readers give tables), or ("paragraph", the text)
+    of a box of one column (a framed note); None when ``lines`` draw none. A row is the lines
+    between two rules where rules part every row, else a line (one whose first cell is empty goes
+    on with the row above), each cell's lines joined."""
+    if not _FRAME.fullmatch(lines[0].strip()) or not _FRAME.fullmatch(lines[-1].strip()):
+        return None
+    groups: list[list[list[str]]] = [[]]
+    for line in (raw.strip() for raw in lines):
+        if _FRAME.fullmatch(line):
+            groups.append([])
+        elif line[:1] in _BARS and line[-1:] in _BARS:
+            groups[-1].append([cell.strip() for cell in re.split(f"[{_BARS}]", line.strip(_BARS))])
+        else:
+            return None
+    groups = [group for group in groups if group]
+    if len(groups) <= 2:  # a heading row over one body, no rules between rows: a row a line
+        groups = [[cells] for group in groups for cells in group]
+        for n in range(len(groups) - 1, 0, -1):
+            if not groups[n][0][0] and len(groups[n][0]) > 1:
+                groups[n - 1] += groups.pop(n)
+    rows = [[squash(" ".join(cells[i] for cells in group if i < len(cells)))
+             for i in range(max(len(cells) for cells in group))] for group in groups]
+    if all(len(row) == 1 for row in rows):
+        return ("paragraph", squash(" ".join(row[0] for row in rows)))
+    return ("table", "\n".join(" | ".join(row) for row in rows if any(row)))
 
 
 def _broken(lines: list[str], i: int, width: int = 0) -> bool:
