@@ -1156,3 +1156,23 @@ def test_plain_text_drawn_tables_are_tables_and_a_framed_note_is_prose(tmp_path)
         ("table", "Language | Directory\nFrench | /usr/fr or /fr\nGerman | /usr/de"),
         ("paragraph", "Caution It takes hours to package well."),
     ]
+
+
+def test_pdf_reading_order_of_boxes_nested_past_any_page_stays_bounded():
+    """Bands in columns in bands ... a thousand levels deep (a page drawn to exhaust the cutting)
+    is read, by lines from MAX_CUTS down, without running out of stack."""
+    from types import SimpleNamespace as Box
+
+    from tutorialbook.acquire.formats.pdf import MAX_CUTS, reading_order
+
+    boxes, (x0, x1, y0, y1) = [], (0.0, 4000.0, 0.0, 4000.0)
+    for n in range(2000):  # a band over the rest, then a column beside the rest: each cut parts one box
+        if n % 2:
+            boxes.append(Box(x0=x0, x1=x0 + 1, y0=y0, y1=y1, n=n))
+            x0 += 2
+        else:
+            boxes.append(Box(x0=x0, x1=x1, y0=y1 - 1, y1=y1, n=n))
+            y1 -= 2
+    ordered = reading_order(boxes[::-1])
+    assert sorted(b.n for b in ordered) == list(range(2000))
+    assert [b.n for b in ordered[:MAX_CUTS]] == list(range(MAX_CUTS))  # as cut, while it cuts

@@ -25,6 +25,8 @@ _CID = re.compile(r"\(cid:\d+\)")
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
                             "\ufb05": "st", "\ufb06": "st"})
 MAX_HEADING_CHARS = 150
+#: how deep a page is cut into bands and columns (real pages need a handful: bands, columns, cells)
+MAX_CUTS = 32
 #: how far two boxes may overlap and still be apart (points): a line's descenders reach into the next
 _TOUCH = 1.0
 #: how far apart two boxes' tops may be and still be on one line (points): type of another size or face
@@ -178,20 +180,21 @@ def _boxes(data: bytes) -> list[_Box]:
     return boxes
 
 
-def reading_order(boxes: list[B], start: Callable[[B], float] = lambda b: b.x0) -> list[B]:
+def reading_order(boxes: list[B], start: Callable[[B], float] = lambda b: b.x0, depth: int = 0) -> list[B]:
     """A page's text boxes (anything with ``x0``, ``x1``, ``y0``, ``y1``, y growing upwards) in
     reading order, by cutting the page where no box crosses: first into bands from the top down
     (between paragraphs, above and below a table or a figure), then a band into columns from the left
     (two columns of prose, a table's cells), each part cut again. Boxes no gap separates are read
     by their top lines, those level with each other from the left (``start``: where a box's first
     line starts, which a box's ``x0`` may not say: a term's text runs into the box of its
-    description). Each cut sorts once, so a page of n boxes costs n log n per level."""
+    description). Each cut sorts once, so a page of n boxes costs n log n per level, and cuts go
+    ``MAX_CUTS`` deep at most (a page drawn to nest them deeper is read by lines from there)."""
     if len(boxes) <= 1:
         return list(boxes)
     for lo, hi in ((lambda b: -b.y1, lambda b: -b.y0), (lambda b: b.x0, lambda b: b.x1)):
-        parts = _apart(boxes, lo, hi)
+        parts = _apart(boxes, lo, hi) if depth < MAX_CUTS else [boxes]
         if len(parts) > 1:
-            return [box for part in parts for box in reading_order(part, start)]
+            return [box for part in parts for box in reading_order(part, start, depth + 1)]
     lines: list[list[B]] = []
     for box in sorted(boxes, key=lambda b: -b.y1):
         if lines and lines[-1][0].y1 - box.y1 <= _LEVEL:
