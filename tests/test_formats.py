@@ -1165,14 +1165,14 @@ def test_pdf_reading_order_of_boxes_nested_past_any_page_stays_bounded():
 
     from tutorialbook.acquire.formats.pdf import MAX_CUTS, reading_order
 
-    boxes, (x0, x1, y0, y1) = [], (0.0, 4000.0, 0.0, 4000.0)
+    boxes, (x0, x1, y0, y1) = [], (0.0, 10_000.0, 0.0, 10_000.0)
     for n in range(2000):  # a band over the rest, then a column beside the rest: each cut parts one box
         if n % 2:
-            boxes.append(Box(x0=x0, x1=x0 + 1, y0=y0, y1=y1, n=n))
-            x0 += 2
+            boxes.append(Box(x0=x0, x1=x0 + 3, y0=y0, y1=y1, n=n))
+            x0 += 5
         else:
-            boxes.append(Box(x0=x0, x1=x1, y0=y1 - 1, y1=y1, n=n))
-            y1 -= 2
+            boxes.append(Box(x0=x0, x1=x1, y0=y1 - 3, y1=y1, n=n))
+            y1 -= 5
     ordered = reading_order(boxes[::-1])
     assert sorted(b.n for b in ordered) == list(range(2000))
     assert [b.n for b in ordered[:MAX_CUTS]] == list(range(MAX_CUTS))  # as cut, while it cuts
