@@ -200,3 +200,24 @@ def test_damaged_pdfs_are_refused_by_name(tmp_path):
             read_source(path)
         except TutorialbookError as exc:
             assert exc.field == "source" and path.name in exc.reason
+
+
+def test_plain_text_laid_out_to_exhaust_the_reader_is_read_whole(tmp_path):
+    """A block of thousands of displays under colons, questions over answers, lines ended by
+    hand or drawn table rows, with no blank line: each read in full (cut once per display, not
+    once per level of a recursion that ran out of stack at a thousand)."""
+    from tutorialbook.acquire.sources import read_source
+
+    texts = {  # each with the words its last line says
+        "displays.txt": ("".join(f"Run the command number {i} like this:\n    cmd {i}\n" for i in range(3000)),
+                         "cmd 2999"),
+        "questions.txt": ("".join(f"{i}.1. Why is it so?\nBecause it is.\n" for i in range(1, 3000)), "2999.1."),
+        "lines.txt": ("".join(f"item {i}: value\n" for i in range(20000)), "item 19999"),
+        "table.txt": ("+----+----+\n" + "".join(f"| a{i} | b{i} |\n" for i in range(20000)) + "+----+----+\n",
+                      "a19999 | b19999"),
+    }
+    for name, (text, last) in texts.items():
+        path = tmp_path / name
+        path.write_text(text)
+        transcript = read_source(path)
+        assert last in " ".join([s.text for s in transcript.segments] + [h[2] for h in transcript.headings]), name

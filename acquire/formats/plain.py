@@ -249,8 +249,9 @@ def _block_event(block: _Block, prose: int, spelling: Spelling) -> tuple:
         return ("block", "list", _dedent(lines))
     if deeper > 0 and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)):
         return ("code", lines)
+    widest = _widest(lines)
     if len(lines) >= 3 and len({len(line) - len(line.lstrip()) for line in lines}) == 1 and all(
-            _broken(lines, i) and not _continues(lines[i - 1], lines[i]) for i in range(1, len(lines))):
+            _broken(a, b, widest) and not _continues(a, b) for a, b in zip(lines, lines[1:])):
         return ("block", "list", _dedent(lines))  # one item a line (within the block's own width: the
         # text's width would take prose that an author wrapped early by hand for items)
     return ("block", "paragraph", unwrapped(lines, spelling))
@@ -285,13 +286,16 @@ def _drawn_table(lines: list[str]) -> tuple[str, str] | None:
     return ("table", "\n".join(" | ".join(row) for row in rows if any(row)))
 
 
-def _broken(lines: list[str], i: int, width: int = 0) -> bool:
-    """Whether the author ended ``lines[i - 1]`` by hand: the first word of ``lines[i]`` would have
-    fit on it within the block's widest line (or ``width``, if wider), so wrapping at that width
+def _broken(before: str, line: str, width: int) -> bool:
+    """Whether the author ended the line ``before`` by hand: the first word of ``line`` would
+    have fit on it within ``width`` (the block's widest line, or wider), so wrapping at that width
     did not move it down (a word cut by a hyphen was wrapped)."""
-    before, words = lines[i - 1].rstrip(), lines[i].split()
-    return bool(words) and not before.endswith("-") and \
-        len(before) + 1 + len(words[0]) <= max(width, *(len(line.rstrip()) for line in lines))
+    before, words = before.rstrip(), line.split()
+    return bool(words) and not before.endswith("-") and len(before) + 1 + len(words[0]) <= width
+
+
+def _widest(lines: list[str]) -> int:
+    return max(len(line.rstrip()) for line in lines)
 
 
 def _numbered_title(line: str, after: list[str]) -> bool:
@@ -329,22 +333,26 @@ def _parts(block: _Block, width: int, prose: int) -> list[_Block]:
     numbered title on its own line over its answer (FAQs: "1.1. How do you pronounce it?"; the
     answer's first word would have fit after it within the prose's ``width``), and the lines
     indented deeper under a prose line that ends in a colon (a command or its output shown)."""
-    lines = block.lines
-    for i in range(1, len(lines)):
+    lines, cuts, start = block.lines, [], 0
+    width = max(width, _widest(lines))
+    i = 1
+    while i < len(lines):
         before, line = lines[i - 1], lines[i]
         indent = len(line) - len(line.lstrip())
         step = indent - (len(before) - len(before.lstrip()))
-        asked = (i == 1 and step == 0 and _broken(lines, 1, width) and not _BULLET.match(line)
-                 and not _NUMBERED.match(line.strip()) and not _RULE.match(line) and not line.rstrip().endswith("?")
-                 and (before.rstrip().endswith("?") and _title_like(before) or _numbered_title(before, lines[1:])))
-        if asked:
-            return [_Block(lines[:1]), *_parts(_Block(lines[1:]), width, prose)]
-        if step >= 2 and before.rstrip().endswith(":") and indent - step <= prose and _introduces(before):
+        if i == start + 1 and step == 0 and _broken(before, line, width) and not _BULLET.match(line) \
+                and not _NUMBERED.match(line.strip()) and not _RULE.match(line) and not line.rstrip().endswith("?") \
+                and (before.rstrip().endswith("?") and _title_like(before) or _numbered_title(before, lines[i:i + 2])):
+            cuts.append(i)
+        elif step >= 2 and before.rstrip().endswith(":") and indent - step <= prose and _introduces(before):
             end = next((j for j in range(i, len(lines)) if len(lines[j]) - len(lines[j].lstrip()) < indent),
                        len(lines))
-            rest = _parts(_Block(lines[end:]), width, prose) if end < len(lines) else []
-            return [_Block(lines[:i]), _Block(lines[i:end]), *rest]
-    return [block]
+            cuts += [i, end]
+            i = end
+        start = cuts[-1] if cuts else 0
+        i += 1
+    bounds = [0, *cuts, len(lines)]
+    return [_Block(lines[a:b]) for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
 def _reads_as_prose(lines: list[str]) -> bool:
