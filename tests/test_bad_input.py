@@ -204,8 +204,9 @@ def test_damaged_pdfs_are_refused_by_name(tmp_path):
 
 def test_plain_text_laid_out_to_exhaust_the_reader_is_read_whole(tmp_path):
     """A block of thousands of displays under colons, questions over answers, lines ended by
-    hand or drawn table rows, with no blank line: each read in full (cut once per display, not
-    once per level of a recursion that ran out of stack at a thousand)."""
+    hand or drawn table rows, with no blank line, or a line of 100,000 dashes: each read in full
+    (cut once per display, not once per level of a recursion that ran out of stack at a thousand;
+    a rule told by its characters, not by a pattern that backtracks)."""
     from tutorialbook.acquire.sources import read_source
 
     texts = {  # each with the words its last line says
@@ -215,6 +216,9 @@ def test_plain_text_laid_out_to_exhaust_the_reader_is_read_whole(tmp_path):
         "lines.txt": ("".join(f"item {i}: value\n" for i in range(20000)), "item 19999"),
         "table.txt": ("+----+----+\n" + "".join(f"| a{i} | b{i} |\n" for i in range(20000)) + "+----+----+\n",
                       "a19999 | b19999"),
+        # a rule that turns out not to be one at its very end (a pattern for rules backtracked on it
+        # in time quadratic in its length: minutes for this line)
+        "rule.txt": ("-" * 100_000 + "x\n| a | b |\n" + "-" * 100_000 + "\nthe end\n", "the end"),
     }
     for name, (text, last) in texts.items():
         path = tmp_path / name

@@ -53,8 +53,9 @@ _PROMPT = re.compile(r"^\s*[$%#>] \S")
 #: a shell command line ("./configure && make", "$ make", "ls | less"), which stands out to the left
 #: of indented prose as a title does
 _COMMAND = re.compile(r"&&|\|\||(?:^|\s)\./|[;|]\s|^\$\s")
-#: a table's rule (box-drawing or ASCII: "├──┼──┤", "+----+----+", "|====|") and its column bars
-_FRAME = re.compile(r"[┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬╒╕╘╛╞╡╤╧╪─━═│║+|-]*[─━═-]{3}[┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬╒╕╘╛╞╡╤╧╪─━═│║+|=-]*")
+#: what a table's rules are drawn with (box-drawing or ASCII: "├──┼──┤", "+----+----+", "|====|"),
+#: and its column bars
+_FRAME_CHARS = frozenset("┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬╒╕╘╛╞╡╤╧╪─━═│║┃+|=-")
 _BARS = "│║┃|"
 _SENTENCE_END = re.compile(r"[.:;,!]$")
 _NOTICE = re.compile(r"©|\bcopyright\b|\(c\) ?\d{4}", re.I)
@@ -263,11 +264,11 @@ def _drawn_table(lines: list[str]) -> tuple[str, str] | None:
     of a box of one column (a framed note); None when ``lines`` draw none. A row is the lines
     between two rules where rules part every row, else a line (one whose first cell is empty goes
     on with the row above), each cell's lines joined."""
-    if not _FRAME.fullmatch(lines[0].strip()) or not _FRAME.fullmatch(lines[-1].strip()):
+    if not _frame(lines[0]) or not _frame(lines[-1]):
         return None
     groups: list[list[list[str]]] = [[]]
     for line in (raw.strip() for raw in lines):
-        if _FRAME.fullmatch(line):
+        if _frame(line):
             groups.append([])
         elif line[:1] in _BARS and line[-1:] in _BARS:
             groups[-1].append([cell.strip() for cell in re.split(f"[{_BARS}]", line.strip(_BARS))])
@@ -284,6 +285,12 @@ def _drawn_table(lines: list[str]) -> tuple[str, str] | None:
     if all(len(row) == 1 for row in rows):
         return ("paragraph", squash(" ".join(row[0] for row in rows)))
     return ("table", "\n".join(" | ".join(row) for row in rows if any(row)))
+
+
+def _frame(line: str) -> bool:
+    """Whether ``line`` is a table's rule: drawing characters only, a run of three dashes in it."""
+    line = line.strip()
+    return bool(line) and set(line) <= _FRAME_CHARS and any(run in line for run in ("---", "───", "━━━", "═══", "==="))
 
 
 def _broken(before: str, line: str, width: int) -> bool:
