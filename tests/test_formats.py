@@ -423,6 +423,43 @@ box width 0.6 &quot;gpic&quot; <br>
     ]
 
 
+def test_html_text_laid_out_in_lines_reads_as_plain_text_and_pre_keeps_its_breaks(tmp_path):
+    """DocBook's literallayout sets a whole README in one paragraph broken by <br> (valgrind's
+    manual carries sixteen): its underlined titles head sections below the page's heading, its
+    indented command is code, its paragraphs are joined; a <pre> that breaks its lines with <br>
+    (libxslt's API pages) keeps them."""
+    page = tmp_path / "readme.html"
+    page.write_text("""<html><head><title>README_DEVELOPERS</title></head><body>
+<h1>6. README_DEVELOPERS</h1>
+<div class="literallayout"><p><br>
+Building and installing it<br>
+~~~~~~~~~~~~~~~~~~~~~~~~~~<br>
+To build and install from the repository, refer to the README file that<br>
+comes with the sources, in its section on building.<br>
+<br>
+Running it in place<br>
+~~~~~~~~~~~~~~~~~~~<br>
+To run the tool without installing it, set the library path, for example:<br>
+<br>
+  LIB=~/grind/.in_place ~/grind/coregrind/tool<br>
+<br>
+This allows you to compile and run with make instead of make install.<br>
+</p></div>
+<pre class="programlisting">xmlAttrPtr	process	(ctxt, <br />			 xmlNodePtr target)</pre>
+</body></html>""")
+    transcript = read_source(page)
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "6. README_DEVELOPERS"), (2, "Building and installing it"), (2, "Running it in place")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "To build and install from the repository, refer to the README file that comes with the "
+                      "sources, in its section on building."),
+        ("paragraph", "To run the tool without installing it, set the library path, for example:"),
+        ("code", "LIB=~/grind/.in_place ~/grind/coregrind/tool"),
+        ("paragraph", "This allows you to compile and run with make instead of make install."),
+        ("code", "xmlAttrPtr\tprocess\t(ctxt, \n\t\t\t xmlNodePtr target)"),
+    ]
+
+
 def test_html_page_controls_are_no_text(tmp_path):
     """rustdoc's "source · [−]" beside an item, "Edit on GitHub": links that work the page, not
     content; a paragraph of operator characters is content, a lone separator is not."""

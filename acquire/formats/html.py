@@ -15,7 +15,9 @@ chrome; links that run script, "Expand …"-like widget labels and a page contro
 ("source", "Edit on GitHub") are controls, not text, and so is a short "Click here for …"
 paragraph that only points at its link. Lines a ``<br>`` breaks stay lines when three or more
 are short (a program's statements, an address); three or more that are each a link are a
-contents list, dropped.
+contents list, dropped; longer lines with blank lines among them are a text laid out in lines
+(DocBook's literallayout holding a README), read as a plain text is (``plain.py``), its headings
+below the page's last one. A ``<br>`` in a ``<pre>`` breaks its line.
 A code listing written one element a line (Doxygen's ``div.fragment``) is one code block.
 An admonition's label (Sphinx's "Note" paragraph, DocBook's "Note" title or icon-and-label
 table in a ``div.note``) heads its text ("Note: …"): no block, no section of its own.
@@ -25,11 +27,13 @@ Site" title that a title element of the page shows or the h1 opens with."""
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 
 from lxml import etree
 from lxml import html as lxml_html
 
 from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
+from tutorialbook.acquire.formats.plain import read_plain
 from tutorialbook.errors import TutorialbookError
 
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template", "nav", "aside", "form", "button", "input",
@@ -62,6 +66,9 @@ _URL = re.compile(r"://|^\s*www\.")
 #: a line this long or shorter is one of a block's lines when ``<br>`` breaks it into three or more
 #: (a program's statements, an address); hard-wrapped prose runs longer
 SHORT_LINE = 40
+#: lines ``<br>`` breaks, with a blank line among them, that make a text laid out in lines (read as
+#: plain text: its paragraphs, underlined headings, indented code)
+LAID_OUT_LINES = 4
 PROSE_WORDS = 10
 """A paragraph this long that is mostly not links is content, not navigation."""
 _ALNUM = re.compile(r"[^\W_]")
@@ -292,6 +299,7 @@ class _Walker:
     def __init__(self, doc: Document, site: frozenset[str] = frozenset()):
         self.doc = doc
         self.site = site
+        self.level = 0  # the level of the last heading: a text laid out in lines nests below it
 
     def emit(self, kind: str, text: str) -> None:
         said = squash(text)
@@ -317,8 +325,9 @@ class _Walker:
 
     def _flush(self, run: list[tuple[str, str]]) -> None:
         """A run of inline text: a paragraph; its lines apart when ``<br>`` breaks it into three
-        or more short ones (a program, an address); nothing when every line of three or more is
-        a link (a contents list)."""
+        or more short ones (a program, an address); read as a plain text when longer lines have
+        blank lines among them (a text laid out in lines); nothing when every line of three or
+        more is a link (a contents list)."""
         lines: list[list[tuple[str, str]]] = [[]]
         for kind, text in run:
             if kind == "br":
@@ -334,8 +343,27 @@ class _Walker:
             return
         if len(said) >= 3 and sorted(len(text) for text, _ in said)[len(said) // 2] <= SHORT_LINE:
             self.emit("list", "\n".join(text for text, _ in said))
+        elif len(said) >= LAID_OUT_LINES and any(not t for t in texts[1:-1]):  # lines and blank lines:
+            self.laid_out("\n".join("".join(text for _, text in line).removeprefix("\n") for line in lines))
         else:
             self.emit("paragraph", " ".join(texts))
+
+    def laid_out(self, text: str) -> None:
+        """Text a page lays out in lines with ``<br>`` (DocBook's literallayout: a README inside
+        the manual), read as a plain text is, its headings below the page's last one."""
+        try:
+            transcript = read_plain(text, self.doc.name).transcript()
+        except TutorialbookError:  # nothing but headings
+            return
+        if transcript.title and transcript.title not in {t for _, _, t in transcript.headings}:
+            self.doc.heading(self.level + 1, transcript.title)  # its opening lines: its title
+        heads: dict[int, list[tuple[int, str]]] = defaultdict(list)
+        for at, level, title in transcript.headings:
+            heads[at].append((level, title))
+        for n, segment in enumerate(transcript.segments):
+            for level, title in heads[n]:
+                self.doc.heading(self.level + level, title)
+            self.doc.block(segment.kind, segment.text)
 
     def block(self, el, tag: str, depth: int) -> None:
         if depth > MAX_DEPTH:
@@ -343,9 +371,10 @@ class _Walker:
         elif tag in _HEADINGS and _in_admonition(el) and squash(el.text_content()).strip(": ").lower() in ADMONITIONS:
             self.doc.label(squash(el.text_content()).strip(": "))  # DocBook's "Note" title of a div.note: no section
         elif tag in _HEADINGS:
-            self.doc.heading(_HEADINGS[tag], el.text_content())
+            self.level = _HEADINGS[tag]
+            self.doc.heading(self.level, el.text_content())
         elif tag == "pre":
-            self.emit("code", el.text_content())
+            self.emit("code", _with_breaks(el))
         elif _is_listing(el):
             lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
             self.emit("code", "\n".join(line.text_content().rstrip() for line in lines) if lines
@@ -371,6 +400,18 @@ class _Walker:
             self._flush(_inside(el))
         else:
             self.container(el, depth)
+
+
+def _with_breaks(el, depth: int = 0) -> str:
+    """An element's text with a line break where a ``<br>`` stands (a ``<pre>`` that breaks its
+    lines with them: libxml's API pages), comments left out."""
+    out = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str):
+            out.append("\n" if child.tag.lower() == "br" else
+                       _with_breaks(child, depth + 1) if depth < MAX_DEPTH else child.text_content())
+        out.append(child.tail or "")
+    return "".join(out)
 
 
 def _pieces(el, tag: str, depth: int = 0) -> list[tuple[str, str]]:
