@@ -460,6 +460,21 @@ This allows you to compile and run with make instead of make install.<br>
     ]
 
 
+def test_html_list_item_of_two_paragraphs_keeps_their_words_apart(tmp_path):
+    page = tmp_path / "elements.html"
+    page.write_text("""<html><head><title>Elements</title></head><body><h1>Elements</h1>
+<p>Each node may contain:</p>
+<ul><li><p>glob elements have a pattern.</p><p>The first glob is the main one.</p></li>
+<li><p>A glob-deleteall element of the <acronym>XML</acronym> file.</p></li></ul>
+<dl><dt>Function: ffi_prep_cif</dt><dd><p>This initializes cif.</p><p>abi is the ABI to use</p></dd></dl>
+</body></html>""")
+    assert [s.text for s in read_source(page).segments] == [
+        "Each node may contain:",
+        "- glob elements have a pattern. The first glob is the main one.\n"
+        "- A glob-deleteall element of the XML file.",
+        "Function: ffi_prep_cif\n  This initializes cif. abi is the ABI to use"]
+
+
 def test_html_page_controls_are_no_text(tmp_path):
     """rustdoc's "source · [−]" beside an item, "Edit on GitHub": links that work the page, not
     content; a paragraph of operator characters is content, a lone separator is not."""

@@ -56,6 +56,8 @@ _INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code"
                      "font", "i", "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike",
                      "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "label", "nobr"})
 _LISTS = frozenset({"ul", "ol", "dl"})
+#: blocks inside a list item whose words stand apart from the next block's ("pattern." "The first")
+_ITEM_BLOCKS = frozenset({"p", "div", "pre", "blockquote", "table", "h1", "h2", "h3", "h4", "h5", "h6", "figure"})
 _BLOCKY = ("pre", "table", "h1", "h2", "h3", "h4", "h5", "h6")
 MAX_DEPTH = 200
 """Deeper nesting than this (hostile or broken pages) is read as plain text, not walked."""
@@ -480,8 +482,9 @@ def _list_lines(el, depth: int) -> list[str]:
         nested = [sub for sub in item if isinstance(sub.tag, str) and sub.tag in _LISTS]
         words = [item.text or ""]
         for sub in item:
-            if sub not in nested:
-                words.append(" " if sub.tag == "br" else sub.text_content())
+            if sub not in nested:  # a break or a block (an item's second <p>) parts words
+                words.append(" " if sub.tag == "br" else
+                             f" {sub.text_content()} " if sub.tag in _ITEM_BLOCKS else sub.text_content())
             words.append(sub.tail or "")
         marker = {"ol": f"{number}. ", "ul": "- "}.get(el.tag, "" if item.tag == "dt" else "  ")
         number += el.tag == "ol"
