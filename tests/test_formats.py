@@ -620,6 +620,16 @@ def test_rst_txt_loses_its_markup_and_keeps_headings_and_code(tmp_path):
     assert transcript.segments[headed["Raising Exceptions"]].kind == "list"
 
 
+def test_rst_known_role_docutils_cannot_read_shows_its_title(tmp_path):
+    """docutils knows :pep: and :rfc: but only with a number; Sphinx writes them with a title
+    and an anchor (setuptools' build_meta.rst), which left the markup in the text."""
+    transcript = read_written(tmp_path, "build.rst", (
+        "Build\n=====\n\nUse an :pep:`in-tree backend <517#in-tree-build-backends>` if needed.\n\n"
+        "See :pep:`517` and :rfc:`the JWT spec <7519>`.\n"))
+    assert [s.text for s in transcript.segments] == [
+        "Use an in-tree backend if needed.", "See PEP 517 and the JWT spec."]
+
+
 def test_a_folder_reads_rst_txt_sources(tmp_path):
     (tmp_path / "errors.rst.txt").write_text(SPHINX_SOURCE)
     (tmp_path / "notes.rst").write_text("Notes\n=====\n\nA plain :term:`note`.\n")

@@ -51,11 +51,14 @@ def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None)
 
 
 def _interpreted(self, rawsource, text, role, lineno):
-    """Inliner.interpreted, with unknown roles read by ``_text_role`` instead of an error."""
+    """Inliner.interpreted, with unknown roles read by ``_text_role`` instead of an error, and
+    known ones too where docutils cannot read them (Sphinx's ``:pep:`title <517#anchor>```)."""
     role_fn, messages = roles.role(role, self.language, lineno, self.reporter)
     if role_fn is None:  # the lookup's messages only say it was not found
         return _text_role(role, rawsource, text, lineno, self)
     nodes_, more = role_fn(role, rawsource, text, lineno, self)
+    if any(isinstance(node, nodes.problematic) for node in nodes_):
+        return _text_role(role, rawsource, text, lineno, self)
     return nodes_, messages + more
 
 
