@@ -689,6 +689,22 @@ def test_markdown_fenced_code_and_blocks(tmp_path):
     assert MARKDOWN[int(fence.start):int(fence.end)].startswith("```bash\ngit add -A")  # offsets into the file
 
 
+def test_markdown_badges_and_the_pages_own_contents_list_are_no_text(tmp_path):
+    """A README's badges (images, linked) and its list of links to its own sections say nothing
+    a learner asks about; a paragraph with words beside an image, and a list of links to other
+    pages, are text."""
+    transcript = read_written(tmp_path, "README.md", (
+        "# eSpeak NG\n\n[![Build Status][badge]][link]\n[![License](https://example.org/l.svg)](https://x.org)\n\n"
+        "eSpeak NG is a speech synthesizer. ![logo](logo.png)\n\n"
+        "## Table of contents\n\n- [Features](#features)\n- [History](#history)\n  - [Early](#early)\n\n"
+        "## Features\n\nMany voices.\n\n"
+        "## History\n\nSee [the guide](guide.md) and:\n\n- [Building](building.md)\n- [Voices](voices.md)\n\n"
+        "[badge]: https://example.org/b.svg\n[link]: https://example.org/\n"))
+    assert [title for _, _, title in transcript.headings] == ["eSpeak NG", "Features", "History"]
+    assert [s.text for s in transcript.segments] == [
+        "eSpeak NG is a speech synthesizer. logo", "Many voices.", "See the guide and:", "- Building\n- Voices"]
+
+
 def test_markdown_front_matter_gives_the_title_and_is_not_text(tmp_path):
     text = "---\nlayout: post\ntitle: \"Pruning roses\"\ntags: [garden]\n---\n\nCut above an outward bud.\n"
     path = tmp_path / "2026-03-01-roses.md"

@@ -1,5 +1,7 @@
 """Markdown through markdown-it-py, a CommonMark parser (with GFM tables): headings, and one
-block per paragraph, whole list, fenced or indented code block, table or quote.
+block per paragraph, whole list, fenced or indented code block, table or quote. A paragraph of
+images only (a README's badges, its logo) and a list of links to the page's own sections (its
+contents, which the headings already are) are no text.
 
 MyST, the Markdown of Sphinx projects, through mdit-py-plugins (markdown-it-py's own plugin set):
 a role ``{mod}`ensurepip``` reads as its text ("ensurepip"; "title <target>" as the title), a
@@ -91,14 +93,14 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
         kind = child.type
         if kind == "heading":
             doc.heading(int(child.tag[1]), inline_text(child))
+        elif kind in _NO_TEXT or _shows_nothing(child):
+            continue
         elif kind == "paragraph":
             doc.block("paragraph", inline_text(child), child)
         elif kind == "fence" and _DIRECTIVE.match(child.info.strip()):
             _directive(child, doc)
         elif kind in ("fence", "code_block"):
             doc.block("code", child.content, child)
-        elif kind in _NO_TEXT:
-            continue
         elif kind in _LISTS:
             if _holds(child, _BLOCKY):  # code or tables inside items: keep them as their own blocks
                 for item in child.children:
@@ -187,6 +189,38 @@ def _list_lines(node: SyntaxTreeNode, depth: int) -> list[str]:
         lines.append("  " * depth + f"{marker} {' '.join(words)}")
         lines.extend(nested)
     return lines
+
+
+def _shows_nothing(node: SyntaxTreeNode) -> bool:
+    """A README's badges and logo, a list of links to the page's own sections: no text to learn."""
+    return node.type == "paragraph" and _pictures_only(node) or node.type in _LISTS and _in_page_contents(node)
+
+
+def _pictures_only(paragraph: SyntaxTreeNode) -> bool:
+    """Whether a paragraph shows images (linked or not) and says nothing else: badges, a logo."""
+    pieces = [n for n in paragraph.walk(include_self=False) if n.type not in ("inline", "link")]
+    return any(n.type == "image" for n in pieces) and all(
+        n.type in ("image", "softbreak", "hardbreak") or n.type == "text" and not n.content.strip()
+        or any(a.type == "image" for a in _ancestors(n)) for n in pieces)
+
+
+def _ancestors(node: SyntaxTreeNode):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def _in_page_contents(node: SyntaxTreeNode) -> bool:
+    """Whether a list's every item is one link to a place on the page ("[History](#history)"),
+    nested lists too: the page's table of contents, which its headings already are."""
+    def item_is_link(item: SyntaxTreeNode) -> bool:
+        parts = [p for p in item.children if p.type not in _LISTS]
+        links = [n for p in parts for n in p.walk() if n.type == "link"]
+        return len(parts) == 1 and len(links) == 1 and str(links[0].attrs.get("href", "")).startswith("#") \
+            and squash(inline_text(parts[0])) == squash(inline_text(links[0]))
+
+    return all(item_is_link(item) and all(_in_page_contents(sub) for sub in item.children if sub.type in _LISTS)
+               for item in node.children)
 
 
 def _rows(table: SyntaxTreeNode):
