@@ -475,6 +475,21 @@ def test_html_list_item_of_two_paragraphs_keeps_their_words_apart(tmp_path):
         "Function: ffi_prep_cif\n  This initializes cif. abi is the ABI to use"]
 
 
+def test_html_docbook_title_page_credits_are_text_not_sections(tmp_path):
+    page = tmp_path / "manual.html"
+    page.write_text("""<html><head><title>bzip2 manual</title></head><body><div class="book">
+<div class="titlepage"><div><h1 class="title">bzip2 and libbzip2</h1></div>
+<div><h2 class="subtitle">A program and library for data compression</h2></div>
+<div class="authorgroup"><div class="author"><h3 class="author">Julian Seward</h3></div></div></div>
+<div class="chapter"><h1 class="title">1. Introduction</h1><p>bzip2 compresses files.</p></div>
+</div></body></html>""")
+    transcript = read_source(page)
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "bzip2 and libbzip2"), (1, "1. Introduction")]
+    assert [s.text for s in transcript.segments] == [
+        "A program and library for data compression", "Julian Seward", "bzip2 compresses files."]
+
+
 def test_html_page_controls_are_no_text(tmp_path):
     """rustdoc's "source · [−]" beside an item, "Edit on GitHub": links that work the page, not
     content; a paragraph of operator characters is content, a lone separator is not."""

@@ -59,6 +59,8 @@ _LISTS = frozenset({"ul", "ol", "dl"})
 #: blocks inside a list item whose words stand apart from the next block's ("pattern." "The first")
 _ITEM_BLOCKS = frozenset({"p", "div", "pre", "blockquote", "table", "h1", "h2", "h3", "h4", "h5", "h6", "figure"})
 _BLOCKY = ("pre", "table", "h1", "h2", "h3", "h4", "h5", "h6")
+#: DocBook's title-page headings that credit or subtitle the book (h2.subtitle, h3.author): text, no section
+_CREDITS = frozenset({"subtitle", "author", "corpauthor", "editor", "othercredit", "collab"})
 MAX_DEPTH = 200
 """Deeper nesting than this (hostile or broken pages) is read as plain text, not walked."""
 PARSER_DEPTH = 256
@@ -372,6 +374,8 @@ class _Walker:
             self.emit("paragraph", el.text_content())
         elif tag in _HEADINGS and _in_admonition(el) and squash(el.text_content()).strip(": ").lower() in ADMONITIONS:
             self.doc.label(squash(el.text_content()).strip(": "))  # DocBook's "Note" title of a div.note: no section
+        elif tag in _HEADINGS and _CREDITS & set(el.get("class", "").split()):
+            self.emit("paragraph", el.text_content())  # a title page's subtitle or author: no section
         elif tag in _HEADINGS:
             self.level = _HEADINGS[tag]
             self.doc.heading(self.level, el.text_content())
