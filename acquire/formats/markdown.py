@@ -198,16 +198,18 @@ def _shows_nothing(node: SyntaxTreeNode) -> bool:
 
 def _pictures_only(paragraph: SyntaxTreeNode) -> bool:
     """Whether a paragraph shows images (linked or not) and says nothing else: badges, a logo."""
-    pieces = [n for n in paragraph.walk(include_self=False) if n.type not in ("inline", "link")]
+    pieces = list(_outside_images(paragraph))
     return any(n.type == "image" for n in pieces) and all(
-        n.type in ("image", "softbreak", "hardbreak") or n.type == "text" and not n.content.strip()
-        or any(a.type == "image" for a in _ancestors(n)) for n in pieces)
+        n.type in ("image", "softbreak", "hardbreak") or n.type == "text" and not n.content.strip() for n in pieces)
 
 
-def _ancestors(node: SyntaxTreeNode):
-    while node.parent is not None:
-        node = node.parent
-        yield node
+def _outside_images(node: SyntaxTreeNode):
+    """The inline pieces under ``node``, links opened, images whole (their alt text inside them)."""
+    for child in node.children:
+        if child.type in ("inline", "link"):
+            yield from _outside_images(child)
+        else:
+            yield child
 
 
 def _in_page_contents(node: SyntaxTreeNode) -> bool:

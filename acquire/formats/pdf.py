@@ -191,8 +191,8 @@ def reading_order(boxes: list[B], start: Callable[[B], float] = lambda b: b.x0, 
     ``MAX_CUTS`` deep at most (a page drawn to nest them deeper is read by lines from there)."""
     if len(boxes) <= 1:
         return list(boxes)
-    for lo, hi in ((lambda b: -b.y1, lambda b: -b.y0), (lambda b: b.x0, lambda b: b.x1)):
-        parts = _apart(boxes, lo, hi) if depth < MAX_CUTS else [boxes]
+    for lo, hi in ((lambda b: -b.y1, lambda b: -b.y0), (lambda b: b.x0, lambda b: b.x1)) if depth < MAX_CUTS else ():
+        parts = _apart(boxes, lo, hi)
         if len(parts) > 1:
             return [box for part in parts for box in reading_order(part, start, depth + 1)]
     lines: list[list[B]] = []

@@ -73,7 +73,7 @@ class _Block:
 
     @property
     def indent(self) -> int:
-        return min(len(line) - len(line.lstrip()) for line in self.lines)
+        return min(_indent(line) for line in self.lines)
 
 
 def read_plain(text: str, name: str) -> Document:
@@ -251,7 +251,7 @@ def _block_event(block: _Block, prose: int, spelling: Spelling) -> tuple:
     if deeper > 0 and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)):
         return ("code", lines)
     widest = _widest(lines)
-    if len(lines) >= 3 and len({len(line) - len(line.lstrip()) for line in lines}) == 1 and all(
+    if len(lines) >= 3 and len({_indent(line) for line in lines}) == 1 and all(
             _broken(a, b, widest) and not _continues(a, b) for a, b in zip(lines, lines[1:])):
         return ("block", "list", _dedent(lines))  # one item a line (within the block's own width: the
         # text's width would take prose that an author wrapped early by hand for items)
@@ -301,6 +301,10 @@ def _broken(before: str, line: str, width: int) -> bool:
     return bool(words) and not before.endswith("-") and len(before) + 1 + len(words[0]) <= width
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 def _widest(lines: list[str]) -> int:
     return max(len(line.rstrip()) for line in lines)
 
@@ -345,15 +349,14 @@ def _parts(block: _Block, width: int, prose: int) -> list[_Block]:
     i = 1
     while i < len(lines):
         before, line = lines[i - 1], lines[i]
-        indent = len(line) - len(line.lstrip())
-        step = indent - (len(before) - len(before.lstrip()))
+        indent = _indent(line)
+        step = indent - _indent(before)
         if i == start + 1 and step == 0 and _broken(before, line, width) and not _BULLET.match(line) \
                 and not _NUMBERED.match(line.strip()) and not _RULE.match(line) and not line.rstrip().endswith("?") \
                 and (before.rstrip().endswith("?") and _title_like(before) or _numbered_title(before, lines[i:i + 2])):
             cuts.append(i)
         elif step >= 2 and before.rstrip().endswith(":") and indent - step <= prose and _introduces(before):
-            end = next((j for j in range(i, len(lines)) if len(lines[j]) - len(lines[j].lstrip()) < indent),
-                       len(lines))
+            end = next((j for j in range(i, len(lines)) if _indent(lines[j]) < indent), len(lines))
             cuts += [i, end]
             i = end
         start = cuts[-1] if cuts else 0
@@ -371,7 +374,7 @@ def _reads_as_prose(lines: list[str]) -> bool:
 
 def _dedent(lines: list[str]) -> str:
     """Lines without the indentation they share (blank lines kept)."""
-    indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    indent = min((_indent(line) for line in lines if line.strip()), default=0)
     return "\n".join(line[indent:] for line in lines)
 
 
