@@ -132,6 +132,10 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
     if suffix in PGN_EXTENSIONS:
         raise TutorialbookError("source", f"{path.name}: a {suffix} file is read by a domain pack's reader, "
                                           "and none was given")
+    from tutorialbook.acquire.formats.asciidoc import looks_like_asciidoc
+
+    if suffix in TEXT_EXTENSIONS and looks_like_asciidoc(text):
+        return read_document(".adoc", text, named.name)
     return parse_plain(text, named.name)
 
 

@@ -12,7 +12,8 @@ from tutorialbook.acquire.transcript import Transcript
 if TYPE_CHECKING:
     from tutorialbook.acquire.formats.document import Document
 
-DOCUMENT_EXTENSIONS = frozenset({".md", ".markdown", ".rst", ".html", ".htm", ".xhtml", ".ipynb", ".pdf"})
+DOCUMENT_EXTENSIONS = frozenset({".md", ".markdown", ".rst", ".html", ".htm", ".xhtml", ".ipynb", ".pdf", ".adoc",
+                                 ".asciidoc"})
 BINARY_FORMATS = frozenset({".html", ".pdf"})
 """Read as bytes: the reader decodes (an HTML page's declared charset) or parses them itself."""
 
@@ -29,6 +30,8 @@ def document_format(path: Path) -> str | None:
         return ".html"
     if suffix == ".markdown":
         return ".md"
+    if suffix == ".asciidoc":
+        return ".adoc"
     return suffix if suffix in DOCUMENT_EXTENSIONS else None
 
 
@@ -42,6 +45,8 @@ def read_document(fmt: str, data: str | bytes, name: str) -> Transcript:
         from tutorialbook.acquire.formats.html import read_html as read
     elif fmt == ".ipynb":
         from tutorialbook.acquire.formats.notebook import read_notebook as read
+    elif fmt == ".adoc":
+        from tutorialbook.acquire.formats.asciidoc import read_asciidoc as read
     elif fmt == ".pdf":
         from tutorialbook.acquire.formats.pdf import read_pdf as read
     else:

@@ -1,0 +1,275 @@
+"""AsciiDoc (``.adoc``, ``.asciidoc``) through asciidoc-py, AsciiDoc's reference implementation:
+the document becomes DocBook (the one backend asciidoc-py renders in its safe mode), DocBook
+becomes the plain HTML of its structure (sections as h1-h6, paras, lists, listings as ``pre``,
+tables, admonitions), and that is read as any HTML page is (``html.py``).
+
+asciidoc-py is an interpreter as much as a parser, so it runs fenced in: in safe mode (no
+``sys::``/``eval::`` macros, no ``ifeval``), from a string, with ``include::`` turned off (it would read any path), with
+its filters (``[source]`` highlighting, a block's ``filter=`` attribute: shell commands) replaced
+by one that returns the block's lines as written, one conversion at a time (its state is module
+global). A document it cannot convert is read as plain text, with a warning saying so."""
+
+from __future__ import annotations
+
+import io
+import re
+import tempfile
+import threading
+from pathlib import Path
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from tutorialbook.acquire.formats.document import Document
+from tutorialbook.acquire.formats.html import read_html
+from tutorialbook.acquire.formats.plain import read_plain
+
+_LOCK = threading.Lock()
+#: DocBook elements that become an HTML element of the same role (the rest are unwrapped)
+_AS = {
+    "para": "p", "simpara": "p", "formalpara": "div", "programlisting": "pre", "screen": "pre",
+    "literallayout": "pre", "synopsis": "pre", "itemizedlist": "ul", "orderedlist": "ol", "simplelist": "ul",
+    "member": "li", "variablelist": "dl", "term": "dt", "blockquote": "blockquote",
+    "emphasis": "em", "literal": "code", "code": "code", "command": "code", "filename": "code",
+    "userinput": "code", "computeroutput": "code", "replaceable": "em", "subscript": "sub",
+    "superscript": "sup", "table": "table", "informaltable": "table", "thead": "thead", "tbody": "tbody",
+    "tfoot": "tfoot", "row": "tr", "example": "div", "informalexample": "div", "sidebar": "div",
+    "figure": "div", "qandaset": "div", "qandaentry": "div", "question": "div", "answer": "div",
+}
+_SECTIONS = frozenset({"section", "sect1", "sect2", "sect3", "sect4", "sect5", "simplesect", "chapter",
+                       "appendix", "preface", "part", "refsect1", "refsect2", "refsect3", "refentry",
+                       "glossary", "bibliography", "colophon", "dedication"})
+_ADMONITIONS = frozenset({"note", "tip", "warning", "important", "caution"})
+#: what shows no text a reader learns from: index terms, images, the document's header fields
+_DROPPED = frozenset({"indexterm", "mediaobject", "inlinemediaobject", "anchor", "remark", "colspec",
+                      "spanspec", "author", "authorinitials", "revhistory", "date", "corpauthor", "address"})
+_DOCTYPE = re.compile(r"<!DOCTYPE[^>\[]*(\[[^\]]*\])?\s*>", re.S)
+MAX_DEPTH = 200
+
+
+#: a document title: "= Title", or a line underlined by "=" of its length (within 2)
+#: what may stand above the title: attribute entries (":toc: left"), anchors, comments
+_PREAMBLE = re.compile(r":[\w-]+!?:(?:\s.*)?|\[\[[\w:.-]+(?:,[^\]]*)?\]\]|//(?:[^/].*)?")
+_ONE_LINE_TITLE = re.compile(r"=\s+\S")
+_SECTION = re.compile(r"={2,6}\s+\S")
+_UNDERLINE = re.compile(r"(=+|-+|~+|\^+|\++)")
+#: constructs only AsciiDoc writes: a block's attribute list, a list continuation, an anchor
+_ATTRIBUTES = re.compile(r"\[(?:source|listing|literal|verse|quote|NOTE|TIP|IMPORTANT|WARNING|CAUTION|"
+                         r"horizontal|float|discrete|glossary|qanda|(?:options|cols|frame|grid)=)[^\]]*\]")
+_ANCHOR = re.compile(r"\[\[[\w:.-]+(?:,[^\]]*)?\]\]")
+_BLOCK_TITLE = re.compile(r"\.[A-Za-z][^.]*")
+_DELIMITER = re.compile(r"(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,})")
+SNIFF_LINES = 5000
+
+
+def looks_like_asciidoc(text: str) -> bool:
+    """Whether a plain text (``.txt``) is an AsciiDoc source. It opens with a document title and
+    writes what only AsciiDoc writes (attribute entries such as ``:toc: left`` may stand above the
+    title): block attribute lists (``[source,sh]``, ``[NOTE]``), ``+``
+    list continuations, ``[[anchors]]``, block titles (``.Example`` over its block), delimited
+    blocks (a line of four or more ``-``, ``.``... after a blank line, closed by the same line
+    over more than one line; reStructuredText's overlined titles enclose one), labeled list
+    items (``term::`` followed at once by their text). A title ``= Title`` is AsciiDoc's alone,
+    and one such construct or section title (``== Section``) confirms it; a title underlined
+    with ``=`` is reStructuredText's and plain text's too, so it needs a section title and
+    two kinds of construct."""
+    lines = text.splitlines()[:SNIFF_LINES]
+    first = next((n for n, line in enumerate(lines)
+                  if line.strip() and not _PREAMBLE.fullmatch(line.rstrip())), None)
+    if first is None:
+        return False
+    head = lines[first].rstrip()
+    below = lines[first + 1].rstrip() if first + 1 < len(lines) else ""
+    one_line = bool(_ONE_LINE_TITLE.match(head))
+    if not (one_line or (set(below) == {"="} and abs(len(below) - len(head)) <= 2)):
+        return False
+    sections = 0
+    seen: set[str] = set()
+    for n in range(first + 2, len(lines)):
+        line, before = lines[n].rstrip(), lines[n - 1].rstrip()
+        if _SECTION.match(line):
+            sections += 1
+        elif before and _UNDERLINE.fullmatch(line) and abs(len(line) - len(before)) <= 2 and before[0].isalnum():
+            sections += 1
+        if _ATTRIBUTES.fullmatch(line):
+            seen.add("attributes")
+        elif line == "+" and before:
+            seen.add("continuation")
+        elif _ANCHOR.fullmatch(line):
+            seen.add("anchor")
+        elif _BLOCK_TITLE.fullmatch(line) and not before and n + 1 < len(lines) and lines[n + 1].strip():
+            seen.add("block title")
+        elif line.endswith("::") and len(line) > 2 and not line[0].isspace() and n + 1 < len(lines) \
+                and lines[n + 1].strip():
+            seen.add("labeled")
+        elif _DELIMITER.fullmatch(line) and not before:
+            close = next((m for m in range(n + 1, min(n + 400, len(lines))) if lines[m].rstrip() == line), None)
+            if close is not None and close - n > 2:
+                seen.add("delimited")
+    if one_line:
+        return sections + len(seen) >= 1
+    return sections >= 1 and len(seen) >= 2
+
+
+def read_asciidoc(text: str, name: str) -> Document:
+    try:
+        docbook, messages = _docbook(text)
+        failed = next((m for m in messages if "FAILED" in m), None)
+        if failed or not docbook.strip():
+            raise ValueError(failed or (messages[-1] if messages else "no output"))
+        root = _parse(docbook)
+        if root is None:
+            raise ValueError("no document")
+    except Exception as exc:  # noqa: BLE001 - any failure of the converter: read the words as written
+        doc = read_plain(text, name)
+        doc.warnings.append(f"{name}: AsciiDoc not converted ({_reason(exc)}); read as plain text")
+        return doc
+    doc = read_html(html_of(root), name)
+    unsafe = [m for m in messages if "unsafe:" in m]
+    if unsafe:
+        doc.warnings.append(f"{name}: {len(unsafe)} line(s) that include files or run commands were skipped "
+                            f"({_reason(ValueError(unsafe[0]))})")
+    return doc
+
+
+def _docbook(text: str) -> tuple[str, list[str]]:
+    """The document as DocBook XML, and asciidoc-py's messages. It writes to a file of its own
+    (given a file object, it would swap ``sys.stdout`` for it while it runs); it reads the text
+    as its standard input, so an ``include::`` has no folder to read from."""
+    from asciidoc import asciidoc as engine
+    from asciidoc.api import AsciiDocAPI
+
+    api = AsciiDocAPI()
+    api.options("--safe")
+    with _LOCK, tempfile.TemporaryDirectory(prefix="tutorialbook-asciidoc-") as folder:
+        target = Path(folder) / "document.xml"
+        kept = engine.filter_lines, engine.Reader1.open
+        engine.filter_lines = _unfiltered
+        engine.Reader1.open = _without_includes(kept[1])
+        try:
+            api.execute(io.StringIO(text), str(target), backend="docbook45")
+        except Exception:  # noqa: BLE001 - its messages say why (an error also ends the run early)
+            pass
+        finally:
+            engine.filter_lines, engine.Reader1.open = kept
+        messages = list(engine.message.messages)
+        return (target.read_text(encoding="utf-8") if target.exists() else ""), messages
+
+
+def _without_includes(open_file):
+    """The reader's ``open``, made to give the standard input an include depth of 0: asciidoc-py
+    checks no path an ``include::`` of standard input names, safe mode or not, so none is read
+    (the line stays as text, with a warning)."""
+    def opened(reader, fname):
+        open_file(reader, fname)
+        if fname == "<stdin>":
+            reader.max_depth = 0
+    return opened
+
+
+def _unfiltered(filter_cmd, lines, attrs=None):
+    """A block's lines as written: no filter command runs."""
+    return lines
+
+
+def _reason(exc: BaseException) -> str:
+    return (str(exc) or type(exc).__name__).strip().splitlines()[0][:200]
+
+
+def _parse(docbook: str):
+    """The DocBook's root element. Read as XML when it is well-formed; raw markup a document passes
+    through (``<username>`` in a table, a quote in a block's attribute) can break that, and an
+    XML parser recovering from it drops what follows, so then libxml2's HTML parser, which keeps
+    every element it meets, reads it. Neither loads a DTD, an entity or anything from a network."""
+    data = _DOCTYPE.sub("", docbook, count=1).encode("utf-8")
+    try:
+        return etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                                                      huge_tree=False, remove_comments=True, remove_pis=True))
+    except etree.XMLSyntaxError:
+        page = lxml_html.document_fromstring(data, parser=lxml_html.HTMLParser(
+            remove_comments=True, remove_pis=True, no_network=True, recover=True, encoding="utf-8"))
+        return page.find(".//article") if page.find(".//article") is not None else page.find(".//book")
+
+
+def html_of(root) -> bytes:
+    """DocBook's structure as a plain HTML page: the title as ``<title>`` and h1, each section's
+    title one level below its parent's."""
+    info = next((c for c in root if isinstance(c.tag, str) and c.tag in ("articleinfo", "bookinfo", "info")), None)
+    title = info.findtext("title") if info is not None else None
+    title = title if title is not None else root.findtext("title")
+    page = etree.Element("html")
+    head = etree.SubElement(page, "head")
+    body = etree.SubElement(page, "body")
+    if title and title.strip():
+        etree.SubElement(head, "title").text = title.strip()
+        etree.SubElement(body, "h1").text = title.strip()
+    for child in root:
+        if child is not info and not (isinstance(child.tag, str) and child.tag == "title"):
+            _convert(child, body, 1, 0)
+    return etree.tostring(page, encoding="utf-8", method="html")
+
+
+def _convert(node, parent, level: int, depth: int) -> None:
+    """Appends the HTML of ``node`` (and its tail) to ``parent``; ``level``: the heading level
+    of the section holding it."""
+    tail = node.tail
+    if not isinstance(node.tag, str) or node.tag in _DROPPED or depth > MAX_DEPTH:
+        _text(parent, tail)
+        return
+    tag = node.tag
+    if tag in _SECTIONS:
+        out = etree.SubElement(parent, "section")
+        heading = node.find("title")
+        if heading is not None:
+            etree.SubElement(out, f"h{min(level + 1, 6)}").text = "".join(heading.itertext())
+        _children(node, out, level + 1, depth, skip=heading)
+    elif tag in _ADMONITIONS:
+        out = etree.SubElement(parent, "div", {"class": f"admonition {tag}"})
+        etree.SubElement(out, "p", {"class": "admonition-title"}).text = tag.capitalize()
+        _children(node, out, level, depth, skip=node.find("title"))
+    elif tag == "listitem":
+        out = etree.SubElement(parent, "dd" if node.getparent().tag == "varlistentry" else "li")
+        _children(node, out, level, depth)
+    elif tag in ("entry", "entrytbl"):
+        row = node.getparent()
+        head = row is not None and row.getparent() is not None and row.getparent().tag == "thead"
+        out = etree.SubElement(parent, "th" if head else "td")
+        _children(node, out, level, depth)
+    elif tag in ("ulink", "link", "xref", "olink"):
+        out = etree.SubElement(parent, "a")
+        url = node.get("url") or ""
+        if url:
+            out.set("href", url)
+        _children(node, out, level, depth)
+        if not "".join(out.itertext()).strip():  # an empty link shows its target
+            out.text = url or node.get("linkend") or ""
+    elif tag == "title":  # a block's title (an example's, a table's): a line of its own
+        out = etree.SubElement(parent, "p")
+        _children(node, out, level, depth)
+    else:
+        out = etree.SubElement(parent, _AS[tag]) if tag in _AS else None
+        if out is None:  # unwrapped: its text and children go to the parent
+            _text(parent, node.text)
+            for child in node:
+                _convert(child, parent, level, depth + 1)
+        else:
+            _children(node, out, level, depth)
+    _text(parent, tail)
+
+
+def _children(node, out, level: int, depth: int, skip=None) -> None:
+    _text(out, node.text)
+    for child in node:
+        if child is not skip:
+            _convert(child, out, level, depth + 1)
+
+
+def _text(parent, text: str | None) -> None:
+    """Appends text to what ``parent`` holds so far."""
+    if not text:
+        return
+    if len(parent):
+        last = parent[-1]
+        last.tail = (last.tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text

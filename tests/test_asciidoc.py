@@ -1,0 +1,211 @@
+"""AsciiDoc sources (``.adoc``, and ``.txt`` files that are AsciiDoc) keep their structure, and
+asciidoc-py, which would read files and run commands a document names, does neither here.
+Every document is written by the test."""
+
+from tutorialbook.acquire.formats.asciidoc import looks_like_asciidoc
+from tutorialbook.acquire.sources import read_source
+
+ADOC = """:toc: left
+:author: The Tea Club
+
+[[brewing]]
+= Brewing with a kettle
+
+A pot of tea needs fresh water, warm china and patience. (((kettle)))
+
+== Heating the water
+
+Fill the kettle with fresh cold water; water boiled twice tastes flat.
+
+.Heat and wait
+[source,sh]
+----
+kettle --fill 1.5
+kettle --boil
+----
+
+NOTE: Green tea wants water well below the boil, around 80 degrees.
+
+=== Warming the pot
+
+Swirl a splash of hot water in the pot and pour it away.
+
+== Steeping
+
+--strong::
+  Steep the leaves for five minutes instead of three.
+--cups=<n>::
+  Brew for <n> cups.
+
+When the timer rings:
+
+* Strain the leaves.
++
+----
+kettle --strain
+----
+* Serve at once.
+"""
+
+#: the same kind of document in the other title style, as a manual page's source saved as .txt
+ADOC_TXT = """kettle-brew(1)
+==============
+
+NAME
+----
+kettle-brew - brew tea with a kettle and a pot
+
+SYNOPSIS
+--------
+[verse]
+'kettle-brew' [--strong] <leaf>
+
+OPTIONS
+-------
+--strong::
+\tSteep the leaves for five minutes instead of three.
+
+EXAMPLES
+--------
+Warm the pot first:
+
+------------
+$ kettle-brew --warm
+$ kettle-brew --strong assam
+------------
+"""
+
+RST_TXT = """=================
+Brewing with rst
+=================
+
+Heating the water
+-----------------
+
+Fill the kettle with fresh water. Then run::
+
+    kettle --boil
+
+----
+
+Steeping
+--------
+
+Steep three minutes.
+
+.. note:: Green tea is steeped cooler.
+"""
+
+PLAIN_TXT = """Brewing notes
+=============
+
+Heating the water
+-----------------
+Fill the kettle.
+
+--------------------------------
+Steeping
+--------------------------------
+Three minutes.
+"""
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return read_source(path)
+
+
+def test_adoc_mirrors_its_sections_and_keeps_listings_lists_and_admonitions(tmp_path):
+    transcript = write(tmp_path, "kettle_v2_final.adoc", ADOC)
+    assert transcript.title == "Brewing with a kettle"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Brewing with a kettle"), (2, "Heating the water"), (3, "Warming the pot"), (2, "Steeping")]
+    assert [s.text for s in transcript.segments if s.kind == "code"] == [
+        "kettle --fill 1.5\nkettle --boil", "kettle --strain"]
+    texts = [s.text for s in transcript.segments]
+    assert "A pot of tea needs fresh water, warm china and patience." in texts  # no index term
+    assert "Note: Green tea wants water well below the boil, around 80 degrees." in texts
+    assert "Heat and wait" in texts  # a block's title stays with its block
+    options = next(t for t in texts if t.startswith("--strong"))
+    assert "Steep the leaves for five minutes" in options and "--cups=<n>" in options
+    for t in texts:
+        for markup in ("----", "[source", "::", ":toc:", "[[", "(((", "NOTE:"):
+            assert markup not in t, (markup, t)
+
+
+def test_adoc_ingests_as_one_chapter_of_its_sections(library, tmp_path):
+    (tmp_path / "kettle.adoc").write_text(ADOC)
+    report = library.ingest(str(tmp_path / "kettle.adoc"), book="tea", refine_rounds=0)
+    assert report.tutorials[0].title == "Brewing with a kettle"
+    chapter = next(iter(library.browse("tea").children))
+    assert chapter.title == "Brewing with a kettle"
+
+
+def test_txt_that_is_asciidoc_is_read_as_asciidoc_and_rst_or_plain_text_is_not(tmp_path):
+    assert looks_like_asciidoc(ADOC) and looks_like_asciidoc(ADOC_TXT)
+    assert not looks_like_asciidoc(RST_TXT) and not looks_like_asciidoc(PLAIN_TXT)
+    transcript = write(tmp_path, "kettle-brew.txt", ADOC_TXT)
+    assert [title for _, _, title in transcript.headings] == [
+        "kettle-brew(1)", "NAME", "SYNOPSIS", "OPTIONS", "EXAMPLES"]
+    assert [s.text for s in transcript.segments if s.kind == "code"] == [
+        "kettle-brew [--strong] <leaf>", "$ kettle-brew --warm\n$ kettle-brew --strong assam"]
+    assert not any("[verse]" in s.text or "----" in s.text for s in transcript.segments)
+    rst = write(tmp_path, "brewing.txt", RST_TXT)  # read as plain text, as before
+    assert "kettle --boil" in rst.text and not rst.warnings
+
+
+def test_adoc_reads_no_file_and_runs_no_command_it_names(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the launch code is 4711")
+    made = tmp_path / "made"
+    hostile = f"""= Hostile
+
+First paragraph.
+
+include::{secret}[]
+
+include::secret.txt[]
+
+include1::{secret}[]
+
+{{include:{secret}}}
+
+sys::[touch {made}-sys]
+
+sys2::[touch {made}-sys2]
+
+eval::[open('{made}-eval', 'w')]
+
+Inline {{sys:touch {made}-inline}} and {{eval:open('{made}-eval2', 'w')}}.
+
+[filter="touch {made}-filter"]
+----
+hello
+----
+
+[source,sh,args="; touch {made}-args"]
+----
+echo hi
+----
+
+Last paragraph.
+"""
+    path = tmp_path / "hostile.adoc"
+    path.write_text(hostile)
+    transcript = read_source(path)
+    assert "4711" not in transcript.text
+    assert not list(tmp_path.glob("made*"))
+    assert "First paragraph." in transcript.text and "Last paragraph." in transcript.text
+    assert any("were skipped" in w for w in transcript.warnings)
+
+
+def test_adoc_asciidoc_py_refuses_is_read_as_plain_text_with_a_warning(tmp_path):
+    made = tmp_path / "made-ifeval"
+    transcript = write(tmp_path, "evaluated.adoc", f"= Evaluated\n\nifeval::[open('{made}', 'w')]\nHidden.\n"
+                                                   "endif::[]\n\nShown text here.\n")
+    assert not made.exists()
+    assert "Shown text here." in transcript.text
+    assert transcript.warnings == [
+        "evaluated.adoc: AsciiDoc not converted (FAILED: <stdin>: line 3: ifeval invalid safe document); "
+        "read as plain text"]
