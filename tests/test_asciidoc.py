@@ -209,3 +209,16 @@ def test_adoc_asciidoc_py_refuses_is_read_as_plain_text_with_a_warning(tmp_path)
     assert transcript.warnings == [
         "evaluated.adoc: AsciiDoc not converted (FAILED: <stdin>: line 3: ifeval invalid safe document); "
         "read as plain text"]
+
+
+def test_adoc_that_asciidoc_py_cannot_finish_in_its_time_is_read_as_plain_text(tmp_path, monkeypatch):
+    """asciidoc-py's regular expressions take minutes over a few hundred KB of quote marks (279 s
+    for 400,000 characters of "*_" here); it is given a bounded time, then the text is read plainly."""
+    from tutorialbook.acquire.formats import asciidoc
+
+    monkeypatch.setattr(asciidoc, "SECONDS", 1.0)
+    monkeypatch.setattr(asciidoc, "CHARS_A_SECOND", 10**9)
+    transcript = write(tmp_path, "quotes.adoc", "= Quotes\n\nA paragraph before.\n\n" + "*_" * 200_000 + "\n")
+    assert "A paragraph before." in transcript.text
+    assert transcript.warnings == [
+        "quotes.adoc: AsciiDoc not converted (asciidoc-py took over 1 s); read as plain text"]

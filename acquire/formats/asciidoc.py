@@ -3,19 +3,16 @@ the document becomes DocBook (the one backend asciidoc-py renders in its safe mo
 becomes the plain HTML of its structure (sections as h1-h6, paras, lists, listings as ``pre``,
 tables, admonitions), and that is read as any HTML page is (``html.py``).
 
-asciidoc-py is an interpreter as much as a parser, so it runs fenced in: in safe mode (no
-``sys::``/``eval::`` macros, no ``ifeval``), from a string, with ``include::`` turned off (it would read any path), with
-its filters (``[source]`` highlighting, a block's ``filter=`` attribute: shell commands) replaced
-by one that returns the block's lines as written, one conversion at a time (its state is module
-global). A document it cannot convert is read as plain text, with a warning saying so."""
+asciidoc-py is an interpreter as much as a parser, so it runs fenced in, in a child process with
+a time limit (``asciidoc_run.py``: safe mode, no includes, no filter commands). A document it
+cannot convert in time, or refuses (``ifeval``), is read as plain text, with a warning saying so."""
 
 from __future__ import annotations
 
-import io
+import json
 import re
-import tempfile
-import threading
-from pathlib import Path
+import subprocess
+import sys
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -24,7 +21,10 @@ from tutorialbook.acquire.formats.document import Document
 from tutorialbook.acquire.formats.html import read_html
 from tutorialbook.acquire.formats.plain import read_plain
 
-_LOCK = threading.Lock()
+#: the time asciidoc-py is given: this, plus a second per CHARS_A_SECOND characters (it reads
+#: ~250,000 characters of a real manual a second here)
+SECONDS = 10.0
+CHARS_A_SECOND = 50_000
 #: DocBook elements that become an HTML element of the same role (the rest are unwrapped)
 _AS = {
     "para": "p", "simpara": "p", "formalpara": "div", "programlisting": "pre", "screen": "pre",
@@ -133,43 +133,20 @@ def read_asciidoc(text: str, name: str) -> Document:
 
 
 def _docbook(text: str) -> tuple[str, list[str]]:
-    """The document as DocBook XML, and asciidoc-py's messages. It writes to a file of its own
-    (given a file object, it would swap ``sys.stdout`` for it while it runs); it reads the text
-    as its standard input, so an ``include::`` has no folder to read from."""
-    from asciidoc import asciidoc as engine
-    from asciidoc.api import AsciiDocAPI
-
-    api = AsciiDocAPI()
-    api.options("--safe")
-    with _LOCK, tempfile.TemporaryDirectory(prefix="tutorialbook-asciidoc-") as folder:
-        target = Path(folder) / "document.xml"
-        kept = engine.filter_lines, engine.Reader1.open
-        engine.filter_lines = _unfiltered
-        engine.Reader1.open = _without_includes(kept[1])
-        try:
-            api.execute(io.StringIO(text), str(target), backend="docbook45")
-        except Exception:  # noqa: BLE001 - its messages say why (an error also ends the run early)
-            pass
-        finally:
-            engine.filter_lines, engine.Reader1.open = kept
-        messages = list(engine.message.messages)
-        return (target.read_text(encoding="utf-8") if target.exists() else ""), messages
-
-
-def _without_includes(open_file):
-    """The reader's ``open``, made to give the standard input an include depth of 0: asciidoc-py
-    checks no path an ``include::`` of standard input names, safe mode or not, so none is read
-    (the line stays as text, with a warning)."""
-    def opened(reader, fname):
-        open_file(reader, fname)
-        if fname == "<stdin>":
-            reader.max_depth = 0
-    return opened
-
-
-def _unfiltered(filter_cmd, lines, attrs=None):
-    """A block's lines as written: no filter command runs."""
-    return lines
+    """The document as DocBook XML, and asciidoc-py's messages, from a child process
+    (``asciidoc_run.py``) given ``SECONDS`` plus one second per ``CHARS_A_SECOND`` characters:
+    its regular expressions can take minutes over a few hundred KB of hostile text."""
+    limit = SECONDS + len(text) / CHARS_A_SECOND
+    try:
+        done = subprocess.run([sys.executable, "-m", "tutorialbook.acquire.formats.asciidoc_run"],
+                              input=text.encode("utf-8", "replace"), capture_output=True, timeout=limit, check=True)
+    except subprocess.TimeoutExpired as exc:
+        raise ValueError(f"asciidoc-py took over {limit:.0f} s") from exc
+    except subprocess.CalledProcessError as exc:
+        lines = exc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise ValueError(lines[-1] if lines else f"asciidoc-py exited with {exc.returncode}") from exc
+    result = json.loads(done.stdout)
+    return result["docbook"], result["messages"]
 
 
 def _reason(exc: BaseException) -> str:

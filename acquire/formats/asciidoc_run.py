@@ -1,0 +1,55 @@
+"""The child process that runs asciidoc-py (``acquire/formats/asciidoc.py`` starts it): reads an
+AsciiDoc document on standard input, writes ``{"docbook": ..., "messages": [...]}`` as JSON.
+
+asciidoc-py is an interpreter as much as a parser, so it runs fenced in: in its safe mode (no
+``sys::``/``eval::`` macros, no ``ifeval``); with ``include::`` turned off (reading standard
+input it would open any path an include names, safe mode or not); with its filters (``[source]``
+highlighting, a block's ``filter=`` attribute: shell commands) replaced by one that returns the
+block's lines as written. Its state is module-global and it swaps ``sys.stdout`` while it runs:
+a process of its own keeps that away from the server, and lets the parent bound its time."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+
+def convert(text: str) -> dict:
+    from asciidoc import asciidoc as engine
+    from asciidoc.api import AsciiDocAPI
+
+    engine.filter_lines = _unfiltered
+    engine.Reader1.open = _without_includes(engine.Reader1.open)
+    api = AsciiDocAPI()
+    api.options("--safe")
+    with tempfile.TemporaryDirectory(prefix="tutorialbook-asciidoc-") as folder:
+        target = Path(folder) / "document.xml"
+        try:
+            api.execute(io.StringIO(text), str(target), backend="docbook45")
+        except Exception:  # noqa: BLE001 - its messages say why (an error also ends the run early)
+            pass
+        docbook = target.read_text(encoding="utf-8") if target.exists() else ""
+    return {"docbook": docbook, "messages": list(engine.message.messages)}
+
+
+def _without_includes(open_file):
+    """The reader's ``open``, made to give standard input an include depth of 0 (an include line
+    stays as text, with a warning)."""
+    def opened(reader, fname):
+        open_file(reader, fname)
+        if fname == "<stdin>":
+            reader.max_depth = 0
+    return opened
+
+
+def _unfiltered(filter_cmd, lines, attrs=None):
+    """A block's lines as written: no filter command runs."""
+    return lines
+
+
+if __name__ == "__main__":
+    result = convert(sys.stdin.buffer.read().decode("utf-8", "replace"))
+    sys.stdout.buffer.write(json.dumps(result).encode("utf-8"))
