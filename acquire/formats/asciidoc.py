@@ -47,13 +47,13 @@ _DOCTYPE = re.compile(r"<!DOCTYPE[^>\[]*(\[[^\]]*\])?\s*>", re.S)
 MAX_DEPTH = 200
 
 
-#: a document title: "= Title", or a line underlined by "=" of its length (within 2)
 #: what may stand above the title: attribute entries (":toc: left"), anchors, comments
 _PREAMBLE = re.compile(r":[\w-]+!?:(?:\s.*)?|\[\[[\w:.-]+(?:,[^\]]*)?\]\]|//(?:[^/].*)?")
+#: a document title "= Title" (or a line underlined by "=" of its length, within 2), a section title
 _ONE_LINE_TITLE = re.compile(r"=\s+\S")
 _SECTION = re.compile(r"={2,6}\s+\S")
 _UNDERLINE = re.compile(r"(=+|-+|~+|\^+|\++)")
-#: constructs only AsciiDoc writes: a block's attribute list, a list continuation, an anchor
+#: constructs only AsciiDoc writes: a block's attribute list, an anchor, a block title, a delimiter
 _ATTRIBUTES = re.compile(r"\[(?:source|listing|literal|verse|quote|NOTE|TIP|IMPORTANT|WARNING|CAUTION|"
                          r"horizontal|float|discrete|glossary|qanda|(?:options|cols|frame|grid)=)[^\]]*\]")
 _ANCHOR = re.compile(r"\[\[[\w:.-]+(?:,[^\]]*)?\]\]")
