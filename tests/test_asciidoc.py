@@ -222,3 +222,12 @@ def test_adoc_that_asciidoc_py_cannot_finish_in_its_time_is_read_as_plain_text(t
     assert "A paragraph before." in transcript.text
     assert transcript.warnings == [
         "quotes.adoc: AsciiDoc not converted (asciidoc-py took over 1 s); read as plain text"]
+
+
+def test_a_module_in_the_current_folder_does_not_replace_asciidoc_py(tmp_path, monkeypatch):
+    (tmp_path / "asciidoc").mkdir()
+    (tmp_path / "asciidoc" / "__init__.py").write_text(f"open({str(tmp_path / 'made-shadow')!r}, 'w')\n")
+    monkeypatch.chdir(tmp_path)
+    transcript = write(tmp_path, "kettle.adoc", ADOC)
+    assert not (tmp_path / "made-shadow").exists()
+    assert not transcript.warnings and "Heating the water" in [t for _, _, t in transcript.headings]

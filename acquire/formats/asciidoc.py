@@ -138,7 +138,8 @@ def _docbook(text: str) -> tuple[str, list[str]]:
     its regular expressions can take minutes over a few hundred KB of hostile text."""
     limit = SECONDS + len(text) / CHARS_A_SECOND
     try:
-        done = subprocess.run([sys.executable, "-m", "tutorialbook.acquire.formats.asciidoc_run"],
+        # -P: the current folder is not put on the child's path (a file there could shadow a module)
+        done = subprocess.run([sys.executable, "-P", "-m", "tutorialbook.acquire.formats.asciidoc_run"],
                               input=text.encode("utf-8", "replace"), capture_output=True, timeout=limit, check=True)
     except subprocess.TimeoutExpired as exc:
         raise ValueError(f"asciidoc-py took over {limit:.0f} s") from exc
