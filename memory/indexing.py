@@ -161,10 +161,38 @@ def ensure_base_indexes(name: str, table) -> None:
 
 # -- after writes --------------------------------------------------------------------
 
-def after_write(store, name: str) -> list[str]:
+#: a process looks at a table again after at most this many of its own writes, even when its
+#: estimate says nothing is due (writes of other processes are not in the estimate)
+RECHECK_WRITES = 8
+
+
+@dataclass
+class _Seen:
+    """What this process's last look at a table found, and what it has written since."""
+    rows: int
+    fragments: int
+    stale: int
+    index: VectorIndex | None
+    writes: int = 0
+    written: int = 0
+
+
+_seen: dict[tuple[str, str], _Seen] = {}
+_seen_guard = threading.Lock()
+
+
+def after_write(store, name: str, written: int | None = None) -> list[str]:
     """Called after each write to ``name``: keep its indexes fit for its size. The query tuning
     is looked up again only when the upkeep did something (a write alone leaves the vector index
-    as it is; one built by another process is seen within ``TUNING_TTL``)."""
+    as it is; one built by another process is seen within ``TUNING_TTL``).
+
+    ``written``: how many rows the write added or replaced, when known. Looking at a table's
+    indexes and fragments costs ~1.5 ms a write, two thirds of a one-row append; so while what
+    the last look found plus what this process wrote since leaves every threshold unreached,
+    the look is skipped (at most ``RECHECK_WRITES - 1`` times in a row). A write of unknown size
+    (an update or delete by filter) always looks."""
+    if written is not None and _nothing_due(store, name, written):
+        return []
     done: list[str] = []
     try:
         done = maintain(store, name)
@@ -174,6 +202,31 @@ def after_write(store, name: str) -> list[str]:
     if done:
         store.index_cache.pop(name, None)
     return done
+
+
+def _nothing_due(store, name: str, written: int) -> bool:
+    """Whether, by what this process last saw of ``name`` and has written since, no upkeep is due."""
+    policy = store.index_policy
+    with _seen_guard:
+        seen = _seen.get((store.uri, name))
+        if seen is None:
+            return False
+        seen.writes += 1
+        seen.written += written
+        if seen.writes >= RECHECK_WRITES:
+            return False
+        rows, fragments, stale = seen.rows + seen.written, seen.fragments + seen.writes, seen.stale + seen.written
+    if stale >= policy.refresh_rows:
+        return False
+    if name not in policy.compact_skip and fragments >= policy.compact_fragments and rows <= policy.compact_max_rows:
+        return False
+    if has_vector(name):
+        index = seen.index
+        if index is None and rows >= policy.vector_min_rows:
+            return False
+        if index is not None and policy.partitions(rows) >= policy.regrow_factor * index.partitions:
+            return False
+    return True
 
 
 def maintain(store, name: str, policy: Policy | None = None, force: bool = False) -> list[str]:
@@ -199,6 +252,8 @@ def _maintain(store, name: str, policy: Policy, force: bool) -> list[str]:
     rows, fragments = int(stats["num_rows"]), int(stats["fragment_stats"]["num_fragments"])
     done: list[str] = []
     stale = max((i.num_unindexed_rows or 0 for i in indices), default=0)
+    with _seen_guard:  # what was seen; after any upkeep, the next write looks again
+        _seen.pop((store.uri, name), None)
     refresh = force or stale >= policy.refresh_rows
     compact = fragments >= policy.compact_fragments and rows <= policy.compact_max_rows
     if refresh or compact and name not in policy.compact_skip:
@@ -224,6 +279,9 @@ def _maintain(store, name: str, policy: Policy, force: bool) -> list[str]:
             done.append(_build(store, table, name, rows, policy))
             if grown and current is not None and _vector_indexes(table.list_indices())[0] != current:
                 _drop(table, current.name)
+    if not done:
+        with _seen_guard:
+            _seen[(store.uri, name)] = _Seen(rows, fragments, stale, _vector_indexes(indices)[0])
     return done
 
 

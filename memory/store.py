@@ -360,7 +360,8 @@ class Store:
             if named is not None:  # "id = 'x'": the rows are known without reading the filter's matches
                 ids, where = named, None
             changelog.record(self.key, name, getattr(result, "version", None), ids, where)
-            indexing.after_write(self, name)  # fold new rows into indexes; a vector index when due
+            # fold new rows into indexes; a vector index when due (rows written: known for ids alone)
+            indexing.after_write(self, name, len(ids) if ids is not None and where is None else None)
         return result
 
     def _write(self, name: str, table, write) -> Any:

@@ -335,3 +335,32 @@ def test_a_small_table_is_compacted_as_one_row_commits_pile_up(tmp_path):
     for n in range(10, 14):
         store.insert("lessons", [{"id": f"l{n}", "book": BOOK, "text": f"lesson {n}", "vector": vector}])
     assert fragments("lessons") == before + 4
+
+
+def test_fragments_another_writer_added_are_compacted_within_recheck_writes(tmp_path):
+    """A process skips looking at a table after a write while its own count says nothing is due;
+    writes it did not make (another process's, here LanceDB's own add) are seen at the latest
+    RECHECK_WRITES writes later, and the table is compacted then."""
+    from tutorialbook.memory import indexing
+    from tutorialbook.memory.store import Store
+
+    store = Store(str(tmp_path / "store"))
+    store.index_policy.compact_fragments = 20
+
+    def fragments() -> int:
+        return store.table("lessons").stats()["fragment_stats"]["num_fragments"]
+
+    vector = [1.0] + [0.0] * (DIM - 1)
+    row = {"book": BOOK, "text": "a lesson", "vector": vector}
+    store.insert("lessons", [{**row, "id": "mine0"}])
+    other = Store(str(tmp_path / "store")).table("lessons")  # written past this Store's count
+    for n in range(30):
+        other.add([{**store.rows("lessons", "id = 'mine0'")[0], "id": f"theirs{n}"}])
+    assert fragments() == 31
+    counts = []
+    for n in range(1, indexing.RECHECK_WRITES + 1):
+        store.insert("lessons", [{**row, "id": f"mine{n}"}])
+        counts.append(fragments())
+    assert counts[:indexing.RECHECK_WRITES - 2] == list(range(32, 32 + indexing.RECHECK_WRITES - 2))  # not looked
+    assert counts[-1] < 20  # looked, and compacted
+    assert len(store.rows("lessons", columns=["id"])) == 31 + indexing.RECHECK_WRITES

@@ -199,6 +199,10 @@ class Lessons:
         return row
 
     def _best_node(self, tree: Tree, text: str, vector: np.ndarray) -> str:
-        hits = search(self.store, "nodes", tree.book, text, vector, "vector", 1, "kind != 'book'", columns=["id"],
-                      snapshot=tree.node_rows)  # the tree's own version of its nodes, rows from memory
-        return hits[0].row["id"] if hits and hits[0].score >= 0.35 else tree.root_id
+        """The node (not the book itself) whose title and summary the lesson matches best, when it
+        matches at least 0.35 by cosine; else the book. Searched on the tree's own version of its
+        nodes, in memory: the two best, since one may be the book's root."""
+        hits = search(self.store, "nodes", tree.book, text, vector, "vector", 2, columns=["id", "kind"],
+                      snapshot=tree.node_rows)
+        best = next((h for h in hits if h.row["kind"] != "book"), None)
+        return best.row["id"] if best is not None and best.score >= 0.35 else tree.root_id
