@@ -73,3 +73,24 @@ def test_concurrent_identical_lessons_make_one_row(baking, store_path):
     assert not errors
     rows = baking.store.rows("lessons")
     assert len(rows) == 1 and rows[0]["merged_count"] == 4
+
+
+def test_a_node_and_a_skill_show_their_most_confirmed_lessons_newest_first(baking):
+    """Lessons pile up where a team works; a browse or a skill shows SHOWN_LESSONS of them (the
+    most confirmed, then the newest) and says how many there are, instead of growing without bound."""
+    from tutorialbook.reading import SHOWN_LESSONS
+
+    skill = a_skill(baking, "score the loaf with a razor")
+    root = baking.browse("baking").node.id
+    texts = [f"Lesson {n}: bake {n + 10} minutes longer in a cold kitchen." for n in range(SHOWN_LESSONS + 5)]
+    lessons = [{"lesson": t, "node_id": root} for t in texts] + [{"lesson": t, "skill_id": skill.id} for t in texts]
+    baking.record_lessons(lessons, "baking")
+    baking.record_lesson(texts[3], "baking", node_id=root)  # confirmed twice: shown first
+    baking.record_lesson(texts[3], "baking", skill_id=skill.id)
+    want = [texts[3]] + [t for t in reversed(texts) if t != texts[3]][:SHOWN_LESSONS - 1]
+    view = baking.browse("baking")
+    assert view.lessons_total == SHOWN_LESSONS + 5
+    assert [lesson.text for lesson in view.lessons] == want
+    again = a_skill(baking, "score the loaf with a razor")
+    assert again.lessons_total == SHOWN_LESSONS + 5
+    assert [lesson.text for lesson in again.lessons] == want

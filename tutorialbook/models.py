@@ -50,7 +50,9 @@ class SkillView(BaseModel):
     version: int
     author: str
     score: float | None = None
-    lessons: list[LessonView] = Field(default_factory=list, description="lessons attached to this skill")
+    lessons: list[LessonView] = Field(default_factory=list, description="lessons attached to this skill: at "
+                                      "most 10, the most confirmed (merged_count), newest first among equals")
+    lessons_total: int = Field(0, description="lessons attached to this skill, shown or not")
 
 
 class NodeBrief(BaseModel):
@@ -81,7 +83,9 @@ class NodeView(BaseModel):
     evidence: list[Evidence]
     children: list[NodeBrief]
     skills: list[SkillBrief]
-    lessons: list[LessonView]
+    lessons: list[LessonView] = Field(description="lessons attached to this node: at most 10, the most "
+                                                  "confirmed (merged_count), newest first among equals")
+    lessons_total: int = Field(0, description="lessons attached to this node, shown or not")
     note: str = SOURCE_NOTE
 
 

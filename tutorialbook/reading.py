@@ -19,11 +19,13 @@ from tutorialbook.memory.rows import evidence_of, root_row, steps_of
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree, TreeCache, without_hidden
 from tutorialbook.models import (
-    BookInfo, Evidence, NodeBrief, NodeView, SkillBrief, SkillView, TutorialInfo,
+    BookInfo, Evidence, LessonView, NodeBrief, NodeView, SkillBrief, SkillView, TutorialInfo,
 )
 
 MAX_DEPTH = 5
 #: the tables the books list counts (and ``books`` itself), and how many counts are kept
+#: lessons a browse shows of a node, and a skill view of its skill (see ``shown_lessons``)
+SHOWN_LESSONS = 10
 COUNTED = ("books", "tutorials", "nodes", "skills", "lessons")
 KEPT_COUNTS = 4_096
 T = TypeVar("T")
@@ -119,7 +121,7 @@ class Reading:
             evidence=[Evidence(**e) for e in evidence_of(node)],
             children=[_brief(tree, c, depth - 1) for c in tree.children.get(node_id, [])],
             skills=[SkillBrief(**{k: r[k] for k in SkillBrief.model_fields}) for r in skills],
-            lessons=[lesson_view(r) for r in lessons],
+            lessons=shown_lessons(lessons), lessons_total=len(lessons),
         )
 
     def skill(self, skill_id: str) -> SkillView:
@@ -146,7 +148,7 @@ class Reading:
         """Skill rows (with their scores) as views: their TOC path, evidence and lessons."""
         rows = [(without_hidden(r, tree.hidden), score) for r, score in rows if r["id"] not in tree.hidden_skills]
         ids = [r["id"] for r, _ in rows]
-        attached = {i: [lesson_view(r) for r in tree.lessons_of[i]] for i in ids if i in tree.lessons_of}
+        attached = {i: tree.lessons_of[i] for i in ids if i in tree.lessons_of}
         return [
             SkillView(
                 id=r["id"], name=r["name"], when_to_use=r["when_to_use"], steps=steps_of(r),
@@ -154,7 +156,7 @@ class Reading:
                 evidence=[Evidence(**e) for e in evidence_of(r)],
                 sources=r["sources"], helpful=r["helpful"], harmful=r["harmful"], version=r["version"],
                 author=r["author"], score=None if score is None else round(score, 6),
-                lessons=attached.get(r["id"], []),
+                lessons=shown_lessons(attached.get(r["id"], [])), lessons_total=len(attached.get(r["id"], [])),
             )
             for r, score in rows
         ]
@@ -211,3 +213,12 @@ def _brief(tree: Tree, node_id: str, depth: int) -> NodeBrief:
         lessons=tree.lesson_counts[node_id],
         subnodes=[_brief(tree, c, depth - 1) for c in kids] if depth > 0 else [],
     )
+
+
+def shown_lessons(rows: list[dict]) -> list[LessonView]:
+    """A node's or skill's lessons as an answer shows them: the ``SHOWN_LESSONS`` most confirmed
+    (``merged_count``), the newest first among equals (``rows`` in the order they were written).
+    A team's lessons pile up on a few nodes; every browse answering with all of them grew without
+    bound (``lessons_total`` says how many there are; retrieve_skill finds them by meaning)."""
+    ranked = sorted(range(len(rows)), key=lambda n: (-int(rows[n].get("merged_count") or 1), -n))
+    return [lesson_view(rows[n]) for n in ranked[:SHOWN_LESSONS]]
