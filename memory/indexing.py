@@ -233,14 +233,17 @@ def maintain(store, name: str, policy: Policy | None = None, force: bool = False
     """Build, rebuild or refresh ``name``'s indexes as the policy says; returns what was done.
 
     ``force`` optimizes even when few rows are unindexed (compaction, old-version pruning).
-    When another thread of this process is already indexing the table, this one does nothing."""
+    When another thread or process is already indexing the table, this one does nothing."""
     policy = policy or store.index_policy
     lock = _lock(store, name)
     if not lock.acquire(blocking=False):
         return []
-    try:
-        with store.writing_files(name):
-            return _maintain(store, name, policy, force)
+    try:  # nor when another process is: two compactions at once, one of them fails (wasted work)
+        with store.try_lock(f"{name}.upkeep") as mine:
+            if not mine:
+                return []
+            with store.writing_files(name):
+                return _maintain(store, name, policy, force)
     finally:
         lock.release()
 

@@ -47,6 +47,9 @@ class Store:
         self._name_locks: dict[str, threading.RLock] = {}
         self._name_depth: dict[str, int] = {}
         self._locks_guard = threading.Lock()
+        # per thread: the check-then-write locks it holds, and the index upkeep its writes left
+        # for when it holds none (a compaction under a lock made every writer of the table wait)
+        self._held_here = threading.local()
         if "://" not in uri:
             path = Path(uri).expanduser()
             if not path.is_dir():  # a new store: the folder is the only thing opening writes
@@ -267,6 +270,8 @@ class Store:
                     self._name_depth[name] -= 1
                 return
             with open(self._lock_file(name), "a+") as handle:
+                if wait and cancel is None:  # a blocked waiter is woken when the lock is free: a
+                    fcntl.flock(handle, fcntl.LOCK_EX)  # poller every 50 ms lost it for seconds
                 while True:
                     try:
                         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -278,13 +283,17 @@ class Store:
                         _check(cancel, name)
                         time.sleep(0.05)
                 self._name_depth[name] = 1
+                self._held_here.count = getattr(self._held_here, "count", 0) + 1
                 try:
                     yield True
                 finally:
                     self._name_depth[name] = 0
                     fcntl.flock(handle, fcntl.LOCK_UN)
+                    self._held_here.count -= 1
         finally:
             thread_lock.release()
+            if not getattr(self._held_here, "count", 0):
+                self._upkeep_left()
 
     @contextmanager
     def writing_files(self, name: str) -> Iterator[None]:
@@ -360,9 +369,22 @@ class Store:
             if named is not None:  # "id = 'x'": the rows are known without reading the filter's matches
                 ids, where = named, None
             changelog.record(self.key, name, getattr(result, "version", None), ids, where)
-            # fold new rows into indexes; a vector index when due (rows written: known for ids alone)
-            indexing.after_write(self, name, len(ids) if ids is not None and where is None else None)
+        # fold new rows into indexes; a vector index when due (rows written: known for ids alone)
+        self._upkeep(name, len(ids) if ids is not None and where is None else None)
         return result
+
+    def _upkeep(self, name: str, written: int | None) -> None:
+        """Index upkeep after a write to ``name`` (``indexing.after_write``): now, or, while this
+        thread holds a check-then-write lock, once it holds none."""
+        if getattr(self._held_here, "count", 0):
+            self._held_here.left = [*(getattr(self._held_here, "left", None) or []), (name, written)]
+        else:
+            indexing.after_write(self, name, written)
+
+    def _upkeep_left(self) -> None:
+        left, self._held_here.left = getattr(self._held_here, "left", None) or [], None
+        for name, written in left:
+            indexing.after_write(self, name, written)
 
     def _write(self, name: str, table, write) -> Any:
         self._ensure_indexes(name, table)
