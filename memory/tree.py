@@ -139,8 +139,8 @@ class TreeCache:
             return None
         skill_rows, change = snapshots.latest(store, "skills", book, SKILL_COLUMNS, skills_v,
                                               old.skill_rows if old else None)
-        lesson_rows, _ = snapshots.latest(store, "lessons", book, LESSON_COLUMNS, lessons_v,
-                                         old.lesson_rows if old else None)
+        lesson_rows, lessons_changed = snapshots.latest(store, "lessons", book, LESSON_COLUMNS, lessons_v,
+                                                        old.lesson_rows if old else None)
         if old is not None and old.node_rows is node_rows and old.hidden == hidden:
             shape = old.root_id, old.nodes, old.children
         else:
@@ -152,8 +152,10 @@ class TreeCache:
             skills_at, counts, hidden_skills = _patched(old, change, skill_rows, hidden)
         if old is not None and lesson_rows is old.lesson_rows:
             lesson_counts, lessons_of, lessons_at = old.lesson_counts, old.lessons_of, old.lessons_at
-        else:
+        elif old is None or lessons_changed.whole:
             lesson_counts, lessons_of, lessons_at = _lessons(lesson_rows)
+        else:
+            lesson_counts, lessons_of, lessons_at = _lessons_patched(old, lessons_changed)
         return Tree(book, *shape, counts, lesson_counts, skills_at, hidden=hidden,
                     hidden_skills=frozenset(hidden_skills), node_rows=node_rows, skill_rows=skill_rows,
                     lesson_rows=lesson_rows, lessons_of=lessons_of, lessons_at=lessons_at)
@@ -255,6 +257,32 @@ def _lessons(lesson_rows: BookRows) -> tuple[Counter, dict[str, list[dict]], dic
     for r in rows:
         (of[r["skill_id"]] if r["skill_id"] else at[r["node_id"]]).append(r)
     return Counter(r["node_id"] for r in rows), dict(of), dict(at)
+
+
+def _lessons_patched(old: Tree, change: snapshots.Change) -> tuple[Counter, dict[str, list[dict]],
+                                                                     dict[str, list[dict]]]:
+    """``old``'s lessons with the rows a write removed taken out and those it added appended (a
+    rewritten row, such as a lesson counted again, moves to the end, where the table puts it):
+    a lesson costs the tree what it changed, not a pass over every lesson of the book."""
+    counts = Counter(old.lesson_counts)
+    of, at = dict(old.lessons_of), dict(old.lessons_at)
+    gone: dict[tuple[bool, str], set[str]] = defaultdict(set)
+    for r in change.removed:
+        gone[(bool(r["skill_id"]), r["skill_id"] or r["node_id"])].add(r["id"])
+        counts[r["node_id"]] -= 1
+    for (on_skill, key), ids in gone.items():
+        held = of if on_skill else at
+        kept = [r for r in held.get(key, []) if r["id"] not in ids]
+        if kept:
+            held[key] = kept
+        else:
+            held.pop(key, None)
+    for r in change.added:
+        held = of if r["skill_id"] else at
+        key = r["skill_id"] or r["node_id"]
+        held[key] = [*held.get(key, []), r]
+        counts[r["node_id"]] += 1
+    return +counts, of, at
 
 
 def without_hidden(row: dict, hidden: frozenset) -> dict:

@@ -94,3 +94,32 @@ def test_a_node_and_a_skill_show_their_most_confirmed_lessons_newest_first(bakin
     again = a_skill(baking, "score the loaf with a razor")
     assert again.lessons_total == SHOWN_LESSONS + 5
     assert [lesson.text for lesson in again.lessons] == want
+
+
+def test_the_tree_patched_lesson_by_lesson_is_the_tree_read_whole(baking, monkeypatch):
+    """A lesson moves the book's tree on by the rows it changed (new, counted again, reverted),
+    not by a pass over every lesson of the book; the tree so patched holds what one built from
+    all of the book's lesson rows holds."""
+    from tutorialbook.memory import tree as trees
+
+    skill = a_skill(baking, "score the loaf with a razor")
+    root = baking.browse("baking").node.id  # the tree this process keeps, patched from here on
+    whole = []
+    rebuild = trees._lessons
+    monkeypatch.setattr(trees, "_lessons", lambda rows: whole.append(rows) or rebuild(rows))
+    baking.record_lesson("Flour the banneton with rice flour.", "baking")
+    baking.record_lesson("Score at a shallow angle.", "baking", skill_id=skill.id)
+    baking.record_lessons([{"lesson": f"Note {n} on the crumb.", "skill_id": skill.id} for n in range(3)]
+                          + [{"lesson": "Steam the first twenty minutes.", "node_id": root}], "baking")
+    baking.record_lesson("flour the banneton with RICE flour!", "baking")  # counted again: rewritten
+    baking.revert_lesson(baking.record_lesson("A lesson taken back.", "baking", skill_id=skill.id).lesson_id)
+    patched = baking.reading.tree("baking")
+    assert not whole
+
+    def ids(counts, of, at):
+        return ({k: [r["id"] for r in v] for k, v in of.items()}, {k: [r["id"] for r in v] for k, v in at.items()},
+                dict(counts))
+
+    assert ids(patched.lesson_counts, patched.lessons_of, patched.lessons_at) == ids(*rebuild(patched.lesson_rows))
+    assert sum(patched.lesson_counts.values()) == baking.store.count("lessons") == 7
+
