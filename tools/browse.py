@@ -16,8 +16,9 @@ async def browse_toc(
     ctx: Context = None,  # type: ignore[assignment]  # the SDK injects it; a default, as it follows defaulted ones
 ) -> NodeView:
     """Open one node of a book's Table of Contents: its title, summary, evidence quotes
-    with timestamps, its children (id, title, one-line summary, counts) and the skills
-    and lessons attached to it. Start at the root (empty node_id), read the children's
-    summaries, and open the most relevant child; retrieve_skill then finds the skills."""
+    with timestamps, its children (id, title, one-line summary, counts), the skills and
+    the lessons attached to it (the 10 most confirmed; lessons_total counts them all).
+    Start at the root (empty node_id), read the children's summaries, and open the most
+    relevant child; retrieve_skill then finds the skills."""
     s = await scope(ctx, book, "read", "browse_toc")
     return await run(s.library.browse, book, node_id, depth, scope=s)

@@ -23,9 +23,9 @@ from tutorialbook.models import (
 )
 
 MAX_DEPTH = 5
-#: the tables the books list counts (and ``books`` itself), and how many counts are kept
 #: lessons a browse shows of a node, and a skill view of its skill (see ``shown_lessons``)
 SHOWN_LESSONS = 10
+#: the tables the books list counts (and ``books`` itself), and how many counts are kept
 COUNTED = ("books", "tutorials", "nodes", "skills", "lessons")
 KEPT_COUNTS = 4_096
 T = TypeVar("T")
