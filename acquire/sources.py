@@ -64,8 +64,9 @@ def unsupported_reason(path: Path) -> str:
 
 
 def expand(source: str, policy: SourcePolicy) -> list[Path]:
-    """The files a source names: itself, or a folder's supported files in name order; each
-    resolved (symlinks followed) and allowed by ``policy`` (acquire/roots.py)."""
+    """The files a source names: itself, or a folder's supported files in name order (not its
+    subfolders': a documentation tree often holds each page twice, as HTML and as its source);
+    each resolved (symlinks followed) and allowed by ``policy`` (acquire/roots.py)."""
     if not source or not source.strip():
         raise TutorialbookError("source", "is empty; give a file or folder path")
     if re.match(r"^[a-z][a-z0-9+.-]*://", source) and not source.startswith("file://"):
@@ -85,9 +86,12 @@ def expand(source: str, policy: SourcePolicy) -> list[Path]:
         resolved = ((p, Path(os.path.realpath(p))) for p in entries)
         files = [real for p, real in resolved if readable(real) and policy.allows(real)]
         if not files:
+            folders = [p.name for p in entries if not p.is_symlink() and p.is_dir() and not p.name.startswith(".")]
+            inside = (f"; subfolders are not read, ingest one of them ({', '.join(folders[:5])}"
+                      f"{', ...' if len(folders) > 5 else ''})" if folders else "")
             raise TutorialbookError(
-                "source", f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))})"
-            )
+                "source",
+                f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))}){inside}")
         return [policy.check_file(str(f), f) for f in files]
     if not readable(path):
         raise TutorialbookError("source", unsupported_reason(path))

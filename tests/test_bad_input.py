@@ -105,6 +105,11 @@ def test_missing_source_and_empty_folder_and_url(library, tmp_path):
     expect("source", ["does not exist"], library.ingest, str(tmp_path / "missing.md"))
     (tmp_path / "empty").mkdir()
     expect("source", ["no supported files"], library.ingest, str(tmp_path / "empty"))
+    (tmp_path / "docs" / "pages").mkdir(parents=True)  # a documentation tree: its pages one level down
+    (tmp_path / "docs" / "pages" / "intro.md").write_text("# Intro\n\nRead me.\n")
+    (tmp_path / "docs" / ".git").mkdir()
+    expect("source", ["no supported files", "subfolders are not read, ingest one of them (pages)"],
+           library.ingest, str(tmp_path / "docs"))
     expect("source", ["URL", "offline"], library.ingest, "https://example.com/video.mp4")
     expect("source", ["empty"], library.ingest, "  ")
     assert snapshot(library) == {t: 0 for t in TABLES}
