@@ -231,3 +231,18 @@ def test_a_module_in_the_current_folder_does_not_replace_asciidoc_py(tmp_path, m
     transcript = write(tmp_path, "kettle.adoc", ADOC)
     assert not (tmp_path / "made-shadow").exists()
     assert not transcript.warnings and "Heating the water" in [t for _, _, t in transcript.headings]
+
+
+def test_docbook_nested_past_any_document_keeps_its_words_without_recursing():
+    from lxml import etree
+
+    from tutorialbook.acquire.formats.asciidoc import MAX_DEPTH, html_of
+
+    root = etree.Element("article")
+    etree.SubElement(etree.SubElement(root, "articleinfo"), "title").text = "Deep"
+    node = root
+    for n in range(5 * MAX_DEPTH):
+        node = etree.SubElement(node, "blockquote")
+        etree.SubElement(node, "simpara").text = f"level {n}"
+    html = html_of(root).decode()
+    assert "level 0" in html and f"level {5 * MAX_DEPTH - 1}" in html

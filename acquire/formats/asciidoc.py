@@ -191,8 +191,11 @@ def _convert(node, parent, level: int, depth: int) -> None:
     """Appends the HTML of ``node`` (and its tail) to ``parent``; ``level``: the heading level
     of the section holding it."""
     tail = node.tail
-    if not isinstance(node.tag, str) or node.tag in _DROPPED or depth > MAX_DEPTH:
+    if not isinstance(node.tag, str) or node.tag in _DROPPED:
         _text(parent, tail)
+        return
+    if depth > MAX_DEPTH:  # nested past any document: its words, read without recursing
+        _text(parent, " ".join(node.itertext()) + (tail or ""))
         return
     tag = node.tag
     if tag in _SECTIONS:
