@@ -195,6 +195,7 @@ Last paragraph.
     path.write_text(hostile)
     transcript = read_source(path)
     assert "4711" not in transcript.text
+    assert "include" not in transcript.text  # a directive's line, not text (nor a skill) of its own
     assert not list(tmp_path.glob("made*"))
     assert "First paragraph." in transcript.text and "Last paragraph." in transcript.text
     assert any("were skipped" in w for w in transcript.warnings)

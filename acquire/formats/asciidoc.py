@@ -125,7 +125,7 @@ def read_asciidoc(text: str, name: str) -> Document:
         doc.warnings.append(f"{name}: AsciiDoc not converted ({_reason(exc)}); read as plain text")
         return doc
     doc = read_html(html_of(root), name)
-    unsafe = [m for m in messages if "unsafe:" in m]
+    unsafe = [m for m in messages if "unsafe:" in m or "include depth exceeded" in m]
     if unsafe:
         doc.warnings.append(f"{name}: {len(unsafe)} line(s) that include files or run commands were skipped "
                             f"({_reason(ValueError(unsafe[0]))})")

@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
+
+
+#: an include directive's line (asciidoc-py's include macro: ``include::target[attributes]``)
+_INCLUDE = re.compile(r"include1?::\S[^\[]*\[[^\]]*\]\s*$")
 
 
 def convert(text: str) -> dict:
@@ -23,6 +28,7 @@ def convert(text: str) -> dict:
 
     engine.filter_lines = _unfiltered
     engine.Reader1.open = _without_includes(engine.Reader1.open)
+    engine.Reader1.read = _dropping_includes(engine.Reader1.read)
     api = AsciiDocAPI()
     api.options("--safe")
     with tempfile.TemporaryDirectory(prefix="tutorialbook-asciidoc-") as folder:
@@ -36,13 +42,24 @@ def convert(text: str) -> dict:
 
 
 def _without_includes(open_file):
-    """The reader's ``open``, made to give standard input an include depth of 0 (an include line
-    stays as text, with a warning)."""
+    """The reader's ``open``, made to give standard input an include depth of 0: no include is
+    followed (asciidoc-py warns of each; ``_dropping_includes`` drops its line)."""
     def opened(reader, fname):
         open_file(reader, fname)
         if fname == "<stdin>":
             reader.max_depth = 0
     return opened
+
+
+def _dropping_includes(read):
+    """The reader's ``read``, made to give an include directive of standard input as a blank line:
+    it names a file, and read as text it became a paragraph (a skill) of its own. asciidoc-py
+    reads it as a directive wherever it stands, in a listing too; an escaped one (a backslash
+    before it) stays text."""
+    def reading(reader, *args, **kwargs):
+        line = read(reader, *args, **kwargs)
+        return "" if isinstance(line, str) and reader.fname == "<stdin>" and _INCLUDE.match(line) else line
+    return reading
 
 
 def _unfiltered(filter_cmd, lines, attrs=None):
