@@ -47,8 +47,6 @@ _DOCTYPE = re.compile(r"<!DOCTYPE[^>\[]*(\[[^\]]*\])?\s*>", re.S)
 MAX_DEPTH = 200
 
 
-#: what may stand above the title: attribute entries (":toc: left"), anchors, comments
-_PREAMBLE = re.compile(r":[\w-]+!?:(?:\s.*)?|\[\[[\w:.-]+(?:,[^\]]*)?\]\]|//(?:[^/].*)?")
 #: a document title "= Title" (or a line underlined by "=" of its length, within 2), a section title
 _ONE_LINE_TITLE = re.compile(r"=\s+\S")
 _SECTION = re.compile(r"={2,6}\s+\S")
@@ -57,6 +55,8 @@ _UNDERLINE = re.compile(r"(=+|-+|~+|\^+|\++)")
 _ATTRIBUTES = re.compile(r"\[(?:source|listing|literal|verse|quote|NOTE|TIP|IMPORTANT|WARNING|CAUTION|"
                          r"horizontal|float|discrete|glossary|qanda|(?:options|cols|frame|grid)=)[^\]]*\]")
 _ANCHOR = re.compile(r"\[\[[\w:.-]+(?:,[^\]]*)?\]\]")
+#: what may stand above the title: attribute entries (":toc: left"), anchors, comments
+_PREAMBLE = re.compile(rf":[\w-]+!?:(?:\s.*)?|{_ANCHOR.pattern}|//(?:[^/].*)?")
 _BLOCK_TITLE = re.compile(r"\.[A-Za-z][^.]*")
 _DELIMITER = re.compile(r"(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,})")
 SNIFF_LINES = 5000
@@ -166,7 +166,8 @@ def _parse(docbook: str):
     except etree.XMLSyntaxError:
         page = lxml_html.document_fromstring(data, parser=lxml_html.HTMLParser(
             remove_comments=True, remove_pis=True, no_network=True, recover=True, encoding="utf-8"))
-        return page.find(".//article") if page.find(".//article") is not None else page.find(".//book")
+        article = page.find(".//article")
+        return article if article is not None else page.find(".//book")
 
 
 def html_of(root) -> bytes:
