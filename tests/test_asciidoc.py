@@ -2,6 +2,7 @@
 asciidoc-py, which would read files and run commands a document names, does neither here.
 Every document is written by the test."""
 
+from tutorialbook.acquire.formats import asciidoc
 from tutorialbook.acquire.formats.asciidoc import looks_like_asciidoc
 from tutorialbook.acquire.sources import read_source
 
@@ -132,6 +133,55 @@ def test_adoc_mirrors_its_sections_and_keeps_listings_lists_and_admonitions(tmp_
     for t in texts:
         for markup in ("----", "[source", "::", ":toc:", "[[", "(((", "NOTE:"):
             assert markup not in t, (markup, t)
+
+
+MACROS = """= Keyboard tea
+
+== Shortcuts
+
+Press kbd:[Ctrl+K] to start the kettle, click btn:[Brew] and choose menu:Tea[Green > Sencha].
+The timer is described in man:kettle-timer[1] and linkgit:kettle-brew[1]; see xref:pots[the pot guide].
+A list:[1, 2] in prose stays as written.
+
+----
+kettle-bind kbd:[Ctrl+K] man:kettle-timer[1]
+----
+
+Typed as code: `kbd:[Ctrl+K]`.
+
+====== Deep notes
+
+The kettle hums when full.
+
+====== Deeper still
+Its text starts on the next line.
+"""
+
+
+def test_adoc_macros_asciidoc_py_leaves_as_written_show_what_a_reader_sees(tmp_path):
+    transcript = write(tmp_path, "keys.adoc", MACROS)
+    prose = next(s.text for s in transcript.segments if s.text.startswith("Press"))
+    assert prose.startswith("Press Ctrl+K to start the kettle, click Brew and choose Tea > Green > Sencha.")
+    assert "kettle-timer(1) and kettle-brew(1); see the pot guide." in prose
+    assert "A list:[1, 2] in prose stays as written." in prose  # no macro: no target, not a key or button
+    codes = [s.text for s in transcript.segments if s.kind == "code"]
+    assert codes == ["kettle-bind kbd:[Ctrl+K] man:kettle-timer[1]"]  # code is as written
+    assert any("Typed as code: kbd:[Ctrl+K]" in s.text for s in transcript.segments)
+
+
+def test_adoc_sixth_level_titles_are_headings(tmp_path):
+    transcript = write(tmp_path, "keys.adoc", MACROS)
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Keyboard tea"), (2, "Shortcuts"), (3, "Deep notes"), (3, "Deeper still")]
+    texts = [s.text for s in transcript.segments]
+    assert "The kettle hums when full." in texts and "Its text starts on the next line." in texts
+    assert not any("======" in t for t in texts)
+
+
+def test_a_line_of_unclosed_macros_is_scanned_once():
+    """A megabyte line of "a:[" (each could open a macro; none closes) costs a bounded scan from each."""
+    hostile = "a:[" * 300_000
+    assert asciidoc._MACRO.sub(asciidoc._macro, hostile) == hostile
 
 
 def test_adoc_ingests_as_one_chapter_of_its_sections(library, tmp_path):

@@ -45,6 +45,20 @@ _DROPPED = frozenset({"indexterm", "mediaobject", "inlinemediaobject", "anchor",
                       "spanspec", "author", "authorinitials", "revhistory", "date", "corpauthor", "address"})
 _DOCTYPE = re.compile(r"<!DOCTYPE[^>\[]*(\[[^\]]*\])?\s*>", re.S)
 MAX_DEPTH = 200
+#: an inline macro asciidoc-py does not define, left as written: Asciidoctor's UI macros
+#: (``kbd:[Ctrl+C]``, ``btn:[Save]``, ``menu:File[Save]``) and a project's own (``man:ls[1]``,
+#: ``linkgit:git-add[1]``); its name, target and bracketed text, each bounded (a line of "a:[" a
+#: megabyte long is scanned in linear time)
+_MACRO = re.compile(
+    r"(?<![\w:/.\\])(?P<name>[a-z][a-z0-9_-]{0,30}):(?P<target>[^\s\[\]:]{0,200})\[(?P<text>[^\]\n]{0,200})\]")
+#: a section title of Asciidoctor's level 5, one past asciidoc-py's deepest
+_DEEP_TITLE = re.compile(r"={6}[ \t]+(\S[^\n]*?)(?:[ \t]+={6})?[ \t]*(?:\n|$)")
+#: the macros without a target that show their text: keys and buttons
+_LABELS = frozenset({"kbd", "btn"})
+#: a macro's text that is a manual page's section ("1", "3p", "8")
+_MAN_SECTION = re.compile(r"[1-9][a-z]*")
+#: output elements whose text is shown as written (code): macros there are not rendered
+_VERBATIM = frozenset({"pre", "code"})
 
 
 #: a document title "= Title" (or a line underlined by "=" of its length, within 2), a section title
@@ -225,6 +239,8 @@ def _convert(node, parent, level: int, depth: int) -> None:
         _children(node, out, level, depth)
         if not "".join(out.itertext()).strip():  # an empty link shows its target
             out.text = url or node.get("linkend") or ""
+    elif tag in ("para", "simpara") and _DEEP_TITLE.match((node.text or "").lstrip()):
+        _deep_title(node, parent, level, depth)
     elif tag == "title":  # a block's title (an example's, a table's): a line of its own
         out = etree.SubElement(parent, "p")
         _children(node, out, level, depth)
@@ -239,6 +255,21 @@ def _convert(node, parent, level: int, depth: int) -> None:
     _text(parent, tail)
 
 
+def _deep_title(node, parent, level: int, depth: int) -> None:
+    """Asciidoctor's sixth level ("====== Title"), which asciidoc-py reads as a paragraph (with
+    the lines under the title, when no blank line parts them): a heading, then that paragraph."""
+    text = (node.text or "").lstrip()
+    deep = _DEEP_TITLE.match(text)
+    assert deep is not None
+    etree.SubElement(parent, f"h{min(level + 1, 6)}").text = deep.group(1)
+    rest = text[deep.end():].lstrip()
+    if rest or len(node):
+        out = etree.SubElement(parent, "p")
+        _text(out, rest)
+        for child in node:
+            _convert(child, out, level, depth + 1)
+
+
 def _children(node, out, level: int, depth: int, skip=None) -> None:
     _text(out, node.text)
     for child in node:
@@ -247,11 +278,27 @@ def _children(node, out, level: int, depth: int, skip=None) -> None:
 
 
 def _text(parent, text: str | None) -> None:
-    """Appends text to what ``parent`` holds so far."""
+    """Appends text to what ``parent`` holds so far (outside code, with the inline macros
+    asciidoc-py left as written rendered as a reader sees them)."""
     if not text:
         return
+    if "[" in text and not any(el.tag in _VERBATIM for el in (parent, *parent.iterancestors())):
+        text = _MACRO.sub(_macro, text)
     if len(parent):
         last = parent[-1]
         last.tail = (last.tail or "") + text
     else:
         parent.text = (parent.text or "") + text
+
+
+def _macro(m: re.Match) -> str:
+    """What an undefined inline macro shows: keys and buttons their label, a menu its path, a
+    manual page ``name(section)``, any other its text, or its target when it has none."""
+    name, target, text = m.group("name"), m.group("target"), m.group("text").strip()
+    if name == "menu":
+        return " > ".join(part for part in (target, *(t.strip() for t in text.split(">"))) if part)
+    if target and _MAN_SECTION.fullmatch(text):
+        return f"{target}({text})"
+    if not target and name not in _LABELS:  # "the list:[1, 2]" is prose, not a macro
+        return m.group(0)
+    return text or target
