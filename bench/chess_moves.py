@@ -144,7 +144,7 @@ def report_text(lessons: list[Lesson]) -> Score:
     print(HEADER)
     total = Score()
     for lesson in lessons:
-        found = pairs_of(track_lines(text_segments(lesson)))
+        found = pairs_of(track_lines(text_segments(lesson), lesson.opening))
         s = score(lesson, set(found))
         total.add(s)
         print(s.row(lesson.opening))
@@ -245,7 +245,7 @@ def replay(lessons: list[Lesson], saved: dict[str, dict]) -> dict[str, dict]:
     for lesson in lessons:
         r = saved[lesson.name]
         found: dict[Pair, tuple[str, str, float]] = {}
-        for ev in track_lines([Segment(*x) for x in r["asr"]]):
+        for ev in track_lines([Segment(*x) for x in r["asr"]], lesson.opening):
             found.setdefault((ev.epd_before, ev.san), (ev.san, ev.quote, ev.start))
         out[lesson.name] = {**r, "found": found}
     return out

@@ -95,7 +95,7 @@ def hear(voice: str, setting: str, lesson: Lesson, work: Path) -> dict:
 
 
 def score(lesson: Lesson, asr: list) -> tuple[Score, int, int]:
-    found = {(ev.epd_before, ev.san) for ev in track_lines([Segment(*x) for x in asr])}
+    found = {(ev.epd_before, ev.san) for ev in track_lines([Segment(*x) for x in asr], lesson.opening)}
     s = Score(spoken=len(lesson.truth), recovered=len(found & lesson.truth.keys()), found=len(found),
               spurious=len(found - lesson.truth.keys()))
     ref = words(" ".join(lesson.sentences))
@@ -153,7 +153,7 @@ def main() -> None:
 
 
 def _misses(lesson: Lesson, asr: list) -> None:
-    found = {(ev.epd_before, ev.san) for ev in track_lines([Segment(*x) for x in asr])}
+    found = {(ev.epd_before, ev.san) for ev in track_lines([Segment(*x) for x in asr], lesson.opening)}
     for pair, label in lesson.truth.items():
         if pair not in found:
             print(f"    {lesson.name}: missed {label}")

@@ -7,7 +7,7 @@ from importlib import resources
 import chess
 import pytest
 
-from tutorialbook.skills.chess.openings import Opening, classify, family, lookup, variation
+from tutorialbook.skills.chess.openings import Opening, classify, family, lookup, named_in, variation
 
 NAJDORF = "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6"
 
@@ -120,3 +120,26 @@ def test_data_ships_with_its_licence_and_attribution():
     assert "CC0 1.0 Universal" in data.joinpath("COPYING.txt").read_text(encoding="utf-8")
     readme = data.joinpath("README.txt").read_text(encoding="utf-8")
     assert "ATTRIBUTION" in readme and "lichess-org/chess-openings" in readme
+
+
+def epd_after(sans: str) -> str:
+    board = chess.Board()
+    for san in sans.split():
+        board.push_san(san)
+    return board.epd()
+
+
+def test_a_title_names_the_opening_a_lesson_walks_through():
+    najdorf = named_in("Sicilian Najdorf: the English Attack explained")  # not the list's own wording
+    assert epd_after("e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6") in najdorf
+    assert epd_after("e4 e5") not in najdorf
+    # the most words named win: the King's Indian, not every "Indian Defense"
+    kings = named_in("Kings Indian Defense for club players")
+    assert epd_after("d4 Nf6 c4 g6") in kings and epd_after("d4 Nf6 c4 e6 Nc3 Bb4") not in kings
+    assert named_in("caro kann") == named_in("The Caro-Kann Defense")
+    assert epd_after("e4 c6 d4 d5") in named_in("caro kann")
+
+
+def test_a_title_that_names_no_opening_names_no_line():
+    for title in ("Chess for beginners", "How to bake bread", "Defense and attack", "My main line", ""):
+        assert named_in(title) == frozenset(), title

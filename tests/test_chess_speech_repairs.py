@@ -301,3 +301,28 @@ def test_real_narration_with_doubted_words_is_read_as_ingest_reads_it(tmp_path):
     main = "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6".split()
     assert [e.san for e in events] == [*main, "Bd3", "cxd4", "cxd4"]
     assert events[-3].epd_before == board_after(" ".join(main)).epd()
+
+
+SCOTCH_HEARD = ["Both sides push their king pawns e4 and d5.",
+                "Then the knights come out, knight f3 for white, knight c6 for black.",
+                "Now white strikes right away with the d pawn to d4.",
+                "Black has to take pawn, take c4, and white takes back with the knight.",
+                "Black's most active answer is knight f6, hitting e4."]
+
+
+def test_the_opening_a_lesson_is_titled_after_wins_a_tie_between_hearings():
+    # "e4 and d5", then "take c4" fits nowhere: heard again, c5 (a Sicilian) and e5 (a Scotch)
+    # place every move alike; the title says which the lesson walks through
+    lesson = segments(*SCOTCH_HEARD)
+    scotch = ["e4", "e5", "Nf3", "Nc6", "d4", "exd4", "Nxd4", "Nf6"]
+    assert [e.san for e in track_lines(lesson, "Scotch Game")] == scotch
+    assert [e.san for e in track_lines(lesson, "")][:2] == ["e4", "c5"]
+    assert [e.san for e in track_lines(lesson, "My favourite opening")][:2] == ["e4", "c5"]
+
+
+def test_a_sound_alike_on_the_titled_line_beats_a_move_out_of_theory():
+    # "queen to d6" (legal, out of theory) heard for Qb6 of the French Advance's main line
+    lesson = segments("Pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, pawn to c3, "
+                      "knight to c6, knight to f3.", "The queen comes to d6.")
+    assert track_lines(lesson, "French Defense: Advance Variation, Main Line")[-1].san == "Qb6"
+    assert track_lines(lesson)[-1].san == "Qd6"  # without the title, what was heard stands

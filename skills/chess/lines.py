@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import cast
 
@@ -118,6 +119,12 @@ _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reac
 # What staying in the opening book is worth, against a sound-alike's discount of 4 × (1 - 0.3) = 2.8
 # (moves.py): one book move does not outweigh what was heard, two in a row do.
 _BOOK_BONUS = 2.0
+# What the opening a lesson is titled after is worth on top of theory's bonus: a sound-alike that
+# stays on the titled line beats the move as heard without a second book move to confirm it.
+_TITLE_BONUS = 2.0
+#: the positions along the opening the lesson being read is titled after (``openings.named_in``):
+#: set by ``track_lines`` for its own call, so concurrent readings of other lessons keep theirs
+_TITLED: ContextVar[frozenset[str]] = ContextVar("titled", default=frozenset())
 _CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
 _GAP_CONFIRM = 2  # a lost move found without opening theory needs this many of them
 _LOOKAHEAD = 2  # moves said next that may confirm a guess, each resolved with those after it
@@ -199,6 +206,11 @@ class _Tracker:
         """How many of the moves placed reach a position of opening theory."""
         return sum(1 for event in self.events if openings.in_book(event.epd_after))
 
+    def titled_plies(self) -> int:
+        """How many of the moves placed reach a position of the opening the lesson is titled after."""
+        titled = _TITLED.get()
+        return sum(1 for event in self.events if event.epd_after in titled) if titled else 0
+
     # positions -----------------------------------------------------------------------------------
 
     def path(self) -> list[chess.Move]:
@@ -249,6 +261,8 @@ class _Tracker:
             if alt not in heard and not (mention.acted or confirmed):
                 continue
             score += _BOOK_BONUS * (2 if confirmed else 1)
+            if after.epd() in _TITLED.get():
+                score += _TITLE_BONUS
             if score >= MIN_SCORE:
                 values[alt] = score
         top = max(values.values(), default=0.0)
@@ -697,13 +711,19 @@ def _reason(text: str, mention: Mention, mentions: list[Mention]) -> str:
     return text.strip()
 
 
-def track_lines(segments: Iterable[Segment]) -> list[MoveEvent]:
+def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]:
     """Every move a narrated lesson mentions, in order, placed in its line of play; where moves said
     fit nowhere, the squares speech recognition may have misheard before them are heard again
-    (``rehearing.py``)."""
+    (``rehearing.py``). ``title``: the lesson's; the opening it names (if any) is the line its
+    guesses lean to, after what was heard (a lesson titled "Scotch Game" that was heard to say
+    "e4 and d5" more likely said e5, and a rehearing that keeps to the Scotch wins a tie)."""
     sentences = _read(list(segments))
     saids = [_roles(text) for text, _, _ in sentences]
-    return rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume)).events
+    token = _TITLED.set(openings.named_in(title) if title else frozenset())
+    try:
+        return rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume)).events
+    finally:
+        _TITLED.reset(token)
 
 
 def _read(segments: list[Segment]) -> list[tuple[str, str, Callable[[int], Segment]]]:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import re
 import threading
 from dataclasses import dataclass
 from importlib import resources
 
 import chess
 
-__all__ = ["Opening", "classify", "family", "in_book", "lookup", "variation"]
+__all__ = ["Opening", "classify", "family", "in_book", "lookup", "named_in", "variation"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,53 @@ def _in_book(epd: str) -> bool:
     _load()
     board, _ = chess.Board.from_epd(epd)
     return board.epd() in _book
+
+
+#: words of an opening's name that say what kind of line it is, not which: a title saying "Defense"
+#: names no opening
+_KIND_WORDS = frozenset({"defense", "defence", "opening", "game", "variation", "attack", "system", "main", "line",
+                         "the", "of", "and", "with", "in"})
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> frozenset[str]:
+    """A name's words, lower case, apostrophes dropped ("King's" and "Kings" alike), hyphens parting
+    ("Caro-Kann" and "Caro Kann" alike)."""
+    return frozenset(_WORD.findall(text.lower().replace("'", "").replace("\u2019", "")))
+
+
+@functools.lru_cache(maxsize=256)
+def named_in(title: str) -> frozenset[str]:
+    """The positions (EPD) along the opening lines a tutorial's title names: a lesson mostly walks
+    through the opening it is titled after. A row of the list is named when every word of its name
+    but the kind words (Defense, Game, Variation ...) is in the title ("Sicilian Najdorf" names
+    "Sicilian Defense: Najdorf Variation"); of those, the rows naming the most words count
+    ("King's Indian Defense", not "Indian Defense"). Empty when the title names none."""
+    said = _words(title)
+    best, lines = 0, list[str]()
+    for opening in _load_rows():
+        name = _words(opening.name) - _KIND_WORDS
+        if name and name <= said and len(name) >= best:
+            if len(name) > best:
+                best, lines = len(name), []
+            lines.append(opening.pgn)
+    positions: set[str] = set()
+    for pgn in lines:
+        board = chess.Board()
+        for san in (tok for tok in pgn.split() if not tok[0].isdigit()):
+            board.push_san(san)
+            positions.add(board.epd())
+    return frozenset(positions)
+
+
+@functools.lru_cache(maxsize=1)
+def _load_rows() -> tuple[Opening, ...]:
+    """Every row of the list, in its order (names repeat: a line with several move orders)."""
+    data = resources.files(__package__).joinpath("data")
+    return tuple(Opening(row["eco"], row["name"], row["pgn"])
+                 for letter in "abcde"
+                 for row in csv.DictReader(io.StringIO(data.joinpath(f"{letter}.tsv").read_text(encoding="utf-8")),
+                                           delimiter="\t"))
 
 
 def classify(board: chess.Board) -> Opening | None:

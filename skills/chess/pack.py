@@ -84,7 +84,8 @@ class ChessPack(DomainPack):
         """The lesson's moves: the board's fused with the narration's when a board was read,
         else the narration's (or a PGN's) alone."""
         segments = tutorial.transcript.segments
-        spoken = tutorial.transcript.moves if tutorial.transcript.moves is not None else track_lines(segments)
+        stated = tutorial.transcript.moves  # a PGN's
+        spoken = stated if stated is not None else track_lines(segments, tutorial.title)
         frames, self._frames = self._frames, None
         self._times = {}
         if frames is None:

@@ -90,7 +90,7 @@ def _segment_of(source: HarvestSource, ev: MoveEvent) -> Segment | None:
 
 def chess_questions(source: HarvestSource) -> Iterable[Candidate]:
     """Every kind of chess question, from one reading of the lesson's moves."""
-    events = track_lines(source.segments)
+    events = track_lines(source.segments, source.title)
     paths = first_paths(events)
     yield from advice_questions(source, events, paths)
     yield from alternative_questions(source, events, paths)

@@ -41,6 +41,10 @@ class Placed(Protocol):  # a placing of a lesson's moves (lines.py's tracker)
         """How many moves placed reach a position of opening theory: between hearings that
         place as many, the lesson more likely walked through the one that stays in theory."""
 
+    def titled_plies(self) -> int:
+        """How many reach a position of the opening the lesson is titled after: between hearings
+        that place as many, the one that keeps to the lesson's own opening first."""
+
 
 P = TypeVar("P", bound=Placed)
 S = TypeVar("S")
@@ -60,14 +64,14 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
             break
         until = drop[0] + AHEAD
         before = sum(1 for d in current.dropped if d[0] <= until)
-        fewest, found = (before, 0), None
+        fewest, found = (before, 0, 0), None
         for n, heard in _hearings(saids, drop, current.repeated):
             if tried >= BUDGET:
                 break
             tried += 1
             # the sentence before the one heard again looks ahead to its first move
             trial = place(heard, until, (current, max(n - 1, 0)))
-            left = (len(trial.dropped), -trial.book_plies())
+            left = (len(trial.dropped), -trial.titled_plies(), -trial.book_plies())
             if left[0] <= before - GAIN and left < fewest:
                 fewest, found = left, (n, heard)
         if found is not None:
