@@ -320,6 +320,13 @@ def test_the_opening_a_lesson_is_titled_after_wins_a_tie_between_hearings():
     assert [e.san for e in track_lines(lesson, "My favourite opening")][:2] == ["e4", "c5"]
 
 
+def test_a_lesson_whose_title_names_no_opening_leans_to_the_one_it_names_first():
+    named = segments("Welcome back, today's topic is the Scotch Game.", *SCOTCH_HEARD)
+    assert [e.san for e in track_lines(named, "lesson 3")][:2] == ["e4", "e5"]
+    late = segments(*SCOTCH_HEARD[:3], "This is how the Scotch Game starts.", *SCOTCH_HEARD[3:])
+    assert [e.san for e in track_lines(late, "lesson 3")][1] != "e5"  # named too late to lean to
+
+
 def test_a_sound_alike_on_the_titled_line_beats_a_move_out_of_theory():
     # "queen to d6" (legal, out of theory) heard for Qb6 of the French Advance's main line
     lesson = segments("Pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, pawn to c3, "

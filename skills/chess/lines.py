@@ -125,6 +125,8 @@ _TITLE_BONUS = 2.0
 #: the positions along the opening the lesson being read is titled after (``openings.named_in``):
 #: set by ``track_lines`` for its own call, so concurrent readings of other lessons keep theirs
 _TITLED: ContextVar[frozenset[str]] = ContextVar("titled", default=frozenset())
+#: how many of a lesson's first sentences may name its opening when its title names none
+_NAMING_SENTENCES = 2
 _CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
 _GAP_CONFIRM = 2  # a lost move found without opening theory needs this many of them
 _LOOKAHEAD = 2  # moves said next that may confirm a guess, each resolved with those after it
@@ -714,12 +716,14 @@ def _reason(text: str, mention: Mention, mentions: list[Mention]) -> str:
 def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]:
     """Every move a narrated lesson mentions, in order, placed in its line of play; where moves said
     fit nowhere, the squares speech recognition may have misheard before them are heard again
-    (``rehearing.py``). ``title``: the lesson's; the opening it names (if any) is the line its
-    guesses lean to, after what was heard (a lesson titled "Scotch Game" that was heard to say
-    "e4 and d5" more likely said e5, and a rehearing that keeps to the Scotch wins a tie)."""
+    (``rehearing.py``). ``title``: the lesson's; the opening it names (else the one its first
+    sentences name: "today's topic is the English Opening") is the line its guesses lean to,
+    after what was heard (a lesson titled "Scotch Game" that was heard to say "e4 and d5" more
+    likely said e5, and a rehearing that keeps to the Scotch wins a tie)."""
     sentences = _read(list(segments))
     saids = [_roles(text) for text, _, _ in sentences]
-    token = _TITLED.set(openings.named_in(title) if title else frozenset())
+    opening = " ".join(text for text, _, _ in sentences[:_NAMING_SENTENCES])
+    token = _TITLED.set((openings.named_in(title) if title else frozenset()) or openings.named_in(opening))
     try:
         return rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume)).events
     finally:
