@@ -333,3 +333,13 @@ def test_a_sound_alike_on_the_titled_line_beats_a_move_out_of_theory():
                       "knight to c6, knight to f3.", "The queen comes to d6.")
     assert track_lines(lesson, "French Defense: Advance Variation, Main Line")[-1].san == "Qb6"
     assert track_lines(lesson)[-1].san == "Qd6"  # without the title, what was heard stands
+
+
+def test_of_several_lost_moves_theory_allows_the_titled_opening_picks_one():
+    # "[pawn to d5]" lost: after it, or after 2...g6, knight to c3 is theory; only d5 is the Caro-Kann
+    lesson = segments("Pawn to e4, pawn to c6, pawn to d4, and knight to c3.")
+    assert [e.san for e in track_lines(lesson, "Caro-Kann Defense")] == ["e4", "c6", "d4", "d5", "Nc3"]
+    assert [e.san for e in track_lines(lesson)] == ["e4", "c6", "d4"]  # several: a refusal
+    # "[pawn to g6]" lost in the King's Indian: the bishop's square says which
+    kid = segments("Pawn to d4, knight to f6, pawn to c4, knight to c3, bishop to g7.")
+    assert [e.san for e in track_lines(kid, "King's Indian Defense")] == ["d4", "Nf6", "c4", "g6", "Nc3", "Bg7"]

@@ -345,7 +345,8 @@ class _Tracker:
         next fit), or the sentence itself: the single legal move after which `mention` and at least
         `_GAP_CONFIRM` moves said next all fit ("[pawn to h4], pawn to h6, knight to f3, knight to
         d7, and pawn to h5": only h4 lets the h-pawn reach h5). Of several, a piece named before the
-        mention with no square of its own picks the one it moves; otherwise several are a refusal."""
+        mention with no square of its own picks the one it moves, else the opening the lesson is
+        titled after picks the one on its line; otherwise several are a refusal."""
         board = self.board(self.path())
         book = openings.in_book(board.epd())
         by_book, by_sentence = [], []
@@ -364,10 +365,13 @@ class _Tracker:
                 if len(following) >= _GAP_CONFIRM and fits:
                     by_sentence.append(gap)
             board.pop()
+        titled = _TITLED.get()
         for found in (by_book, by_sentence):
             if len(found) > 1 and mention.earlier_piece is not None:
                 # "black the [other] knight, then pawn to d4": the lost move was the knight's
                 found = [gap for gap in found if board.piece_type_at(gap.from_square) == mention.earlier_piece]
+            if len(found) > 1 and titled:  # of several, those on the line the lesson is titled after
+                found = [gap for gap in found if _epd_after(board, gap) in titled] or found
             if len(found) == 1:
                 return found[0]
         return None
@@ -607,9 +611,14 @@ def _fits(board: chess.Board, mentions: tuple[Mention, ...]) -> bool:
 
 def _in_book(board: chess.Board, move: chess.Move) -> bool:
     """Whether `move` leads to a position some opening line passes through."""
+    return openings.in_book(_epd_after(board, move))
+
+
+def _epd_after(board: chess.Board, move: chess.Move) -> str:
+    """The position (EPD) `move` leads to (`board` is left as it was)."""
     board = board.copy(stack=False)
     board.push(move)
-    return openings.in_book(board.epd())
+    return board.epd()
 
 
 def _pick(mention: Mention, board: chess.Board, strict: bool) -> chess.Move | None:
