@@ -343,3 +343,11 @@ def test_of_several_lost_moves_theory_allows_the_titled_opening_picks_one():
     # "[pawn to g6]" lost in the King's Indian: the bishop's square says which
     kid = segments("Pawn to d4, knight to f6, pawn to c4, knight to c3, bishop to g7.")
     assert [e.san for e in track_lines(kid, "King's Indian Defense")] == ["d4", "Nf6", "c4", "g6", "Nc3", "Bg7"]
+
+
+def test_only_the_start_of_a_long_title_is_read_for_an_opening():
+    lesson = segments(*SCOTCH_HEARD)
+    long_title = "Scotch Game " + "and more words " * 140_000  # 2 MB
+    assert [e.san for e in track_lines(lesson, long_title)][:2] == ["e4", "e5"]
+    late = "words " * 100 + "Scotch Game"
+    assert [e.san for e in track_lines(lesson, late)][:2] == ["e4", "c5"]

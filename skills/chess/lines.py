@@ -125,8 +125,10 @@ _TITLE_BONUS = 2.0
 #: the positions along the opening the lesson being read is titled after (``openings.named_in``):
 #: set by ``track_lines`` for its own call, so concurrent readings of other lessons keep theirs
 _TITLED: ContextVar[frozenset[str]] = ContextVar("titled", default=frozenset())
-#: how many of a lesson's first sentences may name its opening when its title names none
+#: how many of a lesson's first sentences may name its opening when its title names none, and how
+#: much of them (and of a title) is read for a name: a transcript without full stops is one sentence
 _NAMING_SENTENCES = 2
+_NAMING_CHARS = 500
 _CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
 _GAP_CONFIRM = 2  # a lost move found without opening theory needs this many of them
 _LOOKAHEAD = 2  # moves said next that may confirm a guess, each resolved with those after it
@@ -731,8 +733,9 @@ def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]
     likely said e5, and a rehearing that keeps to the Scotch wins a tie)."""
     sentences = _read(list(segments))
     saids = [_roles(text) for text, _, _ in sentences]
-    opening = " ".join(text for text, _, _ in sentences[:_NAMING_SENTENCES])
-    token = _TITLED.set((openings.named_in(title) if title else frozenset()) or openings.named_in(opening))
+    opening = " ".join(text for text, _, _ in sentences[:_NAMING_SENTENCES])[:_NAMING_CHARS]
+    token = _TITLED.set((openings.named_in(title[:_NAMING_CHARS]) if title else frozenset())
+                        or openings.named_in(opening))
     try:
         return rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume)).events
     finally:
