@@ -137,6 +137,8 @@ def test_a_title_names_the_opening_a_lesson_walks_through():
     kings = named_in("Kings Indian Defense for club players")
     assert epd_after("d4 Nf6 c4 g6") in kings and epd_after("d4 Nf6 c4 e6 Nc3 Bb4") not in kings
     assert named_in("caro kann") == named_in("The Caro-Kann Defense")
+    assert named_in("Grunfeld Defense") == named_in("Grünfeld Defense") != frozenset()  # accents or none
+    assert epd_after("d4 Nf6 c4 g6 Nc3 d5") in named_in("The Grunfeld")
     assert epd_after("e4 c6 d4 d5") in named_in("caro kann")
 
 

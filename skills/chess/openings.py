@@ -12,6 +12,7 @@ import functools
 import io
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 
@@ -110,9 +111,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def _words(text: str) -> frozenset[str]:
-    """A name's words, lower case, apostrophes dropped ("King's" and "Kings" alike), hyphens parting
-    ("Caro-Kann" and "Caro Kann" alike)."""
-    return frozenset(_WORD.findall(text.lower().replace("'", "").replace("\u2019", "")))
+    """A name's words, lower case, accents and apostrophes dropped ("Grünfeld" and "Grunfeld",
+    "King's" and "Kings" alike), hyphens parting ("Caro-Kann" and "Caro Kann" alike)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
+    return frozenset(_WORD.findall(plain.replace("'", "").replace("\u2019", "")))
 
 
 @functools.lru_cache(maxsize=256)
