@@ -126,8 +126,7 @@ def named_in(title: str) -> frozenset[str]:
     ("King's Indian Defense", not "Indian Defense"). Empty when the title names none."""
     said = _words(title)
     best, lines = 0, list[str]()
-    for opening in _load_rows():
-        name = _words(opening.name) - _KIND_WORDS
+    for opening, name in zip(_load_rows(), _row_names()):
         if name and name <= said and len(name) >= best:
             if len(name) > best:
                 best, lines = len(name), []
@@ -139,6 +138,12 @@ def named_in(title: str) -> frozenset[str]:
             board.push_san(san)
             positions.add(board.epd())
     return frozenset(positions)
+
+
+@functools.lru_cache(maxsize=1)
+def _row_names() -> tuple[frozenset[str], ...]:
+    """Each row's name as ``named_in`` matches it: its words less the kind words."""
+    return tuple(_words(opening.name) - _KIND_WORDS for opening in _load_rows())
 
 
 @functools.lru_cache(maxsize=1)
