@@ -1,10 +1,10 @@
 """Lines through narrated lessons: restarts, branches, references, transpositions and advice."""
 
-import chess
 import pytest
 
 from tutorialbook.skills.chess.lines import MoveEvent, track_lines
 from tutorialbook.acquire.transcript import Segment
+from tests.support.chess_lessons import epd_after
 
 
 def segments(*texts: str) -> list[Segment]:
@@ -13,13 +13,6 @@ def segments(*texts: str) -> list[Segment]:
 
 def moves(events: list[MoveEvent]) -> list[tuple]:
     return [(e.line, e.ply, e.san, e.branch_of) for e in events]
-
-
-def epd_after(sans: str) -> str:
-    board = chess.Board()
-    for san in sans.split():
-        board.push_san(san)
-    return board.epd()
 
 
 def test_one_line_event_fields():

@@ -8,6 +8,7 @@ import chess
 import pytest
 
 from tutorialbook.skills.chess.openings import Opening, classify, family, lookup, named_in, variation
+from tests.support.chess_lessons import epd_after
 
 NAJDORF = "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6"
 
@@ -120,13 +121,6 @@ def test_data_ships_with_its_licence_and_attribution():
     assert "CC0 1.0 Universal" in data.joinpath("COPYING.txt").read_text(encoding="utf-8")
     readme = data.joinpath("README.txt").read_text(encoding="utf-8")
     assert "ATTRIBUTION" in readme and "lichess-org/chess-openings" in readme
-
-
-def epd_after(sans: str) -> str:
-    board = chess.Board()
-    for san in sans.split():
-        board.push_san(san)
-    return board.epd()
 
 
 def test_a_title_names_the_opening_a_lesson_walks_through():

@@ -239,8 +239,8 @@ def _convert(node, parent, level: int, depth: int) -> None:
         _children(node, out, level, depth)
         if not "".join(out.itertext()).strip():  # an empty link shows its target
             out.text = url or node.get("linkend") or ""
-    elif tag in ("para", "simpara") and _DEEP_TITLE.match((node.text or "").lstrip()):
-        _deep_title(node, parent, level, depth)
+    elif tag in ("para", "simpara") and (deep := _DEEP_TITLE.match(text := (node.text or "").lstrip())):
+        _deep_title(deep, text, node, parent, level, depth)
     elif tag == "title":  # a block's title (an example's, a table's): a line of its own
         out = etree.SubElement(parent, "p")
         _children(node, out, level, depth)
@@ -255,12 +255,10 @@ def _convert(node, parent, level: int, depth: int) -> None:
     _text(parent, tail)
 
 
-def _deep_title(node, parent, level: int, depth: int) -> None:
-    """Asciidoctor's sixth level ("====== Title"), which asciidoc-py reads as a paragraph (with
-    the lines under the title, when no blank line parts them): a heading, then that paragraph."""
-    text = (node.text or "").lstrip()
-    deep = _DEEP_TITLE.match(text)
-    assert deep is not None
+def _deep_title(deep: re.Match, text: str, node, parent, level: int, depth: int) -> None:
+    """Asciidoctor's sixth level ("====== Title", matched as ``deep`` at the start of the paragraph's
+    ``text``), which asciidoc-py reads as a paragraph (with the lines under the title, when no
+    blank line parts them): a heading, then that paragraph."""
     etree.SubElement(parent, f"h{min(level + 1, 6)}").text = deep.group(1)
     rest = text[deep.end():].lstrip()
     if rest or len(node):

@@ -1,4 +1,7 @@
-"""A narrated chess lesson of our own (the Italian Game), as its sentences and its main line."""
+"""A narrated chess lesson of our own (the Italian Game), as its sentences and its main line; and the
+position a line of moves reaches."""
+
+import chess
 
 LESSON = [
     "Welcome to this lesson on the Italian Game.",
@@ -17,3 +20,11 @@ LESSON = [
     "The best move for white is pawn to d3, keeping the center solid.",
 ]
 ITALIAN = "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d4 exd4 6. cxd4 Bb4+"
+
+
+def epd_after(sans: str) -> str:
+    """The position (EPD) after ``sans``, moves in SAN from the initial position."""
+    board = chess.Board()
+    for san in sans.split():
+        board.push_san(san)
+    return board.epd()
