@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from importlib import resources
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -22,6 +23,8 @@ DIM = 384
 MAX_TOKENS = 256
 MAX_CHARS = MAX_TOKENS * 101
 WORKERS = min(2, os.cpu_count() or 1)  # texts embedded at once
+#: what the token vectors of recent texts may hold (float16: ~75 KB for a passage of 100 tokens)
+TOKEN_CACHE_BYTES = 16 * 2**20
 
 
 class Embedder(Protocol):
@@ -68,6 +71,7 @@ class MiniLM:
         self._tokenizer.no_padding()  # the file pads to 128 tokens
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+        self._token_cache = _TokenCache(TOKEN_CACHE_BYTES)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -79,21 +83,68 @@ class MiniLM:
         vectors.append(self._embed_one(texts[-1], self._shrink))  # alone: the others' regions are free
         return _normalise(np.stack(vectors))
 
+    def token_vectors(self, texts: list[str]) -> list[tuple[np.ndarray, list[str]]]:
+        """Each text's WordPiece tokens (``[CLS]`` and ``[SEP]`` left out) and their unit vectors
+        (float16), one row a token: what late interaction (``tutorialbook/rerank.py``) matches
+        word by word. Each text runs alone, as in ``embed``; the last texts' results are kept
+        (``TOKEN_CACHE_BYTES``), as the same skills come up for one query after another.
+        """
+        found = {text: self._token_cache.get(text) for text in dict.fromkeys(texts)}
+        missing = [text for text, hit in found.items() if hit is None]
+        for text, result in zip(missing, self._workers().map(self._tokens_of, missing)):
+            found[text] = self._token_cache.put(text, result)
+        return [cast(tuple[np.ndarray, list[str]], found[text]) for text in texts]
+
+    def _tokens_of(self, text: str) -> tuple[np.ndarray, list[str]]:
+        hidden, tokens = self._hidden(text or " ")
+        return _normalise(hidden[1:-1]).astype(np.float16), tokens[1:-1]
+
     def _embed_one(self, text: str, run_options=None) -> np.ndarray:
+        return self._hidden(text, run_options)[0].mean(axis=0)
+
+    def _hidden(self, text: str, run_options=None) -> tuple[np.ndarray, list[str]]:
+        """The model's last hidden state of each token of ``text``, and the tokens."""
         # a WordPiece token spans at most ~100 characters, so MAX_TOKENS tokens never need more:
         # the cut changes nothing but keeps a huge text from being tokenized whole (GBs)
-        ids = np.array([self._tokenizer.encode(text[:MAX_CHARS]).ids], dtype=np.int64)
+        encoding = self._tokenizer.encode(text[:MAX_CHARS])
+        ids = np.array([encoding.ids], dtype=np.int64)
         ones = np.ones_like(ids)
         (hidden,) = self._session.run(
             None, {"input_ids": ids, "attention_mask": ones, "token_type_ids": np.zeros_like(ids)}, run_options
         )
-        return hidden[0].mean(axis=0)
+        return hidden[0], encoding.tokens
 
     def _workers(self) -> ThreadPoolExecutor:
         with self._pool_lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="tutorialbook-embed")
             return self._pool
+
+
+class _TokenCache:
+    """Token vectors of recent texts, least recently used dropped first past ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit, self._bytes = limit, 0
+        self._items: OrderedDict[str, tuple[np.ndarray, list[str]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> tuple[np.ndarray, list[str]] | None:
+        with self._lock:
+            item = self._items.get(text)
+            if item is not None:
+                self._items.move_to_end(text)
+            return item
+
+    def put(self, text: str, item: tuple[np.ndarray, list[str]]) -> tuple[np.ndarray, list[str]]:
+        with self._lock:
+            if text not in self._items:
+                self._items[text] = item
+                self._bytes += item[0].nbytes
+            while self._bytes > self._limit and len(self._items) > 1:
+                _, (vectors, _) = self._items.popitem(last=False)
+                self._bytes -= vectors.nbytes
+        return item
 
 
 class LiteLLMEmbedder:

@@ -59,7 +59,7 @@ class Library:
                                         int(self.settings.metadata_cache_mb * 2**20)))
         model = functools.partial(configured_llm, self.settings)
         self.reading = Reading(self.store, self.embed)
-        self.retrieval = Retrieval(self.store, self.embed, self.settings, self.reading, model)
+        self.retrieval = Retrieval(self.store, self.embed, self.settings, self.reading, model, self._token_vectors)
         self.refinement = Refinement(self.store, self.embed, self.settings, self.reading,
                                      self.retrieval.rank_skills, model)
         self.ingestion = Ingestion(self.store, self.embed, self.settings, self.reading, self.refinement, model)
@@ -82,6 +82,11 @@ class Library:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self._get_embedder().embed(texts)
+
+    def _token_vectors(self):
+        """The embedder's token vectors (``MiniLM.token_vectors``), or None when it has none (a
+        remote model): what late interaction re-orders a ranking with."""
+        return getattr(self._get_embedder(), "token_vectors", None)
 
     def llm(self):
         """A fresh run of the configured model (settings.llm: a litellm model string, or

@@ -20,7 +20,9 @@ from tutorialbook.memory.snapshots import BookRows
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RetrieveResult
+from tutorialbook import rerank
 from tutorialbook.reading import Embed, Reading
+from tutorialbook.rerank import TokenVectors
 
 if TYPE_CHECKING:
     from tutorialbook.llm.client import LLM
@@ -35,12 +37,15 @@ VIEW_COLUMNS = ["id", "name", "when_to_use", "steps", "node_id", "evidence", "so
 
 class Retrieval:
     """Ranks a book's skills for a query. Receives the store, the embedder, settings (the query
-    limit, the configured model for ``toc``) and the reading service (trees, skill views)."""
+    limit, the configured model for ``toc``), the reading service (trees, skill views) and the
+    embedder's token vectors (``tokens``; None for an embedder without them, which leaves
+    rankings without late interaction)."""
 
     def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading,
-                 llm: Callable[[], LLM | None]):
+                 llm: Callable[[], LLM | None], tokens: Callable[[], TokenVectors | None] = lambda: None):
         self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
         self._llm = llm  # the configured model's fresh run (llm/client.py from_settings)
+        self._tokens = tokens
 
     def retrieve(self, query: str, book: str, k: int = 5, mode: str = "hybrid", fen: str = "",
                  llm=None) -> RetrieveResult:
@@ -91,15 +96,19 @@ class Retrieval:
         a ``snapshot`` of the book's skills; ``tree`` is the book's (only the ``toc`` mode reads
         it); ``halves`` lets searches of one query share their work (see ``search``). A query
         that spells out chess moves from the start ranks the skills that continue
-        those moves first."""
+        those moves first; otherwise, except in ``keyword`` mode, the first ``rerank.TOP`` are put in
+        order by late interaction (``tutorialbook/rerank.py``)."""
         from tutorialbook.skills.chess import query as chess_query
 
         if vector is None:
             vector = functools.cache(lambda: self._embed([query])[0])
         moves = chess_query.moves_in(query)  # "after 1. e4 e5 2. Nf3 …" names a position
-        pool = max(k, chess_query.POOL) if moves else k
+        tokens = self._tokens() if mode != "keyword" and not moves else None
+        pool = max(k, chess_query.POOL) if moves else max(k, rerank.TOP) if tokens else k
         if moves and columns:
             columns = [*columns, "name", "steps"]
+        if tokens and columns:
+            columns = list(dict.fromkeys([*columns, *rerank.COLUMNS]))
         tree = tree or self.reading.tree(book)
         if mode == "toc":
             hits, route = toc_descent(self.store, tree, query, vector, pool, columns, snapshot, halves)
@@ -110,6 +119,8 @@ class Retrieval:
             hits = [h for h in hits if h.row["id"] not in tree.hidden_skills]
         if moves:
             hits = chess_query.moves_first(hits, moves)[:k]
+        elif tokens:
+            hits = rerank.rerank(query, hits, tokens)[:k]
         return hits, route
 
     def _position_first(self, fen: str, book: str, hits: list, k: int) -> list:

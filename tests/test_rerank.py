@@ -1,0 +1,95 @@
+"""Late interaction (tutorialbook/rerank.py) with the real MiniLM: the first five of a ranking put
+in order word by word, the rest and a top 5's skills kept, keyword mode left literal."""
+
+import json
+
+import numpy as np
+import pytest
+
+from tutorialbook import rerank
+from tutorialbook.memory.embedder import MiniLM, _TokenCache
+from tutorialbook.memory.search import Hit
+
+
+@pytest.fixture(scope="module")
+def tokens():
+    return MiniLM().token_vectors
+
+
+def _hit(id_: str, name: str, steps: list[str], score: float) -> Hit:
+    return Hit({"id": id_, "name": name, "when_to_use": "", "steps": json.dumps(steps)}, score)
+
+
+WORKSPACE = _hit("a", "The workspace", ["The workspace holds the objects you create during a session.",
+                                         "It can be saved when you quit and restored when you start again."], 0.62)
+REMOVING = _hit("b", "Removing objects", ["To delete a variable, call rm() with its name.",
+                                          "rm(list = ls()) removes every object in the workspace."], 0.60)
+LISTING = _hit("c", "Listing objects", ["ls() prints the names of the objects in the workspace."], 0.55)
+
+
+@pytest.mark.parametrize("query", ["How do I delete a variable from the workspace?",
+                                   "how can I get rid of a variable I no longer need"])
+def test_the_skill_that_holds_the_detail_asked_for_moves_first(tokens, query):
+    ranked = rerank.rerank(query, [WORKSPACE, REMOVING, LISTING], tokens)
+    assert [h.row["id"] for h in ranked][0] == "b"  # the topic's overview had scored higher
+    scores = [h.score for h in ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_only_the_first_five_are_put_in_order_and_a_top_five_keeps_its_skills(tokens):
+    others = [_hit(f"x{i}", f"Note {i}", [f"An unrelated remark number {i} about plotting colours."], 0.5 - i / 100)
+              for i in range(5)]
+    hits = [others[0], others[1], WORKSPACE, LISTING, REMOVING, *others[2:]]
+    ranked = rerank.rerank("How do I delete a variable from the workspace?", hits, tokens)
+    assert {h.row["id"] for h in ranked[:5]} == {h.row["id"] for h in hits[:5]}
+    assert ranked[5:] == hits[5:]  # untouched, scores and all
+    assert ranked[0].row["id"] == "b"
+
+
+def test_a_query_of_function_words_or_a_single_hit_leaves_the_ranking_as_it_is(tokens):
+    hits = [WORKSPACE, REMOVING, LISTING]
+    assert rerank.rerank("what is the", hits, tokens) == hits
+    assert rerank.rerank("How do I delete a variable?", [WORKSPACE], tokens) == [WORKSPACE]
+    assert rerank.rerank("How do I delete a variable?", [], tokens) == []
+
+
+QUERIES = ["how do I shape the dough into a tight ball", "my starter is sluggish",
+           "when is the bread done baking", "what should I avoid when seasoning"]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "toc"])
+def test_the_best_skill_is_the_same_whatever_k(baking, mode):
+    """A top 1 is the first of the top 5: both are put in order over the same five skills."""
+    for query in QUERIES:
+        one = baking.retrieve(query, "baking", k=1, mode=mode).skills
+        five = baking.retrieve(query, "baking", k=5, mode=mode).skills
+        assert [s.id for s in one] == [s.id for s in five[:1]]
+
+
+def test_keyword_mode_and_an_embedder_without_token_vectors_keep_the_search_order(baking):
+    keyword = [(s.id, s.score) for s in baking.retrieve(QUERIES[0], "baking", k=5, mode="keyword").skills]
+    reranked = [s.id for s in baking.retrieve(QUERIES[2], "baking", k=5, mode="hybrid").skills]
+    baking.retrieval._tokens = lambda: None  # what a remote embedding model (LiteLLMEmbedder) gives
+    assert [(s.id, s.score) for s in baking.retrieve(QUERIES[0], "baking", k=5, mode="keyword").skills] == keyword
+    plain = baking.retrieve(QUERIES[2], "baking", k=5, mode="hybrid").skills
+    assert sorted(s.id for s in plain) == sorted(reranked)  # the same five, in the search's own order
+    assert [s.score for s in plain] == sorted((s.score for s in plain), reverse=True)
+    assert all(s.score < 2 for s in plain)  # no late-interaction term (WEIGHT x a match) added
+
+
+def test_token_vectors_are_unit_rows_one_per_token_and_kept_for_the_next_query(tokens):
+    (vectors, words), = tokens(["Knead the dough"])
+    assert words == ["kn", "##ead", "the", "dough"]  # WordPiece: a rarer word in pieces
+    assert vectors.dtype == np.float16 and vectors.shape == (4, 384)
+    assert np.allclose(np.linalg.norm(vectors.astype(np.float32), axis=1), 1.0, atol=1e-2)
+    assert tokens(["Knead the dough"])[0][0] is vectors  # from the cache
+
+
+def test_the_token_cache_drops_the_least_recently_used_past_its_limit():
+    cache = _TokenCache(limit=3 * 384 * 2)
+    item = lambda: (np.zeros((1, 384), dtype=np.float16), ["w"])  # noqa: E731
+    for text in "abc":
+        cache.put(text, item())
+    assert cache.get("a") is not None  # "a" used again: "b" is now the oldest
+    cache.put("d", item())
+    assert cache.get("b") is None and all(cache.get(t) is not None for t in "acd")

@@ -1,0 +1,68 @@
+"""Late interaction: the first few skills of a ranking put in order by how well each word of the
+query finds its closest match in the skill's text.
+
+A skill's vector is the mean of its tokens' vectors, so a question about one detail of a
+passage scores about as high against that passage as against its neighbour on the same topic:
+the answer sits in the passage ranked second as often as first. Matching word by word (MaxSim,
+as ColBERT scores: for each of the query's content words the cosine of its nearest token in
+the skill's text, averaged) tells them apart, with the same MiniLM and no other model. It runs
+on the best ``TOP`` of a ranking only, which keeps what a top 5 holds and costs ``TOP`` short
+model runs a query. Measured in ``bench/learning.py --real``: chosen on the two development
+documents (r-intro, Flask), then the held-out ones printed.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from tutorialbook.memory.rows import skill_text, steps_of
+from tutorialbook.memory.search import Hit
+
+#: how many of a ranking's first skills are re-ordered (a top 5 keeps its skills)
+TOP = 5
+#: what the word-by-word match (0-1) weighs against the ranking's own score
+WEIGHT = 3.0
+#: the words of a question that only hold it together: articles, prepositions, auxiliaries,
+#: pronouns, question words. Every other word is matched, "first", "make" or "not" included
+#: (``skills/extract.py``'s wider list, which drops those too, gave the same on the development
+#: documents and 1-2 fewer first hits on two held-out ones)
+FUNCTION_WORDS = frozenset(
+    """a an the of to in on for and or is are be do does did i my me how what why when which can
+    should with it this that from by as at if you your""".split()
+)
+#: the columns a hit's row needs for its text
+COLUMNS = ["name", "when_to_use", "steps"]
+
+TokenVectors = Callable[[list[str]], list[tuple[np.ndarray, list[str]]]]
+
+
+def rerank(query: str, hits: list[Hit], tokens: TokenVectors) -> list[Hit]:
+    """``hits`` with the first ``TOP`` re-scored (their score plus ``WEIGHT`` times the match) and
+    re-ordered, ties by id; the rest as they were. The query's content words are its WordPiece
+    tokens that are words outside ``FUNCTION_WORDS``, and the pieces that continue a word; a
+    query of function words alone leaves the ranking as it is."""
+    head = hits[:TOP]
+    if len(head) < 2:
+        return hits
+    vectors = tokens([query, *(row_text(h.row) for h in head)])
+    query_vectors, query_tokens = vectors[0]
+    content = [i for i, t in enumerate(query_tokens)
+               if t.startswith("##") or (t.isalnum() and t not in FUNCTION_WORDS)]
+    if not content:
+        return hits
+    words = query_vectors[content].astype(np.float32)
+    scored = [Hit(h.row, h.score + WEIGHT * _maxsim(words, skill)) for h, (skill, _) in zip(head, vectors[1:])]
+    return sorted(scored, key=lambda h: (-h.score, h.row["id"])) + hits[TOP:]
+
+
+def row_text(row: dict) -> str:
+    """The text a skill is matched on: its name, when to use it and its steps."""
+    return skill_text(row["name"], row["when_to_use"], steps_of(row))
+
+
+def _maxsim(words: np.ndarray, skill: np.ndarray) -> float:
+    """The mean over the query's words of each one's best cosine among the skill's tokens (a
+    skill's text is never empty: ``skill_text`` joins its parts with full stops)."""
+    return float((words @ skill.astype(np.float32).T).max(axis=1).mean())
