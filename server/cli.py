@@ -124,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--book", default="default", help=BOOK_HELP)
     p.add_argument("-k", type=int, default=5, help="how many skills to return (1-50)")
     p.add_argument("--mode", default="hybrid", choices=["toc", "hybrid", "keyword", "vector"],
-                   help="toc: descend the TOC and show the route; hybrid: BM25 + vectors (RRF); keyword; vector")
+                   help="toc: descend the TOC and show the route; hybrid: BM25 + vectors fused by score; "
+                        "keyword (BM25 alone, never re-ordered word by word); vector")
     p.add_argument("--fen", default="", help="chess: a position (FEN); skills the tutorials tie to it come first")
 
     p = sub.add_parser("evaluate", help="judge a chess position and what the tutorials teach there "

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tutorialbook import rerank
+from tutorialbook.library import Library
 from tutorialbook.memory.embedder import MiniLM, _TokenCache
 from tutorialbook.memory.search import Hit
 
@@ -66,10 +67,11 @@ def test_the_best_skill_is_the_same_whatever_k(baking, mode):
         assert [s.id for s in one] == [s.id for s in five[:1]]
 
 
-def test_keyword_mode_and_an_embedder_without_token_vectors_keep_the_search_order(baking):
+def test_keyword_mode_and_the_setting_turned_off_keep_the_search_order(baking, store_path):
     keyword = [(s.id, s.score) for s in baking.retrieve(QUERIES[0], "baking", k=5, mode="keyword").skills]
     reranked = [s.id for s in baking.retrieve(QUERIES[2], "baking", k=5, mode="hybrid").skills]
-    baking.retrieval._tokens = lambda: None  # what a remote embedding model (LiteLLMEmbedder) gives
+    baking = Library(store=str(store_path), late_interaction=False)
+    assert baking._token_vectors() is None
     assert [(s.id, s.score) for s in baking.retrieve(QUERIES[0], "baking", k=5, mode="keyword").skills] == keyword
     plain = baking.retrieve(QUERIES[2], "baking", k=5, mode="hybrid").skills
     assert sorted(s.id for s in plain) == sorted(reranked)  # the same five, in the search's own order

@@ -30,7 +30,8 @@ async def retrieve_skill(
     mode: Annotated[
         Literal["toc", "hybrid", "keyword", "vector"],
         Field(description="toc: descend the TOC tree and return the route; hybrid: BM25 + vectors "
-                          "fused with RRF; keyword: BM25 only; vector: embeddings only"),
+                          "fused by score; keyword: BM25 only; vector: embeddings only. Except in keyword "
+                          "mode, the first five are put in order word by word (late interaction)"),
     ] = "hybrid",
     fen: Annotated[str, Field(description="chess: a position (FEN); skills the tutorials tie to it come first")] = "",
     ctx: Context = None,  # type: ignore[assignment]  # the SDK injects it; a default, as it follows defaulted ones

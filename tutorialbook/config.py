@@ -50,6 +50,10 @@ class Settings:
     #: read the text videos show (acquire/screen.py); TUTORIALBOOK_SCREEN=off: videos are read from speech only
     screen: bool = field(default_factory=lambda: (_env("TUTORIALBOOK_SCREEN") or "on").strip().lower()
                          not in ("off", "0", "false", "no"))
+    #: re-order a ranking's first five word by word (tutorialbook/rerank.py); TUTORIALBOOK_LATE_INTERACTION=off:
+    #: the search's own order (~45 ms of one core less a query)
+    late_interaction: bool = field(default_factory=lambda: (_env("TUTORIALBOOK_LATE_INTERACTION") or "on").strip()
+                                   .lower() not in ("off", "0", "false", "no"))
     #: Tesseract's own variable: the folder of its language data (acquire/ocr.py), else the usual places
     tessdata_prefix: str | None = field(default_factory=lambda: (_env("TESSDATA_PREFIX") or "").strip() or None)
     #: folders an ingest may read (os.pathsep separated); None: the user's home and the current folder

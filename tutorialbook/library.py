@@ -84,9 +84,9 @@ class Library:
         return self._get_embedder().embed(texts)
 
     def _token_vectors(self):
-        """The embedder's token vectors (``MiniLM.token_vectors``), or None when it has none (a
-        remote model): what late interaction re-orders a ranking with."""
-        return getattr(self._get_embedder(), "token_vectors", None)
+        """The embedder's token vectors (``MiniLM.token_vectors``), what late interaction re-orders
+        a ranking with; None when it has none (a remote model) or the setting turns it off."""
+        return getattr(self._get_embedder(), "token_vectors", None) if self.settings.late_interaction else None
 
     def llm(self):
         """A fresh run of the configured model (settings.llm: a litellm model string, or
