@@ -51,7 +51,7 @@ class Settings:
     screen: bool = field(default_factory=lambda: (_env("TUTORIALBOOK_SCREEN") or "on").strip().lower()
                          not in ("off", "0", "false", "no"))
     #: re-order a ranking's first five word by word (tutorialbook/rerank.py); TUTORIALBOOK_LATE_INTERACTION=off:
-    #: the search's own order (~45 ms of one core less a query)
+    #: the search's own order (~30-35 ms less a query of skills not seen lately: bench/retrieval.py)
     late_interaction: bool = field(default_factory=lambda: (_env("TUTORIALBOOK_LATE_INTERACTION") or "on").strip()
                                    .lower() not in ("off", "0", "false", "no"))
     #: Tesseract's own variable: the folder of its language data (acquire/ocr.py), else the usual places
