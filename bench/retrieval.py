@@ -231,9 +231,11 @@ def measure(size: int, n_queries: int, n_browse: int, workdir: Path, k: int = 10
 
     queries = synthetic.queries(book, n_queries)
     query_vectors = library.embed(queries)
+    from tutorialbook.library import Library
+
     # the same store without late interaction (tutorialbook/rerank.py): the search alone, which is
     # what grows with the book and what brute force is compared with
-    plain = type(library)(store=library.settings.store, late_interaction=False)
+    plain = Library(store=library.settings.store, late_interaction=False)
     for q, v in zip(queries[:5], query_vectors[:5]):  # warm caches (index files, tree, model)
         library.retrieve(q, book.name, k=k, mode="hybrid")
         plain.retrieve(q, book.name, k=k, mode="hybrid")
