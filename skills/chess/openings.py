@@ -64,18 +64,15 @@ def _load() -> dict[str, Opening]:
             boards: dict[tuple[str, ...], chess.Board] = {(): chess.Board()}
             index: dict[str, Opening] = {}
             book = {chess.Board().epd()}
-            data = resources.files(__package__).joinpath("data")
-            for letter in "abcde":
-                text = data.joinpath(f"{letter}.tsv").read_text(encoding="utf-8")
-                for row in csv.DictReader(io.StringIO(text), delimiter="\t"):
-                    sans = tuple(tok for tok in row["pgn"].split() if not tok[0].isdigit())
-                    k = next(k for k in range(len(sans), -1, -1) if sans[:k] in boards)
-                    board = boards[sans[:k]].copy(stack=False)
-                    for san in sans[k:]:
-                        board.push_san(san)
-                        book.add(board.epd())  # a shorter prefix was added by the row that ends there
-                    boards[sans] = board
-                    index.setdefault(board.epd(), Opening(row["eco"], row["name"], row["pgn"]))
+            for opening in _load_rows():
+                sans = tuple(tok for tok in opening.pgn.split() if not tok[0].isdigit())
+                k = next(k for k in range(len(sans), -1, -1) if sans[:k] in boards)
+                board = boards[sans[:k]].copy(stack=False)
+                for san in sans[k:]:
+                    board.push_san(san)
+                    book.add(board.epd())  # a shorter prefix was added by the row that ends there
+                boards[sans] = board
+                index.setdefault(board.epd(), opening)
             _index, _book = index, frozenset(book)
         return _index
 
