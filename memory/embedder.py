@@ -77,8 +77,10 @@ class MiniLM:
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         texts = [t or " " for t in texts]
-        if len(texts) == 1:
-            return _normalise(self._embed_one(texts[0], self._shrink)[None, :])
+        if len(texts) == 1:  # a query: its token vectors come from the same run, for late interaction
+            hidden, tokens = self._hidden(texts[0], self._shrink)
+            self._token_cache.put(texts[0], _token_rows(hidden, tokens))
+            return _normalise(hidden.mean(axis=0)[None, :])
         vectors = list(self._workers().map(self._embed_one, texts[:-1], [None] * (len(texts) - 1)))
         vectors.append(self._embed_one(texts[-1], self._shrink))  # alone: the others' regions are free
         return _normalise(np.stack(vectors))
@@ -87,7 +89,8 @@ class MiniLM:
         """Each text's WordPiece tokens (``[CLS]`` and ``[SEP]`` left out) and their unit vectors
         (float16), one row a token: what late interaction (``tutorialbook/rerank.py``) matches
         word by word. Each text runs alone, as in ``embed``; the last texts' results are kept
-        (``TOKEN_CACHE_BYTES``), as the same skills come up for one query after another.
+        (``TOKEN_CACHE_BYTES``), as the same skills come up for one query after another, and a
+        text embedded alone (a query) has its tokens kept by that run.
         """
         found = {text: self._token_cache.get(text) for text in dict.fromkeys(texts)}
         missing = [text for text, hit in found.items() if hit is None]
@@ -96,8 +99,7 @@ class MiniLM:
         return [cast(tuple[np.ndarray, list[str]], found[text]) for text in texts]
 
     def _tokens_of(self, text: str) -> tuple[np.ndarray, list[str]]:
-        hidden, tokens = self._hidden(text or " ")
-        return _normalise(hidden[1:-1]).astype(np.float16), tokens[1:-1]
+        return _token_rows(*self._hidden(text or " "))
 
     def _embed_one(self, text: str, run_options=None) -> np.ndarray:
         return self._hidden(text, run_options)[0].mean(axis=0)
@@ -119,6 +121,12 @@ class MiniLM:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="tutorialbook-embed")
             return self._pool
+
+
+def _token_rows(hidden: np.ndarray, tokens: list[str]) -> tuple[np.ndarray, list[str]]:
+    """A run's token vectors as late interaction reads them: unit rows in float16, without
+    ``[CLS]`` and ``[SEP]``."""
+    return _normalise(hidden[1:-1]).astype(np.float16), tokens[1:-1]
 
 
 class _TokenCache:

@@ -87,6 +87,16 @@ def test_token_vectors_are_unit_rows_one_per_token_and_kept_for_the_next_query(t
     assert tokens(["Knead the dough"])[0][0] is vectors  # from the cache
 
 
+def test_a_query_embedded_alone_keeps_its_token_vectors_from_that_run():
+    model = MiniLM()
+    vector = model.embed(["how long should the dough rest"])[0]
+    kept = model._token_cache.get("how long should the dough rest")
+    assert kept is not None and model.token_vectors(["how long should the dough rest"])[0][0] is kept[0]
+    fresh = MiniLM()._tokens_of("how long should the dough rest")  # a run of its own gives the same rows
+    assert kept[1] == fresh[1] and np.array_equal(kept[0], fresh[0])
+    assert np.allclose(np.linalg.norm(vector), 1.0)
+
+
 def test_the_token_cache_drops_the_least_recently_used_past_its_limit():
     cache = _TokenCache(limit=3 * 384 * 2)
     item = lambda: (np.zeros((1, 384), dtype=np.float16), ["w"])  # noqa: E731
