@@ -42,7 +42,7 @@ class Retrieval:
     rankings without late interaction)."""
 
     def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading,
-                 llm: Callable[[], LLM | None], tokens: Callable[[], TokenVectors | None] = lambda: None):
+                 llm: Callable[[], LLM | None], tokens: Callable[[], TokenVectors | None]):
         self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
         self._llm = llm  # the configured model's fresh run (llm/client.py from_settings)
         self._tokens = tokens
