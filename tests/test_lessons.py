@@ -123,3 +123,38 @@ def test_the_tree_patched_lesson_by_lesson_is_the_tree_read_whole(baking, monkey
     assert ids(patched.lesson_counts, patched.lessons_of, patched.lessons_at) == ids(*rebuild(patched.lesson_rows))
     assert sum(patched.lesson_counts.values()) == baking.store.count("lessons") == 7
 
+
+
+def test_lessons_written_at_once_by_many_agents_through_one_library_are_each_stored_once(baking):
+    """A server answers its agents' calls in threads of one Library, whose lesson writes are
+    committed in groups (memory/group_commit.py): each lesson is still stored once, a lesson
+    said by several agents counted, and each write has its own event naming its agent."""
+    errors, results = [], {}
+
+    def write(n):
+        try:
+            for i in range(4):
+                text = f"Agent {n} found that a {i + 2}-hour autolyse helps." if i < 3 else "Steam the oven."
+                results[(n, i)] = baking.record_lesson(text, "baking", agent=f"agent{n}")
+        except Exception as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    rows = {r["text"]: r for r in baking.store.rows("lessons")}
+    assert len(rows) == 8 * 3 + 1
+    assert rows["Steam the oven."]["merged_count"] == 8
+    steam = [r for (n, i), r in results.items() if i == 3]
+    assert sum(not r.merged for r in steam) == 1 and {r.lesson_id for r in steam} == {rows["Steam the oven."]["id"]}
+    for (n, i), result in results.items():
+        if i < 3:
+            row = rows[f"Agent {n} found that a {i + 2}-hour autolyse helps."]
+            assert not result.merged and row["agent"] == f"agent{n}"
+    events = baking.history("baking", action="lesson")
+    assert len(events) == 8 * 4
+    assert sorted((e.agent, e.target) for e in events) == sorted((f"agent{n}", r.lesson_id)
+                                                                 for (n, _), r in results.items())

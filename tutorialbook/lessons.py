@@ -14,6 +14,7 @@ from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory import history as hist
 from tutorialbook.memory import lessons as lesson_store
 from tutorialbook.memory import where
+from tutorialbook.memory.group_commit import GroupCommit
 from tutorialbook.memory.rows import lesson_row
 from tutorialbook.memory.search import nearest_rows, search
 from tutorialbook.memory.store import Store
@@ -35,6 +36,8 @@ class Lessons:
 
     def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading):
         self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
+        self._group: GroupCommit[list[tuple[dict, list]], tuple[list[bool], dict[str, dict]]] = \
+            GroupCommit(self._commit)
 
     # -- lessons -----------------------------------------------------------------
     def record_lesson(self, lesson: str, book: str, outcome: str = "note", skill_id: str = "", node_id: str = "",
@@ -77,7 +80,41 @@ class Lessons:
                 id=row_id, book=book, text=plan["text"], outcome=plan["outcome"], context=plan["context"],
                 skill_id=plan["skill_id"], node_id=plan["node_id"], agent=agent, key=target, vector=plan["vector"],
                 now=now)))
-        # new ids in one commit; an id already stored (or repeated in this batch) is counted
+        verdicts_of = []
+        totals: dict[str, dict[str, int]] = {}
+        for plan in plans:
+            verdicts = list(plan["verdicts"])
+            sid = plan["skill_id"]
+            if sid and plan["outcome"] in ("success", "failure") and sid not in {s for s, _ in verdicts}:
+                verdicts.append((sid, "helpful" if plan["outcome"] == "success" else "harmful"))
+            verdicts_of.append(verdicts)
+            for s, verdict in verdicts:
+                column = "helpful" if verdict == "helpful" else "harmful"
+                totals.setdefault(s, {}).setdefault(column, 0)
+                totals[s][column] += 1
+        # the lessons and their history, committed with those other callers write now
+        merged_flags, stored = self._group.submit(list(zip(rows, verdicts_of)))
+        # feedback: one update per skill for the whole batch
+        for s, columns in totals.items():
+            self.store.update_sql("skills", where.by_id(s), {c: f"{c} + {n}" for c, n in columns.items()})
+        counts = {r["id"]: r for r in self.store.rows("skills", in_list("id", list(totals)))} if totals else {}
+        results = []
+        for plan, row, merged, verdicts in zip(plans, rows, merged_flags, verdicts_of):
+            now_row = stored.get(row["id"], row)
+            results.append(LessonResult(
+                lesson_id=row["id"], merged=merged, merged_count=now_row["merged_count"], attached_to=plan["attached"],
+                similar=[lesson_view(r, 1 - r["_distance"]) for r in plan["similar"]],
+                feedback=[FeedbackCount(skill_id=c["id"], helpful=c["helpful"], harmful=c["harmful"])
+                          for c in (counts[s] for s in dict.fromkeys(s for s, _ in verdicts) if s in counts)],
+            ))
+        return results
+
+    def _commit(self, calls: list[list[tuple[dict, list]]]) -> list[tuple[list[bool], dict[str, dict]]]:
+        """Lesson rows of several calls (each row with its verdicts) as one commit of new ids,
+        one update per merge count and one commit of their history. Per call: which rows were
+        merged into a stored lesson (an id already stored, or earlier in the batch), and the
+        merged rows as stored now."""
+        rows = [row for call in calls for row, _ in call]
         with self.store.lock("lessons"):
             present = {r["id"] for r in self.store.rows("lessons", in_list("id", [r["id"] for r in rows]), ["id"])}
             fresh: dict[str, dict] = {}
@@ -94,43 +131,26 @@ class Lessons:
             by_count: dict[int, list[str]] = {}
             for row_id, n in extra.items():
                 by_count.setdefault(n, []).append(row_id)
+            now = repr(time.time())
             for n, ids in by_count.items():
                 written = self.store.update_sql("lessons", in_list("id", ids),
-                                                {"merged_count": f"merged_count + {n}", "updated_at": repr(now)})
+                                                {"merged_count": f"merged_count + {n}", "updated_at": now})
         # a new row is as written; a merged one is read back for its count
         stored = {r["id"]: r for r in self.store.rows("lessons", in_list("id", list(extra)), LESSON_COLUMNS)
                   } if extra else {}
-        # feedback: one update per skill for the whole batch
-        verdicts_of = []
-        totals: dict[str, dict[str, int]] = {}
-        for plan in plans:
-            verdicts = list(plan["verdicts"])
-            sid = plan["skill_id"]
-            if sid and plan["outcome"] in ("success", "failure") and sid not in {s for s, _ in verdicts}:
-                verdicts.append((sid, "helpful" if plan["outcome"] == "success" else "harmful"))
-            verdicts_of.append(verdicts)
-            for s, verdict in verdicts:
-                column = "helpful" if verdict == "helpful" else "harmful"
-                totals.setdefault(s, {}).setdefault(column, 0)
-                totals[s][column] += 1
-        for s, columns in totals.items():
-            self.store.update_sql("skills", where.by_id(s), {c: f"{c} + {n}" for c, n in columns.items()})
-        counts = {r["id"]: r for r in self.store.rows("skills", in_list("id", list(totals)))} if totals else {}
         version = hist.version_of(written)
+        verdicts_of = [verdicts for call in calls for _, verdicts in call]
         hist.record(self.store, [
-            hist.lesson_event(book, agent, stored.get(row["id"], row), merged, verdicts, version, time.time())
+            hist.lesson_event(row["book"], row["agent"], stored.get(row["id"], row), merged, verdicts, version,
+                              time.time())
             for row, merged, verdicts in zip(rows, merged_flags, verdicts_of)
         ])
-        results = []
-        for plan, row, merged, verdicts in zip(plans, rows, merged_flags, verdicts_of):
-            now_row = stored.get(row["id"], row)
-            results.append(LessonResult(
-                lesson_id=row["id"], merged=merged, merged_count=now_row["merged_count"], attached_to=plan["attached"],
-                similar=[lesson_view(r, 1 - r["_distance"]) for r in plan["similar"]],
-                feedback=[FeedbackCount(skill_id=c["id"], helpful=c["helpful"], harmful=c["harmful"])
-                          for c in (counts[s] for s in dict.fromkeys(s for s, _ in verdicts) if s in counts)],
-            ))
-        return results
+        out, at = [], 0
+        for call in calls:
+            flags = merged_flags[at:at + len(call)]
+            out.append((flags, {r["id"]: stored[r["id"]] for (r, _), m in zip(call, flags) if m}))
+            at += len(call)
+        return out
 
     def _similar_lessons(self, book: str, ids: list[str], vectors: np.ndarray, k: int = 5) -> list[list[dict]]:
         """Stored lessons similar to each new one (itself excluded): one vector query for a whole batch."""
