@@ -33,7 +33,8 @@ class GroupCommit(Generic[T, R]):
     """``submit(item)`` returns ``commit(batch)``'s result for the item, where ``batch`` holds
     it and the items other threads submitted while an earlier batch was being committed.
     ``commit`` returns one result per item, in order; if it raises, every item of the batch
-    gets the exception."""
+    gets the exception. A thread must not submit while it holds a lock ``commit`` takes: it would
+    wait for a leader that waits for it."""
 
     def __init__(self, commit: Callable[[list[T]], list[R]]):
         self._commit = commit
