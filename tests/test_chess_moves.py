@@ -477,3 +477,46 @@ def test_candidates_lists_ties():
 def test_canceling_is_heard_castling():
     board = board_from(RUY)
     assert parse_spoken_move(board, "canceling") == chess.Move.from_uci("e1g1")
+
+
+def _random_positions(seed: int, games: int = 150) -> list[chess.Board]:
+    import random
+
+    rng = random.Random(seed)
+    boards = []
+    for _ in range(games):
+        board = chess.Board()
+        for _ in range(rng.randint(0, 50)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            boards.append(board.copy())
+    return boards
+
+
+CASTLING_POSITIONS = ["r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+                      "r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1", "r3k2r/8/8/8/8/8/6b1/R3K2R w KQkq - 0 1"]
+
+
+def test_the_moves_to_some_squares_are_the_legal_moves_to_them_in_the_same_order():
+    """Weighing a mention walks only the moves to its squares (moves._legal_to); python-chess masks
+    castling by the rook's square, so e1g1 must come from a g1 and never from an h1 alone."""
+    from tutorialbook.skills.chess.moves import _legal_to
+
+    boards = _random_positions(7) + [chess.Board(fen) for fen in CASTLING_POSITIONS]
+    for board in boards:
+        for squares in ([chess.G1], [chess.H1], [chess.C8, chess.A8], [chess.E4, chess.D5], list(range(0, 64, 9))):
+            want = [m for m in board.legal_moves if m.to_square in squares]
+            assert list(_legal_to(board, squares)) == want, (board.fen(), squares)
+    board = chess.Board(CASTLING_POSITIONS[0])
+    assert [m.uci() for m in _legal_to(board, [chess.G1])] == ["h1g1", "e1g1"]
+    assert "e1g1" not in [m.uci() for m in _legal_to(board, [chess.H1])]
+
+
+def test_castling_said_is_weighed_among_the_castling_moves_only():
+    board = chess.Board(CASTLING_POSITIONS[0])
+    (short,) = find_mentions("white castles kingside")
+    assert [m.uci() for _, m in short.scored(board)] == ["e1g1"]
+    board = chess.Board(CASTLING_POSITIONS[3])  # the bishop on g2 covers f1: no short castling
+    assert [m.uci() for _, m in short.scored(board)] == []

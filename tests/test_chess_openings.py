@@ -139,3 +139,27 @@ def test_a_title_names_the_opening_a_lesson_walks_through():
 def test_a_title_that_names_no_opening_names_no_line():
     for title in ("Chess for beginners", "How to bake bread", "Defense and attack", "My main line", ""):
         assert named_in(title) == frozenset(), title
+
+
+def test_a_remembered_epd_is_the_boards_own():
+    """openings.epd keys a position by its pieces, side, castling rights and en passant square;
+    what it returns must be Board.epd() whatever the history (en passant shown only when legal)."""
+    import random
+
+    from tutorialbook.skills.chess import openings
+
+    rng = random.Random(11)
+    for _ in range(100):
+        board = chess.Board()
+        for _ in range(rng.randint(0, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            assert openings.epd(board) == board.epd()
+            assert openings.board_in_book(board) == openings.in_book(board.epd())
+    after_e4 = chess.Board()
+    after_e4.push_san("e4")  # an en passant square no capture can use: not in the EPD
+    assert openings.epd(after_e4) == after_e4.epd() and openings.epd(after_e4).endswith(" -")
+    board = chess.Board("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3")
+    assert openings.epd(board).endswith(" f6") and openings.epd(board) == board.epd()

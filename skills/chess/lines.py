@@ -246,7 +246,7 @@ class _Tracker:
         Notation ("Bd2") was typed, not guessed: it stands. Otherwise a tie is a refusal.
         """
         move = _pick(mention, board, strict)
-        if mention.notation or not openings.in_book(board.epd()):
+        if mention.notation or not openings.board_in_book(board):
             return move
         scored = mention.scored(board, strict)
         heard = {alt for _, alt in scored}
@@ -256,7 +256,7 @@ class _Tracker:
         for score, alt in scored:
             after = board.copy()
             after.push(alt)
-            if not openings.in_book(after.epd()):
+            if not openings.board_in_book(after):
                 if alt == move:
                     values[alt] = score
                 continue  # only theory may overrule what was heard
@@ -265,7 +265,7 @@ class _Tracker:
             if alt not in heard and not (mention.acted or confirmed):
                 continue
             score += _BOOK_BONUS * (2 if confirmed else 1)
-            if after.epd() in _TITLED.get():
+            if openings.epd(after) in _TITLED.get():
                 score += _TITLE_BONUS
             if score >= MIN_SCORE:
                 values[alt] = score
@@ -350,7 +350,7 @@ class _Tracker:
         mention with no square of its own picks the one it moves, else the opening the lesson is
         titled after picks the one on its line; otherwise several are a refusal."""
         board = self.board(self.path())
-        book = openings.in_book(board.epd())
+        book = openings.board_in_book(board)
         by_book, by_sentence = [], []
         for gap in board.legal_moves:
             book_gap = book and _in_book(board, gap)
@@ -415,9 +415,9 @@ class _Tracker:
         before = self.board(line.moves[:index])
         move = line.moves[index]
         san = before.san(move)
-        epd_before = before.epd()
+        epd_before = openings.epd(before)
         before.push(move)
-        epd_after = before.epd()
+        epd_after = openings.epd(before)
         path = tuple(line.moves[: index + 1])
         first = self.seen.setdefault(epd_after, (line.id, path))
         self.events.append(
@@ -613,14 +613,16 @@ def _fits(board: chess.Board, mentions: tuple[Mention, ...]) -> bool:
 
 def _in_book(board: chess.Board, move: chess.Move) -> bool:
     """Whether `move` leads to a position some opening line passes through."""
-    return openings.in_book(_epd_after(board, move))
+    board = board.copy(stack=False)
+    board.push(move)
+    return openings.board_in_book(board)
 
 
 def _epd_after(board: chess.Board, move: chess.Move) -> str:
     """The position (EPD) `move` leads to (`board` is left as it was)."""
     board = board.copy(stack=False)
     board.push(move)
-    return board.epd()
+    return openings.epd(board)
 
 
 def _pick(mention: Mention, board: chess.Board, strict: bool) -> chess.Move | None:

@@ -11,6 +11,7 @@ would corrupt every position after it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -434,10 +435,16 @@ class Mention:
             if not board.move_stack:
                 return []
             targets = {board.peek().to_square: 1.0}  # from the board, not from speech: no sound-alikes
+        if self.castle:
+            legal: Iterable[chess.Move] = board.generate_castling_moves()  # what _score allows
+        elif targets:
+            legal = _legal_to(board, targets)
+        else:
+            legal = board.legal_moves
         return sorted(
             (
                 (s, move)
-                for move in board.legal_moves
+                for move in legal
                 if (s := self._score(board, move, targets, strict, sound_alikes)) is not None
             ),
             key=lambda sm: -sm[0],
@@ -530,6 +537,28 @@ class Mention:
                 score += 1 if board.is_checkmate() else -0.5
                 board.pop()
         return score
+
+
+_CASTLED = chess.BB_C1 | chess.BB_G1 | chess.BB_C8 | chess.BB_G8
+
+
+def _legal_to(board: chess.Board, squares: Iterable[int]) -> Iterator[chess.Move]:
+    """The legal moves to ``squares``, in ``board.legal_moves``' order: a mention names a square,
+    and weighing only the moves that reach it is what makes placing a lesson fast (python-chess
+    masks castling by the rook's square, so a castling move is taken by its king's)."""
+    mask = 0
+    for square in squares:
+        mask |= chess.BB_SQUARES[square]
+    seen = set()
+    for move in board.generate_legal_moves(chess.BB_ALL, mask):
+        if chess.BB_SQUARES[move.to_square] & mask and move not in seen:
+            seen.add(move)
+            yield move
+    if mask & _CASTLED:
+        for move in board.generate_castling_moves():
+            if chess.BB_SQUARES[move.to_square] & mask and move not in seen:
+                seen.add(move)
+                yield move
 
 
 def _started_on_wing(board: chess.Board, square: int, piece: int | None, wing: str) -> bool:

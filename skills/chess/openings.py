@@ -83,6 +83,36 @@ def lookup(epd: str) -> Opening | None:
     return _load().get(board.epd())
 
 
+#: EPDs of positions already written out, by :func:`_key`: ``Board.epd()`` costs ~40 µs, and
+#: placing a lesson's moves asks it of the same few hundred positions tens of thousands of times
+_EPDS: dict[tuple, str] = {}
+_EPDS_KEPT = 1 << 16  # emptied when full (~10 MB)
+
+
+def _key(board: chess.Board) -> tuple:
+    """What a position's EPD is made of: its pieces, the side to move, castling rights and the en
+    passant square (before EPD's check that a capture there is legal, so two keys may share an EPD)."""
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE], board.turn, board.castling_rights, board.ep_square)
+
+
+def epd(board: chess.Board) -> str:
+    """``board.epd()``, remembered."""
+    key = _key(board)
+    found = _EPDS.get(key)
+    if found is None:
+        if len(_EPDS) >= _EPDS_KEPT:
+            _EPDS.clear()
+        found = _EPDS[key] = board.epd()
+    return found
+
+
+def board_in_book(board: chess.Board) -> bool:
+    """:func:`in_book` of a board."""
+    _load()
+    return epd(board) in _book
+
+
 def in_book(epd: str) -> bool:
     """Whether some line of the list passes through this position, named or not (1. e4 e6 2. d4 d5
     3. e5 c5 4. c3 Nc6 5. Nf3 Qb6 has no row of its own, yet 6. a3 and 6. Bd3 do): opening theory
