@@ -79,7 +79,14 @@ def _load() -> dict[str, Opening]:
 
 def lookup(epd: str) -> Opening | None:
     """The opening named by exactly this position (EPD or FEN), or None."""
-    board, _ = chess.Board.from_epd(" ".join(epd.split()[:4]))
+    return _lookup(" ".join(epd.split()[:4]))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _lookup(epd: str) -> Opening | None:
+    """``lookup`` of a position's first four EPD fields (read and written again, as ``_in_book``
+    does). Cached: naming a lesson's lines looks up each of their positions, one line after another."""
+    board, _ = chess.Board.from_epd(epd)
     return _load().get(board.epd())
 
 
