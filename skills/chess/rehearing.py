@@ -26,7 +26,7 @@ REACH = 3
 AHEAD = 2
 #: moves said that fit nowhere a new hearing must place (one may be a piece misheard anywhere)
 GAIN = 2
-#: placings of the lesson tried at most (each costs one reading of the moves, ~50 ms a lesson)
+#: placings of the lesson tried at most (each costs one reading of the moves, ~5-10 ms a lesson)
 BUDGET = 16
 
 
