@@ -520,3 +520,21 @@ def test_castling_said_is_weighed_among_the_castling_moves_only():
     assert [m.uci() for _, m in short.scored(board)] == ["e1g1"]
     board = chess.Board(CASTLING_POSITIONS[3])  # the bishop on g2 covers f1: no short castling
     assert [m.uci() for _, m in short.scored(board)] == []
+
+
+def test_a_from_square_heard_on_a_rhyming_file_still_names_the_move():
+    """ "Black develops the knight from d8 to f6" is speech recognition's "from g8": the file
+    letters that rhyme (bee, cee, dee, ee, gee) may be swapped in the square a piece leaves, as in
+    the square it goes to, without the bonus a square heard right earns; a file that does not
+    rhyme still rules the move out."""
+    board = chess.Board()
+    for san in ("c4", "e5", "Nc3"):
+        board.push_san(san)
+    (heard,) = find_mentions("Black develops the knight from d8 to f6.")
+    assert heard.from_square == chess.D8
+    assert [m.uci() for m in heard.candidates(board)] == ["g8f6"]
+    assert heard.candidates(board, sound_alikes=False) == []  # the square as heard: no knight on d8
+    (right,) = find_mentions("Black develops the knight from g8 to f6.")
+    assert max(s for s, _ in right.scored(board)) > max(s for s, _ in heard.scored(board))
+    (far,) = find_mentions("Black develops the knight from a8 to f6.")  # a does not rhyme with g
+    assert far.candidates(board) == []

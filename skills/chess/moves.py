@@ -499,14 +499,19 @@ class Mention:
                     return None
             elif self.from_file is not None:
                 score += 1
-            for hint, actual in (
-                (self.from_rank, chess.square_rank(move.from_square)),
-                (self.from_square, move.from_square),
-            ):
-                if hint is not None:
-                    if hint != actual:
-                        return None
-                    score += 1
+            if self.from_rank is not None:
+                if self.from_rank != chess.square_rank(move.from_square):
+                    return None
+                score += 1
+            if self.from_square is not None and self.from_square != move.from_square:
+                # "from d8 to f6" heard for "from g8": a square's file letter may be a sound-alike,
+                # allowed without the bonus, as a target square's is
+                heard, actual = self.from_square, move.from_square
+                if not (sound_alikes and chess.square_rank(heard) == chess.square_rank(actual)
+                        and chess.square_file(heard) in RHYMING_FILES and chess.square_file(actual) in RHYMING_FILES):
+                    return None
+            elif self.from_square is not None:
+                score += 1
             if self.maybe_rank is not None and chess.square_rank(move.from_square) == self.maybe_rank:
                 score += 0.5
             is_capture = board.is_capture(move)
