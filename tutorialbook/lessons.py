@@ -53,7 +53,8 @@ class Lessons:
         """Record many lessons of one book at once. Each item takes record_lesson's arguments
         (``lesson``, ``outcome``, ``skill_id``, ``node_id``, ``context``, ``feedback``). All are
         checked before anything is written; then the new lessons are one commit, merges one
-        update, feedback one update per skill, and their history one commit."""
+        update, feedback one update per skill, and their history one commit (lessons other calls
+        write at the same moment may share the commits: :mod:`tutorialbook.memory.group_commit`)."""
         if not isinstance(lessons, list) or not lessons:
             raise TutorialbookError("lessons", "give a non-empty list of lessons")
         return self._record_lessons(lessons, book, agent, single=False)
@@ -148,7 +149,7 @@ class Lessons:
         out, at = [], 0
         for call in calls:
             flags = merged_flags[at:at + len(call)]
-            out.append((flags, {r["id"]: stored[r["id"]] for (r, _), m in zip(call, flags) if m}))
+            out.append((flags, {r["id"]: stored[r["id"]] for (r, _), m in zip(call, flags) if m and r["id"] in stored}))
             at += len(call)
         return out
 
