@@ -506,9 +506,9 @@ class Mention:
             if self.from_square is not None and self.from_square != move.from_square:
                 # "from d8 to f6" heard for "from g8": a square's file letter may be a sound-alike,
                 # allowed without the bonus, as a target square's is
-                heard, actual = self.from_square, move.from_square
-                if not (sound_alikes and chess.square_rank(heard) == chess.square_rank(actual)
-                        and chess.square_file(heard) in RHYMING_FILES and chess.square_file(actual) in RHYMING_FILES):
+                said, left = self.from_square, move.from_square
+                if not (sound_alikes and chess.square_rank(said) == chess.square_rank(left)
+                        and chess.square_file(said) in RHYMING_FILES and chess.square_file(left) in RHYMING_FILES):
                     return None
             elif self.from_square is not None:
                 score += 1
