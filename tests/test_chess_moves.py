@@ -479,22 +479,6 @@ def test_canceling_is_heard_castling():
     assert parse_spoken_move(board, "canceling") == chess.Move.from_uci("e1g1")
 
 
-def _random_positions(seed: int, games: int = 150) -> list[chess.Board]:
-    import random
-
-    rng = random.Random(seed)
-    boards = []
-    for _ in range(games):
-        board = chess.Board()
-        for _ in range(rng.randint(0, 50)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-            boards.append(board.copy())
-    return boards
-
-
 CASTLING_POSITIONS = ["r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
                       "r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1", "r3k2r/8/8/8/8/8/6b1/R3K2R w KQkq - 0 1"]
 
@@ -504,7 +488,9 @@ def test_the_moves_to_some_squares_are_the_legal_moves_to_them_in_the_same_order
     castling by the rook's square, so e1g1 must come from a g1 and never from an h1 alone."""
     from tutorialbook.skills.chess.moves import _legal_to
 
-    boards = _random_positions(7) + [chess.Board(fen) for fen in CASTLING_POSITIONS]
+    from tests.support.chess_lessons import random_positions
+
+    boards = random_positions(7, games=150, plies=50) + [chess.Board(fen) for fen in CASTLING_POSITIONS]
     for board in boards:
         for squares in ([chess.G1], [chess.H1], [chess.C8, chess.A8], [chess.E4, chess.D5], list(range(0, 64, 9))):
             want = [m for m in board.legal_moves if m.to_square in squares]

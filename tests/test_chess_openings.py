@@ -144,20 +144,12 @@ def test_a_title_that_names_no_opening_names_no_line():
 def test_a_remembered_epd_is_the_boards_own():
     """openings.epd keys a position by its pieces, side, castling rights and en passant square;
     what it returns must be Board.epd() whatever the history (en passant shown only when legal)."""
-    import random
-
+    from tests.support.chess_lessons import random_positions
     from tutorialbook.skills.chess import openings
 
-    rng = random.Random(11)
-    for _ in range(100):
-        board = chess.Board()
-        for _ in range(rng.randint(0, 60)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-            assert openings.epd(board) == board.epd()
-            assert openings.board_in_book(board) == openings.in_book(board.epd())
+    for board in random_positions(11, games=100, plies=60):
+        assert openings.epd(board) == board.epd()
+        assert openings.board_in_book(board) == openings.in_book(board.epd())
     after_e4 = chess.Board()
     after_e4.push_san("e4")  # an en passant square no capture can use: not in the EPD
     assert openings.epd(after_e4) == after_e4.epd() and openings.epd(after_e4).endswith(" -")

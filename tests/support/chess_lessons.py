@@ -1,5 +1,5 @@
 """A narrated chess lesson of our own (the Italian Game), as its sentences and its main line; and the
-position a line of moves reaches."""
+position a line of moves reaches; positions of random games."""
 
 import chess
 
@@ -28,3 +28,21 @@ def epd_after(sans: str) -> str:
     for san in sans.split():
         board.push_san(san)
     return board.epd()
+
+
+def random_positions(seed: int, games: int, plies: int) -> list[chess.Board]:
+    """Every position of ``games`` random legal games of up to ``plies`` plies (copies, each with
+    its move stack): positions no lesson would reach, for checks that must hold everywhere."""
+    import random
+
+    rng = random.Random(seed)
+    boards = []
+    for _ in range(games):
+        board = chess.Board()
+        for _ in range(rng.randint(0, plies)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            boards.append(board.copy())
+    return boards
