@@ -524,3 +524,21 @@ def test_a_from_square_heard_on_a_rhyming_file_still_names_the_move():
     assert max(s for s, _ in right.scored(board)) > max(s for s, _ in heard.scored(board))
     (far,) = find_mentions("Black develops the knight from a8 to f6.")  # a does not rhyme with g
     assert far.candidates(board) == []
+
+
+def test_a_piece_and_its_square_parted_by_a_comma_are_one_move():
+    """Speech recognition writes a pause as a comma ("black lines up, bishop, d6"): the piece still
+    names the move, but only as weakly as a sound-alike piece does, so a pawn to the square as
+    heard stays possible when that piece cannot go there. A word between them parts them."""
+    (bishop,) = find_mentions("Black lines up, bishop, d6, to challenge our bishop.")
+    assert bishop.piece == chess.BISHOP and bishop.piece_weak and not bishop.bare
+    board = chess.Board()
+    for san in ("d4", "d5", "Bf4", "Nf6", "e3", "e6", "Nf3", "c5", "c3", "Nc6", "Nbd2"):
+        board.push_san(san)
+    assert [board.san(m) for m in bishop.candidates(board)] == ["Bd6"]
+    (pawn,) = find_mentions("Then, bishop, d6.")
+    board = chess.Board()
+    board.push_san("e4")
+    assert [board.san(m) for m in pawn.candidates(board)] == ["d6"]  # the e7 pawn blocks the f8 bishop
+    apart = find_mentions("White develops the knight, then c3 and d4.")
+    assert [m.piece for m in apart] == [None, None]

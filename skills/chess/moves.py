@@ -677,6 +677,8 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
 def _prefix(toks: list[_Tok], i: int, floor: int) -> int:
     """Index of the first token of the words that lead up to the anchor at `i`."""
     j = i
+    if j - 2 >= floor and toks[j - 1].text == "," and toks[j - 2].kind == "piece":
+        j -= 1  # "bishop, d6": speech recognition writes a pause between a piece and its square
     while j > floor and i - j < _PREFIX_LIMIT and toks[j - 1].kind in _PREFIX_KINDS:
         if toks[j - 1].kind == "sq" and not _is_source(toks, j - 1):
             break
@@ -781,6 +783,8 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     j = _prefix(toks, i, floor)
     m = Mention(toks[j].start, t.end, "")
     _apply_prefix(m, toks[j:i])
+    if any(tok.text == "," for tok in toks[j:i]):
+        m.piece_weak = True  # a piece across a pause: the square as heard may still be a pawn's
     if t.kind == "num":
         tens, rank = divmod(t.value, 10)
         m.targets = {chess.square(f, rank - 1): w for f, w in _NUMBER_FILES[tens].items()}
