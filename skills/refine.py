@@ -3,8 +3,9 @@ repair what it fails.
 
 Stage 1 (:mod:`tutorialbook.skills.questions`) harvests questions grounded in a tutorial's
 spans. Stage 2 asks each question of the memory alone — through ``Library.rank_skills``, the
-skill ranking ``retrieve`` returns to agents, in the modes they use (``toc`` descent and
-``hybrid``), never the transcript — and grades the top ``k`` skills deterministically. A
+skill ranking ``retrieve`` returns to agents (less late interaction's re-ordering of its first
+five), in the modes they use (``toc`` descent and ``hybrid``), never the transcript — and grades
+the top ``k`` skills deterministically. A
 question passes when every mode answers it.
 
 Every failure becomes a repair:
@@ -129,7 +130,10 @@ class Refiner:
     # -- stage 2: answer from memory alone -------------------------------------------
     def ask(self, question: Question, pack=None, vector=None) -> Answer:
         """Ask the memory alone, the way an agent's ``retrieve_skill`` does (the same ranking,
-        in every mode of ``self.modes``), and grade the top k."""
+        in every mode of ``self.modes``), and grade the top k. Without late interaction's
+        re-ordering: it costs a model run per skill re-ordered that the token cache does not
+        hold, so in a big book every question paid for it and ingest grew slower with the book
+        (``bench/scale.py``'s paired probe 1.09x -> 1.38x)."""
         modes, skill_id, ended = {}, "", []
         if vector is None:
             vector = self.embed([question.question])[0]
@@ -137,7 +141,7 @@ class Refiner:
         halves: dict = {}  # toc's skill search holds hybrid's: searched once for both modes
         for mode in self.modes:
             hits, route = self.rank_skills(question.question, self.book, self.k, mode, vector,
-                                           tree=tree, snapshot=tree.skill_rows, halves=halves)
+                                           tree=tree, snapshot=tree.skill_rows, halves=halves, late=False)
             verdict = self.examiner.judge(question, [h.row for h in hits], pack)
             modes[mode] = verdict.passed
             skill_id = skill_id or verdict.skill_id

@@ -105,3 +105,24 @@ def test_the_token_cache_drops_the_least_recently_used_past_its_limit():
     assert cache.get("a") is not None  # "a" used again: "b" is now the oldest
     cache.put("d", item())
     assert cache.get("b") is None and all(cache.get(t) is not None for t in "acd")
+
+
+def test_refinement_asks_without_late_interaction_and_retrieve_uses_it(store_path):
+    """Refinement grades its questions on the search's own order: late interaction costs a model
+    run for each skill the token cache does not hold, which in a big book every question paid and
+    made ingest slower as the book grew (bench/scale.py). Agents' retrieves keep it."""
+    from tests.support.examples import EXAMPLES
+
+    library = Library(store=str(store_path), allowed_roots=(str(EXAMPLES),))
+    asked: list[int] = []
+    source = library.retrieval._tokens
+
+    def counted():
+        asked.append(1)
+        return source()
+
+    library.retrieval._tokens = counted
+    report = library.ingest(str(EXAMPLES / "sourdough-basics.md"), book="baking", refine_rounds=1)
+    assert report.tutorials[0].refinement != "skipped" and asked == []
+    library.retrieve(QUERIES[0], "baking", k=5, mode="hybrid")
+    assert asked

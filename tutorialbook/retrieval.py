@@ -89,21 +89,21 @@ class Retrieval:
 
     def rank_skills(self, query: str, book: str, k: int = 5, mode: str = "hybrid", vector=None, *,
                     tree: Tree | None = None, columns: list[str] | None = None, snapshot: BookRows | None = None,
-                    halves: dict | None = None):
+                    halves: dict | None = None, late: bool = True):
         """The skill ranking ``retrieve`` returns — (hits, TOC route) — without lessons or views;
         refinement asks its questions through it. ``vector`` may be a function computing it
         (see ``search``); ``columns`` limits what the hits' rows carry, unless the search runs on
         a ``snapshot`` of the book's skills; ``tree`` is the book's (only the ``toc`` mode reads
         it); ``halves`` lets searches of one query share their work (see ``search``). A query
         that spells out chess moves from the start ranks the skills that continue
-        those moves first; otherwise, except in ``keyword`` mode, the first ``rerank.TOP`` are put in
-        order by late interaction (``tutorialbook/rerank.py``)."""
+        those moves first; otherwise, except in ``keyword`` mode or with ``late`` False, the first
+        ``rerank.TOP`` are put in order by late interaction (``tutorialbook/rerank.py``)."""
         from tutorialbook.skills.chess import query as chess_query
 
         if vector is None:
             vector = functools.cache(lambda: self._embed([query])[0])
         moves = chess_query.moves_in(query)  # "after 1. e4 e5 2. Nf3 …" names a position
-        tokens = self._tokens() if mode != "keyword" and not moves else None
+        tokens = self._tokens() if late and mode != "keyword" and not moves else None
         pool = max(k, chess_query.POOL) if moves else max(k, rerank.TOP) if tokens else k
         if moves and columns:
             columns = [*columns, "name", "steps"]
