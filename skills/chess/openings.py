@@ -79,15 +79,16 @@ def _load() -> dict[str, Opening]:
 
 def lookup(epd: str) -> Opening | None:
     """The opening named by exactly this position (EPD or FEN), or None."""
-    return _lookup(" ".join(epd.split()[:4]))
+    return _load().get(_normal(epd))
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _lookup(epd: str) -> Opening | None:
-    """``lookup`` of a position's first four EPD fields (read and written again, as ``_in_book``
-    does). Cached: naming a lesson's lines looks up each of their positions, one line after another."""
-    board, _ = chess.Board.from_epd(epd)
-    return _load().get(board.epd())
+@functools.lru_cache(maxsize=1 << 16)
+def _normal(epd: str) -> str:
+    """A position's EPD (or FEN) as ``Board.epd()`` writes it: its first four fields read and written
+    again (a FEN's en passant square stands only where a capture there is legal). Cached: placing a
+    lesson and naming its lines ask of the same few hundred positions again and again."""
+    board, _ = chess.Board.from_epd(" ".join(epd.split()[:4]))
+    return board.epd()
 
 
 #: EPDs of positions already written out, by :func:`_key`: ``Board.epd()`` costs ~40 µs, and
@@ -124,17 +125,8 @@ def in_book(epd: str) -> bool:
     """Whether some line of the list passes through this position, named or not (1. e4 e6 2. d4 d5
     3. e5 c5 4. c3 Nc6 5. Nf3 Qb6 has no row of its own, yet 6. a3 and 6. Bd3 do): opening theory
     a lesson is likely to walk through, the prior that speech recognition's guesses are weighed by."""
-    return _in_book(" ".join(epd.split()[:4]))
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _in_book(epd: str) -> bool:
-    """``in_book`` of a position's first four EPD fields (read and written again: a FEN's en passant
-    square stands only where a capture there is legal). Cached: a lesson asks of the same few
-    hundred positions again and again while its moves are weighed."""
     _load()
-    board, _ = chess.Board.from_epd(epd)
-    return board.epd() in _book
+    return _normal(epd) in _book
 
 
 #: words of an opening's name that say what kind of line it is, not which: a title saying "Defense"
