@@ -22,7 +22,6 @@ from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RetrieveResult
 from tutorialbook import rerank
 from tutorialbook.reading import Embed, Reading
-from tutorialbook.rerank import TokenVectors
 
 if TYPE_CHECKING:
     from tutorialbook.llm.client import LLM
@@ -42,7 +41,7 @@ class Retrieval:
     rankings without late interaction)."""
 
     def __init__(self, store: Store, embed: Embed, settings: Settings, reading: Reading,
-                 llm: Callable[[], LLM | None], tokens: Callable[[], TokenVectors | None]):
+                 llm: Callable[[], LLM | None], tokens: Callable[[], rerank.TokenVectors | None]):
         self.store, self._embed, self.settings, self.reading = store, embed, settings, reading
         self._llm = llm  # the configured model's fresh run (llm/client.py from_settings)
         self._tokens = tokens
