@@ -1269,3 +1269,25 @@ def test_pdf_reading_order_of_boxes_nested_past_any_page_stays_bounded():
     ordered = reading_order(boxes[::-1])
     assert sorted(b.n for b in ordered) == list(range(2000))
     assert [b.n for b in ordered[:MAX_CUTS]] == list(range(MAX_CUTS))  # as cut, while it cuts
+
+
+def test_rst_extension_directives_keep_their_content_and_references_name_their_section(tmp_path):
+    """click's docs show every example through ``.. click:example::``, a directive of its own
+    Sphinx extension: docutils reported it unknown and its code was lost. A ``:ref:`` without a
+    title showed its label ("optional-value") where Sphinx shows the section's title."""
+    transcript = read_written(tmp_path, "options.rst.txt", (
+        "Options\n=======\n\n.. _basic-options:\n\nBasic Options\n-------------\n\n"
+        "To count, pass count=True; see :ref:`optional-value` and :ref:`basic-options`.\n\n"
+        ".. click:example::\n\n    @click.command()\n    @click.option('-v', count=True)\n"
+        "    def log(verbose):\n        click.echo(f'Verbosity: {verbose}')\n\n"
+        ".. versionadded:: 4.0\n\n"
+        ".. versionchanged:: 6.0\n   Counting starts at zero.\n\n"
+        ".. our-aside::\n\n   Counting options are rare in practice.\n   Most tools take a level instead.\n"))
+    code = [s.text for s in transcript.segments if s.kind == "code"]
+    assert code == ["@click.command()\n@click.option('-v', count=True)\ndef log(verbose):\n"
+                    "    click.echo(f'Verbosity: {verbose}')"]
+    texts = [s.text for s in prose(transcript)]
+    assert texts[0] == "To count, pass count=True; see optional value and Basic Options."
+    assert "Changed in version 6.0: Counting starts at zero." in " ".join(texts)
+    assert "Counting options are rare in practice. Most tools take a level instead." in texts
+    assert not any("New in version 4.0" in t for t in texts)  # a bare stamp teaches nothing alone

@@ -24,12 +24,14 @@ _SETTINGS = {
 
 def read_rst(text: str, name: str) -> Document:
     _register_sphinx()
+    _register_unknown(text)
     tree = publish_doctree(text, source_path=name, parser=Parser(inliner=_inliner()),
                            settings_overrides=_SETTINGS)
     for message in list(tree.findall(nodes.system_message)):  # parser reports, not the author's words
         message.parent.remove(message)
     for bad in list(tree.findall(nodes.problematic)):  # a reference to nowhere: its words, not its markup
         bad.parent.replace(bad, nodes.Text(bad.astext().strip("`_|")))
+    _name_references(tree)
     doc = Document(name)
     _blocks(tree, doc, 1)
     return doc
@@ -47,7 +49,24 @@ def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     shown = match.group(1) if match else text
     if not match and shown.startswith("~"):
         shown = shown[1:].rsplit(".", 1)[-1]
-    return [nodes.literal(rawtext, shown.lstrip("!"))], []
+    node = nodes.literal(rawtext, shown.lstrip("!"))
+    if name == "ref" and not match:
+        node["label"] = nodes.fully_normalize_name(shown)  # shown as its section's title: _name_references
+    return [node], []
+
+
+def _name_references(tree: nodes.document) -> None:
+    """A ``:ref:`label``` without a title shows what Sphinx shows, the title of the section the
+    label stands before; a label this file does not define reads as words ("optional value")."""
+    titles = {}
+    for section in tree.findall(nodes.section):
+        title = section.next_node(nodes.title)
+        for label in section["names"]:
+            titles.setdefault(label, title.astext() if title is not None else label)
+    for node in list(tree.findall(nodes.literal)):
+        if label := node.get("label"):
+            shown = titles.get(label) or re.sub(r"[-_]+", " ", label)
+            node.parent.replace(node, nodes.Text(shown))
 
 
 def _interpreted(self, rawsource, text, role, lineno):
@@ -109,6 +128,8 @@ class _Body(_Generic):
         node = nodes.container()
         argument = self.arguments[0] if self.arguments else ""
         lead = self.LEADS.get(self.name)
+        if lead and len(argument.split()) < 2 and not "".join(self.content).strip():
+            return []  # a bare "New in version 4.0.": a stamp, nothing to learn on its own
         if lead and argument:
             version, *rest = argument.split(None, 1)
             argument = f"{lead} {version}: {rest[0]}" if rest else f"{lead} {version}."
@@ -150,6 +171,39 @@ def _register_sphinx() -> None:
         if directives._directives.get(name) is None and name not in directives._directive_registry:
             directives.register_directive(name, cls)
     _registered = True
+
+
+class _Unknown(_Generic):
+    """A directive of an extension docutils does not know (``click:example``, a project's own):
+    its content is kept, as a code block when its lines read as code, else as body text."""
+
+    def run(self):
+        lines = [line for line in self.content if line.strip()]
+        if not lines:
+            return []
+        if sum(bool(_CODE_LINE.search(line)) for line in lines) * 2 >= len(lines):
+            text = "\n".join(self.content).strip("\n")
+            return [nodes.literal_block(text, text)]
+        node = nodes.container()
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
+#: a line of code, not prose: a call, braces, an assignment, a prompt or decorator, a keyword opening it
+_CODE_LINE = re.compile(r"\w\(|[{};]|[^=!<>]=[^=]|^\s*(?:[@#$%]|>>>|\.\.\.\s)"
+                        r"|^\s*(?:def|class|import|from|return|if|for|while|print)\b")
+_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:+.-]{0,60})::", re.M)
+_UNKNOWN_LIMIT = 1000
+"""Unknown directive names registered in a process at most (docutils' registry is global)."""
+_unknown: set[str] = set()
+
+
+def _register_unknown(text: str) -> None:
+    for name in set(_DIRECTIVE.findall(text)):
+        known = directives._directives.get(name) is not None or name in directives._directive_registry
+        if not known and len(_unknown) < _UNKNOWN_LIMIT:
+            _unknown.add(name)
+            directives.register_directive(name, _Unknown)
 
 
 # -- the doctree as blocks -----------------------------------------------------------
