@@ -252,14 +252,25 @@ Last paragraph.
 
 
 def test_adoc_asciidoc_py_refuses_is_read_as_plain_text_with_a_warning(tmp_path):
-    made = tmp_path / "made-ifeval"
-    transcript = write(tmp_path, "evaluated.adoc", f"= Evaluated\n\nifeval::[open('{made}', 'w')]\nHidden.\n"
-                                                   "endif::[]\n\nShown text here.\n")
-    assert not made.exists()
+    transcript = write(tmp_path, "unclosed.adoc", "= Unclosed\n\nifdef::x[]\nHidden.\n\nShown text here.\n")
     assert "Shown text here." in transcript.text
     assert transcript.warnings == [
-        "evaluated.adoc: AsciiDoc not converted (FAILED: <stdin>: line 3: ifeval invalid safe document); "
-        "read as plain text"]
+        "unclosed.adoc: AsciiDoc not converted (FAILED: <stdin>: line 6: missing endif::x[]); read as plain text"]
+
+
+def test_adoc_ifeval_is_read_as_a_condition_that_holds_and_never_evaluated(tmp_path):
+    """Safe mode refuses to evaluate an ``ifeval`` and failed the whole document on it:
+    asciidoctor's own README (one ``ifeval::[{safe-mode-level} < 20]`` on line 501 of 506) lost
+    its 37 headings to the plain-text reading."""
+    made = tmp_path / "made-ifeval"
+    transcript = write(tmp_path, "evaluated.adoc", f"= Evaluated\n\nifeval::[open('{made}', 'w')]\nGuarded text.\n"
+                                                   "endif::[]\n\n== Usage\n\nShown text here.\n")
+    assert not made.exists()
+    assert transcript.warnings == []
+    assert transcript.title == "Evaluated"
+    assert [title for _, _, title in transcript.headings] == ["Evaluated", "Usage"]
+    assert "Guarded text." in transcript.text and "Shown text here." in transcript.text
+    assert "ifeval" not in transcript.text and "endif" not in transcript.text
 
 
 def test_adoc_that_asciidoc_py_cannot_finish_in_its_time_is_read_as_plain_text(tmp_path, monkeypatch):

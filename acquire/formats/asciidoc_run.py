@@ -2,7 +2,8 @@
 AsciiDoc document on standard input, writes ``{"docbook": ..., "messages": [...]}`` as JSON.
 
 asciidoc-py is an interpreter as much as a parser, so it runs fenced in: in its safe mode (no
-``sys::``/``eval::`` macros, no ``ifeval``); with ``include::`` turned off (reading standard
+``sys::``/``eval::`` macros; an ``ifeval`` is read as a condition that holds, since safe mode
+would fail the whole document on it); with ``include::`` turned off (reading standard
 input it would open any path an include names, safe mode or not); with its filters (``[source]``
 highlighting, a block's ``filter=`` attribute: shell commands) replaced by one that returns the
 block's lines as written. Its state is module-global and it swaps ``sys.stdout`` while it runs:
@@ -20,6 +21,11 @@ from pathlib import Path
 
 #: an include directive's line (asciidoc-py's include macro: ``include::target[attributes]``)
 _INCLUDE = re.compile(r"include1?::\S[^\[]*\[[^\]]*\]\s*$")
+#: a conditional on an expression (``ifeval::[{safe-mode-level} < 20]``): safe mode refuses to
+#: evaluate it and fails the document, so it is read as a condition that holds (its ``endif``
+#: still closes it)
+_IFEVAL = re.compile(r"ifeval::\[.*\]\s*$")
+_HOLDS = "ifndef::tutorialbook-never-set[]"
 
 
 def convert(text: str) -> dict:
@@ -55,10 +61,12 @@ def _dropping_includes(read):
     """The reader's ``read``, made to give an include directive of standard input as a blank line:
     it names a file, and read as text it became a paragraph (a skill) of its own. asciidoc-py
     reads it as a directive wherever it stands, in a listing too; an escaped one (a backslash
-    before it) stays text."""
+    before it) stays text. An ``ifeval`` comes back as a condition that holds (``_IFEVAL``)."""
     def reading(reader, *args, **kwargs):
         line = read(reader, *args, **kwargs)
-        return "" if isinstance(line, str) and reader.fname == "<stdin>" and _INCLUDE.match(line) else line
+        if not isinstance(line, str) or reader.fname != "<stdin>":
+            return line
+        return "" if _INCLUDE.match(line) else _HOLDS if _IFEVAL.match(line) else line
     return reading
 
 
