@@ -22,6 +22,7 @@ from tutorialbook.acquire.sources import SOURCES_HELP, TITLE_HELP
 from tutorialbook.server import cli_tools
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
+from tutorialbook.models import MAX_DEPTH
 
 
 BOOK_HELP = "the book to use"
@@ -116,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("toc", help="print a book's table of contents as a tree")
     p.add_argument("--book", default="default", help=BOOK_HELP)
     p.add_argument("--node", default="", help="start at this node id (empty: the root)")
-    p.add_argument("--depth", type=int, default=5, help="levels below the start to show (1-10)")
+    p.add_argument("--depth", type=int, default=MAX_DEPTH, help=f"levels below the start to show (1-{MAX_DEPTH})")
     p.add_argument("--skills", action="store_true", help="list each node's skills (name and id) under it")
 
     p = sub.add_parser("search", help="retrieve skills for a task (the retrieve_skill tool)")

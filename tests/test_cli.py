@@ -157,3 +157,11 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
     done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.startswith("exported ") and done.stderr == "", done.stderr
     assert done.returncode == 0
+
+
+def test_toc_depth_help_states_the_limit_the_library_enforces(tmp_path):
+    """The help said 1-10 while a depth over 5 was refused."""
+    shown = re.search(r"levels below the start to show \(1-(\d+)\)", cli(tmp_path, "toc", "--help").stdout)
+    limit = int(shown.group(1))
+    too_deep = cli(tmp_path, "toc", "--book", "none", "--depth", str(limit + 1), check=False)
+    assert too_deep.returncode != 0 and f"between 1 and {limit}, got {limit + 1}" in too_deep.stderr

@@ -5,14 +5,14 @@ from typing import Annotated
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from tutorialbook.models import NodeView
+from tutorialbook.models import MAX_DEPTH, NodeView
 from tutorialbook.tools._run import run, scope
 
 
 async def browse_toc(
     book: Annotated[str, Field(description="book name, e.g. 'chess' (see the books resource)")],
     node_id: Annotated[str, Field(description="node to open; empty for the book's root")] = "",
-    depth: Annotated[int, Field(description="levels of children to include (1-5)")] = 1,
+    depth: Annotated[int, Field(description=f"levels of children to include (1-{MAX_DEPTH})")] = 1,
     ctx: Context = None,  # type: ignore[assignment]  # the SDK injects it; a default, as it follows defaulted ones
 ) -> NodeView:
     """Open one node of a book's Table of Contents: its title, summary, evidence quotes

@@ -55,6 +55,10 @@ class SkillView(BaseModel):
     lessons_total: int = Field(0, description="lessons attached to this skill, shown or not")
 
 
+#: the most levels of children one browse of the TOC includes
+MAX_DEPTH = 5
+
+
 class NodeBrief(BaseModel):
     id: str
     title: str

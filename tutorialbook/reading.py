@@ -19,10 +19,9 @@ from tutorialbook.memory.rows import evidence_of, root_row, steps_of
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree, TreeCache, without_hidden
 from tutorialbook.models import (
-    BookInfo, Evidence, LessonView, NodeBrief, NodeView, SkillBrief, SkillView, TutorialInfo,
+    MAX_DEPTH, BookInfo, Evidence, LessonView, NodeBrief, NodeView, SkillBrief, SkillView, TutorialInfo,
 )
 
-MAX_DEPTH = 5
 #: lessons a browse shows of a node, and a skill view of its skill (see ``shown_lessons``)
 SHOWN_LESSONS = 10
 #: the tables the books list counts (and ``books`` itself), and how many counts are kept
