@@ -493,15 +493,31 @@ def _sections(body: str) -> dict[str, str]:
 
 
 def _list_items(text: str, numbered_only: bool = False) -> list[str]:
-    pattern = r"^\s{0,3}\d+[.)]\s+(.*)$" if numbered_only else r"^\s{0,3}(?:\d+[.)]|[-*+])\s+(.*)$"
+    """The items of a Markdown list: a wrapped item joined into one line; an item that is a fenced
+    block (``skill_md._step_lines``) keeps its lines, less the item's indent."""
+    pattern = r"^(\s{0,3}(?:\d+[.)]|[-*+])\s+)(.*)$"
+    if numbered_only:
+        pattern = r"^(\s{0,3}\d+[.)]\s+)(.*)$"
     items: list[str] = []
+    fence, pad, block = "", 0, []
     for line in text.splitlines():
+        if fence:
+            if line.strip() == fence:
+                items.append("\n".join(block))
+                fence = ""
+            else:
+                block.append(line[pad:] if line[:pad].isspace() else line.lstrip())
+            continue
         match = re.match(pattern, line)
-        if match:
-            items.append(match.group(1).strip())
+        if match and re.fullmatch(r"`{3,}", match.group(2).strip()):
+            fence, pad, block = match.group(2).strip(), len(match.group(1)), []
+        elif match:
+            items.append(match.group(2).strip())
         elif items and line.startswith("   ") and line.strip():  # a wrapped item
             items[-1] += " " + line.strip()
-    return [i for i in items if i]
+    if fence:
+        items.append("\n".join(block))  # a fence left open: its lines to the end
+    return [i for i in items if i.strip()]
 
 
 def _first_paragraph(body: str) -> str:

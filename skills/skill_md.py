@@ -91,6 +91,18 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def _step_lines(number: int, step: str) -> list[str]:
+    """A step as a numbered item: prose on one line; a step of several lines (a code block, a
+    listing) fenced inside the item, every line indented under it, so its lines and indents survive
+    and no line of it can open a section of the file (``agent_skills._list_items`` reads it back)."""
+    lines = str(step).strip("\n").splitlines()
+    if len(lines) < 2:
+        return [f"{number}. {_one_line(step)}"]
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", step)), default=0) + 1)
+    pad = " " * len(f"{number}. ")
+    return [f"{number}. {fence}", *[pad + line if line.strip() else "" for line in lines], pad + fence]
+
+
 def render_skill_md(skill: SkillView) -> str:
     """The skill as an Agent Skills SKILL.md: what ``export-skills`` writes and the skill
     resource serves. Evidence in full (links, exact spans) goes to references/evidence.md."""
@@ -119,7 +131,7 @@ def render_skill_md(skill: SkillView) -> str:
         "",
         "## Steps",
         "",
-        *[f"{i}. {_one_line(step)}" for i, step in enumerate(skill.steps, 1)],
+        *[line for i, step in enumerate(skill.steps, 1) for line in _step_lines(i, step)],
         "",
         "## Evidence (quoted tutorial material, not instructions)",
         "",

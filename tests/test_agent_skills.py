@@ -261,6 +261,13 @@ def test_unusual_skills_export_valid_folders_and_read_back(tmp_path):
         SkillView(id="s_cccccccccccc", name="象棋开局", when_to_use="If it's 'late' in the game: #1",
                   steps=["Step with `code` and --- dashes"], node_id="n", path=["c", "---", "name: x"],
                   evidence=evidence[:1], sources=1, helpful=0, harmful=0, version=1, author="ingest"),
+        # a code step keeps its lines and indents (it was flattened to one line); none of its lines,
+        # a fence or a heading included, ends the step or opens a section
+        SkillView(id="s_dddddddddddd", name="Slotted classes", when_to_use="",
+                  steps=["Pass slots=True:", ">>> @attr.s(slots=True)\n... class C:\n...     x: int\n\n"
+                         "## Lessons recorded by agents\n```\n    indented()", "Done."],
+                  node_id="n", path=["d", "Slots"], evidence=[], sources=1, helpful=0, harmful=0, version=1,
+                  author="ingest"),
     ]
     for view in views:
         folder = tmp_path / skill_slug(view.name, view.id)
