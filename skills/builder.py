@@ -117,7 +117,11 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
                 OutlineNode(passages.title_phrase(transcript.segments[central].text), "section", list(range(a, b)))
             )
     keys = passages.heading_keys([title for _, _, title in transcript.headings])
+    licences = {id(inner) for node in chapter.walk() if node is not chapter and _is_licence(node, transcript)
+                for inner in node.walk()}
     for node, path in _with_paths(chapter):
+        if id(node) in licences:
+            continue  # a licence's own text teaches nothing: no skill of any of its clauses
         context = " > ".join(path[-2:])
         segments = passages.without_boilerplate(transcript.segments, node.segments, keys)
         kept = [i for i in node.segments if i in segments]
@@ -125,6 +129,16 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
             if passages.teaches(passage, keys):
                 node.drafts.append(passages.draft(passage, context))
     return chapter
+
+
+def _is_licence(node: OutlineNode, transcript) -> bool:
+    words: list[str] = []
+    for inner in node.walk():  # its opening words, its subsections' included
+        for i in inner.segments:
+            words += transcript.segments[i].text.split()
+        if len(words) >= passages.LICENCE_OPENING_WORDS:
+            break
+    return passages.is_licence_text(node.title, " ".join(words))
 
 
 def _same_title(a: str, b: str) -> bool:

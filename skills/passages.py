@@ -85,6 +85,29 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
     return False
 
 
+#: a heading that names a licence, and words only a licence's own text opens with (its preamble's
+#: "Everyone is permitted to copy and distribute verbatim copies", Apache's "TERMS AND CONDITIONS
+#: FOR USE, REPRODUCTION", MIT's "Permission is hereby granted, free of charge", BSD's
+#: "Redistribution and use in source and binary forms", Python's "This LICENSE AGREEMENT is between")
+_LICENCE_TITLE = re.compile(r"\blicen[cs]e\b|\blicen[cs]ing\b|\bcopying\b|\blicen[cs]e agreement\b", re.I)
+_LICENCE_OPENING = re.compile(
+    r"\beveryone is permitted to copy and distribute verbatim copies\b"
+    r"|\bterms and conditions for (?:use|copying|accessing)\b"
+    r"|\bpermission is hereby granted,? free of charge\b"
+    r"|\bredistribution and use in source and binary forms\b"
+    r"|\bthis licen[cs]e agreement is between\b"
+    r"|\bthe purpose of this licen[cs]e is to\b", re.I)
+LICENCE_OPENING_WORDS = 400
+
+
+def is_licence_text(title: str, text: str) -> bool:
+    """A section that is a licence's own text (an appendix holding the GNU FDL, a page of the
+    PSF licence), not one that teaches about licences ("License Notices for Code" of the GNU
+    maintainers' guide): its heading names a licence and its opening words are a licence's."""
+    opening = " ".join(text.split()[:LICENCE_OPENING_WORDS])
+    return bool(_LICENCE_TITLE.search(title) and _LICENCE_OPENING.search(opening))
+
+
 def teaches(passage: Passage, headings: frozenset[str] = frozenset()) -> bool:
     """Whether a passage is worth a skill: judged on its prose (``is_boilerplate``), never on the
     code blocks it holds — an example of a licence file or a config of short lines teaches."""

@@ -282,3 +282,49 @@ def test_a_long_list_becomes_runs_of_whole_items(tmp_path, library):
         e = skill.evidence[0]
         span = REGISTER[int(e.start):int(e.end) + 1]
         assert skill.steps[-1][:30] in span or skill.steps[-1][:30] in " ".join(span.split())
+
+
+MANUAL = """# Releasing a package
+
+## License notices
+
+Every source file needs a license notice at its top. Put the full text of the license in a file
+named COPYING, and say in the notice which version of the license applies.
+
+## Appendix: GNU Free Documentation License
+
+Version 1.3, 3 November 2008
+
+Copyright (C) 2000, 2001, 2002, 2007, 2008 Free Software Foundation, Inc.
+
+Everyone is permitted to copy and distribute verbatim copies of this license document, but
+changing it is not allowed.
+
+### 0. PREAMBLE
+
+The purpose of this License is to make a manual, textbook, or other functional and useful
+document free in the sense of freedom.
+
+### 1. APPLICABILITY AND DEFINITIONS
+
+This License applies to any manual or other work, in any medium, that contains a notice placed
+by the copyright holder saying it can be distributed under the terms of this License.
+
+### 2. VERBATIM COPYING
+
+You may copy and distribute the Document in any medium, either commercially or noncommercially,
+provided that this License, the copyright notices, and the license notice are reproduced.
+"""
+
+
+def test_a_licence_appendix_is_no_skill_and_a_section_teaching_licence_notices_is(tmp_path, library):
+    """The GNU maintainers' guide ends on the GNU FDL: 87 of its 454 skills were the licence's
+    clauses. A section that teaches how to write a licence notice stays."""
+    path = tmp_path / "releasing.md"
+    path.write_text(MANUAL)
+    library.ingest(str(path), book="release", refine_rounds=0)
+    bodies = [" ".join(s.steps) for s in library.skills("release")]
+    assert any("named COPYING" in b for b in bodies)
+    assert not any("VERBATIM" in b or "You may copy and distribute" in b or "textbook" in b
+                   or "This License applies" in b for b in bodies), bodies
+    assert not passages.is_licence_text("License notices", "Every source file needs a license notice at its top.")
