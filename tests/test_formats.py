@@ -885,15 +885,18 @@ def test_media_title_comes_from_the_container(tmp_path):
     assert container_title(bare) is None
 
 
-def _laid_out_pdf(path, pages):
+def _laid_out_pdf(path, pages, bookmarks=None):
     """A PDF whose every line is placed by hand: ``pages`` is a list of pages, each a list of
-    (x mm, y mm, font, size, text); font "body" is DejaVu Sans (it has the "ﬁ" ligature)."""
+    (x mm, y mm, font, size, text); font "body" is DejaVu Sans (it has the "ﬁ" ligature);
+    ``bookmarks``: {page index: a bookmark's title} of level 0."""
     from fpdf import FPDF
 
     pdf = FPDF()
     pdf.add_font("body", fname="/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
-    for lines in pages:
+    for n, lines in enumerate(pages):
         pdf.add_page()
+        if bookmarks and n in bookmarks:
+            pdf.start_section(bookmarks[n], level=0)
         for x, y, font, size, text in lines:
             pdf.set_font(font, size=size)
             pdf.text(x, y, text)
@@ -929,6 +932,32 @@ def test_pdf_running_heads_hyphenation_and_ligatures_are_read_as_a_person_reads_
         "Each function returns a code. It is a well-known pattern in C to test it.",
         "The lookup reads the configuration before it starts.",
     ]
+
+
+def test_pdf_running_head_of_a_short_chapter_is_no_text(tmp_path):
+    """A texinfo manual heads each page with its chapter ("Chapter 15: Humor and GNU"): a
+    chapter of one or two pages shows it too seldom to be seen repeating, and it ran into the
+    sentence the page break cut. A page's top line naming a bookmarked chapter is a running head."""
+    def heading(text):
+        return (20, 20, "Helvetica", 20, text)
+
+    def body(text):
+        return (20, 40, "body", 11, text)
+
+    def head(text):
+        return (20, 12, "Helvetica", 9, text)
+
+    pages = [[heading("1 Getting Started"), body("All packages should")],
+             [head("Chapter 1: Getting Started"), body("run on a free system.")],
+             [heading("2 Humor"), body("Jokes are welcome in the manual")],
+             [head("Chapter 2: Humor"), body("when they are kind.")],
+             [heading("3 Releases"), body("Release often.")]]
+    transcript = read_source(_laid_out_pdf(tmp_path / "maintain.pdf", pages,
+                                           {0: "1 Getting Started", 2: "2 Humor", 4: "3 Releases"}))
+    assert [title for _, _, title in transcript.headings] == ["1 Getting Started", "2 Humor", "3 Releases"]
+    assert [s.text for s in transcript.segments] == [
+        "All packages should run on a free system.", "Jokes are welcome in the manual when they are kind.",
+        "Release often."]
 
 
 def test_pdf_heading_on_the_top_line_of_pages_is_no_running_head(tmp_path):

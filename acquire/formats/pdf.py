@@ -102,7 +102,7 @@ def read_pdf(data: bytes, name: str) -> Document:
                                                                           meta_title.strip(), re.I):
         doc.title = meta_title.strip()
     doc.title = doc.title or _title_page_title(boxes)  # before furniture: a running head may repeat it
-    _lay_out(_merge(_drop_furniture(boxes), spelling), outline, doc)
+    _lay_out(_merge(_drop_furniture(boxes, [title for _, title, _ in outline]), spelling), outline, doc)
     return doc
 
 
@@ -218,11 +218,13 @@ def _apart(boxes: list[B], lo: Callable[[B], float], hi: Callable[[B], float]) -
     return parts
 
 
-def _drop_furniture(boxes: list[_Box]) -> list[_Box]:
+def _drop_furniture(boxes: list[_Box], bookmarks: list[str] = ()) -> list[_Box]:  # type: ignore[assignment]
     """Running heads, footers and page numbers: the same words (digits aside) on most pages, or
-    on the top or bottom line of three pages or more (a chapter's running head), set no larger
-    than the body (a heading at the top of three pages stays); dotted table-of-contents lines;
-    prose without a letter or digit."""
+    on the top or bottom line of three pages or more (a chapter's running head), or on a page's
+    top or bottom line naming a bookmarked chapter as a running head does ("Chapter 15: Humor and
+    GNU" of a one-page chapter), set no larger than the body (a heading at the top of three pages
+    stays); dotted table-of-contents lines; prose without a letter or digit."""
+    chapters = {_chapter_name(title) for title in bookmarks} - {""}
     pages = len({b.page for b in boxes})
     body = _body_size(boxes)
     key = lambda b: re.sub(r"\d+", "#", b.text.lower())  # noqa: E731
@@ -233,13 +235,25 @@ def _drop_furniture(boxes: list[_Box]) -> list[_Box]:
     for b in boxes:
         if re.fullmatch(r"[\divxlc\s\-–|/]*", b.text, re.I) and not (b.mono and len(b.rows) > 1):
             continue
-        running = seen[key(b)] > max(2, pages // 2) or (id(b) in edges and at_edge[key(b)] >= 3)
+        running = seen[key(b)] > max(2, pages // 2) or (id(b) in edges and (
+            at_edge[key(b)] >= 3 or (_RUNNING_HEAD.match(b.text) is not None and _chapter_name(b.text) in chapters)))
         if pages >= 3 and running and b.size <= body * 1.05:
             continue
         if all(_LEADERS.search(line) for line in b.lines if line.strip()) or _contents(b):
             continue
         keep.append(b)
     return keep
+
+
+#: how a running head names its chapter: "Chapter 15: Humor and GNU", "Appendix B: …", "6.2 Copyright Papers"
+_RUNNING_HEAD = re.compile(r"^(?:(?:chapter|appendix|part)\s+[\divxlcA-Z]+\s*[:.]|\d+(?:\.\d+)*\.?\s)\s*\S", re.I)
+_NUMBERING = re.compile(r"^(?:(?:chapter|appendix|part|section)\s+)?(?:[\divxlc]+(?:\.\d+)*|[a-z])\b[:.]?\s*", re.I)
+
+
+def _chapter_name(title: str) -> str:
+    """A chapter's title without its numbering, as a bookmark ("15 Humor and GNU") and a running
+    head ("Chapter 15: Humor and GNU 63") both give it: letters and digits only."""
+    return _squashed(re.sub(r"\s+\d+$", "", _NUMBERING.sub("", title.strip())))
 
 
 def _edges(boxes: list[_Box]) -> dict[int, _Box]:
