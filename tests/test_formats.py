@@ -1320,3 +1320,19 @@ def test_rst_extension_directives_keep_their_content_and_references_name_their_s
     assert "Changed in version 6.0: Counting starts at zero." in " ".join(texts)
     assert "Counting options are rare in practice. Most tools take a level instead." in texts
     assert not any("New in version 4.0" in t for t in texts)  # a bare stamp teaches nothing alone
+
+
+def test_myst_colon_fences_read_as_their_text_and_a_link_with_spaces_as_its_words(tmp_path):
+    """attrs' examples.md.txt writes its notes as MyST colon fences (:::{note} …), which were
+    read as text with their markup ("{note} If you find…" named a skill); nbsphinx's notebook
+    links a file whose path holds a space, which CommonMark does not take for a link."""
+    transcript = read_written(tmp_path, "examples.md.txt", (
+        "# Slots\n\nUse slots.\n\n:::{note}\nIf you use **string** annotations, resolve them.\n:::\n\n"
+        "::::{dropdown} More\nHidden *words* here.\n::::\n\n"
+        "See [the rich output notebook](https://example.org/IPython Kernel/Rich Output.ipynb) too.\n"))
+    assert [s.text for s in transcript.segments] == [
+        "Use slots.", "Note: If you use string annotations, resolve them.", "Hidden words here.",
+        "See the rich output notebook too."]
+    source = (tmp_path / "examples.md.txt").read_text()
+    note = transcript.segments[1]
+    assert source[int(note.start):int(note.end)].startswith(":::{note}")

@@ -16,6 +16,7 @@ import re
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
+from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
@@ -23,7 +24,7 @@ from mdit_py_plugins.myst_role import myst_role_plugin
 from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
 
 _PARSER = (MarkdownIt("commonmark").enable(["table", "strikethrough"])
-           .use(myst_role_plugin).use(myst_block_plugin).use(footnote_plugin))
+           .use(myst_role_plugin).use(myst_block_plugin).use(footnote_plugin).use(colon_fence_plugin))
 _NO_TEXT = frozenset({"myst_target", "myst_line_comment", "myst_block_break", "hr"})
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 _NO_TEXT_DIRECTIVES = frozenset({"toctree", "contents", "include", "literalinclude", "image", "figure",
@@ -97,7 +98,7 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
             continue
         elif kind == "paragraph":
             doc.block("paragraph", inline_text(child), child)
-        elif kind == "fence" and _DIRECTIVE.match(child.info.strip()):
+        elif kind == "colon_fence" or (kind == "fence" and _DIRECTIVE.match(child.info.strip())):
             _directive(child, doc)
         elif kind in ("fence", "code_block"):
             doc.block("code", child.content, child)
@@ -124,8 +125,11 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
 
 
 def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
-    """A MyST directive fence (```{name} argument): read by what the directive is."""
+    """A MyST directive fence (```{name} argument): read by what the directive is. A colon fence
+    (:::{note} …) holds Markdown, not code: what is no admonition reads as its text."""
     match = _DIRECTIVE.match(node.info.strip())
+    if match is None and node.type == "colon_fence":
+        return _marked_up(node, doc)
     if match is None:
         return doc.block("code", node.content, node)
     name, argument = match.group(1).lower().split(":")[-1], match.group(2)
@@ -143,8 +147,18 @@ def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
             doc.doc.label(label)
             doc.block("paragraph", text, node)
         return
-    if body:
+    if body and node.type == "colon_fence":
+        _marked_up(node, doc, body)
+    elif body:
         doc.block("code", body, node)
+
+
+def _marked_up(node: SyntaxTreeNode, doc: "_Spans", body: str | None = None) -> None:
+    """A fence's Markdown as one paragraph of its words, spanning the fence."""
+    parsed = SyntaxTreeNode(_PARSER.parse(node.content if body is None else body))
+    text = squash(" ".join(inline_text(p) for p in parsed.walk() if p.type == "inline"))
+    if text:
+        doc.block("paragraph", text, node)
 
 
 def _role_text(content: str) -> str:
@@ -172,7 +186,12 @@ def inline_text(node: SyntaxTreeNode) -> str:
             continue
         else:
             parts.append(inline_text(child))
-    return "".join(parts)
+    return _SPACED_LINK.sub(r"\1", "".join(parts))
+
+
+#: a link whose target holds a space (a notebook's "[notebook](../Rich Output.ipynb)"): CommonMark
+#: reads it as text, the renderers people use show it as a link; its words are the link's text
+_SPACED_LINK = re.compile(r"\[([^\[\]]+)\]\((?=[^()]*\s)(?:[a-z]+://|\.{0,2}/|[\w.-]+/)[^()\n]*\)", re.I)
 
 
 def _list_lines(node: SyntaxTreeNode, depth: int) -> list[str]:
