@@ -324,10 +324,16 @@ def title_phrase(text: str, limit: int = 8) -> str:
 MIN_TITLE_WORDS = 3
 #: words that open a sentence by tying it to what came before, not by saying what it is about
 _LINKING = re.compile(
-    r"^(?:(?:so|and|but|now|okay|ok|well|then|first|next|finally|also|thus|hence|therefore|however|namely"
+    r"^(?:(?:(?:similarly|like|unlike|as with) (?:to )?[\w.()`'-]+(?: [\w.()`'-]+){0,3},"
+    r"|so|and|but|now|okay|ok|well|then|first|next|finally|also|thus|hence|therefore|however|namely"
     r"|for (?:example|instance)|e\.g\.|i\.e\.|that is|in (?:other words|addition|fact|this case|particular)"
-    r"|similarly|likewise|of course|here|basically|actually|as you can see|(?:note|notice|remember) that)"
-    r"[,:]?\s+)+",
+    r"|similarly|likewise|of course|here|basically|actually|as you can see|(?:note|notice|remember) that"
+    # these only with their comma: "Instead of X" is no link
+    r"|(?:on the (?:other|one) hand|in (?:this|that|the same) way|in (?:general|practice|short|summary|turn"
+    r"|contrast)|by contrast|instead|otherwise|alternatively|additionally|moreover|furthermore|meanwhile|again"
+    r"|as (?:a result|such|mentioned|noted|shown)(?: (?:before|above|earlier))?|at this point),"
+    r"|(?:it is|it's) worth (?:noting|mentioning) that|keep in mind that|the point is(?: that)?"
+    r")[,:]?\s+)+",
     re.I,
 )
 #: a form of "to be" that opens what is left once the linking words are gone: they were its subject
@@ -369,7 +375,9 @@ def draft(passage: Passage, context: str) -> SkillDraft:
     # named by its prose, each block's sentences apart: a line of the code it holds ("- run: make
     # install") is no name while the author's words introduce it
     prose = [text for kind, text in passage.blocks if kind != "code" and text.strip()] or [passage.text]
-    name = step_name(prose[0], [s for text in prose for s in split_sentences(text)])
+    # a lead of a word or two ("Example:") names nothing: the first block of prose that says more does
+    named = next((text for text in prose if words(text) >= MIN_TITLE_WORDS), prose[0])
+    name = step_name(named, [s for text in prose[prose.index(named):] for s in split_sentences(text)])
     when = ""
     first = split_sentences(passage.text)[:1]
     lead = re.match(r"^((?:if|when|whenever|before|after|once|to)\b[^,]{3,70}),", first[0], re.I) if first else None

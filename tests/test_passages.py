@@ -176,6 +176,25 @@ def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_bef
                                  "in their arguments.") == "Max and min select the largest and smallest"
     assert passages.title_phrase("Here is what the register view function is doing:") == (
         "Here is what the register view function"), "a linking word that is the sentence's subject stays"
+    # seen naming skills of documents nobody here wrote (the reader sweep): "On the other hand",
+    # "The point is", "To nargs, there is also the case"
+    assert passages.title_phrase("On the other hand, a default makes the option optional.") == (
+        "A default makes the option optional")
+    assert passages.title_phrase("The point is that slots save memory.") == "Slots save memory"
+    assert passages.title_phrase("Similarly to nargs, there is also the case of repeated options.") == (
+        "There is also the case of repeated options")
+    assert passages.title_phrase("Instead, use the factory.") == "Use the factory"
+    assert passages.title_phrase("Instead of a global app, create one in a function.") == (
+        "Instead of a global app"), "no comma: the words are the sentence's own"
+
+
+def test_a_lead_of_a_word_or_two_does_not_name_the_skill(tmp_path, library):
+    path = tmp_path / "counting.md"
+    path.write_text("# Counting\n\nExample:\n\n```\n@click.option('-v', count=True)\n```\n\n"
+                    "And on the command line:\n\n```\n$ log -vvv\nverbosity=3\n```\n")
+    library.ingest(str(path), book="flags", refine_rounds=0)
+    names = [s.name for s in library.skills("flags")]
+    assert names == ["On the command line"], names
 
 
 def test_a_clause_too_short_to_name_anything_runs_on_into_the_next():
