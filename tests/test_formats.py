@@ -217,6 +217,24 @@ def test_html_title_is_the_pages_part_of_a_title_that_names_the_site_too(tmp_pat
     assert [s.text for s in b.segments] == ["Getting started", "Install it first."]
 
 
+def test_texinfo_page_is_titled_by_its_heading_not_its_node_and_manual(tmp_path):
+    """A texinfo manual split into pages titles each "<node> (<manual>)": m4's Define.html is
+    "Define (GNU M4 1.4.19 macro processor)", its heading "5.1 Defining a macro" (the title the
+    book's TOC showed); a parenthesis that names no manual stays."""
+    (tmp_path / "Define.html").write_text(
+        "<html><head><title>Define (GNU M4 1.4.19 macro processor)</title></head><body>"
+        "<div class='nav-panel'>Next: Arguments, Up: Definitions</div>"
+        "<h3 class='section'>5.1 Defining a macro</h3><p>The normal way to define a macro is define.</p></body></html>")
+    (tmp_path / "Arguments.html").write_text(
+        "<html><head><title>Arguments (GNU M4 1.4.19 macro processor)</title></head><body>"
+        "<h3>5.2 Arguments to macros</h3><p>Macros can have arguments.</p></body></html>")
+    (tmp_path / "plain.html").write_text(
+        "<html><head><title>Print (GNU Awk)</title></head><body><p>No heading on this page.</p></body></html>")
+    assert read_source(tmp_path / "Define.html").title == "5.1 Defining a macro"
+    assert read_source(tmp_path / "Arguments.html").title == "5.2 Arguments to macros"
+    assert read_source(tmp_path / "plain.html").title == "Print (GNU Awk)"
+
+
 ASCIIDOC_PAGE = """<html><head><title>The Pager Manual</title></head><body>
 <div id="header"><h1>The Pager Manual</h1>
 <span id="author">Ann Author</span><br /><span id="email"><code>&lt;<a href="mailto:a@example.org">a@example.org</a>&gt;</code></span></div>

@@ -83,6 +83,13 @@ _SEPARATORS = re.compile(r"[\s·•|/\-–—,;:]+")
 _CODE_WORDS = frozenset({"fragment", "listing", "programlisting", "sourcecode", "codeblock"})
 #: what separates a page's own title from its site's in a ``<title>``
 _TITLE_PARTS = re.compile(r"\s+[-|—–·:]{1,2}\s+|:\s+")
+#: a page's title with its manual's name in parentheses after it, as texinfo writes it
+_MANUAL_SUFFIX = re.compile(r"^(.*\S)\s+\(([^()]{3,})\)$")
+#: the classes texinfo gives a page's sectioning heading
+_TEXINFO_LEVELS = frozenset({"chapter", "section", "subsection", "subsubsection", "appendix", "appendixsec",
+                             "appendixsubsec", "unnumbered", "unnumberedsec", "unnumberedsubsec", "top"})
+#: a heading's section number ("5.2 ", "A.1. ")
+_NUMBERED = re.compile(r"^(?:[\dA-Z]+\.)*\d+\.?\s+")
 
 
 def read_html(data: bytes, name: str) -> Document:
@@ -169,6 +176,13 @@ def _title(root) -> str | None:
     if h1_text and (not title_text or h1_text.lower() in title_text.lower()):
         return h1_text  # the page's own words, without a " — Site name" suffix
     parts = [p for p in (squash(p) for p in _TITLE_PARTS.split(title_text)) if len(p) >= 3]
+    if len(parts) < 2 and (manual := _MANUAL_SUFFIX.match(title_text)):
+        parts = [manual.group(1), manual.group(2)]  # texinfo's "Arguments (GNU M4 1.4.19 macro processor)"
+        heading = next(iter(root.iter("h1", "h2", "h3", "h4")), None)  # texinfo sets a page's title as h2-h4
+        shown = squash(_visible_text(heading)) if heading is not None else ""
+        classes = set((heading.get("class") or "").split()) if heading is not None else set()
+        if shown and (classes & _TEXINFO_LEVELS or _NUMBERED.sub("", shown).lower().startswith(parts[0].lower())):
+            return shown  # "5.1 Defining a macro" of the node "Define": the heading the page opens with
     if len(parts) >= 2:  # "Getting Started - MkDocs", "Doxygen: Getting started": which part is the page's?
         named = {squash(e.text_content()).lower() for e in root.xpath("//*[contains(@class, 'title')]")}
         mine = [p for p in parts if p.lower() in named]  # the part a title element of the page shows
