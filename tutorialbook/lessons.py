@@ -64,7 +64,10 @@ class Lessons:
         tree = self.reading.tree(book)
         plans = [self._lesson_plan(item, book, tree, "" if single else f"lessons[{n}].")
                  for n, item in enumerate(items)]
-        vectors = self._embed([p["text"] for p in plans])
+        # a lesson with no target goes where its words lead: the words as its identity reads them
+        # (lesson_id's normalised text), so a lesson identical but for case and punctuation goes
+        # to the same node and merges there, however close two nodes score
+        vectors = self._embed([p["text"] if p["attached"] else lesson_store.normalise(p["text"]) for p in plans])
         for plan, vector in zip(plans, vectors):
             plan["vector"] = vector
             if not plan["node_id"]:
