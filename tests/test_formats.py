@@ -1354,3 +1354,62 @@ def test_myst_colon_fences_read_as_their_text_and_a_link_with_spaces_as_its_word
     source = (tmp_path / "examples.md.txt").read_text()
     note = transcript.segments[1]
     assert source[int(note.start):int(note.end)].startswith(":::{note}")
+
+
+POSTED_FAQ = """
+Archive-Name: editor-faq/frob
+Posting-Frequency: irregular
+Maintainer: Ann Author (ann@example.org)
+
+                            THE FROB FAQ
+
+CONTENTS
+
+1. GENERAL INFORMATION
+1.1. Introduction
+1.2. Latest version
+
+2. BASIC FROB
+2.1. What is frob?
+
+2.1.1. Free versions
+
+2.1.1.1. Unix platforms
+
+------------------------------
+
+1. GENERAL INFORMATION
+
+1.1. Introduction
+
+This FAQ answers the questions people ask about frob, one section a topic.
+
+1.2. Latest version
+
+The latest version is posted to the newsgroup every month.
+
+2. BASIC FROB
+
+2.1. What is frob?
+
+Frob rewrites files in place and keeps a backup of each one.
+
+2.1.1. Free versions
+
+2.1.1.1. Unix platforms
+
+Every Unix system ships frob in its base set of tools.
+"""
+
+
+def test_posted_faq_is_titled_by_its_title_and_nested_by_its_numbers(tmp_path):
+    """sed's FAQ (a Usenet posting): its header fields were taken for its title's block, so it was
+    titled "2.2.1. Free versions"; its contents list gave headings ahead of the text's own; and
+    levels went by which numbering came first, so "2.2.1." stood above "1."."""
+    transcript = read_written(tmp_path, "frobfaq.txt", POSTED_FAQ)
+    assert transcript.title == "THE FROB FAQ"
+    assert [(level, title) for _, level, title in sorted(transcript.headings)] == [
+        (1, "1. GENERAL INFORMATION"), (2, "1.1. Introduction"), (2, "1.2. Latest version"), (1, "2. BASIC FROB"),
+        (2, "2.1. What is frob?"), (3, "2.1.1. Free versions"), (4, "2.1.1.1. Unix platforms")]
+    assert "Archive-Name" not in transcript.text
+    assert "Every Unix system ships frob in its base set of tools." in transcript.text

@@ -41,6 +41,8 @@ from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
 from tutorialbook.acquire.formats.wrapping import Spelling, unwrapped
 
 _RULE = re.compile(r"^\s*([=\-~^*+#_])\1{2,}\s*$")
+#: a mail or news posting's header field, as FAQs posted to Usenet open
+_HEADER_FIELD = re.compile(r"^[A-Z][A-Za-z]*(?:-[A-Za-z]+)*: \S")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*+])\1{2,}\s*$")
 _ATX = re.compile(r"^(#{1,6})\s+(\S.*?)\s*#*\s*$")
 #: "2.1. Title", "2.1 Title", "Chapter 3. Title", "Appendix A Title", "A.2. Title"
@@ -86,6 +88,8 @@ def read_plain(text: str, name: str) -> Document:
     blocks = [part for block in blocks for part in _parts(block, width, prose)]
     spelling = Spelling(b.lines for b in blocks)
     doc = Document(name)
+    if blocks and len(blocks[0].lines) >= 2 and all(_HEADER_FIELD.match(line) for line in blocks[0].lines):
+        blocks = blocks[1:]  # a posting's header fields ("Archive-Name: editor-faq/sed"): no text, no title
     title = _title_block(blocks[0].lines) if blocks else None
     if title:
         doc.title = title  # a text's opening lines standing alone, short: its title
@@ -110,6 +114,7 @@ def read_plain(text: str, name: str) -> Document:
                 events.append(("label", title) if style == ("label",) else ("heading", style, title))
                 continue
         events.append(_block_event(block, prose, spelling))
+    events = _without_listed_headings(events)
     levels = _levels([e[1] for e in events if e[0] == "heading"])
     code: list[str] = []  # a listing's pieces, which blank lines cut into blocks, gathered again
     for event in [*events, ("end",)]:
@@ -218,10 +223,23 @@ def _title_cased(line: str) -> bool:
             and all(re.fullmatch(r"[^\W\d_][\w'’-]*", w) for w in words))
 
 
+def _without_listed_headings(events: list[tuple]) -> list[tuple]:
+    """A numbered title that comes again later is, the first time, an entry of the text's own
+    contents list (sed's FAQ lists "2.2.1. Free versions" over its contents' next lines): the
+    later one heads the section."""
+    last = {squash(e[2]).lower(): n for n, e in enumerate(events) if e[0] == "heading" and e[1][0] == "number"}
+    return [e for n, e in enumerate(events)
+            if not (e[0] == "heading" and e[1][0] == "number" and last[squash(e[2]).lower()] != n)]
+
+
 def _levels(styles: list[tuple]) -> dict[tuple, int]:
-    """Heading levels by the order styles first appear; a heading standing out to the left
-    ("Preface") is the level of the first numbers at the same margin ("Chapter 1. Overview")."""
+    """Heading levels by the order styles first appear, numbers by their depth ("2.2.1." under
+    "2.2." under "2." whichever comes first); a heading standing out to the left ("Preface") is
+    the level of the first numbers at the same margin ("Chapter 1. Overview")."""
     order = list(dict.fromkeys(styles))
+    numbers = [n for n, style in enumerate(order) if style[0] == "number"]
+    for n, style in zip(numbers, sorted((order[n] for n in numbers), key=lambda style: style[1])):
+        order[n] = style
     if ("outdented",) in order and ("number", 1) in order:
         order.remove(("outdented",))
     levels = {style: n + 1 for n, style in enumerate(order)}
