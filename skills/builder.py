@@ -220,12 +220,11 @@ class Builder:
         vector = self._content_vector(tutorial, local)
         node = self._match_node(local, parent_id, vector, threshold)
         evidence = self._node_evidence(tutorial, local)
-        if (node is not None and threshold == CHAPTER_MATCH and not local.children
-                and _norm(node["title"]) != _norm(local.title)):
-            # a tutorial of no sections joining another's chapter (a page of a manual split into
-            # pages) is a section of that chapter under its own title, one of the same title its
-            # only match: its skills were filed straight under the other's title. A tutorial with
-            # sections merges them into the chapter's own, section by section, as before
+        if node is not None and threshold == CHAPTER_MATCH and _norm(node["title"]) != _norm(local.title):
+            # a tutorial joining another's chapter keeps its shape: it is a section of that chapter
+            # under its own title (one of the same title its only match), its sections under it.
+            # A page with no sections had its skills filed straight under the other's title; one
+            # with sections had them scattered among the other tutorial's sections
             self._take(node)
             self._extend_node(node, evidence)
             local.kind = "section"

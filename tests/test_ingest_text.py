@@ -321,3 +321,19 @@ def test_a_long_manual_is_embedded_in_few_batches(library, tmp_path, monkeypatch
         "a one-paragraph passage has its paragraph's vector"
     found = library.retrieve("when should I raise the firewall option", "manual", k=1).skills[0]
     assert "firewall limit was reached" in " ".join(found.steps)
+
+
+def test_a_tutorial_joining_a_chapter_keeps_its_sections_under_its_own_title(baking, tmp_path):
+    """Sphinx's tutorial read as a folder: "Describing code in Sphinx" joined the chapter of
+    another page and its sections were filed under that page's sections, its own title gone."""
+    basics = (EXAMPLES / "sourdough-basics.md").read_text()
+    feeding = basics.split("## Feeding the starter")[1].split("##")[0].strip()
+    shaping = basics.split("## Shaping and baking")[1].split("##")[0].strip()
+    home = tmp_path / "home.md"
+    home.write_text(f"# Sourdough at home\n\n## Keeping the starter\n\n{feeding}\n\n## Baking the loaf\n\n{shaping}\n")
+    baking.ingest(str(home), book="baking")
+    chapters = children(baking, "baking")
+    assert list(chapters) == ["Sourdough bread basics"]
+    sections = children(baking, "baking", chapters["Sourdough bread basics"].id)
+    assert list(children(baking, "baking", sections["Sourdough at home"].id)) == ["Keeping the starter",
+                                                                                 "Baking the loaf"]
