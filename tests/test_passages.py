@@ -58,6 +58,8 @@ def test_licence_and_greetings_do_not_become_skills(tmp_path, library):
                 Segment(9, 12, "Thanks for watching and see you next time!")]
     kept = [s for s in segments if not passages.is_boilerplate(s.text)]
     assert [s.start for s in kept] == [3]
+    # texinfo writes a page for each old node name that only points at the new one
+    assert passages.is_boilerplate("The node you are looking for is at Blank Lines.")
 
 
 PACKAGING = """# Packaging notes
@@ -186,6 +188,11 @@ def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_bef
     assert passages.title_phrase("Instead, use the factory.") == "Use the factory"
     assert passages.title_phrase("Instead of a global app, create one in a function.") == (
         "Instead of a global app"), "no comma: the words are the sentence's own"
+    # a short clause framing the main one names nothing: "If you want", "In some cases" (second sweep)
+    assert passages.title_phrase("If you want, you can pass a default value.") == "You can pass a default value"
+    assert passages.title_phrase("In some cases, tig shows the diff view first.") == "Tig shows the diff view first"
+    assert passages.title_phrase("If the file is missing, Flask raises an error.") == "If the file is missing"
+    assert passages.title_phrase("To create the table, run:") == "To create the table"
 
 
 def test_a_lead_of_a_word_or_two_does_not_name_the_skill(tmp_path, library):
