@@ -1399,6 +1399,15 @@ Frob rewrites files in place and keeps a backup of each one.
 2.1.1.1. Unix platforms
 
 Every Unix system ships frob in its base set of tools.
+
+2.2. How can I check that I am using frob, and which version of it
+it is?
+
+Run frob --version and read the first line it prints.
+
+2.3. OK, now I know what frob is... what is a backup?!
+
+A copy of a file kept beside it, named after it.
 """
 
 
@@ -1410,6 +1419,9 @@ def test_posted_faq_is_titled_by_its_title_and_nested_by_its_numbers(tmp_path):
     assert transcript.title == "THE FROB FAQ"
     assert [(level, title) for _, level, title in sorted(transcript.headings)] == [
         (1, "1. GENERAL INFORMATION"), (2, "1.1. Introduction"), (2, "1.2. Latest version"), (1, "2. BASIC FROB"),
-        (2, "2.1. What is frob?"), (3, "2.1.1. Free versions"), (4, "2.1.1.1. Unix platforms")]
+        (2, "2.1. What is frob?"), (3, "2.1.1. Free versions"), (4, "2.1.1.1. Unix platforms"),
+        # debian-faq's questions wrap over two lines or run past a title's length (41 of its 149 were lost)
+        (2, "2.2. How can I check that I am using frob, and which version of it it is?"),
+        (2, "2.3. OK, now I know what frob is... what is a backup?!")]
     assert "Archive-Name" not in transcript.text
     assert "Every Unix system ships frob in its base set of tools." in transcript.text

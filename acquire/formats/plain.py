@@ -67,6 +67,8 @@ _SMALL_WORDS = frozenset("a an and as at by for from in of on or the to with".sp
 CENTRED = 12
 MAX_HEADING_WORDS = 12
 MAX_HEADING_CHARS = 90
+MAX_QUESTION_CHARS = 160
+"""A numbered question heads its answer up to this long (an FAQ's questions run past a title's length)."""
 
 
 @dataclass
@@ -107,13 +109,7 @@ def read_plain(text: str, name: str) -> Document:
         if not any(re.search(r"\w", line) for line in lines):
             continue  # a rule, or a frame of punctuation
         block = _Block(lines)
-        if len(lines) == 1 and block.indent <= prose:  # (a line of code is no heading)
-            found = _heading(lines[0], block.indent < prose, following)
-            if found is not None:
-                style, title = found
-                events.append(("label", title) if style == ("label",) else ("heading", style, title))
-                continue
-        events.append(_block_event(block, prose, spelling))
+        events.append(_standing_alone(block, prose, following) or _block_event(block, prose, spelling))
     events = _without_listed_headings(events)
     levels = _levels([e[1] for e in events if e[0] == "heading"])
     code: list[str] = []  # a listing's pieces, which blank lines cut into blocks, gathered again
@@ -404,6 +400,35 @@ def _prose_indent(blocks: list[_Block]) -> int:
         if len(block.lines) >= 2 and not _BULLET.match(block.lines[0]) and _reads_as_prose(block.lines):
             counts[block.indent] += len(block.lines)
     return counts.most_common(1)[0][0] if counts else 0
+
+
+def _standing_alone(block: _Block, prose: int, following: _Block | None) -> tuple | None:
+    """A block that heads what follows: a heading's or a label's event, else None. A line of
+    code (deeper than the prose) is no heading."""
+    if block.indent > prose:
+        return None
+    question = _numbered_question(block.lines, following)
+    if question is not None:
+        return ("heading", *question)
+    found = _heading(block.lines[0], block.indent < prose, following) if len(block.lines) == 1 else None
+    if found is None:
+        return None
+    style, title = found
+    return ("label", title) if style == ("label",) else ("heading", style, title)
+
+
+def _numbered_question(lines: list[str], following: _Block | None) -> tuple[tuple, str] | None:
+    """An FAQ's numbered question, on one line or wrapped over two ("5.8. How can I check that I
+    am using a Debian system, and what / version it is?"): longer than a title, but a section's
+    number and a question mark make it one (a step is not numbered "5.8.")."""
+    if len(lines) > 2 or following is None:
+        return None
+    text = squash(" ".join(lines))
+    numbered = _NUMBERED.match(text)
+    if (numbered is None or numbered["named"] or _depth(numbered) < 2 or not re.search(r"\?[!]?$", text)
+            or len(text) > MAX_QUESTION_CHARS or _same_numbering(numbered, following)):
+        return None
+    return ("number", _depth(numbered)), text
 
 
 def _title_like(text: str) -> bool:
