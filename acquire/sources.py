@@ -107,11 +107,14 @@ def content_hash(path: Path) -> str:
 
 
 def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
-                readers: Mapping[str, Callable[[str, str], Transcript]] | None = None, **media_options) -> Transcript:
+                readers: Mapping[str, Callable[[str, str], Transcript]] | None = None,
+                policy: SourcePolicy | None = None, **media_options) -> Transcript:
     """Read any supported file; media options (model, initial_prompt, progress, cancel,
     max_seconds) go to transcription. A cancelled transcription raises ``Cancelled``.
     ``readers`` (suffix -> reader of the text and file name) are the domain packs' readers
-    (skills/domains.py ``text_readers``), for the files only a pack understands (PGN)."""
+    (skills/domains.py ``text_readers``), for the files only a pack understands (PGN).
+    ``policy``: what else the reader may read (a Sphinx page's labels in the pages beside
+    it); without one, nothing but ``path``."""
     named = inner(path)  # what a gzipped source holds decides how it is read
     suffix = named.suffix.lower()
     if suffix in media_extensions() and named == path:
@@ -126,8 +129,13 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
         return transcript
     fmt = document_format(named)
     if fmt is not None:
+        labels = None
+        if fmt == ".rst" and policy is not None:  # its :ref:s may name sections of the pages beside it
+            from tutorialbook.acquire.formats.rst import sphinx_labels
+
+            labels = sphinx_labels(path, policy)
         return read_document(fmt, _read_bytes(path, max_text_bytes) if fmt in BINARY_FORMATS
-                             else _read_text(path, max_text_bytes), named.name)
+                             else _read_text(path, max_text_bytes), named.name, labels)
     text = _read_text(path, max_text_bytes)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, named.name)

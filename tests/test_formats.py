@@ -1425,3 +1425,32 @@ def test_posted_faq_is_titled_by_its_title_and_nested_by_its_numbers(tmp_path):
         (2, "2.3. OK, now I know what frob is... what is a backup?!")]
     assert "Archive-Name" not in transcript.text
     assert "Every Unix system ships frob in its base set of tools." in transcript.text
+
+
+def test_rst_reference_to_a_page_beside_it_shows_that_sections_title_and_reads_only_what_is_allowed(
+        tmp_path, library):
+    """Python's tutorial refers across its pages (":ref:`tut-morecontrol`"): the reference showed
+    the label's words. The pages beside a page are read for their labels only as an ingest may
+    read them: the folder inside the allowed roots, never a private file (the store, tokens)."""
+    from tutorialbook.acquire.roots import SourcePolicy
+
+    folder = tmp_path / "tutorial"
+    folder.mkdir()
+    (folder / "controlflow.rst.txt").write_text(
+        ".. _tut-morecontrol:\n\n***********************\nMore Control Flow Tools\n***********************\n\n"
+        "Besides the while statement, Python knows the usual control flow statements.\n\n"
+        ".. _tut-functions:\n\nDefining Functions\n==================\n\nThe keyword def introduces a function.\n")
+    (folder / "secret.rst").write_text(".. _tut-secret:\n\nThe launch code is 4711\n=======================\n")
+    (folder / "intro.rst.txt").write_text(
+        "An Informal Introduction\n========================\n\n"
+        "Loops come later, see :ref:`tut-morecontrol`; functions in :ref:`tut-functions`; "
+        "and :ref:`tut-secret`.\n")
+    policy = SourcePolicy((str(folder),), private=(str(folder / "secret.rst"),))
+    text = read_source(folder / "intro.rst.txt", policy=policy).segments[0].text
+    assert text == "Loops come later, see More Control Flow Tools; functions in Defining Functions; and tut secret."
+    alone = read_source(folder / "intro.rst.txt", policy=SourcePolicy((str(folder / "intro.rst.txt"),)))
+    assert "tut morecontrol" in alone.segments[0].text, "a root that is the file itself: nothing beside it is read"
+    assert "tut morecontrol" in read_source(folder / "intro.rst.txt").segments[0].text, "no policy, no other file"
+    library.ingest(str(folder / "intro.rst.txt"), book="py", refine_rounds=0)  # ingest passes its policy
+    steps = " ".join(step for s in library.skills("py") for step in s.steps)
+    assert "see More Control Flow Tools" in steps

@@ -214,7 +214,7 @@ class Ingestion:
         pack = get_pack(domain) if domain != "auto" else recognise(f"{title or _title_from(path)} {path.name}")
         watching = watch(path, domain if pack is None else pack.name, cancel)  # frames, beside transcription
         screen_job = ScreenJob(path, cancel, lambda: claimed(watching)) if self.settings.screen else None
-        transcript = read_source(path, self.settings.max_text_bytes, text_readers(),
+        transcript = read_source(path, self.settings.max_text_bytes, text_readers(), self.source_policy(),
                                  max_seconds=self.settings.max_media_seconds,
                                  model=self.settings.whisper_model, progress=heard, cancel=cancel,
                                  initial_prompt=_prompt(title or _title_from(path), pack),
@@ -226,7 +226,7 @@ class Ingestion:
         if pack is None:  # auto, and the name did not tell: the transcript decides
             pack = see(recognise(" ".join(s.text for s in transcript.segments)), watching) or DomainPack()
             if pack.initial_prompt and transcript.timed:
-                transcript = read_source(path, self.settings.max_text_bytes, text_readers(),
+                transcript = read_source(path, self.settings.max_text_bytes, text_readers(), self.source_policy(),
                                          max_seconds=self.settings.max_media_seconds,
                                          model=self.settings.whisper_model, progress=heard,
                                          cancel=cancel, initial_prompt=_prompt(title, pack),

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,12 +35,16 @@ def document_format(path: Path) -> str | None:
     return suffix if suffix in DOCUMENT_EXTENSIONS else None
 
 
-def read_document(fmt: str, data: str | bytes, name: str) -> Transcript:
+def read_document(fmt: str, data: str | bytes, name: str, labels: Mapping[str, str] | None = None) -> Transcript:
+    """``labels``: for reStructuredText, the section titles of the files beside it by label
+    (``rst.sphinx_labels``), which its ``:ref:``s name."""
     read: Callable[[Any, str], Document]  # str, or bytes for BINARY_FORMATS: the caller reads the file so
     if fmt == ".md":
         from tutorialbook.acquire.formats.markdown import read_markdown as read
     elif fmt == ".rst":
-        from tutorialbook.acquire.formats.rst import read_rst as read
+        from tutorialbook.acquire.formats.rst import read_rst
+
+        return read_rst(str(data), name, labels).transcript()
     elif fmt == ".html":
         from tutorialbook.acquire.formats.html import read_html as read
     elif fmt == ".ipynb":

@@ -6,14 +6,19 @@ or parse error reaches a segment."""
 
 from __future__ import annotations
 
+import os
 import re
 import types
+from collections.abc import Mapping
+from pathlib import Path
 
 from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, Parser, directives, roles, states
 
 from tutorialbook.acquire.formats.document import ADMONITIONS, Document
+from tutorialbook.acquire.roots import SourcePolicy
+from tutorialbook.errors import TutorialbookError
 
 _SETTINGS = {
     "report_level": 5, "halt_level": 5, "warning_stream": False, "file_insertion_enabled": False,
@@ -22,7 +27,9 @@ _SETTINGS = {
 }
 
 
-def read_rst(text: str, name: str) -> Document:
+def read_rst(text: str, name: str, labels: Mapping[str, str] | None = None) -> Document:
+    """``labels``: section titles by label (``sphinx_labels``) of the files beside this one, which
+    its ``:ref:``s may name."""
     _register_sphinx()
     _register_unknown(text)
     tree = publish_doctree(text, source_path=name, parser=Parser(inliner=_inliner()),
@@ -31,7 +38,7 @@ def read_rst(text: str, name: str) -> Document:
         message.parent.remove(message)
     for bad in list(tree.findall(nodes.problematic)):  # a reference to nowhere: its words, not its markup
         bad.parent.replace(bad, nodes.Text(bad.astext().strip("`_|")))
-    _name_references(tree)
+    _name_references(tree, labels or {})
     doc = Document(name)
     _blocks(tree, doc, 1)
     return doc
@@ -55,10 +62,11 @@ def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     return [node], []
 
 
-def _name_references(tree: nodes.document) -> None:
+def _name_references(tree: nodes.document, labels: Mapping[str, str]) -> None:
     """A ``:ref:`label``` without a title shows what Sphinx shows, the title of the section the
-    label stands before; a label this file does not define reads as words ("optional value")."""
-    titles = {}
+    label stands before, in this file or (``labels``) one beside it; a label none defines reads
+    as words ("optional value")."""
+    titles = dict(labels)
     for section in tree.findall(nodes.section):
         title = section.next_node(nodes.title)
         for label in section["names"]:
@@ -67,6 +75,50 @@ def _name_references(tree: nodes.document) -> None:
         if label := node.get("label"):
             shown = titles.get(label) or re.sub(r"[-_]+", " ", label)
             node.parent.replace(node, nodes.Text(shown))
+
+
+#: a label standing over a section's title (an overline allowed): ``.. _tut-lists:`` / ``Lists`` / ``---``
+_LABELLED_TITLE = re.compile(r"^\.\. _([^:`\n]{1,100}):[ \t]*\n(?:[ \t]*\n)*(?:([=\-~^\"'`#*+<>.:_])\2{2,}[ \t]*\n)?"
+                             r"[ \t]*(\S[^\n]{0,200}?)[ \t]*\n([=\-~^\"'`#*+<>.:_])\4{2,}[ \t]*$", re.M)
+SIBLING_FILES = 300
+SIBLING_BYTES = 1 << 20
+
+
+def sphinx_labels(path: Path, policy: SourcePolicy) -> dict[str, str]:
+    """The section labels of the reStructuredText files beside ``path`` (a Sphinx project's
+    pages, ``.rst`` or ``_sources``' ``.rst.txt``): label -> section title. Only what ``policy``
+    lets an ingest read (the folder inside its roots, each file allowed); at most
+    ``SIBLING_FILES`` files and ``SIBLING_BYTES`` of each."""
+    labels: dict[str, str] = {}
+    try:
+        folder = policy.resolve(str(path.parent))
+        own = policy.resolve(str(path))
+        siblings = sorted(p for p in folder.iterdir() if p.name.endswith((".rst", ".rst.txt")))
+    except (TutorialbookError, OSError):
+        return labels
+    for sibling in siblings[:SIBLING_FILES]:
+        real = Path(os.path.realpath(sibling))
+        if real == own or not policy.allows(real):
+            continue
+        try:
+            with open(real, "rb") as handle:
+                text = handle.read(SIBLING_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        for match in _LABELLED_TITLE.finditer(text):
+            labels.setdefault(nodes.fully_normalize_name(match.group(1)), match.group(3))
+    return labels
+    for sibling in siblings[:SIBLING_FILES]:
+        try:
+            if sibling.is_symlink() or not sibling.is_file():
+                continue
+            with open(sibling, "rb") as handle:
+                text = handle.read(SIBLING_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        for match in _LABELLED_TITLE.finditer(text):
+            labels.setdefault(nodes.fully_normalize_name(match.group(1)), match.group(3))
+    return labels
 
 
 def _interpreted(self, rawsource, text, role, lineno):
