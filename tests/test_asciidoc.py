@@ -308,3 +308,11 @@ def test_docbook_nested_past_any_document_keeps_its_words_without_recursing():
         etree.SubElement(node, "simpara").text = f"level {n}"
     html = html_of(root).decode()
     assert "level 0" in html and f"level {5 * MAX_DEPTH - 1}" in html
+
+
+def test_adoc_link_text_opening_a_new_window_shows_its_words(tmp_path):
+    """Asciidoctor writes a link that opens in a new window as "[text^]" (ruby-asciidoctor-pdf's
+    README: "head over to rvm.io^" was what the skill read)."""
+    transcript = write(tmp_path, "links.adoc", "= Links\n\n:url-rvm: https://rvm.io\n\nHead over to "
+                                              "{url-rvm}[rvm.io^] to install Ruby, or https://example.org[the site].\n")
+    assert transcript.segments[0].text == "Head over to rvm.io to install Ruby, or the site."

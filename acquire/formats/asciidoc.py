@@ -232,13 +232,7 @@ def _convert(node, parent, level: int, depth: int) -> None:
         out = etree.SubElement(parent, "th" if head else "td")
         _children(node, out, level, depth)
     elif tag in ("ulink", "link", "xref", "olink"):
-        out = etree.SubElement(parent, "a")
-        url = node.get("url") or ""
-        if url:
-            out.set("href", url)
-        _children(node, out, level, depth)
-        if not "".join(out.itertext()).strip():  # an empty link shows its target
-            out.text = url or node.get("linkend") or ""
+        _link(node, parent, level, depth)
     elif tag in ("para", "simpara") and (deep := _DEEP_TITLE.match(text := (node.text or "").lstrip())):
         _deep_title(deep, text, node, parent, level, depth)
     elif tag == "title":  # a block's title (an example's, a table's): a line of its own
@@ -253,6 +247,18 @@ def _convert(node, parent, level: int, depth: int) -> None:
         else:
             _children(node, out, level, depth)
     _text(parent, tail)
+
+
+def _link(node, parent, level: int, depth: int) -> None:
+    out = etree.SubElement(parent, "a")
+    url = node.get("url") or ""
+    if url:
+        out.set("href", url)
+    _children(node, out, level, depth)
+    if not "".join(out.itertext()).strip():  # an empty link shows its target
+        out.text = url or node.get("linkend") or ""
+    elif len(out) == 0 and (out.text or "").endswith("^"):  # Asciidoctor's "[text^]": open in a new window
+        out.text = (out.text or "")[:-1]
 
 
 def _deep_title(deep: re.Match, text: str, node, parent, level: int, depth: int) -> None:
