@@ -117,7 +117,7 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
             chapter.children.append(
                 OutlineNode(passages.title_phrase(transcript.segments[central].text), "section", list(range(a, b)))
             )
-    keys = passages.heading_keys([title for _, _, title in transcript.headings])
+    keys = passages.heading_keys([tutorial.title, *(title for _, _, title in transcript.headings)])
     licences = {id(inner) for node in chapter.walk() if node is not chapter and _is_licence(node, transcript)
                 for inner in node.walk()}
     for node, path in _with_paths(chapter):

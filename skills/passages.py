@@ -143,8 +143,14 @@ def without_boilerplate(segments: list[Segment], indexes: list[int],
     ("Welcome to this lesson on … First, shift the chain …"); a code block stays whole. Spans
     stay the segment's."""
     kept: dict[int, Segment] = {}
+    credits = False  # right after a title repeated as text: its author or date lines
     for i in indexes:
         seg = segments[i]
+        if seg.kind != "code" and (_key(seg.text) in headings or credits and words(seg.text) <= CREDIT_WORDS
+                                   and not re.search(r"[.:;!?]$", seg.text.strip())):
+            credits = True  # the title again (a PDF's title page), or a credit under it: no text to learn
+            continue
+        credits = False
         if seg.kind == "code":  # a block the document marks as code is an example, whatever it holds
             kept[i] = seg       # (a YAML file of short lines, a copyright file's template)
             continue
@@ -163,6 +169,10 @@ def without_boilerplate(segments: list[Segment], indexes: list[int],
 
 def _key(text: str) -> str:
     return " ".join(_WORD.findall(re.sub(r"^[\d.]+\s+", "", text).lower()))
+
+
+#: a credit under a title repeated as text: a line of a few words (an author, a version, a date)
+CREDIT_WORDS = 4
 
 
 def heading_keys(titles: list[str]) -> frozenset[str]:

@@ -354,3 +354,14 @@ def test_a_licence_appendix_is_no_skill_and_a_section_teaching_licence_notices_i
     assert not any("VERBATIM" in b or "You may copy and distribute" in b or "textbook" in b
                    or "This License applies" in b for b in bodies), bodies
     assert not passages.is_licence_text("License notices", "Every source file needs a license notice at its top.")
+
+
+def test_a_title_repeated_as_text_and_its_credit_are_no_skill(tmp_path, library):
+    """tig's manual (a PDF) opens on a title page: "The Tig Manual", "Jonas Fonseca", which
+    became the book's first skill and ranked first for a question about using tig as a pager."""
+    path = tmp_path / "frob.md"
+    path.write_text("# The Frob Manual\n\nThe Frob Manual\n\nAnn Author\n\n"
+                    "This is the manual for frob, which rewrites files in place and keeps a backup.\n")
+    library.ingest(str(path), book="frob", refine_rounds=0)
+    steps = [step for s in library.skills("frob") for step in s.steps]
+    assert steps == ["This is the manual for frob, which rewrites files in place and keeps a backup."]
