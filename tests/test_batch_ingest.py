@@ -63,3 +63,18 @@ def test_one_bad_file_named_alone_is_still_an_error(tmp_path):
     source = folder(tmp_path)
     single = cli(tmp_path / "store", "ingest", str(source / "b-broken.srt"), "--book", "baking")
     assert single.returncode == 2 and "no subtitle cues" in single.stderr
+
+
+def test_a_folders_page_with_nothing_to_learn_is_skipped_not_failed(tmp_path):
+    """PostgreSQL's tutorial folder holds its chapter's contents page (headings and links only):
+    it failed the whole ingest (exit 1) though nothing was wrong with it. A lone file of that kind
+    is still an error (tests/test_bad_input.py)."""
+    where = tmp_path / "manual"
+    where.mkdir()
+    shutil.copy(EXAMPLES / "sourdough-basics.md", where / "a-basics.md")
+    (where / "b-contents.md").write_text("# Getting started\n\n## Installation\n\n## Architecture\n")
+    text = cli(tmp_path / "store", "ingest", str(where), "--book", "baking", "--refine-rounds", "0")
+    assert text.returncode == 0, text.stdout + text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[1].split()[0] == "skipped" and "b-contents.md" in lines[1] and "no paragraphs" in lines[1]
+    assert lines[-1] == "1 added, 1 skipped"

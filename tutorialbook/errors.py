@@ -14,5 +14,10 @@ class NotFound(TutorialbookError):
     """An id (book, node, skill, tutorial, lesson) that the store does not hold."""
 
 
+class NothingToLearn(TutorialbookError):
+    """A readable source that holds no text to learn from (a page of links only, headings with
+    nothing under them): a lone file's error, a folder's skipped file."""
+
+
 class Cancelled(Exception):
     """The caller cancelled a long operation; nothing of it was committed."""

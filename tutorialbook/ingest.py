@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, cast
 
 from tutorialbook.common import Progress, check_book_name, check_rounds, pack_of
 from tutorialbook.config import Settings
-from tutorialbook.errors import Cancelled, TutorialbookError
+from tutorialbook.errors import Cancelled, NothingToLearn, TutorialbookError
 from tutorialbook.memory import allocator
 from tutorialbook.memory import history as hist
 from tutorialbook.memory import retention
@@ -124,6 +124,10 @@ class Ingestion:
             if not folder:
                 raise failure from exc
             return None, FileStatus(source=str(path), status="failed", title=_title_from(path), reason=str(failure))
+        except NothingToLearn as exc:  # a folder's page of links only: nothing wrong with it, nothing to learn
+            if not folder:
+                raise
+            return None, FileStatus(source=str(path), status="skipped", title=_title_from(path), reason=str(exc))
         except Exception as exc:  # noqa: BLE001 - a folder reports each file's failure and goes on
             if not folder:
                 raise

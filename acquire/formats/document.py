@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from tutorialbook.acquire.transcript import Segment, Transcript
-from tutorialbook.errors import TutorialbookError
+from tutorialbook.errors import NothingToLearn
 
 KINDS = frozenset({"paragraph", "list", "code", "table", "quote", "text"})
 MAX_BLOCK_CHARS = 6000
@@ -110,7 +110,7 @@ class Document:
         if not self._segments:
             what = "headings but no paragraphs" if self._headings else "no text"
             why = f" ({'; '.join(self.warnings)})" if self.warnings else ""
-            raise TutorialbookError("source", f"{self.name} holds {what} to learn from{why}")
+            raise NothingToLearn("source", f"{self.name} holds {what} to learn from{why}")
         title = self.title
         if title is None and self._headings:
             top = min(level for _, level, _ in self._headings)
