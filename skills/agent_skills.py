@@ -499,7 +499,8 @@ def _list_items(text: str, numbered_only: bool = False) -> list[str]:
     if numbered_only:
         pattern = r"^(\s{0,3}\d+[.)]\s+)(.*)$"
     items: list[str] = []
-    fence, pad, block = "", 0, []
+    fence, pad = "", 0
+    block: list[str] = []
     for line in text.splitlines():
         if fence:
             if line.strip() == fence:
