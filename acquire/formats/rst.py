@@ -108,17 +108,6 @@ def sphinx_labels(path: Path, policy: SourcePolicy) -> dict[str, str]:
         for match in _LABELLED_TITLE.finditer(text):
             labels.setdefault(nodes.fully_normalize_name(match.group(1)), match.group(3))
     return labels
-    for sibling in siblings[:SIBLING_FILES]:
-        try:
-            if sibling.is_symlink() or not sibling.is_file():
-                continue
-            with open(sibling, "rb") as handle:
-                text = handle.read(SIBLING_BYTES).decode("utf-8", "replace")
-        except OSError:
-            continue
-        for match in _LABELLED_TITLE.finditer(text):
-            labels.setdefault(nodes.fully_normalize_name(match.group(1)), match.group(3))
-    return labels
 
 
 def _interpreted(self, rawsource, text, role, lineno):
