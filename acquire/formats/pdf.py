@@ -10,7 +10,7 @@ import io
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Protocol, TypeVar
+from typing import Callable, Iterable, Protocol, TypeVar
 
 from tutorialbook.acquire.formats.document import Document, squash
 from tutorialbook.acquire.formats.wrapping import Spelling, joined, unwrapped
@@ -218,7 +218,7 @@ def _apart(boxes: list[B], lo: Callable[[B], float], hi: Callable[[B], float]) -
     return parts
 
 
-def _drop_furniture(boxes: list[_Box], bookmarks: list[str] = ()) -> list[_Box]:  # type: ignore[assignment]
+def _drop_furniture(boxes: list[_Box], bookmarks: Iterable[str] = ()) -> list[_Box]:
     """Running heads, footers and page numbers: the same words (digits aside) on most pages, or
     on the top or bottom line of three pages or more (a chapter's running head), or on a page's
     top or bottom line naming a bookmarked chapter as a running head does ("Chapter 15: Humor and
