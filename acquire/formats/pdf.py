@@ -19,7 +19,7 @@ from tutorialbook.errors import TutorialbookError
 _MONO = re.compile(r"mono|courier|code|typewriter|consol|menlo|inconsolata|\btt|cmtt|nimbusmon", re.I)
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")
 _BULLET = re.compile(r"^\s*(?:[•◦▪‣·\-–*]|\d{1,3}[.)])\s")
-_NUMBER = re.compile(r"^\s*(?:chapter\s+|appendix\s+)?(?:\d+|[A-Z])(?:\.\d+)*\.?\s+", re.I)
+_NUMBER = re.compile(r"^\s*(?:chapter\s+|appendix\s+)?(?:\d+|[A-Z])(?:\.\d+)*[.:]?\s+", re.I)
 _DOTS = re.compile(r"(?:\.\s?){4,}")
 _CID = re.compile(r"\(cid:\d+\)")
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
@@ -247,13 +247,12 @@ def _drop_furniture(boxes: list[_Box], bookmarks: Iterable[str] = ()) -> list[_B
 
 #: how a running head names its chapter: "Chapter 15: Humor and GNU", "Appendix B: …", "6.2 Copyright Papers"
 _RUNNING_HEAD = re.compile(r"^(?:(?:chapter|appendix|part)\s+[\divxlcA-Z]+\s*[:.]|\d+(?:\.\d+)*\.?\s)\s*\S", re.I)
-_NUMBERING = re.compile(r"^(?:(?:chapter|appendix|part|section)\s+)?(?:[\divxlc]+(?:\.\d+)*|[a-z])\b[:.]?\s*", re.I)
 
 
 def _chapter_name(title: str) -> str:
     """A chapter's title without its numbering, as a bookmark ("15 Humor and GNU") and a running
     head ("Chapter 15: Humor and GNU 63") both give it: letters and digits only."""
-    return _squashed(re.sub(r"\s+\d+$", "", _NUMBERING.sub("", title.strip())))
+    return _squashed(re.sub(r"\s+\d+$", "", _NUMBER.sub("", title.strip())))
 
 
 def _edges(boxes: list[_Box]) -> dict[int, _Box]:
