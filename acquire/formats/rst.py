@@ -6,6 +6,7 @@ or parse error reaches a segment."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import types
@@ -66,11 +67,12 @@ def _name_references(tree: nodes.document, labels: Mapping[str, str]) -> None:
     """A ``:ref:`label``` without a title shows what Sphinx shows, the title of the section the
     label stands before, in this file or (``labels``) one beside it; a label none defines reads
     as words ("optional value")."""
-    titles = dict(labels)
+    titles: dict[str, str] = {}
     for section in tree.findall(nodes.section):
         title = section.next_node(nodes.title)
         for label in section["names"]:
             titles.setdefault(label, title.astext() if title is not None else label)
+    titles = {**labels, **titles}  # this file's own sections first
     for node in list(tree.findall(nodes.literal)):
         if label := node.get("label"):
             shown = titles.get(label) or re.sub(r"[-_]+", " ", label)
@@ -101,13 +103,24 @@ def sphinx_labels(path: Path, policy: SourcePolicy) -> dict[str, str]:
         if real == own or not policy.allows(real):
             continue
         try:
-            with open(real, "rb") as handle:
-                text = handle.read(SIBLING_BYTES).decode("utf-8", "replace")
+            st = os.stat(real)
         except OSError:
             continue
-        for match in _LABELLED_TITLE.finditer(text):
-            labels.setdefault(nodes.fully_normalize_name(match.group(1)), match.group(3))
+        for label, title in _file_labels(str(real), st.st_mtime_ns, st.st_size):
+            labels.setdefault(label, title)
     return labels
+
+
+@functools.lru_cache(maxsize=1024)
+def _file_labels(real: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], ...]:
+    """One file's (label, title) pairs, read once per version of the file: a folder's every page
+    reads its siblings, which would read each page once per page."""
+    try:
+        with open(real, "rb") as handle:
+            text = handle.read(SIBLING_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ()
+    return tuple((nodes.fully_normalize_name(m.group(1)), m.group(3)) for m in _LABELLED_TITLE.finditer(text))
 
 
 def _interpreted(self, rawsource, text, role, lineno):
