@@ -1,6 +1,6 @@
 """Acquire: turn a source file into a Transcript (plain text and subtitles here; documents
 through acquire/formats/; media through transcription). A folder is expanded into its
-supported files in name order."""
+supported files in reading order (acquire/reading_order.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Callable, Mapping
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
+from tutorialbook.acquire.reading_order import ordered_paths
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.acquire.transcript import Segment, Transcript
 
@@ -64,9 +65,10 @@ def unsupported_reason(path: Path) -> str:
 
 
 def expand(source: str, policy: SourcePolicy) -> list[Path]:
-    """The files a source names: itself, or a folder's supported files in name order (not its
-    subfolders': a documentation tree often holds each page twice, as HTML and as its source);
-    each resolved (symlinks followed) and allowed by ``policy`` (acquire/roots.py)."""
+    """The files a source names: itself, or a folder's supported files (not its subfolders': a
+    documentation tree often holds each page twice, as HTML and as its source) in the order its
+    pages' next/up links and toctrees give (acquire/reading_order.py), else by name; each
+    resolved (symlinks followed) and allowed by ``policy`` (acquire/roots.py)."""
     if not source or not source.strip():
         raise TutorialbookError("source", "is empty; give a file or folder path")
     if re.match(r"^[a-z][a-z0-9+.-]*://", source) and not source.startswith("file://"):
@@ -92,10 +94,20 @@ def expand(source: str, policy: SourcePolicy) -> list[Path]:
             raise TutorialbookError(
                 "source",
                 f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))}){inside}")
-        return [policy.check_file(str(f), f) for f in files]
+        checked = [policy.check_file(str(f), f) for f in files]
+        return ordered_paths(checked, lambda f: _links_of(f, policy.max_text_bytes))
     if not readable(path):
         raise TutorialbookError("source", unsupported_reason(path))
     return [policy.check_file(given, path, st)]
+
+
+def _links_of(path: Path, max_bytes: int) -> bytes | None:
+    """A page's bytes for finding its links to the pages beside it; None when unreadable (that
+    page keeps its place by name, its ingest reports why)."""
+    try:
+        return _read_bytes(path, max_bytes)
+    except (TutorialbookError, OSError):
+        return None
 
 
 def content_hash(path: Path) -> str:

@@ -1,0 +1,156 @@
+"""A folder's pages in the order their author wrote them to be read, not in file-name order.
+
+Generated documentation says its order in its pages: an HTML page's ``rel="next"`` link (in
+its head or on its "Next" button: Sphinx, DocBook, mdBook, texinfo) and ``rel="up"`` link
+(texinfo's and DocBook's parent node), a Sphinx source's ``toctree`` (reStructuredText's
+directive, MyST's fenced one) listing the pages below it. Only links to pages of the same
+folder count. The pages form a forest: a page's children are the chains of pages that name
+it as their parent (texinfo's "next" is the next node at the same level, so a chapter's
+sections hang from it by "up"), then its toctree's pages, then its next page. It is read
+depth first: a chapter, its sections, then the next chapter. A folder with several trees
+reads the largest first (the manual before its lone index and search pages), ties and pages
+that say nothing in name order. Pages whose reading fails keep their place among the rest."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from lxml import etree
+from lxml import html as lxml_html
+
+#: names that copy a source under another suffix (Sphinx's ``_sources``): the page a toctree names
+_PAGE_SUFFIXES = (".rst.txt", ".md.txt", ".ipynb.txt", ".rst", ".md", ".ipynb", ".txt", ".html", ".htm", ".xhtml")
+_RST_TOCTREE = re.compile(r"^\.\.[ \t]+toctree::[^\n]*\n((?:[ \t]*\n|[ \t]+[^\n]*\n)*)", re.M)
+_MYST_TOCTREE = re.compile(r"^(`{3,}|:{3,})[ \t]*\{toctree\}[^\n]*\n(.*?)^\1", re.M | re.S)
+_TITLED_ENTRY = re.compile(r"<([^<>]+)>\s*$")
+
+
+def reading_order(names: Sequence[str], read: Callable[[str], bytes | None]) -> list[str]:
+    """``names`` (a folder's files, in name order) in reading order. ``read(name)`` gives a
+    page's bytes, or None when it may not or cannot be read; only HTML pages and Sphinx
+    sources are read."""
+    known = {_page_key(n): n for n in names}
+    up: dict[str, str] = {}
+    following: dict[str, str] = {}
+    listed: dict[str, list[str]] = {}
+    for name in names:
+        kind = _kind(name)
+        data = read(name) if kind else None
+        if not data:
+            continue
+        if kind == "html":
+            links = _html_links(data)
+            for rel, target in (("up", links.get("up")), ("next", links.get("next"))):
+                found = known.get(_page_key(target)) if target else None
+                if found and found != name:
+                    (up if rel == "up" else following)[name] = found
+        else:
+            entries = _toctree_entries(data.decode("utf-8", "replace"), kind)
+            listed[name] = [known[k] for k in map(_page_key, entries) if k in known and known[k] != name]
+    followed = set(following.values())
+    heads_under: dict[str, list[str]] = {}
+    for name in names:  # a chain that starts below a parent is read after that parent
+        if name not in followed and up.get(name):
+            heads_under.setdefault(up[name], []).append(name)
+    children = {n: heads_under.get(n, []) + listed.get(n, []) + ([following[n]] if n in following else [])
+                for n in names}
+    below = {c for kids in children.values() for c in kids}
+    roots = [n for n in names if n not in below]
+    reach = {r: len(_depth_first([r], children, set())) for r in roots}
+    order = _depth_first(sorted(roots, key=lambda r: (-reach[r], names.index(r))), children, set())
+    seen = set(order)
+    for name in names:  # pages on a cycle of links only
+        if name not in seen:
+            order += _depth_first([name], children, seen)
+            seen.update(order)
+    return order
+
+
+def _depth_first(roots: list[str], children: dict[str, list[str]], seen: set[str]) -> list[str]:
+    """Pre-order from ``roots``, each page once (a page named twice is read where first named)."""
+    order: list[str] = []
+    seen = set(seen)
+    stack = list(reversed(roots))
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        order.append(name)
+        stack += reversed([c for c in children.get(name, []) if c not in seen])
+    return order
+
+
+def _kind(name: str) -> str:
+    lower = name.lower()
+    if lower.endswith((".html", ".htm", ".xhtml")):
+        return "html"
+    if lower.endswith((".rst", ".rst.txt")):
+        return "rst"
+    if lower.endswith((".md", ".md.txt")):
+        return "md"
+    return ""
+
+
+def _page_key(name: str | None) -> str:
+    """A page's name without the suffix its format or Sphinx's copy gave it."""
+    lower = (name or "").lower()
+    for suffix in _PAGE_SUFFIXES:
+        if lower.endswith(suffix):
+            return lower[:-len(suffix)]
+    return lower
+
+
+def _html_links(data: bytes) -> dict[str, str]:
+    """A page's first same-folder ``rel="next"`` and ``rel="up"`` targets (file names)."""
+    try:
+        root = lxml_html.fromstring(data)
+    except (etree.ParserError, ValueError):
+        return {}
+    links: dict[str, str] = {}
+    for element in root.iter("link", "a"):
+        rels = (element.get("rel") or "").lower().split()
+        target = _same_folder(element.get("href") or "")
+        for rel in ("next", "up"):
+            if rel in rels and target and rel not in links:
+                links[rel] = target
+    return links
+
+
+def _same_folder(href: str) -> str:
+    """The file name an href names in the page's own folder, else ''."""
+    parts = urlsplit(href.strip())
+    if parts.scheme or parts.netloc or not parts.path:
+        return ""
+    path = posixpath.normpath(unquote(parts.path))
+    return "" if "/" in path or path in (".", "..") else path
+
+
+def _toctree_entries(text: str, kind: str) -> list[str]:
+    """The pages a Sphinx source's toctrees list, in order: ``page`` or ``Title <page>`` lines
+    (options, ``self``, URLs and glob patterns are none)."""
+    blocks = [m.group(1) for m in _RST_TOCTREE.finditer(text)] if kind == "rst" else \
+        [m.group(2) for m in _MYST_TOCTREE.finditer(text)]
+    entries: list[str] = []
+    for block in blocks:
+        for line in block.splitlines():
+            entry = line.strip()
+            titled = _TITLED_ENTRY.search(entry)
+            entry = titled.group(1).strip() if titled else entry
+            if not entry or entry.startswith(":") or entry == "self" or "*" in entry or "://" in entry:
+                continue
+            entries.append(entry.removeprefix("./"))
+    return [e for e in entries if "/" not in e]
+
+
+def ordered_paths(paths: Sequence[Path], read: Callable[[Path], bytes | None]) -> list[Path]:
+    """``reading_order`` of a folder's files given as paths, by name (as given when two resolve
+    to one name: links cannot tell them apart)."""
+    by_name = {p.name: p for p in paths}
+    if len(by_name) < len(paths):
+        return list(paths)
+    return [by_name[n] for n in reading_order([p.name for p in paths], lambda n: read(by_name[n]))]

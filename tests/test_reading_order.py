@@ -1,0 +1,128 @@
+"""A folder of documentation pages is read in the order its pages say (next/up links,
+toctrees), not by file name: generated manuals name their pages by topic, so name order
+scatters a tutorial's steps. Each generator's way of saying it, and the edges: links out of
+the folder, cycles, unreadable pages, a folder read end to end into the TOC."""
+
+from pathlib import Path
+
+from tutorialbook.acquire.reading_order import ordered_paths, reading_order
+from tutorialbook.acquire.roots import SourcePolicy
+from tutorialbook.acquire.sources import expand
+from tutorialbook.library import Library
+
+
+def page(title: str, next_: str | None = None, up: str | None = None, in_head: bool = True,
+         body: str = "") -> bytes:
+    head = "".join(f'<link rel="{rel}" href="{href}" title="x">' for rel, href in (("next", next_), ("up", up))
+                   if href and in_head)
+    nav = "".join(f'<a rel="{rel}" href="{href}">{rel}</a>' for rel, href in (("next", next_), ("up", up))
+                  if href and not in_head)
+    return (f"<html><head><title>{title}</title>{head}</head><body><h1>{title}</h1>"
+            f"{body or f'<p>How to {title.lower()} in a few careful steps, with an example.</p>'}"
+            f"<nav>{nav}</nav></body></html>").encode()
+
+
+def order(pages: dict[str, bytes | None]) -> list[str]:
+    return reading_order(sorted(pages), lambda name: pages[name])
+
+
+def test_a_sphinx_chain_of_next_links_is_read_from_its_start_and_stray_pages_after():
+    pages = {"index.html": page("Tutorial", "setup.html"), "setup.html": page("Setup", "views.html#top"),
+             "views.html": page("Views", "../api/index.html"), "genindex.html": page("Index"),
+             "search.html": page("Search")}
+    assert order(pages) == ["index.html", "setup.html", "views.html", "genindex.html", "search.html"]
+
+
+def test_mdbook_next_buttons_in_the_body_count_like_head_links():
+    pages = {"ch01.html": page("Start", "ch03.html", in_head=False), "ch03.html": page("Middle", "ch02.html",
+                                                                                      in_head=False),
+             "ch02.html": page("End", in_head=False)}
+    assert order(pages) == ["ch01.html", "ch03.html", "ch02.html"]
+
+
+def test_texinfo_sections_hang_from_their_chapter_by_up_and_follow_it():
+    # texinfo's Next is the next node at the same level: chapters chain, each chapter's sections chain
+    pages = {"index.html": page("Top", "Intro.html"), "Intro.html": page("Intro", "Usage.html", "index.html"),
+             "Usage.html": page("Usage", None, "index.html"),
+             "Options.html": page("Options", "Files.html", "Usage.html"),
+             "Files.html": page("Files", None, "Usage.html"),
+             "About.html": page("About", None, "Intro.html")}
+    assert order(pages) == ["index.html", "Intro.html", "About.html", "Usage.html", "Options.html", "Files.html"]
+
+
+def test_docbook_next_in_depth_order_with_up_links_keeps_that_order():
+    pages = {"index.html": page("Guide", "ch1.html"), "ch1.html": page("One", "s1.html", "index.html"),
+             "s1.html": page("One a", "s2.html", "ch1.html"), "s2.html": page("One b", "ch2.html", "ch1.html"),
+             "ch2.html": page("Two", None, "index.html")}
+    assert order(pages) == ["index.html", "ch1.html", "s1.html", "s2.html", "ch2.html"]
+
+
+def test_sphinx_sources_follow_their_toctrees_depth_first():
+    pages = {
+        "index.rst.txt": b"Guide\n=====\n\n.. toctree::\n   :maxdepth: 2\n\n   start\n   Going further <more>\n"
+                         b"   self\n   https://example.org\n   api/*\n   ../other\n\nText.\n",
+        "more.rst.txt": b"More\n====\n\n.. toctree::\n\n   deeper\n",
+        "deeper.rst.txt": b"Deeper\n======\n\nText.\n",
+        "start.rst.txt": b"Start\n=====\n\nText.\n",
+        "aside.rst.txt": b"Aside\n=====\n\nAn orphan page.\n"}
+    assert order(pages) == ["index.rst.txt", "start.rst.txt", "more.rst.txt", "deeper.rst.txt", "aside.rst.txt"]
+
+
+def test_myst_fenced_toctrees_are_read_and_other_fences_are_not():
+    pages = {"index.md": b"# Guide\n\n```{toctree}\n:maxdepth: 1\nzeta\nalpha\n```\n\n```python\nbeta\n```\n",
+             "alpha.md": b"# Alpha\n", "beta.md": b"# Beta\n", "zeta.md": b"# Zeta\n"}
+    assert order(pages) == ["index.md", "zeta.md", "alpha.md", "beta.md"]
+
+
+def test_cycles_self_links_unreadable_and_other_files_keep_every_file_once():
+    pages = {"a.html": page("A", "b.html"), "b.html": page("B", "a.html"), "c.html": page("C", "c.html"),
+             "d.html": None, "e.srt": None, "f.html": b"", "g.html": b"\x00\xff not html <<<"}
+    result = order(pages)
+    assert sorted(result) == sorted(pages) and len(result) == len(pages)
+    assert result.index("a.html") + 1 == result.index("b.html")
+
+
+def test_links_to_files_not_in_the_folder_change_nothing():
+    pages = {"b.html": page("B", "missing.html", "../up.html"), "a.html": page("A", "http://x.org/b.html")}
+    assert order(pages) == ["a.html", "b.html"]
+
+
+def test_two_files_resolving_to_one_name_keep_their_given_order(tmp_path):
+    one, two = tmp_path / "x" / "p.html", tmp_path / "y" / "p.html"
+    assert ordered_paths([two, one], lambda p: None) == [two, one]
+
+
+def test_expand_orders_a_folder_and_reads_no_page_the_policy_refuses(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.html").write_bytes(page("Manual", "zebra.html"))
+    (docs / "zebra.html").write_bytes(page("Zebra", "apple.html"))
+    (docs / "apple.html").write_bytes(page("Apple"))
+    (docs / "notes.txt").write_text("Some notes.\n")
+    names = [p.name for p in expand(str(docs), SourcePolicy((str(docs),)))]
+    assert names == ["index.html", "zebra.html", "apple.html", "notes.txt"]
+    secret = tmp_path / "secret.html"  # a page outside the roots, linked in by a symlink: not read, not listed
+    secret.write_bytes(page("Secret", "index.html"))
+    (docs / "aardvark.html").symlink_to(secret)
+    names = [p.name for p in expand(str(docs), SourcePolicy((str(docs),)))]
+    assert names == ["index.html", "zebra.html", "apple.html", "notes.txt"]
+
+
+def test_a_folder_of_pages_becomes_a_book_in_their_reading_order(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    steps = {"index.html": ("Baking bread", "mixing.html", "Bake a loaf of bread at home from flour and water."),
+             "mixing.html": ("Mixing the dough", "shaping.html", "Mix the flour, water and salt until smooth."),
+             "shaping.html": ("Shaping the loaf", "baking.html", "Fold the dough into a tight ball on the bench."),
+             "baking.html": ("Baking in the oven", None, "Bake the loaf at 230 degrees for forty minutes.")}
+    for name, (title, next_, text) in steps.items():
+        (docs / name).write_bytes(page(title, next_, body=f"<p>{text}</p>"))
+    library = Library(store=str(tmp_path / "store"), allowed_roots=[str(tmp_path)])
+    report = library.ingest(str(docs), book="bread", refine_rounds=0)
+    assert [Path(f.source).name for f in report.files] == ["index.html", "mixing.html", "shaping.html",
+                                                           "baking.html"]
+    assert [t.title for t in library.tutorials("bread")] == [
+        "Baking bread", "Mixing the dough", "Shaping the loaf", "Baking in the oven"]
+    toc = library.toc_markdown("bread")
+    places = [toc.index(f"**{title}**") for title, _, _ in steps.values()]
+    assert places == sorted(places)  # the chapters stand in the pages' order
