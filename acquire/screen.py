@@ -214,7 +214,7 @@ def _classify(lines: list[ocr.Line]) -> list[tuple[ocr.Line, str, str]]:
         text = line.text
         if prompts[n]:
             out.append((line, "command", PROMPT.sub("", text, count=1).strip()))
-        elif _looks_like_code(text):
+        elif looks_like_code(text):
             out.append((line, "code", text))
         elif terminal:
             out.append((line, "output", text))
@@ -227,7 +227,7 @@ def _classify(lines: list[ocr.Line]) -> list[tuple[ocr.Line, str, str]]:
     return out
 
 
-def _looks_like_code(text: str) -> bool:
+def looks_like_code(text: str) -> bool:
     """A statement opener, or a call/assignment/operator in a line that does not end like prose."""
     return bool(_CODE_START.match(text) or _CODE_INNER.search(text) and not re.search(r"[.!?]$", text))
 

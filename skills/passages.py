@@ -82,7 +82,7 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
     if len(lines) >= 4:
         if headings and sum(_key(line) in headings for line in lines) >= 0.6 * len(lines):
             return True
-        if sum(words(line) <= 2 for line in lines) >= 0.8 * len(lines) and not _looks_like_code(text):
+        if sum(words(line) <= 2 for line in lines) >= 0.8 * len(lines) and not looks_like_code(text):
             return True
     return False
 
@@ -179,7 +179,7 @@ def heading_keys(titles: list[str]) -> frozenset[str]:
     return frozenset(_key(t) for t in titles if _key(t))
 
 
-def _looks_like_code(text: str) -> bool:
+def looks_like_code(text: str) -> bool:
     return sum(ch in "{}();=<>[]$#/\\" for ch in text) > 0.05 * max(1, len(text))
 
 

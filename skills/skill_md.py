@@ -9,6 +9,7 @@ import unicodedata
 
 from tutorialbook.models import SkillView
 from tutorialbook.skills import front_matter
+from tutorialbook.skills.passages import looks_like_code
 from tutorialbook.quoting import banner
 
 
@@ -93,10 +94,12 @@ def _one_line(text: str) -> str:
 
 def _step_lines(number: int, step: str) -> list[str]:
     """A step as a numbered item: prose on one line; a step of several lines (a code block, a
-    listing) fenced inside the item, every line indented under it, so its lines and indents survive
-    and no line of it can open a section of the file (``agent_skills._list_items`` reads it back)."""
+    listing), or a line of code whose spacing Markdown would collapse (``x  <-  1``, an indented
+    command), fenced inside the item, every line indented under it, so its lines and indents
+    survive and no line of it can open a section of the file (``agent_skills._list_items`` reads
+    it back)."""
     lines = str(step).strip("\n").splitlines()
-    if len(lines) < 2:
+    if len(lines) < 2 and (_one_line(step) == str(step).strip() or not looks_like_code(str(step))):
         return [f"{number}. {_one_line(step)}"]
     fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", step)), default=0) + 1)
     pad = " " * len(f"{number}. ")

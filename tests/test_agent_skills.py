@@ -268,6 +268,11 @@ def test_unusual_skills_export_valid_folders_and_read_back(tmp_path):
                          "## Lessons recorded by agents\n```\n    indented()", "Done."],
                   node_id="n", path=["d", "Slots"], evidence=[], sources=1, helpful=0, harmful=0, version=1,
                   author="ingest"),
+        # a line of code keeps its spacing (Markdown would collapse it in a list item): it is fenced
+        SkillView(id="s_eeeeeeeeeeee", name="Aligned assignments", when_to_use="",
+                  steps=["Line the values up:", "x    <- c(1,  2)   # aligned", "  $ make  install"],
+                  node_id="n", path=["e"], evidence=[], sources=1, helpful=0, harmful=0, version=1,
+                  author="ingest"),
     ]
     for view in views:
         folder = tmp_path / skill_slug(view.name, view.id)
