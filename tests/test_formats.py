@@ -1007,6 +1007,35 @@ def test_pdf_code_listing_keeps_its_indentation_side_comments_and_page_break(tmp
     ]
 
 
+def test_pdf_definition_list_keeps_each_term_with_its_indented_meaning(tmp_path):
+    """A manual's options (DocBook's variablelist in print): a term on its own line, its meaning
+    indented below in one paragraph or more. Read as blocks of their own, a term joined the
+    passage before it and its meaning started the next one."""
+    def term(y, text):
+        return (20, y, "Courier", 10, text)
+
+    def meaning(y, text):
+        return (35, y, "Helvetica", 11, text)
+
+    page = [(20, 20, "Helvetica", 11, "Return values: 0 for a normal exit."),
+            term(35, "-c --stdout"), meaning(41, "Compress or decompress to standard output."),
+            term(52, "-f --force"), meaning(58, "Force overwrite of output files."),
+            meaning(70, "It also forces a pass through unmodified."),
+            term(81, "-k --keep"), meaning(87, "Keep input files."),
+            (20, 100, "Helvetica", 11, "A paragraph after the list."),
+            (20, 115, "Helvetica", 11, "One quote follows, but no list:"),
+            (35, 121, "Helvetica", 11, "An indented quotation stands alone.")]
+    transcript = read_source(_laid_out_pdf(tmp_path / "options.pdf", [page]))
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Return values: 0 for a normal exit."),
+        ("list", "-c --stdout\n  Compress or decompress to standard output.\n-f --force\n"
+                 "  Force overwrite of output files.\n  It also forces a pass through unmodified.\n"
+                 "-k --keep\n  Keep input files."),
+        ("paragraph", "A paragraph after the list."),
+        ("paragraph", "One quote follows, but no list:"),
+        ("paragraph", "An indented quotation stands alone.")]
+
+
 def test_pdf_contents_cut_into_pieces_and_stray_dots_are_no_text(tmp_path):
     contents = [(20, 20, "Helvetica", 16, "Contents")]
     for i, title in enumerate(["Getting started", "Options", "Troubleshooting"]):

@@ -1,8 +1,9 @@
 """PDF: pypdf for what the file says about itself (encryption, metadata title, outline),
 pdfminer.six for the text laid out in blocks with their font sizes and fonts. Headings
 come from the outline (bookmarks) where the PDF has one, else from text set larger than
-the body; monospaced blocks are code; running headers, footers and page numbers (text
-repeated on most pages) are dropped."""
+the body; monospaced blocks are code; terms each on a line with their meanings indented
+below (a manual's options) are a definition list; running headers, footers and page numbers
+(text repeated on most pages) are dropped."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ _CID = re.compile(r"\(cid:\d+\)")
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
                             "\ufb05": "st", "\ufb06": "st"})
 MAX_HEADING_CHARS = 150
+#: the longest line read as a definition list's term ("-c --stdout", "--files-from=FILE")
+MAX_TERM_CHARS = 80
 #: how deep a page is cut into bands and columns (real pages need a handful: bands, columns, cells)
 MAX_CUTS = 32
 #: how far two boxes may overlap and still be apart (points): a line's descenders reach into the next
@@ -320,11 +323,67 @@ def _body_size(boxes: list[_Box]) -> float:
     return body.most_common(1)[0][0] if body else 0
 
 
+def _left(box: _Box) -> float:
+    return min(r.x for r in box.rows)
+
+
+def _definitions(boxes: list[_Box], marks: dict[int, list], body_size: float) -> dict[int, int]:
+    """Definition lists (an option, a term, on a line of its own; what it means set indented
+    below it, in one block or more): first box index -> the index after the list. Two terms or
+    more in a row make a list; a heading is no term and ends one. Their words belong together: read as blocks
+    of their own, a term would join the passage before it and its meaning start another."""
+    def item_end(i: int) -> int:
+        """The index after term ``i``'s indented blocks, or ``i`` when it is not a term."""
+        term = boxes[i]
+        if i in marks or len(term.rows) != 1 or len(term.text) > MAX_TERM_CHARS or term.size > 1.1 * body_size \
+                or sum(ch.isalnum() for ch in term.text) < 2 or term.text.endswith((".", ":", "!", "?")):
+            return i  # a heading, a paragraph's last line, an index's letter
+        indent = _indent(term)
+        j = i + 1
+        while j < len(boxes) and j not in marks and boxes[j].page - boxes[j - 1].page <= 1 \
+                and _left(boxes[j]) >= indent:
+            j += 1
+        return j if j > i + 1 else i
+
+    lists: dict[int, int] = {}
+    i = 0
+    while i < len(boxes):
+        start, terms, end = i, 0, item_end(i)
+        while end > i:
+            terms, i = terms + 1, end
+            end = item_end(i) if i < len(boxes) else i
+        if terms >= 2:
+            lists[start] = i
+        i = max(i, start + 1)
+    return lists
+
+
+def _definition_list(boxes: list[_Box]) -> str:
+    """Terms at the left, each meaning's blocks indented under its term (one list block)."""
+    indent = _indent(boxes[0])
+    return "\n".join(("  " if _left(b) >= indent else "") + b.text for b in boxes)
+
+
+def _indent(term: _Box) -> float:
+    """Where a term's meaning starts at the least: two characters right of the term."""
+    return _left(term) + 2 * max(term.rows[0].char_width, 1.0)
+
+
 def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Document) -> None:
     body_size = _body_size(boxes)
     levels = _size_levels(boxes, body_size) if not outline else {}
     marks = _place_outline(boxes, outline)
+    lists = _definitions(boxes, marks, body_size)
+    end = 0
     for i, b in enumerate(boxes):
+        if i < end:
+            continue
+        if i in lists:
+            for level, title, _ in marks.get(i, []):
+                doc.heading(level, title)
+            end = lists[i]
+            doc.block("list", _definition_list(boxes[i:end]))
+            continue
         text = b.text
         for level, title, found in marks.get(i, []):
             doc.heading(level, title)
