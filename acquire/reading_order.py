@@ -33,6 +33,12 @@ def reading_order(names: Sequence[str], read: Callable[[str], bytes | None]) -> 
     """``names`` (a folder's files, in name order) in reading order. ``read(name)`` gives a
     page's bytes, or None when it may not or cannot be read; only HTML pages and Sphinx
     sources are read."""
+    return [name for document in documents(names, read) for name in document]
+
+
+def documents(names: Sequence[str], read: Callable[[str], bytes | None]) -> list[list[str]]:
+    """``reading_order``, as the documents the folder holds: the pages of one tree of links
+    (one manual), each in reading order; a page linked with no other is a document alone."""
     known = {_page_key(n): n for n in names}
     up: dict[str, str] = {}
     following: dict[str, str] = {}
@@ -61,13 +67,13 @@ def reading_order(names: Sequence[str], read: Callable[[str], bytes | None]) -> 
     below = {c for kids in children.values() for c in kids}
     roots = [n for n in names if n not in below]
     reach = {r: len(_depth_first([r], children, set())) for r in roots}
-    order = _depth_first(sorted(roots, key=lambda r: (-reach[r], names.index(r))), children, set())
-    seen = set(order)
-    for name in names:  # pages on a cycle of links only
-        if name not in seen:
-            order += _depth_first([name], children, seen)
-            seen.update(order)
-    return order
+    trees: list[list[str]] = []
+    seen: set[str] = set()
+    for root in sorted(roots, key=lambda r: (-reach[r], names.index(r))) + list(names):  # then pages on cycles
+        if root not in seen:
+            trees.append(_depth_first([root], children, seen))
+            seen.update(trees[-1])
+    return trees
 
 
 def _depth_first(roots: list[str], children: dict[str, list[str]], seen: set[str]) -> list[str]:
@@ -147,10 +153,11 @@ def _toctree_entries(text: str, kind: str) -> list[str]:
     return [e for e in entries if "/" not in e]
 
 
-def ordered_paths(paths: Sequence[Path], read: Callable[[Path], bytes | None]) -> list[Path]:
-    """``reading_order`` of a folder's files given as paths, by name (as given when two resolve
-    to one name: links cannot tell them apart)."""
+def path_documents(paths: Sequence[Path], read: Callable[[Path], bytes | None]) -> list[list[Path]]:
+    """``documents`` of a folder's files given as paths, by name (each a document alone, as
+    given, when two resolve to one name: links cannot tell them apart)."""
     by_name = {p.name: p for p in paths}
     if len(by_name) < len(paths):
-        return list(paths)
-    return [by_name[n] for n in reading_order([p.name for p in paths], lambda n: read(by_name[n]))]
+        return [[p] for p in paths]
+    return [[by_name[n] for n in document] for document in documents([p.name for p in paths],
+                                                                      lambda n: read(by_name[n]))]

@@ -14,7 +14,7 @@ from typing import Callable, Mapping
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
-from tutorialbook.acquire.reading_order import ordered_paths
+from tutorialbook.acquire.reading_order import path_documents
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.acquire.transcript import Segment, Transcript
 
@@ -69,6 +69,12 @@ def expand(source: str, policy: SourcePolicy) -> list[Path]:
     documentation tree often holds each page twice, as HTML and as its source) in the order its
     pages' next/up links and toctrees give (acquire/reading_order.py), else by name; each
     resolved (symlinks followed) and allowed by ``policy`` (acquire/roots.py)."""
+    return [path for document in expand_documents(source, policy) for path in document]
+
+
+def expand_documents(source: str, policy: SourcePolicy) -> list[list[Path]]:
+    """``expand``'s files as the documents they make: the pages linked into one manual together
+    (a file alone, a folder's unlinked files, each one)."""
     if not source or not source.strip():
         raise TutorialbookError("source", "is empty; give a file or folder path")
     if re.match(r"^[a-z][a-z0-9+.-]*://", source) and not source.startswith("file://"):
@@ -95,10 +101,10 @@ def expand(source: str, policy: SourcePolicy) -> list[Path]:
                 "source",
                 f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))}){inside}")
         checked = [policy.check_file(str(f), f) for f in files]
-        return ordered_paths(checked, lambda f: _links_of(f, policy.max_text_bytes))
+        return path_documents(checked, lambda f: _links_of(f, policy.max_text_bytes))
     if not readable(path):
         raise TutorialbookError("source", unsupported_reason(path))
-    return [policy.check_file(given, path, st)]
+    return [[policy.check_file(given, path, st)]]
 
 
 def _links_of(path: Path, max_bytes: int) -> bytes | None:

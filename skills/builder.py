@@ -170,7 +170,13 @@ def cap_drafts(outline: OutlineNode, limit: int) -> int:
 class Builder:
     """Merges one tutorial's outline into a book."""
 
-    def __init__(self, store: Store, embed, book: str, tree: Tree, author: str = "ingest"):
+    def __init__(self, store: Store, embed, book: str, tree: Tree, author: str = "ingest",
+                 kin: frozenset[str] = frozenset()):
+        """``kin``: the ids of tutorials that are other pages of this one's manual (a folder's
+        pages linked by next/up links or toctrees): its chapters never join theirs and its skills
+        never merge into theirs, their author set them apart (one manual's pages are alike enough
+        to pass the chapter rule; a tutorial's program grown page by page, the skill rule)."""
+        self.kin = kin
         self.store = store
         self.embed = embed
         self.book = book
@@ -257,6 +263,8 @@ class Builder:
                 return sibling
             if sibling.get("_status") == "added":  # this tutorial's own: its author kept them apart
                 continue
+            if threshold == CHAPTER_MATCH and sibling.get("_tutorials", set()) & self.kin:
+                continue  # another page's chapter of the same manual: likewise
             score = float(np.dot(sibling["_content"], vector)) if sibling.get("_content") is not None else 0.0
             needed = threshold
             if threshold == CHAPTER_MATCH and topic_words(sibling["title"]) & topic_words(local.title):
@@ -287,6 +295,7 @@ class Builder:
         for i in wanted:  # a stored node's id: the row exists
             row = rows[i]
             row["_content"] = contents[i]
+            row["_tutorials"] = {span[0] for span in spans[i]}
             row["_status"] = "updated"
             self._read[i] = row
 
@@ -452,8 +461,8 @@ class Builder:
             return None
         # on the tree's snapshot: a book's vectors are scanned in memory while its table is small
         hits = search(self.store, "skills", self.book, "", vector, "vector", 1, snapshot=self.tree.skill_rows)
-        if hits and (hits[0].score >= SKILL_MATCH or _norm(hits[0].row["name"]) == key
-                     and hits[0].score >= NAMED_MATCH):
+        if hits and hits[0].row.get("origin") not in self.kin and (
+                hits[0].score >= SKILL_MATCH or _norm(hits[0].row["name"]) == key and hits[0].score >= NAMED_MATCH):
             if hits[0].row["id"] in pending.by_id:  # an earlier draft merged into it: one row to rewrite
                 return pending.rows[pending.by_id[hits[0].row["id"]]]
             stored = self.store.rows("skills", where.by_id(hits[0].row["id"]))  # whole, with its vector

@@ -5,7 +5,7 @@ the folder, cycles, unreadable pages, a folder read end to end into the TOC."""
 
 from pathlib import Path
 
-from tutorialbook.acquire.reading_order import ordered_paths, reading_order
+from tutorialbook.acquire.reading_order import path_documents, reading_order
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.acquire.sources import expand
 from tutorialbook.library import Library
@@ -89,7 +89,7 @@ def test_links_to_files_not_in_the_folder_change_nothing():
 
 def test_two_files_resolving_to_one_name_keep_their_given_order(tmp_path):
     one, two = tmp_path / "x" / "p.html", tmp_path / "y" / "p.html"
-    assert ordered_paths([two, one], lambda p: None) == [two, one]
+    assert path_documents([two, one], lambda p: None) == [[two], [one]]
 
 
 def test_expand_orders_a_folder_and_reads_no_page_the_policy_refuses(tmp_path):
@@ -126,3 +126,32 @@ def test_a_folder_of_pages_becomes_a_book_in_their_reading_order(tmp_path):
     toc = library.toc_markdown("bread")
     places = [toc.index(f"**{title}**") for title, _, _ in steps.values()]
     assert places == sorted(places)  # the chapters stand in the pages' order
+
+
+def _starter_pages(folder: Path, linked: bool) -> None:
+    feeding = ("<p>A starter is a culture of wild yeast and bacteria that leavens the bread.</p>"
+               "<p>Feed the starter with equal weights of flour and water every day at the same time.</p>"
+               "<p>Keep the starter in a warm place so it doubles within six hours of a feeding.</p>")
+    folder.mkdir()
+    (folder / "a-feeding.html").write_bytes(page("Feeding the starter", "b-notes.html" if linked else None,
+                                                 body=feeding))
+    (folder / "b-notes.html").write_bytes(page("Starter notes", None, body=feeding))
+
+
+def test_pages_of_one_manual_keep_their_own_chapters_and_skills(tmp_path):
+    """Two tutorials on one topic merge (tests/test_ingest_text.py); two pages of one manual,
+    linked by its next links, are alike by nature and stay as its author set them: chapters side
+    by side, each page's skills its own. The same pages unlinked are two tutorials: they merge."""
+    library = Library(store=str(tmp_path / "store"), allowed_roots=[str(tmp_path)])
+    for linked in (True, False):
+        folder = tmp_path / ("manual" if linked else "clippings")
+        _starter_pages(folder, linked)
+        library.ingest(str(folder), book=folder.name, refine_rounds=0)
+        chapters = [c.title for c in library.browse(folder.name).children]
+        skills = library.store.rows("skills", f"book = '{folder.name}'")
+        if linked:
+            assert chapters == ["Feeding the starter", "Starter notes"]
+            assert len(skills) == 2 and {s["sources"] for s in skills} == {1}
+        else:
+            assert chapters == ["Feeding the starter"]
+            assert len(skills) == 1 and {s["sources"] for s in skills} == {2}

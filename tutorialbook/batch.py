@@ -57,6 +57,7 @@ class FileJob:
     domain: str
     refine_rounds: int
     agent: str | None
+    document: frozenset[str] = frozenset()  # the sources of the manual this page belongs to
 
 
 def ingest_batch(ingestion: Ingestion, opener: Callable[[Settings], Ingestion], source: str, book: str = "default",
@@ -70,12 +71,13 @@ def ingest_batch(ingestion: Ingestion, opener: Callable[[Settings], Ingestion], 
     ingestion service on the batch's settings."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise TutorialbookError("workers", f"must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
-    files, folder = ingestion.ingest_files(source, book, title, domain, refine_rounds)
+    files, folder, documents = ingestion.ingest_files(source, book, title, domain, refine_rounds)
     if workers == 1 and not ray or not folder:
         return ingestion.ingest(source, book, title, domain, progress=progress, refine_rounds=refine_rounds,
                                 agent=agent)
     warnings = ingestion._recover_abandoned()  # before any worker writes, as a plain ingest does
-    jobs = [FileJob(n, str(path), book, title, domain, refine_rounds, agent) for n, path in enumerate(files)]
+    jobs = [FileJob(n, str(path), book, title, domain, refine_rounds, agent, documents[path])
+            for n, path in enumerate(files)]
     coordinator = _Coordinator(ingestion, jobs, progress)
     worker = _Worker(opener, ingestion.settings)
     if ray:
@@ -100,7 +102,8 @@ def ingest_file(worker: _Worker, job: FileJob, turn: Callable[[], None]) -> tupl
     on this process's service, writing when ``turn`` returns."""
     ingestion = _service(worker)
     return ingestion.ingest_one(Path(job.path), job.book, job.title, job.domain, _quiet, None,
-                                job.refine_rounds, job.agent, ingestion._llm(), folder=True, turn=turn)
+                                job.refine_rounds, job.agent, ingestion._llm(), folder=True, turn=turn,
+                                document=job.document)
 
 
 _SERVICES: dict[str, Ingestion] = {}

@@ -28,7 +28,7 @@ from tutorialbook.refinement import Refinement
 from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, claimed, get_pack, recognise, see, text_readers, watch
 from tutorialbook.acquire.roots import SourcePolicy, default_roots
-from tutorialbook.acquire.sources import (content_hash, expand, inner, media_extensions, read_source,
+from tutorialbook.acquire.sources import (content_hash, expand_documents, inner, media_extensions, read_source,
                                           unsupported_reason)
 from tutorialbook.acquire.screen import ScreenJob
 from tutorialbook.acquire.screen_attach import for_consolidation
@@ -74,7 +74,7 @@ class Ingestion:
         (llm/client.py; default: the configured model, settings.llm) consolidates and refines
         when set; each tutorial's report carries its warnings and usage."""
         llm = self._llm() if llm is None else llm
-        files, folder = self.ingest_files(source, book, title, domain, refine_rounds)
+        files, folder, documents = self.ingest_files(source, book, title, domain, refine_rounds)
         warnings = self._recover_abandoned()  # the first write: undo commits whose writer died
         reports: list[TutorialReport] = []
         statuses: list[FileStatus] = []
@@ -84,7 +84,7 @@ class Ingestion:
                     progress(n + (done / total if total else 0), len(files), f"{path.name}: {message}")
             try:
                 report, status = self.ingest_one(path, book, title, domain, file_progress, cancel, refine_rounds,
-                                                 agent, llm, folder)
+                                                 agent, llm, folder, document=documents[path])
             except (Cancelled, KeyboardInterrupt) as exc:
                 raise type(exc)(_with_earlier(str(exc), reports)) from exc
             reports += [report] if report is not None else []
@@ -92,21 +92,26 @@ class Ingestion:
         return folder_report(book, source, folder, files, reports, statuses, warnings)
 
     def ingest_files(self, source: str, book: str, title: str | None, domain: str,
-                     refine_rounds: int) -> tuple[list[Path], bool]:
-        """The files an ingest of ``source`` reads, and whether it names a folder (the arguments checked)."""
+                     refine_rounds: int) -> tuple[list[Path], bool, dict[Path, frozenset[str]]]:
+        """The files an ingest of ``source`` reads, whether it names a folder, and each file's
+        document: the sources of the pages linked with it into one manual (acquire/reading_order.py),
+        itself included (the arguments checked)."""
         if domain not in DOMAINS:
             raise TutorialbookError("domain", f"{domain!r} is not one of {', '.join(DOMAINS)}")
         check_rounds(refine_rounds, "refine_rounds", minimum=0)
         check_book_name(book)
-        files = expand(source, self.source_policy())
+        grouped = expand_documents(source, self.source_policy())
+        files = [path for document in grouped for path in document]
         if title and len(files) > 1:
             raise TutorialbookError("title", "a title applies to one file; a folder's tutorials are titled "
                                              "by their own titles (else file names)")
-        return files, Path(source.removeprefix("file://")).expanduser().is_dir()
+        documents = {path: frozenset(str(page) for page in document) for document in grouped for path in document}
+        return files, Path(source.removeprefix("file://")).expanduser().is_dir(), documents
 
     def ingest_one(self, path: Path, book: str, title: str | None, domain: str, progress: Progress,
                    cancel: Callable[[], bool] | None, refine_rounds: int, agent: str | None, llm, folder: bool,
-                   turn: Callable[[], None] | None = None) -> tuple[TutorialReport | None, FileStatus]:
+                   turn: Callable[[], None] | None = None,
+                   document: frozenset[str] = frozenset()) -> tuple[TutorialReport | None, FileStatus]:
         """One file of an ingest: its report (None when it failed) and its status. A folder's
         failure is reported, a lone file's raised. ``turn`` (a batch's, tutorialbook/batch.py) is
         called once the file is read and embedded, before anything of it is written; it returns
@@ -114,7 +119,7 @@ class Ingestion:
         limited = _TimeLimit(self.settings.max_ingest_seconds, cancel)
         try:
             report = self._ingest_file(path, book, title, domain, progress, limited, refine_rounds, agent=agent,
-                                       llm=llm, turn=turn)
+                                       llm=llm, turn=turn, document=document)
         except Cancelled as exc:
             if not limited.expired:
                 raise
@@ -142,6 +147,14 @@ class Ingestion:
         return report, FileStatus(source=str(path), status=report.status, title=report.title,
                                   tutorial_id=report.tutorial_id)
 
+    def _pages_stored(self, book: str, sources: frozenset[str]) -> frozenset[str]:
+        """The ids of the book's tutorials read from ``sources`` (the other pages of a manual)."""
+        if not sources:
+            return frozenset()
+        clause = where.both(where.ready_tutorials(book), where.in_list("source", sorted(sources)))
+        rows = self.store.rows("tutorials", clause, columns=["id"])
+        return frozenset(r["id"] for r in rows)
+
     def source_policy(self) -> SourcePolicy:
         """What an ingest may read (settings.allowed_roots; never the store or the tokens file)."""
         s = self.settings
@@ -151,7 +164,8 @@ class Ingestion:
 
     def _ingest_file(self, path: Path, book: str, title: str | None, domain: str, progress: Progress,
                      cancel: Callable[[], bool] | None, refine_rounds: int = 1,
-                     agent: str | None = None, llm=None, turn: Callable[[], None] | None = None) -> TutorialReport:
+                     agent: str | None = None, llm=None, turn: Callable[[], None] | None = None,
+                     document: frozenset[str] = frozenset()) -> TutorialReport:
         digest = content_hash(path)
         tutorial_id = tutorial_id_of(book, digest)
         heard = None
@@ -174,7 +188,7 @@ class Ingestion:
             if existing:  # we hold its lock, so its writer is gone: undo what it left
                 self._recover(existing, agent)
             report = self._ingest_new(path, book, progress, cancel, refine_rounds, agent, llm, digest, tutorial_id,
-                                      heard or self._acquire(path, title, domain, progress, cancel))
+                                      heard or self._acquire(path, title, domain, progress, cancel), document)
             if existing:
                 report.warnings.append("an earlier attempt at this file left an unfinished commit; it was rolled back")
             return report
@@ -251,7 +265,8 @@ class Ingestion:
         return _Acquired(title, pack, transcript, told, vectors, screen_note, timings)
 
     def _ingest_new(self, path: Path, book: str, progress: Progress, cancel, refine_rounds: int, agent: str | None,
-                    llm, digest: str, tutorial_id: str, heard: "_Acquired") -> TutorialReport:
+                    llm, digest: str, tutorial_id: str, heard: "_Acquired",
+                    document: frozenset[str] = frozenset()) -> TutorialReport:
         title, pack, transcript, told, vectors, screen_note = (heard.title, heard.pack, heard.transcript, heard.told,
                                                                heard.vectors, heard.screen_note)
         timings = dict(heard.timings)
@@ -275,7 +290,8 @@ class Ingestion:
             transcript.warnings.append(f"{dropped} instructive passages past the first "
                                        f"{self.settings.max_tutorial_skills} were not made skills "
                                        "(TUTORIALBOOK_MAX_TUTORIAL_SKILLS)")
-        plan = build.Builder(self.store, self.embed, book, tree).build(context, outline)
+        kin = self._pages_stored(book, document - {str(path.resolve())})
+        plan = build.Builder(self.store, self.embed, book, tree, kin=kin).build(context, outline)
         extra = pack.extra_rows(context, plan)
         timings["consolidate"] = _lap(clock)
         check_cancel()
