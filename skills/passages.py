@@ -19,6 +19,8 @@ from tutorialbook.skills.extract import SkillDraft, is_instructive, sentence_cas
 #: target words per passage; a block never joins a passage it would take past MAX_WORDS
 WORDS = 55
 MAX_WORDS = 110
+#: a passage this long or longer is closed by a term (``Document.label``): shorter, the term joins it
+TERM_WORDS = 8
 
 _BOILERPLATE = re.compile(
     # a copyright notice ("Copyright (C) 2015 …", "© 2024 …"), not prose about copyright ("the copyright file")
@@ -220,6 +222,8 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
             flush()
             out.extend(runs)
             continue
+        if current and kind == "term" and size >= TERM_WORDS:
+            flush()  # a definition's term ("bg:" over its synopsis) opens its meaning, not the passage before
         # a block is introduced by the one before (a code block by its prose, anything by a line
         # ending in ':'), or goes on with the sentence a code block cut ("… the program\n<code>\n
         # prints hello": prose that opens in lower case after code)

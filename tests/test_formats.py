@@ -493,6 +493,35 @@ def test_html_list_item_of_two_paragraphs_keeps_their_words_apart(tmp_path):
         "Function: ffi_prep_cif\n  This initializes cif. abi is the ABI to use"]
 
 
+def test_html_definition_with_code_keeps_its_term_on_its_meaning(tmp_path):
+    """texinfo's builtins (bash's reference: a term, its synopsis as code, then what it does): the
+    term was a paragraph of its own and the passage before took it, so the skill that said what
+    ``bg`` does never said ``bg``. Now it heads its meaning; two terms of one meaning both."""
+    page = tmp_path / "builtins.html"
+    page.write_text("""<html><head><title>Job Control Builtins</title></head><body>
+<h1>Job Control Builtins</h1>
+<p>Job control lets you stop processes and continue them later, in the background or not.</p>
+<dl class="table">
+<dt><code>bg</code></dt>
+<dd><pre class="example">bg [jobspec ...]</pre>
+<p>Resume each suspended job jobspec in the background.</p></dd>
+<dt><code>-e</code></dt><dt><code>--errexit</code></dt>
+<dd><p>Exit immediately if a pipeline returns a non-zero status.</p><pre>set -e</pre></dd>
+</dl></body></html>""")
+    segments = [(s.kind, s.text) for s in read_source(page).segments]
+    assert segments == [
+        ("paragraph", "Job control lets you stop processes and continue them later, in the background or not."),
+        ("term", "bg:"), ("code", "bg [jobspec ...]"),
+        ("paragraph", "Resume each suspended job jobspec in the background."),
+        ("paragraph", "-e, --errexit: Exit immediately if a pipeline returns a non-zero status."),
+        ("code", "set -e")]
+    from tutorialbook.skills.passages import group
+
+    transcript = read_source(page)
+    texts = [p.text for p in group(transcript.segments, list(range(len(transcript.segments))))]
+    assert any(t.startswith("bg:\nbg [jobspec ...]\nResume each suspended job") for t in texts), texts
+
+
 def test_html_docbook_title_page_credits_are_text_not_sections(tmp_path):
     page = tmp_path / "manual.html"
     page.write_text("""<html><head><title>bzip2 manual</title></head><body><div class="book">

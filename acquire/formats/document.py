@@ -11,7 +11,8 @@ import re
 from tutorialbook.acquire.transcript import Segment, Transcript
 from tutorialbook.errors import NothingToLearn
 
-KINDS = frozenset({"paragraph", "list", "code", "table", "quote", "text"})
+KINDS = frozenset({"paragraph", "list", "code", "table", "quote", "text", "term"})
+"""A "term" is a label standing over code or a table (a definition's term, "bg:" over "bg [jobspec]")."""
 MAX_BLOCK_CHARS = 6000
 """A longer block (a huge single line, a runaway table) is cut into pieces at this size so
 nothing downstream sees one unbounded segment."""
@@ -55,9 +56,14 @@ class Document:
         self._headings: list[tuple[int, int, str]] = []
         self._label = ""  # an admonition's label waiting for its text
 
-    def label(self, text: str) -> None:
-        """An admonition's label ("Note", "Warning"): it heads the next block of prose."""
-        self._label = squash(text)
+    def label(self, text: str, join: bool = False) -> None:
+        """An admonition's label ("Note", "Warning") or a definition's term: it heads the next
+        block ("Note: …"; before code or a table, a line "Note:" of its own). ``join``: after a
+        label still waiting (two terms of one definition), both, as "-v, --verbose"."""
+        text = squash(text)
+        if join and self._label:
+            text = f"{self._label}, {text}" if text else self._label
+        self._label = text
 
     def heading(self, level: int, text: str) -> None:
         self._label = ""
@@ -84,6 +90,8 @@ class Document:
             text = f"{label}: {text}"
         elif label and kind == "list":
             text = f"{label}:\n{text}"
+        elif label:  # code or a table: its exact lines, the label a line before them
+            self.block("term", f"{label}:")
         done = 0
         for piece in _pieces(text, kind):
             if self.source is not None and span is not None:  # a piece's share of the block's span

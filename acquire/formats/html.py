@@ -402,12 +402,7 @@ class _Walker:
         elif _mostly_links(el) or _is_pointer(el):
             return
         elif tag in _LISTS:
-            if any(True for _ in el.iter(*_BLOCKY)):  # code or tables inside items: their own blocks
-                for item in el:
-                    if isinstance(item.tag, str):
-                        self.container(item, depth)
-            else:
-                self.emit("list", "\n".join(_list_lines(el, 0)))
+            self.list_block(el, depth)
         elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el) \
                 and not _holds_pages(el):
             # else a layout table (DocBook's admonitions: an icon, "Note", then its text): walked
@@ -420,6 +415,19 @@ class _Walker:
             self._flush(_inside(el))
         else:
             self.container(el, depth)
+
+
+    def list_block(self, el, depth: int) -> None:
+        """A list as one block; one holding code or tables, as its items' blocks, a definition's
+        term heading its meaning's first block (bash's "bg:" over ``bg [jobspec …]``)."""
+        if not any(True for _ in el.iter(*_BLOCKY)):
+            self.emit("list", "\n".join(_list_lines(el, 0)))
+            return
+        for item in el:
+            if isinstance(item.tag, str) and item.tag == "dt":
+                self.doc.label(item.text_content(), join=True)
+            elif isinstance(item.tag, str):
+                self.container(item, depth)
 
 
 def _with_breaks(el, depth: int = 0) -> str:
