@@ -392,7 +392,7 @@ class Builder:
         start, end = draft.span or (spans[0].start, spans[-1].end)
         proof = evidence(tutorial, start, end, draft.quote)
         self._tutorial = tutorial.id
-        match = self._match_skill(draft, vector)
+        match = self._match_skill(draft, vector, node_id)
         if match is not None:
             self.plan.skill_for[id(draft)] = match["id"]
             known = evidence_of(match)
@@ -412,11 +412,12 @@ class Builder:
                 match["_counted"] = True
                 self.plan.skills_updated += 1
             return
+        skill_id = stable_id(  # one skill a name (see _match_skill); a passage also by where it starts
+            "s_", self.book, tutorial.id, _norm(draft.name), *([f"{start:g}"] if draft.search_text else []))
+        if skill_id in self._pending.by_id:  # the name again in another section: by where it starts too
+            skill_id = stable_id("s_", self.book, tutorial.id, _norm(draft.name), node_id, f"{start:g}")
         row = {
-            # one skill a name (see _match_skill); a passage is also told apart by where it starts
-            "id": stable_id(
-                "s_", self.book, tutorial.id, _norm(draft.name), *([f"{start:g}"] if draft.search_text else [])
-            ),
+            "id": skill_id,
             "book": self.book,
             "node_id": node_id,
             "name": draft.name,
@@ -440,18 +441,25 @@ class Builder:
         self.plan.skill_for[id(draft)] = row["id"]
         self.plan.skills_added += 1
 
-    def _match_skill(self, draft: SkillDraft, vector: np.ndarray) -> dict | None:
-        """A skill of this build, or of the book, with the same name or meaning. This build's
-        are compared at once (names by key, vectors in one product), so a tutorial with
-        thousands of skills costs linear time per skill, not a Python loop over all."""
+    def _match_skill(self, draft: SkillDraft, vector: np.ndarray, node_id: str) -> dict | None:
+        """A skill of this build, or of the book, with the same name or meaning: never one of this
+        tutorial's other sections (a manual's 3.6.5 was emptied into its alike 3.6.4; a section's
+        skills are where its author put them). This build's are compared at once (names by key,
+        vectors in one product), so a tutorial with thousands of skills costs linear time per
+        skill, not a Python loop over all."""
         key = _norm(draft.name)
         pending = self._pending
         if pending.rows:
+            def apart(i: int) -> bool:
+                row = pending.rows[i]
+                return row["origin"] == self._tutorial and row["node_id"] != node_id
+
             first = pending.by_key.get(key)
-            if first is not None and draft.search_text and pending.rows[first]["origin"] == self._tutorial:
+            if first is not None and (draft.search_text and pending.rows[first]["origin"] == self._tutorial
+                                      or apart(first)):
                 first = None  # passages of one tutorial may share their opening words
             scores = pending.matrix[: len(pending.rows)] @ vector
-            close = int(np.argmax(scores >= SKILL_MATCH)) if scores.max() >= SKILL_MATCH else None
+            close = next((int(i) for i in np.flatnonzero(scores >= SKILL_MATCH) if not apart(int(i))), None)
             candidates = [i for i in (first, close) if i is not None]
             if candidates:
                 return pending.rows[min(candidates)]

@@ -337,3 +337,24 @@ def test_a_tutorial_joining_a_chapter_keeps_its_sections_under_its_own_title(bak
     sections = children(baking, "baking", chapters["Sourdough bread basics"].id)
     assert list(children(baking, "baking", sections["Sourdough at home"].id)) == ["Keeping the starter",
                                                                                  "Baking the loaf"]
+
+
+def test_alike_passages_of_two_sections_stay_in_their_own_sections(library, tmp_path):
+    """Bash's reference says of '&>word' and of '&>>word' nearly the same words: the second
+    section's passage merged into the first's skill and "3.6.5 Appending Standard Output" was
+    left with none. One tutorial's sections keep their skills, the same name twice included."""
+    manual = tmp_path / "redirection.md"
+    manual.write_text("# Shell redirection\n\n## Redirecting output\n\nThis construct allows both the standard "
+                      "output and the standard error output to be redirected to the file named by word.\n\n"
+                      "## Appending output\n\nThis construct allows both the standard output and the standard "
+                      "error output to be appended to the file named by word.\n\n## Opening\n\n1. Open the file\n"
+                      "2. Close it\n\n## Reopening\n\n1. Open the file\n2. Close it\n")
+    library.ingest(str(manual), book="shell", refine_rounds=0)
+    chapter = children(library, "shell")["Shell redirection"]
+    sections = children(library, "shell", chapter.id)
+    assert {title: node.skills for title, node in sections.items()} == {
+        "Redirecting output": 1, "Appending output": 1, "Opening": 1, "Reopening": 1}
+    appended = library.browse("shell", sections["Appending output"].id).skills[0]
+    assert "appended" in library.store.get("skills", appended.id)["steps"]
+    ids = [r["id"] for r in library.store.rows("skills")]
+    assert len(ids) == len(set(ids)) == 4
