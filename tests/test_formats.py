@@ -522,6 +522,44 @@ def test_html_definition_with_code_keeps_its_term_on_its_meaning(tmp_path):
     assert any(t.startswith("bg:\nbg [jobspec ...]\nResume each suspended job") for t in texts), texts
 
 
+def test_html_mdbook_and_site_headings_title_the_page_by_its_own_heading(tmp_path):
+    """mdBook wraps each heading's words in ``<a class="header">`` (the "header" class made them
+    chrome: the Rust book lost every heading) and shows the book's name as the menu bar's h1;
+    Django's pages open with the site's h1, a link home. The page's own heading titles it."""
+    book = tmp_path / "ch01-01-installation.html"
+    book.write_text("""<html class="sidebar-visible no-js light"><head>
+<title>Installation - The Rust Programming Language</title></head><body>
+<nav id="sidebar" class="sidebar"><ol class="chapter"><li><a href="ch01-00.html">Getting Started</a></li></ol></nav>
+<div id="page-wrapper" class="page-wrapper"><div class="page">
+<div id="menu-bar" class="menu-bar sticky bordered"><h1 class="menu-title">The Rust Programming Language</h1></div>
+<div id="content" class="content"><main>
+<h2 id="installation"><a class="header" href="#installation">Installation</a></h2>
+<p>The first step is to download Rust through rustup, a command line tool.</p>
+<h3 id="command-line-notation"><a class="header" href="#command-line-notation">Command Line Notation</a></h3>
+<p>In this chapter we show some commands used in a terminal.</p>
+</main></div></div></div></body></html>""")
+    transcript = read_source(book)
+    assert transcript.title == "Installation"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (2, "Installation"), (3, "Command Line Notation")]
+    site = tmp_path / "tutorial02.html"
+    site.write_text("""<html><head><title>Writing your first app, part 2 | Django documentation | Django</title>
+</head><body><div id="hd"><h1><a href="../index.html">Django 3.2.25 documentation</a></h1></div>
+<div id="bd"><div class="section"><h1>Writing your first app, part 2</h1>
+<p>This tutorial begins where the first one left off: we set up the database.</p></div></div></body></html>""")
+    assert read_source(site).title == "Writing your first app, part 2"
+
+
+def test_html_link_that_runs_script_keeps_its_words_in_a_sentence(tmp_path):
+    page = tmp_path / "conc_prog.html"
+    page.write_text("""<html><head><title>Processes</title></head><body><h1>Processes</h1>
+<p>If a process calls <a href="javascript:erlhref('../', 'erts', 'erlang.html#link-1');">link(Other_Pid)</a>
+it sets up a bidirectional link between itself and the other process.</p>
+<p><a href="javascript:void(0)">Show all</a></p></body></html>""")
+    assert [s.text for s in read_source(page).segments] == [
+        "If a process calls link(Other_Pid) it sets up a bidirectional link between itself and the other process."]
+
+
 def test_html_docbook_title_page_credits_are_text_not_sections(tmp_path):
     page = tmp_path / "manual.html"
     page.write_text("""<html><head><title>bzip2 manual</title></head><body><div class="book">

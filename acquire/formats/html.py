@@ -171,7 +171,7 @@ def _undeclared_utf8(data: bytes) -> str | None:
 def _title(root) -> str | None:
     title = root.find(".//title")
     title_text = squash(title.text_content()) if title is not None else ""
-    h1 = next(iter(root.iter("h1")), None)
+    h1 = _page_h1(root)
     h1_text = squash(_visible_text(h1)) if h1 is not None else ""
     if h1_text and (not title_text or h1_text.lower() in title_text.lower()):
         return h1_text  # the page's own words, without a " — Site name" suffix
@@ -184,6 +184,11 @@ def _title(root) -> str | None:
         if shown and (classes & _TEXINFO_LEVELS or _NUMBERED.sub("", shown).lower().startswith(parts[0].lower())):
             return shown  # "5.1 Defining a macro" of the node "Define": the heading the page opens with
     if len(parts) >= 2:  # "Getting Started - MkDocs", "Doxygen: Getting started": which part is the page's?
+        heading = next((h for h in root.iter("h2", "h3", "h4") if not _in_chrome(h)), None)
+        shown = squash(_visible_text(heading)).lower() if heading is not None else ""
+        mine = [p for p in parts if p.lower() == shown]  # mdBook heads a page with h2: "Installation - The Rust…"
+        if len(mine) == 1:
+            return mine[0]
         named = {squash(e.text_content()).lower() for e in root.xpath("//*[contains(@class, 'title')]")}
         mine = [p for p in parts if p.lower() in named]  # the part a title element of the page shows
         if len(mine) == 1:
@@ -192,6 +197,26 @@ def _title(root) -> str | None:
             return h1_text
     og_title = root.xpath("string(//meta[@property='og:title']/@content)")  # a page's title for sharing, no suffix
     return squash(og_title) or title_text or h1_text or None
+
+
+def _page_h1(root):
+    """The page's first h1 that is not the site's: none in page furniture (mdBook's menu bar
+    "The Rust Programming Language") nor one that is only a link to another page (Django's
+    "Django 3.2.25 documentation" heading every page); else the first not in furniture."""
+    h1s = list(root.iter("h1"))
+    for h1 in h1s:
+        links = [a for a in h1.iter("a") if not a.get("href", "#").startswith("#")]
+        site = bool(links) and squash(h1.text_content()) == squash(" ".join(a.text_content() for a in links))
+        if not site and not _in_chrome(h1):
+            return h1
+    return next((h1 for h1 in h1s if not _in_chrome(h1)), None)
+
+
+def _in_chrome(el) -> bool:
+    """Whether an element or one around it is page furniture (``_is_chrome``; the page itself
+    never is: mdBook's ``<html class="sidebar-visible">`` says the sidebar is open)."""
+    return any(_is_chrome(e, None) for e in (el, *el.iterancestors())
+               if isinstance(e.tag, str) and e.tag not in ("html", "body"))
 
 
 def _visible_text(el) -> str:
@@ -236,6 +261,40 @@ def _is_chrome(el, content) -> bool:
         return True
     if "display:none" in el.get("style", "").replace(" ", "").lower():
         return True
+    if tag == "a" and _control_link(el):
+        return True
+    if tag == "a" and _in_heading(el):  # the heading's own words (mdBook's <a class="header">)
+        return False
+    words = _chrome_words(el)
+    if words is True:
+        return True
+    if words & {"header", "topnav"} and not any(True for _ in el.iter(*_HEADINGS)):  # a page header, not a title block
+        return True
+    if tag == "summary":  # a disclosure widget's own label ("Expand description"), not its content's title
+        return bool(_UI_LABEL.match(squash(el.text_content())))
+    return False
+
+
+def _control_link(a) -> bool:
+    """A link that works the page rather than says something: a permalink mark, "Skip to …", a
+    page control standing alone ("source", "Edit on GitHub"), a link that runs script ("[−]"),
+    unless that one is words of a sentence (Erlang's manuals link every function so: "If a
+    process calls link(Other_Pid) it …")."""
+    text = squash(a.text_content())
+    return (text in ("¶", "#", "§", "🔗") or text.lower().startswith("skip to")
+            or bool(_PAGE_CONTROL.fullmatch(text)) and _stands_alone(a, text)
+            or a.get("href", "").strip().lower().startswith("javascript:")
+            and (not _ALNUM.search(text) or _stands_alone(a, text)))
+
+
+def _in_heading(el) -> bool:
+    """Whether an element stands inside a heading (mdBook's ``<h2><a class="header">``: the
+    heading's own words, whatever its class says)."""
+    return any(a.tag in _HEADINGS for a in el.iterancestors() if isinstance(a.tag, str))
+
+
+def _chrome_words(el) -> set[str] | bool:
+    """True when an element's class or id words name page furniture, else those words."""
     words = _class_words(el)
     id_words = [w for w in _WORD_SPLIT.split(el.get("id", "").lower()) if w]
     # "site-nav" is chrome; "Related-software-and-documentation" is a section, and so is a heading
@@ -246,16 +305,7 @@ def _is_chrome(el, content) -> bool:
         return True
     if words & _CHROME_WORDS or any(w.startswith("nav") and w[3:] in _NAV_PARTS for w in words):
         return True
-    if words & {"header", "topnav"} and not any(True for _ in el.iter(*_HEADINGS)):  # a page header, not a title block
-        return True
-    if tag == "a":
-        text = squash(el.text_content())
-        return (text in ("¶", "#", "§", "🔗") or text.lower().startswith("skip to")
-                or bool(_PAGE_CONTROL.fullmatch(text)) and _stands_alone(el, text)
-                or el.get("href", "").strip().lower().startswith("javascript:"))  # a control, not a link
-    if tag == "summary":  # a disclosure widget's own label ("Expand description"), not its content's title
-        return bool(_UI_LABEL.match(squash(el.text_content())))
-    return False
+    return words
 
 
 def _stands_alone(el, text: str) -> bool:
