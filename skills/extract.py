@@ -42,7 +42,8 @@ IMPERATIVE_VERBS = frozenset(
 )
 
 _OPENERS = re.compile(
-    r"^(?:(?:first|then|next|now|finally|so|and|also|after that|afterwards|to start|"
+    r"^(?:(?:first of all|first(?! of\b)|then|next(?! up\b)|now(?! that\b| is\b)|finally|"
+    r"so(?! far\b| that\b)|and|also|after that|afterwards|to start|"
     r"once (?:that'?s|it'?s|they'?re) [a-z ]+?|step \d+)[,:]?\s+)+",
     re.I,
 )

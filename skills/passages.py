@@ -324,7 +324,8 @@ def title_phrase(text: str, limit: int = 8) -> str:
     unlinked = _LINKING.sub("", chosen.strip())
     # "Here is what the view does": a word the sentence stands on (its subject) stays
     chosen = chosen.strip() if _BE.match(unlinked) else unlinked
-    ends = [m.start() for m in _CLAUSE_END.finditer(chosen)] + [len(chosen)]
+    # a clause ends outside brackets and quotes ("kept short (50 characters or so)", "f(a, b)")
+    ends = [m.start() for m in _CLAUSE_END.finditer(chosen) if _balanced(chosen[:m.start()])] + [len(chosen)]
     # the first clause end with enough words before it: a shorter clause runs on into the next
     cut = next(e for e in ends if words(chosen[:e]) >= MIN_TITLE_WORDS or e == len(chosen))
     rest = chosen[cut:].lstrip(" ,;:")
@@ -334,10 +335,21 @@ def title_phrase(text: str, limit: int = 8) -> str:
     tokens = chosen[:cut].split()
     if len(tokens) > limit:
         tokens = tokens[:limit]
-        while tokens and tokens[-1].lower().strip(".,") in _WEAK_END:
-            tokens.pop()
-    phrase = " ".join(tokens).strip(" .,:;!?\"'")
+        while len(tokens) > 1 and (tokens[-1].lower().strip(".,") in _WEAK_END or not _balanced(" ".join(tokens))):
+            tokens.pop()  # not "… kept short (50": a bracket or quote left open names nothing
+    phrase = " ".join(tokens).strip(" .,:;!?")
+    if not _balanced(phrase):  # a quote that closes what the name does not open ("… the word 'hello'")
+        phrase = phrase.strip("\"'“”‘’")
+    elif phrase[:1] in "'\"" and phrase[-1:] == phrase[:1] and phrase.count(phrase[:1]) == 2:
+        phrase = phrase[1:-1]  # a name wholly quoted
     return sentence_case(phrase) or "Untitled"
+
+
+def _balanced(text: str) -> bool:
+    """Whether every bracket and double quote opened in ``text`` is closed in it."""
+    return (text.count("(") <= text.count(")") and text.count("[") <= text.count("]")
+            and text.count("{") <= text.count("}") and text.count('"') % 2 == 0
+            and text.count("“") <= text.count("”"))
 
 
 #: a title names something: shorter clauses run on into the next one
@@ -348,7 +360,10 @@ _FRAME = re.compile(r"^(?:if|when|whenever|as|once|since|because|although|though
 #: words that open a sentence by tying it to what came before, not by saying what it is about
 _LINKING = re.compile(
     r"^(?:(?:(?:similarly|like|unlike|as with) (?:to )?[\w.()`'-]+(?: [\w.()`'-]+){0,3},"
-    r"|so|and|but|now|okay|ok|well|then|first|next|finally|also|thus|hence|therefore|however|namely"
+    # an idiom is whole or nothing: not "So far," as "Far,", "Now that we have" as "That we have"
+    r"|(?:so far|next up|first of all|now then),"
+    r"|so(?! far\b| that\b)|and|but|now(?! that\b| is\b)|okay|ok|well|then|first(?! of\b)|next(?! up\b)|finally|also"
+    r"|thus|hence|therefore|however|namely"
     r"|for (?:example|instance)|e\.g\.|i\.e\.|that is|in (?:other words|addition|fact|this case|particular)"
     r"|similarly|likewise|of course|here|basically|actually|as you can see|(?:note|notice|remember) that"
     # these only with their comma: "Instead of X" is no link
@@ -362,7 +377,8 @@ _LINKING = re.compile(
 #: a form of "to be" that opens what is left once the linking words are gone: they were its subject
 _BE = re.compile(r"^(?:is|are|was|were|will be|has been)\b", re.I)
 #: where a clause ends; an unsure word's mark (the transcript's ``(?)``) is part of its word
-_CLAUSE_END = re.compile(r"(?<=\w)(?:[,;:]|\((?!\?\))| - | – | — |\s(?:which|because|so that|where|although|but)\s)")
+_CLAUSE_END = re.compile(
+    r"(?<=\w)(?:[,;:](?=\s|$)|\((?!\?\))| - | – | — |\s(?:which|because|so that|where|although|but)\s)")
 
 
 _WEAK_END = frozenset(

@@ -365,3 +365,31 @@ def test_a_title_repeated_as_text_and_its_credit_are_no_skill(tmp_path, library)
     library.ingest(str(path), book="frob", refine_rounds=0)
     steps = [step for s in library.skills("frob") for step in s.steps]
     assert steps == ["This is the manual for frob, which rewrites files in place and keeps a backup."]
+
+
+def test_a_name_is_not_cut_inside_a_link_a_time_brackets_or_quotes_nor_an_idiom():
+    """Sweeps of Debian's manuals found names cut at a ':' or ',' that ends no clause ("On
+    Windows, go to https", "… 2023-02-04 11", "print_temp simply calls io"), inside brackets
+    ("… kept short (50") and quotes (a name opening 'Pong" is'), and idioms halved by the
+    words that link a sentence to the one before ("Far, the action …", "That we have …")."""
+    from tutorialbook.skills.extract import name_from
+
+    title = passages.title_phrase
+    assert title("The HTML format is available online at https://www.debian.org/doc/ for all.") == (
+        "The HTML format is available online at https://www.debian.org/doc/")
+    assert title("This page was last modified on 2022-10-26 20:23:55 UTC by the team.") == (
+        "This page was last modified on 2022-10-26 20:23:55")
+    assert title("print_temp simply calls io:format/2 to print the temperature.") == (
+        "print_temp simply calls io:format/2 to print the temperature")
+    assert title("The short description should be kept short (50 characters or so) always.") == (
+        "The short description should be kept short")
+    assert title('The process "Pong" is waiting for messages from the ping process.') == (
+        'The process "Pong" is waiting for messages')
+    assert title("So far, the action element in the rule tuple was one token.") == (
+        "The action element in the rule tuple was")
+    assert title("First of all, there is no need to upload the package.") == "There is no need to upload the package"
+    assert title("Now that we have the basic application class, we can go on.") == (
+        "Now that we have the basic application class")
+    assert name_from("Now is better than never.") == "Now is better than never"
+    assert name_from("Next up is routing, matching the URL.") == "Next up is routing, matching the URL"
+    assert name_from("Now run the server.") == "Run the server"
