@@ -560,6 +560,21 @@ it sets up a bidirectional link between itself and the other process.</p>
         "If a process calls link(Other_Pid) it sets up a bidirectional link between itself and the other process."]
 
 
+def test_html_texinfo_7_subsubsections_nest_under_their_subsection(tmp_path):
+    """texinfo 7 sets a subsubsection in h4 like a subsection; its class says which it is."""
+    page = tmp_path / "bashref.html"
+    page.write_text("""<html><head><title>Bash Reference Manual</title></head><body>
+<h2 class="chapter">3 Basic Shell Features</h2><p>All of the shell's features are described here.</p>
+<h3 class="section">3.2 Shell Commands</h3><p>A simple command is the kind met most often.</p>
+<h4 class="subsection">3.2.5 Compound Commands</h4><p>Compound commands are the shell's constructs.</p>
+<h4 class="subsubsection">3.2.5.1 Looping Constructs</h4><p>Bash supports these looping constructs.</p>
+<h4 class="subsection">3.2.6 Coprocesses</h4><p>A coprocess is a command run in a subshell.</p>
+</body></html>""")
+    assert [(level, title) for _, level, title in read_source(page).headings] == [
+        (2, "3 Basic Shell Features"), (3, "3.2 Shell Commands"), (4, "3.2.5 Compound Commands"),
+        (5, "3.2.5.1 Looping Constructs"), (4, "3.2.6 Coprocesses")]
+
+
 def test_html_docbook_title_page_credits_are_text_not_sections(tmp_path):
     page = tmp_path / "manual.html"
     page.write_text("""<html><head><title>bzip2 manual</title></head><body><div class="book">

@@ -85,9 +85,12 @@ _CODE_WORDS = frozenset({"fragment", "listing", "programlisting", "sourcecode", 
 _TITLE_PARTS = re.compile(r"\s+[-|—–·:]{1,2}\s+|:\s+")
 #: a page's title with its manual's name in parentheses after it, as texinfo writes it
 _MANUAL_SUFFIX = re.compile(r"^(.*\S)\s+\(([^()]{3,})\)$")
-#: the classes texinfo gives a page's sectioning heading
-_TEXINFO_LEVELS = frozenset({"chapter", "section", "subsection", "subsubsection", "appendix", "appendixsec",
-                             "appendixsubsec", "unnumbered", "unnumberedsec", "unnumberedsubsec", "top"})
+#: the classes texinfo gives a sectioning heading, and the level each stands for: texinfo 7 sets
+#: a subsubsection in h4 like a subsection (bash's "3.2.5.1 Looping Constructs" beside "3.2.5")
+_TEXINFO_DEPTHS = {"top": 1, "chapter": 2, "unnumbered": 2, "appendix": 2, "section": 3, "unnumberedsec": 3,
+                   "appendixsec": 3, "subsection": 4, "unnumberedsubsec": 4, "appendixsubsec": 4,
+                   "subsubsection": 5, "unnumberedsubsubsec": 5, "appendixsubsubsec": 5}
+_TEXINFO_LEVELS = frozenset(_TEXINFO_DEPTHS)
 #: a heading's section number ("5.2 ", "A.1. ")
 _NUMBERED = re.compile(r"^(?:[\dA-Z]+\.)*\d+\.?\s+")
 
@@ -441,7 +444,8 @@ class _Walker:
         elif tag in _HEADINGS and _CREDITS & set(el.get("class", "").split()):
             self.emit("paragraph", el.text_content())  # a title page's subtitle or author: no section
         elif tag in _HEADINGS:
-            self.level = _HEADINGS[tag]
+            texinfo = [_TEXINFO_DEPTHS[c] for c in (el.get("class") or "").split() if c in _TEXINFO_DEPTHS]
+            self.level = texinfo[0] if texinfo and tag != "h1" else _HEADINGS[tag]
             self.doc.heading(self.level, el.text_content())
         elif tag == "pre":
             self.emit("code", _with_breaks(el))
