@@ -19,6 +19,8 @@ from tutorialbook.skills.extract import SkillDraft, is_instructive, sentence_cas
 #: target words per passage; a block never joins a passage it would take past MAX_WORDS
 WORDS = 55
 MAX_WORDS = 110
+#: the longest block read as a table's caption when a table follows it
+CAPTION_WORDS = 12
 #: a passage this long or longer is closed by a term (``Document.label``): shorter, the term joins it
 TERM_WORDS = 8
 
@@ -212,9 +214,15 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
             flush()
             out.extend(_split(seg, i))
             continue
-        if w > MAX_WORDS and kind == "list" and len(_top_items(seg.text)) > 1:
-            runs = _split_list(seg, i)
-            if current and segments[current[-1]].text.rstrip().endswith(":"):  # the sentence introducing it
+        if w > MAX_WORDS and (kind == "list" and len(_top_items(seg.text)) > 1
+                              or kind == "table" and len(seg.text.splitlines()) > 2):
+            runs = _split_list(seg, i) if kind == "list" else _split_table(seg, i)
+            lead = segments[current[-1]].text.rstrip() if current else ""
+            if current and kind == "table" and words(lead) <= CAPTION_WORDS and not lead.endswith(":"):
+                caption = current.pop()  # a table's caption ("Table 1.17. List of basic commands") heads it
+                flush()
+                current, size = [caption], words(lead)
+            if current and (lead.endswith(":") or kind == "table"):  # the sentence introducing it
                 flush()
                 lead = out.pop()
                 runs[0] = Passage(lead.indexes + [i], lead.text + "\n" + runs[0].text, lead.start, runs[0].end,
@@ -228,6 +236,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         # ending in ':'), or goes on with the sentence a code block cut ("… the program\n<code>\n
         # prints hello": prose that opens in lower case after code)
         introduced = bool(current) and (kind == "code" or segments[current[-1]].text.rstrip().endswith(":")
+                                        or kind == "table" and words(segments[current[-1]].text) <= CAPTION_WORDS
                                         or _continues(seg.text, [segments[c] for c in current]))
         if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS):
             flush()
@@ -272,6 +281,29 @@ def _split_list(seg: Segment, index: int) -> list[Passage]:
             runs.append([])
         runs[-1].append(item)
     return _spans(seg, index, [("\n".join(run), run[0]) for run in runs], "list")
+
+
+def _split_table(seg: Segment, index: int) -> list[Passage]:
+    """A long table as runs of whole rows of about ``WORDS`` words, each under the table's
+    header row (its first), with its own span: a page-long table of commands was one skill of
+    700 words whose every row matched a question weakly."""
+    header, *rows = seg.text.splitlines()
+    runs: list[list[str]] = [[]]
+    for row in rows:
+        if runs[-1] and words("\n".join(runs[-1])) + words(row) > WORDS:
+            runs.append([])
+        runs[-1].append(row)
+    total, span, at = max(1, len(seg.text)), seg.end - seg.start, len(header)
+    out = []
+    for run in runs:
+        body = "\n".join(run)
+        found = seg.text.find(run[0], at)
+        begin = found if found >= 0 else at
+        at = begin + len(body)
+        text = f"{header}\n{body}"
+        out.append(Passage([index], text, seg.start + span * begin / total, seg.start + span * min(at, total) / total,
+                           [("table", text)]))
+    return out
 
 
 def _split(seg: Segment, index: int) -> list[Passage]:
@@ -386,6 +418,14 @@ _WEAK_END = frozenset(
 )
 
 
+def _row_phrase(table: str) -> str:
+    """A table's first row under its header, as words ("mkdir foo: make a new directory"): what
+    names a run of rows with no caption, its header ("command | description") naming none."""
+    rows = table.splitlines()
+    cells = [c.strip() for c in rows[1 if len(rows) > 1 else 0].split(" | ")]
+    return f"{cells[0]}: {', '.join(cells[1:])}" if len(cells) > 1 else cells[0]
+
+
 def _items(lines: list[str]) -> list[str]:
     """List items, each with its wrapped continuation lines."""
     items: list[str] = []
@@ -406,6 +446,8 @@ def draft(passage: Passage, context: str) -> SkillDraft:
         lines = [line.strip() for line in block.splitlines() if line.strip()]
         if kind == "code":
             steps.append(block)
+        elif kind == "table":
+            steps += lines  # a row a step: joined, a table's cells ran together ("… usage 0022 | -rw-r--r-- | …")
         elif kind == "list" or len(lines) > 1 and all(_ITEM.match(line) for line in lines[1:]):
             head = [] if _ITEM.match(lines[0]) else [lines.pop(0)]
             steps += head + _items(lines)
@@ -413,7 +455,9 @@ def draft(passage: Passage, context: str) -> SkillDraft:
             steps.append(" ".join(lines))
     # named by its prose, each block's sentences apart: a line of the code it holds ("- run: make
     # install") is no name while the author's words introduce it
-    prose = [text for kind, text in passage.blocks if kind != "code" and text.strip()] or [passage.text]
+    tables = [text for kind, text in passage.blocks if kind == "table" and text.strip()]
+    prose = ([text for kind, text in passage.blocks if kind not in ("code", "table") and text.strip()]
+             or ([_row_phrase(tables[0])] if tables else [passage.text]))
     # a lead of a word or two ("Example:") names nothing: the first block of prose that says more does
     named = next((text for text in prose if words(text) >= MIN_TITLE_WORDS), prose[0])
     name = step_name(named, [s for text in prose[prose.index(named):] for s in split_sentences(text)])

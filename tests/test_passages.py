@@ -393,3 +393,25 @@ def test_a_name_is_not_cut_inside_a_link_a_time_brackets_or_quotes_nor_an_idiom(
     assert name_from("Now is better than never.") == "Now is better than never"
     assert name_from("Next up is routing, matching the URL.") == "Next up is routing, matching the URL"
     assert name_from("Now run the server.") == "Run the server"
+
+
+def test_a_long_table_is_cut_into_runs_of_rows_under_its_header_and_caption():
+    """Debian Reference's "Table 1.17. List of basic Unix commands" (700 words) was one skill
+    whose steps ran every row into one line ("… usage 0022 | -rw-r--r-- | …") and its caption
+    a skill of its own. Now: runs of whole rows, each under the header, the first under the
+    caption, a row a step, a run without caption named by its first row."""
+    rows = [f"cmd{n} --flag | do thing number {n} to the files in the current working directory" for n in range(30)]
+    table = "command | description\n" + "\n".join(rows)
+    segs = [Segment(0, 40, "Let's learn the basic commands of the shell before anything else.", "paragraph"),
+            Segment(41, 80, "Table 1.17. List of basic Unix commands", "paragraph"),
+            Segment(81, 81 + len(table), table, "table")]
+    found = passages.group(segs, [0, 1, 2])
+    assert found[0].text == segs[0].text
+    assert found[1].text.startswith("Table 1.17. List of basic Unix commands\ncommand | description\ncmd0 --flag |")
+    assert len(found) > 3 and all(p.text.split("\n")[0] == "command | description" for p in found[2:])
+    assert [line for p in found[1:] for line in p.text.splitlines() if line.startswith("cmd")] == rows
+    assert all(a.end <= b.start + 1 for a, b in zip(found[1:], found[2:]))  # spans follow the rows
+    first, later = passages.draft(found[1], ""), passages.draft(found[2], "")
+    assert first.name == "List of basic Unix commands"
+    assert later.steps[0] == "command | description" and later.steps[1].startswith("cmd")
+    assert later.name.startswith("cmd") and "|" not in later.name
