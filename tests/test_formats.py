@@ -1565,3 +1565,26 @@ def test_rst_reference_to_a_page_beside_it_shows_that_sections_title_and_reads_o
     library.ingest(str(folder / "intro.rst.txt"), book="py", refine_rounds=0)  # ingest passes its policy
     steps = " ".join(step for s in library.skills("py") for step in s.steps)
     assert "see More Control Flow Tools" in steps
+
+
+def test_a_boxes_own_title_heads_its_text_in_rst_and_html():
+    """A custom admonition's or topic's title ("Scoping Behavior", "select() from a Table vs. ORM
+    class") was a block of its own, a one-step skill, its body in the next skill; now it heads
+    its text as "Note" does."""
+    from tutorialbook.acquire.formats import read_document
+
+    rst = read_document(".rst", "Guide\n=====\n\n.. topic:: select() from a Table vs. ORM class\n\n   While the "
+                                "SQL looks the same, the objects differ.\n\n.. admonition:: Scoping Behavior\n\n"
+                                "   Variables set in a block stay in the block.\n\n.. sidebar:: Aside\n\n"
+                                "   A remark beside the text.\n", "guide.rst")
+    html = read_document(".html", b"""<html><head><title>Guide</title></head><body><h1>Guide</h1>
+<div class="admonition-scoping admonition"><p class="admonition-title">Scoping Behavior</p>
+<p>Variables set in a block stay in the block.</p></div>
+<div class="topic"><p class="topic-title">select() from a Table vs. ORM class</p>
+<p>While the SQL looks the same, the objects differ.</p></div></body></html>""", "guide.html")
+    assert [s.text for s in rst.segments] == [
+        "select() from a Table vs. ORM class: While the SQL looks the same, the objects differ.",
+        "Scoping Behavior: Variables set in a block stay in the block.", "Aside: A remark beside the text."]
+    assert [s.text for s in html.segments] == [
+        "Scoping Behavior: Variables set in a block stay in the block.",
+        "select() from a Table vs. ORM class: While the SQL looks the same, the objects differ."]

@@ -91,6 +91,9 @@ _TEXINFO_DEPTHS = {"top": 1, "chapter": 2, "unnumbered": 2, "appendix": 2, "sect
                    "appendixsec": 3, "subsection": 4, "unnumberedsubsec": 4, "appendixsubsec": 4,
                    "subsubsection": 5, "unnumberedsubsubsec": 5, "appendixsubsubsec": 5}
 _TEXINFO_LEVELS = frozenset(_TEXINFO_DEPTHS)
+#: the classes of an admonition's, topic's or sidebar's own title (Sphinx's "admonition-title"
+#: "Scoping Behavior", "topic-title"): it heads the box's text, as "Note" does, no block of its own
+_BOX_TITLES = frozenset({"admonition-title", "topic-title", "sidebar-title"})
 #: a heading's section number ("5.2 ", "A.1. ")
 _NUMBERED = re.compile(r"^(?:[\dA-Z]+\.)*\d+\.?\s+")
 
@@ -465,6 +468,8 @@ class _Walker:
                 for row in el.iter("tr")))
         elif tag == "blockquote" and not any(True for _ in el.iter(*_BLOCKY, *_LISTS)):
             self.emit("quote", el.text_content())
+        elif _is_box_title(el):
+            self.doc.label(squash(el.text_content()).strip(": "))  # a box's own title ("Scoping Behavior")
         elif tag in ("p", "dt", "figcaption", "caption", "summary", "address"):
             self._flush(_inside(el))
         else:
@@ -513,6 +518,11 @@ def _inside(el, depth: int = 0) -> list[tuple[str, str]]:
         pieces += _pieces(child, child.tag.lower() if isinstance(child.tag, str) else "", depth + 1)
         pieces.append(("text", child.tail or ""))
     return pieces
+
+
+def _is_box_title(el) -> bool:
+    """An admonition's, topic's or sidebar's own title, by its class (not one too long to be one)."""
+    return bool(set((el.get("class") or "").split()) & _BOX_TITLES) and len(squash(el.text_content())) <= 150
 
 
 def _in_admonition(el) -> bool:

@@ -276,7 +276,7 @@ def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
             _blocks(child, doc, level + 1)
         elif isinstance(child, _SKIP):
             if isinstance(child, nodes.title) and not isinstance(node, nodes.section):
-                doc.block("paragraph", child.astext())  # an admonition's or table's own title
+                _own_title(node, child, doc)
         elif isinstance(child, (nodes.paragraph, nodes.rubric, nodes.caption, nodes.attribution)):
             doc.block("paragraph", child.astext())
         elif isinstance(child, (nodes.literal_block, nodes.doctest_block)):
@@ -300,6 +300,15 @@ def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
             _element(child, doc, level)
         elif isinstance(child, nodes.Text) and child.astext().strip():
             doc.block("paragraph", child.astext())
+
+
+def _own_title(node: nodes.Element, title: nodes.title, doc: Document) -> None:
+    """An element's title: a box's (admonition, topic, sidebar: "select() from a Table vs. ORM
+    class") heads its text as "Note" does; a table's is a paragraph over it (its caption)."""
+    if isinstance(node, (nodes.Admonition, nodes.topic, nodes.sidebar)):
+        doc.label(title.astext())
+    else:
+        doc.block("paragraph", title.astext())
 
 
 def _element(node: nodes.Element, doc: Document, level: int) -> None:
