@@ -427,13 +427,21 @@ def _row_phrase(table: str) -> str:
 
 
 def _items(lines: list[str]) -> list[str]:
-    """List items, each with its wrapped continuation lines."""
+    """List items, each with its wrapped continuation lines joined and its nested items on lines
+    of their own under it, indented as written ("One\n  - Sublist": joined, a nested list read
+    "One Sublist This Sublist - That")."""
     items: list[str] = []
+    indent = None
     for line in lines:
-        if _ITEM.match(line) or not items:
-            items.append(_ITEM.sub("", line))
+        depth = len(line) - len(line.lstrip())
+        if indent is None:
+            indent = depth
+        if items and depth > indent and _ITEM.match(line.strip()):
+            items[-1] += "\n" + line[indent:].rstrip()
+        elif _ITEM.match(line.strip()) or not items:
+            items.append(_ITEM.sub("", line.strip()))
         else:
-            items[-1] += " " + line
+            items[-1] += " " + line.strip()
     return items
 
 
@@ -443,16 +451,16 @@ def draft(passage: Passage, context: str) -> SkillDraft:
     ``context`` (the section's title path) is searched with it."""
     steps: list[str] = []
     for kind, block in passage.blocks or [("text", passage.text)]:
-        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        lines = [line.rstrip() for line in block.splitlines() if line.strip()]
         if kind == "code":
             steps.append(block)
         elif kind == "table":
-            steps += lines  # a row a step: joined, a table's cells ran together ("… usage 0022 | -rw-r--r-- | …")
-        elif kind == "list" or len(lines) > 1 and all(_ITEM.match(line) for line in lines[1:]):
-            head = [] if _ITEM.match(lines[0]) else [lines.pop(0)]
+            steps += [line.strip() for line in lines]  # a row a step: joined, its cells ran together
+        elif kind == "list" or len(lines) > 1 and all(_ITEM.match(line.strip()) for line in lines[1:]):
+            head = [] if _ITEM.match(lines[0].strip()) else [lines.pop(0).strip()]
             steps += head + _items(lines)
         else:
-            steps.append(" ".join(lines))
+            steps.append(" ".join(line.strip() for line in lines))
     # named by its prose, each block's sentences apart: a line of the code it holds ("- run: make
     # install") is no name while the author's words introduce it
     tables = [text for kind, text in passage.blocks if kind == "table" and text.strip()]

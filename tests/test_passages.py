@@ -415,3 +415,13 @@ def test_a_long_table_is_cut_into_runs_of_rows_under_its_header_and_caption():
     assert first.name == "List of basic Unix commands"
     assert later.steps[0] == "command | description" and later.steps[1].startswith("cmd")
     assert later.name.startswith("cmd") and "|" not in later.name
+
+
+def test_a_nested_list_keeps_its_items_on_lines_of_their_own_in_a_step():
+    """A nested list's items were joined into their parent's step ("One Sublist This Sublist");
+    each now stands on a line of its own under it, indented as written; a wrapped line still joins."""
+    transcript = parse_markdown("# Lists\n\nYou can build nested lists:\n\n* One\n    - Sublist\n        - This\n"
+                                "* Two\n  wrapped on a line\n")
+    found = passages.group(transcript.segments, list(range(len(transcript.segments))))
+    assert passages.draft(found[0], "").steps == [
+        "You can build nested lists:", "One\n  - Sublist\n    - This", "Two wrapped on a line"]
