@@ -27,6 +27,7 @@ _PAGE_SUFFIXES = (".rst.txt", ".md.txt", ".ipynb.txt", ".rst", ".md", ".ipynb", 
 _RST_TOCTREE = re.compile(r"^\.\.[ \t]+toctree::[^\n]*\n((?:[ \t]*\n|[ \t]+[^\n]*\n)*)", re.M)
 _MYST_TOCTREE = re.compile(r"^(`{3,}|:{3,})[ \t]*\{toctree\}[^\n]*\n(.*?)^\1", re.M | re.S)
 _TITLED_ENTRY = re.compile(r"<([^<>]+)>\s*$")
+_MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)")
 
 
 def reading_order(names: Sequence[str], read: Callable[[str], bytes | None]) -> list[str]:
@@ -37,12 +38,13 @@ def reading_order(names: Sequence[str], read: Callable[[str], bytes | None]) -> 
 
 
 def documents(names: Sequence[str], read: Callable[[str], bytes | None]) -> list[list[str]]:
-    """``reading_order``, as the documents the folder holds: the pages of one tree of links
-    (one manual), each in reading order; a page linked with no other is a document alone."""
+    """``reading_order``, as the documents the folder holds: pages that link to each other in
+    any way (one manual), each in reading order; a page linked with no other is a document alone."""
     known = {_page_key(n): n for n in names}
     up: dict[str, str] = {}
     following: dict[str, str] = {}
     listed: dict[str, list[str]] = {}
+    linked: dict[str, list[str]] = {}  # every page a page links to, in the order it shows them
     for name in names:
         kind = _kind(name)
         data = read(name) if kind else None
@@ -54,16 +56,23 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None]) -> list
                 found = known.get(_page_key(target)) if target else None
                 if found and found != name:
                     (up if rel == "up" else following)[name] = found
+            targets = links.get("all", [])
         else:
-            entries = _toctree_entries(data.decode("utf-8", "replace"), kind)
+            text = data.decode("utf-8", "replace")
+            entries = _toctree_entries(text, kind)
             listed[name] = [known[k] for k in map(_page_key, entries) if k in known and known[k] != name]
+            targets = _MD_LINK.findall(text) if kind == "md" else []
+        pages = [known.get(_page_key(_same_folder(t))) for t in targets]
+        linked[name] = list(dict.fromkeys(p for p in pages if p))
+    if not up and not following and not any(listed.values()):
+        listed.update(_contents_page(names, linked))
     followed = set(following.values())
     heads_under: dict[str, list[str]] = {}
     for name in names:  # a chain that starts below a parent is read after that parent
         if name not in followed and up.get(name):
             heads_under.setdefault(up[name], []).append(name)
-    children = {n: heads_under.get(n, []) + listed.get(n, []) + ([following[n]] if n in following else [])
-                for n in names}
+    children = {n: _as_shown(heads_under.get(n, []) + ([following[n]] if n in following else []), linked.get(n, []))
+                + listed.get(n, []) for n in names}
     below = {c for kids in children.values() for c in kids}
     roots = [n for n in names if n not in below]
     reach = {r: len(_depth_first([r], children, set())) for r in roots}
@@ -73,7 +82,52 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None]) -> list
         if root not in seen:
             trees.append(_depth_first([root], children, seen))
             seen.update(trees[-1])
-    return trees
+    return _joined(trees, [(a, b) for a, kids in children.items() for b in kids]
+                   + [(a, b) for a, pages in linked.items() for b in pages])
+
+
+def _joined(trees: list[list[str]], links: list[tuple[str, str]]) -> list[list[str]]:
+    """Trees that link to each other in any way (a manual copied in part: its chain of next links
+    broken, its pages still linking its contents page) as one document, where the first stands."""
+    owner = {page: n for n, tree in enumerate(trees) for page in tree}
+    parent = list(range(len(trees)))
+
+    def find(n: int) -> int:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for a, b in links:
+        if a in owner and b in owner:
+            first, second = sorted((find(owner[a]), find(owner[b])))
+            parent[second] = first
+    merged: dict[int, list[str]] = {}
+    for n, tree in enumerate(trees):
+        merged.setdefault(find(n), []).extend(tree)
+    return list(merged.values())
+
+
+def _as_shown(pages: list[str], shown: list[str]) -> list[str]:
+    """A page's children in the order its own links show them (a DocBook manual copied in part:
+    chapters whose chain of next links breaks hang from the contents page by "up"), those it
+    does not link after, as they were."""
+    return sorted(pages, key=lambda p: shown.index(p) if p in shown else len(shown))
+
+
+def _contents_page(names: Sequence[str], linked: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A folder whose pages say no order of their own (no next/up link, no toctree): its contents
+    page, the one linking to most of the others (at least half), lists them in order, itself
+    among them when a sidebar on every page lists them all (Erlang's guides): {the first page it
+    lists: the others in order}, or nothing."""
+    if len(names) < 3 or not linked:
+        return {}
+    best = max(names, key=lambda n: (len({p for p in linked.get(n, []) if p != n}), -names.index(n)))
+    order = linked.get(best, [])
+    if len({p for p in order if p != best}) < max(2, (len(names) - 1) / 2):
+        return {}
+    order = order if best in order else [best, *order]  # a sidebar on every page lists the page itself
+    return {order[0]: order[1:]}
 
 
 def _depth_first(roots: list[str], children: dict[str, list[str]], seen: set[str]) -> list[str]:
@@ -111,19 +165,24 @@ def _page_key(name: str | None) -> str:
     return lower
 
 
-def _html_links(data: bytes) -> dict[str, str]:
-    """A page's first same-folder ``rel="next"`` and ``rel="up"`` targets (file names)."""
+def _html_links(data: bytes) -> dict:
+    """A page's first same-folder ``rel="next"`` and ``rel="up"`` targets (file names), and
+    ("all") every page its links without a rel name, in order."""
     try:
         root = lxml_html.fromstring(data)
     except (etree.ParserError, ValueError):
         return {}
-    links: dict[str, str] = {}
+    links: dict[str, list[str] | str] = {}
+    shown: list[str] = []
     for element in root.iter("link", "a"):
         rels = (element.get("rel") or "").lower().split()
         target = _same_folder(element.get("href") or "")
         for rel in ("next", "up"):
             if rel in rels and target and rel not in links:
                 links[rel] = target
+        if target and element.tag == "a" and not rels:  # a page's own links, not its navigation's rel ones
+            shown.append(target)
+    links["all"] = shown
     return links
 
 

@@ -5,7 +5,7 @@ the folder, cycles, unreadable pages, a folder read end to end into the TOC."""
 
 from pathlib import Path
 
-from tutorialbook.acquire.reading_order import path_documents, reading_order
+from tutorialbook.acquire.reading_order import documents, path_documents, reading_order
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.acquire.sources import expand
 from tutorialbook.library import Library
@@ -72,6 +72,34 @@ def test_myst_fenced_toctrees_are_read_and_other_fences_are_not():
     pages = {"index.md": b"# Guide\n\n```{toctree}\n:maxdepth: 1\nzeta\nalpha\n```\n\n```python\nbeta\n```\n",
              "alpha.md": b"# Alpha\n", "beta.md": b"# Beta\n", "zeta.md": b"# Zeta\n"}
     assert order(pages) == ["index.md", "zeta.md", "alpha.md", "beta.md"]
+
+
+def test_a_manual_copied_in_part_keeps_its_contents_order_and_stays_one_document():
+    """DocBook's Debian Reference, six of its pages: chains of next links break at the missing
+    pages; the chapters hanging from the contents page by "up" follow its own links' order
+    (they came before the preface), and its pages, linked, are one document."""
+    contents = '<p><a href="pr01.html">Preface</a> <a href="ch01.html">1</a> <a href="ch02.html">2</a> ' \
+               '<a href="ch03.html">3</a> <a href="apa.html">A</a></p>'
+    pages = {"index.html": page("Reference", "pr01.html", body=contents),
+             "pr01.html": page("Preface", "ch01.html", "index.html"),
+             "ch01.html": page("Tutorials", "ch02.html", "index.html"),
+             "ch03.html": page("Initialization", "ch04.html", "index.html"),
+             "apa.html": page("Appendix", None, "index.html")}
+    assert documents(sorted(pages), lambda n: pages[n]) == [
+        ["index.html", "pr01.html", "ch01.html", "ch03.html", "apa.html"]]
+
+
+def test_pages_that_say_no_order_follow_their_sidebar_and_are_one_document():
+    """Erlang's guides: no next link, no toctree; every page shows the same sidebar listing the
+    guide's pages in order. Two pages linking nowhere are two documents."""
+    sidebar = "".join(f'<a href="{n}">{n}</a> ' for n in ("users_guide.html", "intro.html", "seq_prog.html",
+                                                          "conc_prog.html"))
+    pages = {n: page(n.split(".")[0], body=f"<div>{sidebar}</div><p>The chapter {n} in some detail.</p>")
+             for n in ("conc_prog.html", "intro.html", "seq_prog.html", "users_guide.html")}
+    assert documents(sorted(pages), lambda n: pages[n]) == [
+        ["users_guide.html", "intro.html", "seq_prog.html", "conc_prog.html"]]
+    alone = {"a.html": page("A"), "b.html": page("B"), "c.md": b"# C\n\nSee [a](a.html) for more.\n"}
+    assert documents(sorted(alone), lambda n: alone[n]) == [["a.html", "c.md"], ["b.html"]]
 
 
 def test_cycles_self_links_unreadable_and_other_files_keep_every_file_once():
