@@ -390,13 +390,18 @@ def test_an_image_is_its_alt_text_unless_that_is_a_file_name(tmp_path):
 
 
 def test_page_controls_are_no_text(tmp_path):
-    """rustdoc's "[−]" (a javascript: link) and "Expand description" (a details widget's label)."""
+    """rustdoc's "[−]" (a javascript: link) and "Expand description" (a details widget's label);
+    a disclosure's own label heads what it discloses, less the widget's words (CMake's tutorial:
+    "TODO 6: Click to show/hide answer" stood apart from its answer, 62 times)."""
     (tmp_path / "r.html").write_text(
         '<html><body><h1>Crate quote</h1><p><a href="javascript:void(0)" title="collapse all docs">[−]</a></p>'
         '<details open><summary>Expand description</summary><p>This crate turns syntax trees into tokens.</p>'
-        '</details><details><summary>Solution</summary><p>Use the quote macro.</p></details></body></html>')
-    assert [s.text for s in read_source(tmp_path / "r.html").segments] == [
-        "This crate turns syntax trees into tokens.", "Solution", "Use the quote macro."]
+        '</details><details><summary>Solution</summary><p>Use the quote macro.</p></details>'
+        '<details><summary>TODO 6: Click to show/hide answer</summary><pre>set(CMAKE_CXX_STANDARD 11)</pre>'
+        '</details></body></html>')
+    assert [(s.kind, s.text) for s in read_source(tmp_path / "r.html").segments] == [
+        ("paragraph", "This crate turns syntax trees into tokens."), ("paragraph", "Solution: Use the quote macro."),
+        ("term", "TODO 6:"), ("code", "set(CMAKE_CXX_STANDARD 11)")]
 
 
 def test_a_one_row_table_laying_out_a_page_is_read_as_its_blocks(tmp_path):

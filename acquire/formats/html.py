@@ -470,7 +470,10 @@ class _Walker:
             self.emit("quote", el.text_content())
         elif _is_box_title(el):
             self.doc.label(squash(el.text_content()).strip(": "))  # a box's own title ("Scoping Behavior")
-        elif tag in ("p", "dt", "figcaption", "caption", "summary", "address"):
+        elif tag == "summary":  # a disclosure's label heads what it discloses, less the widget's own words
+            self.doc.label(": ".join(part for part in re.split(r"\s*:\s+", squash(el.text_content()))
+                                     if part and not _UI_LABEL.match(part)))
+        elif tag in ("p", "dt", "figcaption", "caption", "address"):
             self._flush(_inside(el))
         else:
             self.container(el, depth)
