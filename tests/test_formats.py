@@ -1123,6 +1123,26 @@ def test_pdf_definition_list_keeps_each_term_with_its_indented_meaning(tmp_path)
         ("paragraph", "An indented quotation stands alone.")]
 
 
+def test_pdf_code_quotes_are_as_typed_and_tex_accents_join_their_letters(tmp_path):
+    """TeX sets a typewriter font's ' as ’ (bash's "local IFS=$’ \\t\\n’") and draws an accent as a
+    mark before its letter ("Br¨oker", "J´erˆome", "na¨ıve")."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_font("mono", fname="/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")
+    pdf.add_font("body", fname="/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    pdf.add_page()
+    pdf.set_font("body", size=11)
+    pdf.text(20, 20, "Thanks to Br¨oker, J´erˆome and a na¨ıve reader.")
+    pdf.set_font("mono", size=10)
+    pdf.text(20, 35, "local IFS=$’ \\t\\n’")
+    pdf.text(20, 40, "echo ‘date‘")
+    pdf.output(str(tmp_path / "quotes.pdf"))
+    assert [(s.kind, s.text) for s in read_source(tmp_path / "quotes.pdf").segments] == [
+        ("paragraph", "Thanks to Bröker, Jérôme and a naïve reader."),
+        ("code", "local IFS=$' \\t\\n'\necho `date`")]
+
+
 def test_pdf_contents_cut_into_pieces_and_stray_dots_are_no_text(tmp_path):
     contents = [(20, 20, "Helvetica", 16, "Contents")]
     for i, title in enumerate(["Getting started", "Options", "Troubleshooting"]):

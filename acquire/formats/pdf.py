@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, TypeVar
@@ -25,6 +26,13 @@ _DOTS = re.compile(r"(?:\.\s?){4,}")
 _CID = re.compile(r"\(cid:\d+\)")
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
                             "\ufb05": "st", "\ufb06": "st"})
+#: TeX sets a typewriter font's ' and ` as curly quotes: in code they are what was typed
+#: (bash's "local IFS=$’ \t\n’" is "$' \t\n'", gnuplot's "set decimalsign ’,’")
+_CODE_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "`", "\u201c": '"', "\u201d": '"'})
+#: TeX's accents drawn as a spacing mark before their letter ("Br¨oker", "J´erˆome"): the letter's own
+_ACCENTS = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303", "\u00b8": "\u0327",
+            "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02da": "\u030a", "\u02dd": "\u030b", "\u02cb": "\u0300"}
+_SPACING_ACCENT = re.compile(f"([{''.join(_ACCENTS)}])([A-Za-z\u0131])")
 MAX_HEADING_CHARS = 150
 #: the longest line read as a definition list's term ("-c --stdout", "--files-from=FILE")
 MAX_TERM_CHARS = 80
@@ -175,12 +183,25 @@ def _boxes(data: bytes) -> list[_Box]:
                 # font lacks, "β", come from another)
                 mono = share == 1 or (share >= 0.85 and any(
                     lines[j][1] == 1 for j in (i - 1, i + 1) if 0 <= j < len(lines)))
+                row.text = row.text.translate(_CODE_QUOTES) if mono else _accented(row.text)
                 if runs and runs[-1].mono == mono and max(size, runs[-1].size) <= 1.1 * min(size, runs[-1].size):
                     runs[-1].rows.append(row)
                 else:
                     runs.append(_Box(page_no, [row], size, mono))
             boxes.extend(runs)
     return boxes
+
+
+def _accented(text: str) -> str:
+    """TeX's spacing accents joined to the letter after them, as one character ("Bröker")."""
+    if not any(mark in text for mark in _ACCENTS):
+        return text
+
+    def join(m: re.Match) -> str:
+        letter = "i" if m.group(2) == "\u0131" else m.group(2)  # TeX accents a dotless i: \"\i
+        return unicodedata.normalize("NFC", letter + _ACCENTS[m.group(1)])
+
+    return _SPACING_ACCENT.sub(join, text)
 
 
 def reading_order(boxes: list[B], start: Callable[[B], float] = lambda b: b.x0, depth: int = 0) -> list[B]:
