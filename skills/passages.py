@@ -93,13 +93,16 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
 
 #: a heading that names a licence, and words only a licence's own text opens with (its preamble's
 #: "Everyone is permitted to copy and distribute verbatim copies", Apache's "TERMS AND CONDITIONS
-#: FOR USE, REPRODUCTION", MIT's "Permission is hereby granted, free of charge", BSD's
+#: FOR USE, REPRODUCTION", MIT's "Permission is hereby granted, free of charge", ISC's "Permission
+#: to use, copy, modify, and distribute", BSD's
 #: "Redistribution and use in source and binary forms", Python's "This LICENSE AGREEMENT is between")
-_LICENCE_TITLE = re.compile(r"\blicen[cs]e\b|\blicen[cs]ing\b|\bcopying\b|\blicen[cs]e agreement\b", re.I)
+_LICENCE_TITLE = re.compile(r"\blicen[cs]e\b|\blicen[cs]ing\b|\bcopying\b|\bcopyright\b|\blicen[cs]e agreement\b",
+                            re.I)
 _LICENCE_OPENING = re.compile(
     r"\beveryone is permitted to copy and distribute verbatim copies\b"
     r"|\bterms and conditions for (?:use|copying|accessing)\b"
     r"|\bpermission is hereby granted,? free of charge\b"
+    r"|\bpermission to use,? copy,? (?:modify,? )?(?:and |or )?distribute\b"  # ISC's, X11's, gnuplot's
     r"|\bredistribution and use in source and binary forms\b"
     r"|\bthis licen[cs]e agreement is between\b"
     r"|\bthe purpose of this licen[cs]e is to\b", re.I)

@@ -1613,3 +1613,17 @@ def test_a_boxes_own_title_heads_its_text_in_rst_and_html():
     assert [s.text for s in html.segments] == [
         "Scoping Behavior: Variables set in a block stay in the block.",
         "select() from a Table vs. ORM class: While the SQL looks the same, the objects differ."]
+
+
+def test_icon_font_glyphs_are_no_text():
+    """Django's console blocks label their tabs with Font Awesome glyphs (private use characters):
+    each left a step "/" (34 in its tutorial); glyphs in words go, the words stay."""
+    from tutorialbook.acquire.formats import read_document
+
+    page = read_document(".html", """<html><head><title>Run</title></head><body><h1>Run</h1>
+<p>Run the server:</p><div class="console-block"><label title="Linux/macOS">&#xf17c;/&#xf179;</label>
+<pre>$ python manage.py runserver</pre></div><p>&#xf05a; The server reloads by itself.</p>
+<p>+ - * / &lt; &gt;</p></body></html>""".encode(), "run.html")
+    assert [(s.kind, s.text) for s in page.segments] == [
+        ("paragraph", "Run the server:"), ("code", "$ python manage.py runserver"),
+        ("paragraph", "The server reloads by itself."), ("paragraph", "+ - * / < >")]

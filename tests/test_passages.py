@@ -354,6 +354,11 @@ def test_a_licence_appendix_is_no_skill_and_a_section_teaching_licence_notices_i
     assert not any("VERBATIM" in b or "You may copy and distribute" in b or "textbook" in b
                    or "This License applies" in b for b in bodies), bodies
     assert not passages.is_licence_text("License notices", "Every source file needs a license notice at its top.")
+    # gnuplot's "Copyright" section is its licence (the permission notice ISC and X11 use too)
+    assert passages.is_licence_text("Copyright", "Copyright 1986 - 1993, 1998, 2004 Thomas Williams, Colin "
+                                    "Kelley. Permission to use, copy, and distribute this software and its "
+                                    "documentation for any purpose with or without fee is hereby granted.")
+    assert not passages.is_licence_text("Copyright notices", "Put a copyright notice in every file you write.")
 
 
 def test_a_title_repeated_as_text_and_its_credit_are_no_skill(tmp_path, library):

@@ -22,6 +22,9 @@ _SPACE = re.compile(r"\s+")
 _PROMPT = re.compile(r"(?:In|Out)\s*\[[\s\d*]*\]:?|\[[\s\d*]*\]:")  # not "[1]", a list printed
 
 
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
+
+
 def squash(text: str) -> str:
     """Inline text as prose: runs of whitespace (line breaks, tabs, nbsp) become one space."""
     return _SPACE.sub(" ", text).strip()
@@ -74,9 +77,15 @@ class Document:
 
     def block(self, kind: str, text: str, span: tuple[int, int] | None = None) -> None:
         """One paragraph, a whole list, a whole code block...: code keeps its exact lines,
-        lists and tables their lines, prose is squashed to one line."""
+        lists and tables their lines, prose is squashed to one line. Characters of Unicode's
+        private use areas are an icon font's glyphs (Django's tabs, Font Awesome's "\uf17c /
+        \uf179"), no text: dropped."""
         if kind not in KINDS:
             raise ValueError(f"unknown block kind {kind!r}")
+        if span is None and _PRIVATE_USE.search(text):  # placed by its own text (a span's offsets count)
+            text = _PRIVATE_USE.sub("", text)
+            if kind != "code" and not any(ch.isalnum() for ch in text):
+                return  # what separated the icons ("/"): no words
         if kind == "code":
             text = text.strip("\n").rstrip()
         elif kind in ("list", "table"):
