@@ -1575,15 +1575,18 @@ def test_rst_reference_to_a_page_beside_it_shows_that_sections_title_and_reads_o
     (folder / "controlflow.rst.txt").write_text(
         ".. _tut-morecontrol:\n\n***********************\nMore Control Flow Tools\n***********************\n\n"
         "Besides the while statement, Python knows the usual control flow statements.\n\n"
-        ".. _tut-functions:\n\nDefining Functions\n==================\n\nThe keyword def introduces a function.\n")
+        ".. _tut-functions:\n\nDefining Functions\n==================\n\nThe keyword def introduces a function.\n\n"
+        ".. _tut-select:\n\n.. rst-class:: core-header, orm-dependency\n   :option: x\n\n"
+        "Selecting Rows\n--------------\n\nA directive may stand between a label and its title.\n")
     (folder / "secret.rst").write_text(".. _tut-secret:\n\nThe launch code is 4711\n=======================\n")
     (folder / "intro.rst.txt").write_text(
         "An Informal Introduction\n========================\n\n"
         "Loops come later, see :ref:`tut-morecontrol`; functions in :ref:`tut-functions`; "
-        "and :ref:`tut-secret`.\n")
+        "and :ref:`tut-secret`. Rows: :ref:`tut-select`.\n")
     policy = SourcePolicy((str(folder),), private=(str(folder / "secret.rst"),))
     text = read_source(folder / "intro.rst.txt", policy=policy).segments[0].text
-    assert text == "Loops come later, see More Control Flow Tools; functions in Defining Functions; and tut secret."
+    assert text == ("Loops come later, see More Control Flow Tools; functions in Defining Functions; and tut secret. "
+                    "Rows: Selecting Rows.")
     alone = read_source(folder / "intro.rst.txt", policy=SourcePolicy((str(folder / "intro.rst.txt"),)))
     assert "tut morecontrol" in alone.segments[0].text, "a root that is the file itself: nothing beside it is read"
     assert "tut morecontrol" in read_source(folder / "intro.rst.txt").segments[0].text, "no policy, no other file"

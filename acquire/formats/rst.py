@@ -79,8 +79,11 @@ def _name_references(tree: nodes.document, labels: Mapping[str, str]) -> None:
             node.parent.replace(node, nodes.Text(shown))
 
 
-#: a label standing over a section's title (an overline allowed): ``.. _tut-lists:`` / ``Lists`` / ``---``
-_LABELLED_TITLE = re.compile(r"^\.\. _([^:`\n]{1,100}):[ \t]*\n(?:[ \t]*\n)*(?:([=\-~^\"'`#*+<>.:_])\2{2,}[ \t]*\n)?"
+#: a label standing over a section's title (an overline allowed, and directives between them, as
+#: SQLAlchemy's ``.. rst-class:: core-header``): ``.. _tut-lists:`` / ``Lists`` / ``---``
+_LABELLED_TITLE = re.compile(r"^\.\. _([^:`\n]{1,100}):[ \t]*\n(?:[ \t]*\n)*"
+                             r"(?:\.\.[ \t]+[\w:-]+::[^\n]*\n(?:[ \t]*\n|[ \t]+\S[^\n]*\n)*)*"  # a directive between
+                             r"(?:([=\-~^\"'`#*+<>.:_])\2{2,}[ \t]*\n)?"
                              r"[ \t]*(\S[^\n]{0,200}?)[ \t]*\n([=\-~^\"'`#*+<>.:_])\4{2,}[ \t]*$", re.M)
 SIBLING_FILES = 300
 SIBLING_BYTES = 1 << 20
