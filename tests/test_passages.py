@@ -430,3 +430,17 @@ def test_a_nested_list_keeps_its_items_on_lines_of_their_own_in_a_step():
     found = passages.group(transcript.segments, list(range(len(transcript.segments))))
     assert passages.draft(found[0], "").steps == [
         "You can build nested lists:", "One\n  - Sublist\n    - This", "Two wrapped on a line"]
+
+
+def test_a_listing_alone_is_named_by_its_comment_or_its_words_as_typed():
+    """The Rust book's listings alone under a heading were named "Fn main() { let x = 5": code
+    keeps its case; an opening comment says what the listing is."""
+    from tutorialbook.skills.passages import Passage
+
+    def name(code: str) -> str:
+        return passages.draft(Passage([0], code, 0, len(code), [("code", code)]), "").name
+
+    assert name("fn main() {\n    let x = 5;\n    println!(\"{x}\");\n}") == "fn main() { let x = 5; println!(\"{x}\");"
+    assert name("# A completion function for the cd builtin\n_comp_cd()\n{\n  local IFS\n}") == (
+        "A completion function for the cd builtin")
+    assert name("// x = 1;\nfoo(x)") == "// x = 1; foo(x)"
