@@ -1630,3 +1630,15 @@ def test_icon_font_glyphs_are_no_text():
     assert [(s.kind, s.text) for s in page.segments] == [
         ("paragraph", "Run the server:"), ("code", "$ python manage.py runserver"),
         ("paragraph", "The server reloads by itself."), ("paragraph", "+ - * / < >")]
+
+
+def test_rst_bold_captions_over_toctrees_are_navigation():
+    """Pygments' contents page heads each toctree with a bold line ("**Starting with Pygments**"):
+    they made a skill of captions; a bold paragraph over text stays."""
+    from tutorialbook.acquire.formats import read_document
+
+    page = read_document(".rst", "Pygments documentation\n======================\n\n**Starting with Pygments**\n\n"
+                                 ".. toctree::\n   :maxdepth: 1\n\n   quickstart\n   cmdline\n\n"
+                                 "**Builtin components**\n\n.. toctree::\n\n   lexers\n\n**Warning**\n\n"
+                                 "Bugs go to the tracker on GitHub, with a small example.\n", "index.rst")
+    assert [s.text for s in page.segments] == ["Warning", "Bugs go to the tracker on GitHub, with a small example."]

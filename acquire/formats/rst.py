@@ -172,6 +172,14 @@ class _Drop(_Generic):
         return []
 
 
+class _Contents(_Generic):
+    """A toctree: no text, but a mark that a caption over it ("**Starting with Pygments**") is a
+    contents list's, not the page's (``_captions_a_toctree``)."""
+
+    def run(self):
+        return [nodes.comment("", "", classes=["toctree"])]
+
+
 class _Body(_Generic):
     """Admonition-like: the content as body text, after a lead line from the argument
     ("New in version 3.2." for versionadded)."""
@@ -220,6 +228,7 @@ def _register_sphinx() -> None:
     if _registered:
         return
     table = {name: _Code for name in _CODE} | {name: _Drop for name in _DROP} | {name: _Body for name in _BODY}
+    table["toctree"] = _Contents
     for name in _DESCRIBE:
         table.setdefault(name, _Body)
         for domain in _DOMAINS:
@@ -271,8 +280,21 @@ _LIST_NODES = (nodes.bullet_list, nodes.enumerated_list, nodes.definition_list, 
 _BLOCKY = (nodes.literal_block, nodes.doctest_block, nodes.table, nodes.section)
 
 
+def _captions_a_toctree(node: nodes.Element, at: int) -> bool:
+    """Whether the child at ``at`` is a paragraph of bold or italic words alone standing over a
+    toctree (a contents page's "**Builtin components**"): navigation, no text."""
+    child = node.children[at]
+    if not isinstance(child, nodes.paragraph) or len(child.children) != 1 \
+            or not isinstance(child.children[0], (nodes.strong, nodes.emphasis)):
+        return False
+    after = next((c for c in node.children[at + 1:] if not isinstance(c, nodes.system_message)), None)
+    return isinstance(after, nodes.comment) and "toctree" in after.get("classes", [])
+
+
 def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
-    for child in node.children:
+    for at, child in enumerate(node.children):
+        if _captions_a_toctree(node, at):
+            continue
         if isinstance(child, nodes.section):
             title = child.next_node(nodes.title)
             doc.heading(level, title.astext() if title is not None else "")
@@ -280,21 +302,13 @@ def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
         elif isinstance(child, _SKIP):
             if isinstance(child, nodes.title) and not isinstance(node, nodes.section):
                 _own_title(node, child, doc)
-        elif isinstance(child, (nodes.paragraph, nodes.rubric, nodes.caption, nodes.attribution)):
-            doc.block("paragraph", child.astext())
-        elif isinstance(child, (nodes.literal_block, nodes.doctest_block)):
-            doc.block("code", child.astext())
-        elif isinstance(child, nodes.line_block):
-            doc.block("paragraph", " ".join(line.astext() for line in child.findall(nodes.line)))
+        elif (simple := _simple_block(child)) is not None:
+            doc.block(*simple)
         elif isinstance(child, _LIST_NODES):
             if _holds(child, _BLOCKY):
                 _blocks(child, doc, level)
             else:
                 doc.block("list", "\n".join(_list_lines(child, 0)))
-        elif isinstance(child, nodes.table):
-            doc.block("table", "\n".join(
-                " | ".join(" ".join(entry.astext().split()) for entry in row.findall(nodes.entry))
-                for row in child.findall(nodes.row)))
         elif isinstance(child, nodes.block_quote) and not _holds(child, _BLOCKY + _LIST_NODES):
             doc.block("quote", child.astext())
         elif isinstance(child, nodes.topic) and "contents" in child.get("classes", []):
@@ -303,6 +317,20 @@ def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
             _element(child, doc, level)
         elif isinstance(child, nodes.Text) and child.astext().strip():
             doc.block("paragraph", child.astext())
+
+
+def _simple_block(child: nodes.Node) -> tuple[str, str] | None:
+    """A block read as one piece of one kind (a paragraph, code, a line block, a table), or None."""
+    if isinstance(child, (nodes.paragraph, nodes.rubric, nodes.caption, nodes.attribution)):
+        return "paragraph", child.astext()
+    if isinstance(child, (nodes.literal_block, nodes.doctest_block)):
+        return "code", child.astext()
+    if isinstance(child, nodes.line_block):
+        return "paragraph", " ".join(line.astext() for line in child.findall(nodes.line))
+    if isinstance(child, nodes.table):
+        return "table", "\n".join(" | ".join(" ".join(entry.astext().split()) for entry in row.findall(nodes.entry))
+                                  for row in child.findall(nodes.row))
+    return None
 
 
 def _own_title(node: nodes.Element, title: nodes.title, doc: Document) -> None:
