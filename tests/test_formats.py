@@ -1143,6 +1143,25 @@ def test_pdf_code_quotes_are_as_typed_and_tex_accents_join_their_letters(tmp_pat
         ("code", "local IFS=$' \\t\\n'\necho `date`")]
 
 
+def test_pdf_front_table_of_contents_with_page_numbers_apart_is_no_text(tmp_path):
+    """gnuplot's manual opens on a table of contents whose page numbers stand in a column of their
+    own, no leader dots: 200 entries became text before its first chapter. A "Contents" line in
+    the front matter starts one; the short lines after it are its entries, up to the first
+    heading or sentence of prose. After the first heading, a list under "Contents" is text."""
+    entries = ["Introduction", "Seeking assistance", "New features", "Plotting styles", "Boxerrorbars"]
+    front = [(20, 20, "Helvetica", 11, "Thanks for reading: this manual explains the tool and its many options.")]
+    front += [(20, 40, "Helvetica", 11, "Contents")]
+    front += [(20, 50 + 6 * i, "Helvetica", 11, entry) for i, entry in enumerate(entries)]
+    front += [(180, 50 + 6 * i, "Helvetica", 11, str(3 + i)) for i in range(len(entries))]
+    body = [(20, 30, "Helvetica", 11, "The tool draws plots of functions and data from the command line."),
+            (20, 50, "Helvetica", 11, "Contents"), (20, 56, "Helvetica", 11, "A short list of what the box holds")]
+    transcript = read_source(_laid_out_pdf(tmp_path / "manual.pdf", [front, body], {1: "1 Introduction"}))
+    assert [s.text for s in transcript.segments] == [
+        "Thanks for reading: this manual explains the tool and its many options.",
+        "The tool draws plots of functions and data from the command line.", "Contents",
+        "A short list of what the box holds"]
+
+
 def test_pdf_contents_cut_into_pieces_and_stray_dots_are_no_text(tmp_path):
     contents = [(20, 20, "Helvetica", 16, "Contents")]
     for i, title in enumerate(["Getting started", "Options", "Troubleshooting"]):

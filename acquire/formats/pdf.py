@@ -34,6 +34,9 @@ _ACCENTS = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc"
             "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02da": "\u030a", "\u02dd": "\u030b", "\u02cb": "\u0300"}
 _SPACING_ACCENT = re.compile(f"([{''.join(_ACCENTS)}])([A-Za-z\u0131])")
 MAX_HEADING_CHARS = 150
+_CONTENTS_TITLE = re.compile(r"(?:table of )?contents", re.I)
+#: the longest line read as an entry of a table of contents whose page numbers stand apart
+CONTENTS_ENTRY_WORDS = 10
 #: the longest line read as a definition list's term ("-c --stdout", "--files-from=FILE")
 MAX_TERM_CHARS = 80
 #: how deep a page is cut into bands and columns (real pages need a handful: bands, columns, cells)
@@ -390,14 +393,32 @@ def _indent(term: _Box) -> float:
     return _left(term) + 2 * max(term.rows[0].char_width, 1.0)
 
 
+def _without_contents_pages(boxes: list[_Box], marks: dict[int, list], levels: dict[float, int]) -> set[int]:
+    """The boxes of a table of contents in the front matter: from a line "Contents" ("Table of
+    Contents") before the first heading, the short lines after it (entries whose page numbers
+    stand apart: gnuplot's 200, bash's wrapped "Appendix B Major Differences From") up to the
+    first heading or sentence of prose."""
+    titled = (i for i, b in enumerate(boxes) if b.size in levels and len(b.text) <= MAX_HEADING_CHARS
+              and not _CONTENTS_TITLE.fullmatch(b.text.strip()))  # a heading by its type size
+    first = min(min(marks, default=len(boxes)), next(titled, len(boxes)))
+    start = next((i for i in range(first) if _CONTENTS_TITLE.fullmatch(boxes[i].text.strip())), None)
+    if start is None:
+        return set()
+    end = start + 1
+    while end < first and len(re.findall(r"[^\W\d_]{2,}", boxes[end].text)) <= CONTENTS_ENTRY_WORDS:
+        end += 1  # an entry's words, its leader dots and page numbers none
+    return set(range(start, end))
+
+
 def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Document) -> None:
     body_size = _body_size(boxes)
     levels = _size_levels(boxes, body_size) if not outline else {}
     marks = _place_outline(boxes, outline)
+    contents = _without_contents_pages(boxes, marks, levels)
     lists = _definitions(boxes, marks, body_size)
     end = 0
     for i, b in enumerate(boxes):
-        if i < end:
+        if i < end or i in contents:
             continue
         if i in lists:
             for level, title, _ in marks.get(i, []):
