@@ -398,6 +398,8 @@ def test_a_name_is_not_cut_inside_a_link_a_time_brackets_or_quotes_nor_an_idiom(
     assert name_from("Now is better than never.") == "Now is better than never"
     assert name_from("Next up is routing, matching the URL.") == "Next up is routing, matching the URL"
     assert name_from("Now run the server.") == "Run the server"
+    assert name_from("Note the following:") == "Note the following"  # a verb here, not a label
+    assert name_from("Note: run it twice.") == "Run it twice"
 
 
 def test_a_long_table_is_cut_into_runs_of_rows_under_its_header_and_caption():
