@@ -101,7 +101,7 @@ def _phrase(text: str, raw: str = "", limit: int = ANSWER_WORDS) -> str:
 
 def _teaching(source: HarvestSource):
     """The tutorial's teaching sentences that are prose (code is asked about by ``code``)."""
-    from tutorialbook.skills.passages import looks_like_code
+    from tutorialbook.skills.code_text import looks_like_code
 
     return ((seg, raw, clean) for seg, raw, clean in qs._teaching(source)
             if not looks_like_code(clean) and len(clean.split()) <= 40)
@@ -198,7 +198,7 @@ def _terms(line: str) -> set[str]:
 
 def _is_code(segment) -> bool:
     """A code block (stored segments keep no kind: then code is told by its punctuation)."""
-    from tutorialbook.skills.passages import looks_like_code
+    from tutorialbook.skills.code_text import looks_like_code
 
     return segment.kind == "code" or segment.kind == "text" and looks_like_code(segment.text)
 
@@ -207,7 +207,7 @@ def _intro_goal(sentence: str) -> str:
     """The goal an introducing sentence states ("To create the table, run:" → "create the
     table"; "Add a function that closes the connection:" → "add a function that closes the
     connection"), or '' when it names none ("For example:")."""
-    from tutorialbook.skills.passages import looks_like_code
+    from tutorialbook.skills.code_text import looks_like_code
 
     s = _clean(sentence).rstrip(" :.")
     if looks_like_code(s) or re.match(r"^[A-Z]{2,}\b", s):  # code read as prose ("SELECT EXTRACT(…)", "SET

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from tutorialbook.acquire.transcript import Segment
+from tutorialbook.skills.code_text import looks_like_code
 from tutorialbook.skills.extract import SkillDraft, is_instructive, sentence_case, split_sentences
 
 #: target words per passage; a block never joins a passage it would take past MAX_WORDS
@@ -184,10 +185,6 @@ CREDIT_WORDS = 4
 
 def heading_keys(titles: list[str]) -> frozenset[str]:
     return frozenset(_key(t) for t in titles if _key(t))
-
-
-def looks_like_code(text: str) -> bool:
-    return sum(ch in "{}();=<>[]$#/\\" for ch in text) > 0.05 * max(1, len(text))
 
 
 def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],

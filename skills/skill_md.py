@@ -9,7 +9,7 @@ import unicodedata
 
 from tutorialbook.models import SkillView
 from tutorialbook.skills import front_matter
-from tutorialbook.skills.passages import looks_like_code
+from tutorialbook.skills.code_text import looks_like_code
 from tutorialbook.quoting import banner
 
 
