@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\(\?)[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")  # not after an unsure word's (?)
+#: a sentence's end: not after an unsure word's "(?)", an initial ("Andrew G. Morgan") or "e.g."/"i.e."/"vs."
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\(\?)(?<!\b[A-Z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)"
+                           r"[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+")
 

@@ -1661,3 +1661,42 @@ def test_rst_bold_captions_over_toctrees_are_navigation():
                                  "**Builtin components**\n\n.. toctree::\n\n   lexers\n\n**Warning**\n\n"
                                  "Bugs go to the tracker on GitHub, with a small example.\n", "index.rst")
     assert [s.text for s in page.segments] == ["Warning", "Bugs go to the tracker on GitHub, with a small example."]
+
+
+def test_html_boxes_footnotes_acronyms_superscripts_and_indented_listings_are_read(tmp_path):
+    """Sweep C: DocBook's sidebars ("TIP") and docutils' footnotes (<aside class="footnote">) were
+    dropped as page furniture, a section id="Author" too; <acronym> stood as a block of its own
+    and cut its sentence; 2<sup>51</sup> read 251; a listing indented as a whole kept its indent
+    on every line but the first. A page's own sidebar of links still goes."""
+    page = tmp_path / "apt.html"
+    page.write_text("""<html><head><title>APT</title></head><body>
+<aside class="sidebar"><ul><li><a href="a.html">Home</a></li><li><a href="b.html">Docs</a></li></ul></aside>
+<div class="body"><h1>APT</h1>
+<p><acronym>APT</acronym> is the abbreviation for Advanced Packaging Tool, numbers up to 2<sup>51</sup>.</p>
+<div class="sidebar"><div class="titlepage"><p class="title"><strong>TIP Incremental updates</strong></p></div>
+<p>The pdiffs let apt download only the changes to the package lists.</p></div>
+<div class="section" id="Author"><h2>2.1 Author</h2><p>Zsh was written by Paul Falstad in 1990.</p></div>
+<pre>
+     do
+       local var = 1
+     end</pre>
+<p>See the note.<a class="footnote-reference brackets" href="#f1">1</a></p>
+<aside class="footnote brackets" id="f1"><span class="label">1</span><p>Call by object reference would be a better name.</p></aside>
+</div></body></html>""")
+    transcript = read_source(page)
+    texts = [s.text for s in transcript.segments]
+    assert texts[0] == "APT is the abbreviation for Advanced Packaging Tool, numbers up to 2^51."
+    assert "The pdiffs let apt download only the changes to the package lists." in texts
+    assert any("TIP Incremental updates" in t for t in texts)
+    assert "Zsh was written by Paul Falstad in 1990." in texts and (2, "2.1 Author") in [
+        (level, title) for _, level, title in transcript.headings]
+    assert "do\n  local var = 1\nend" in texts
+    assert any("Call by object reference would be a better name." in t for t in texts)
+    assert not any("Home" in t or "Docs" in t for t in texts)
+
+
+def test_sentences_do_not_end_at_an_initial():
+    from tutorialbook.skills.extract import split_sentences
+
+    assert split_sentences("This was written by Andrew G. Morgan and others. Then it grew. Use e.g. Vim.") == [
+        "This was written by Andrew G. Morgan and others.", "Then it grew.", "Use e.g. Vim."]

@@ -7,6 +7,7 @@ point into the file itself."""
 from __future__ import annotations
 
 import re
+import textwrap
 
 from tutorialbook.acquire.transcript import Segment, Transcript
 from tutorialbook.errors import NothingToLearn
@@ -86,8 +87,8 @@ class Document:
             text = _PRIVATE_USE.sub("", text)
             if kind != "code" and not any(ch.isalnum() for ch in text):
                 return  # what separated the icons ("/"): no words
-        if kind == "code":
-            text = text.strip("\n").rstrip()
+        if kind == "code":  # its lines as set, less the indent they all share (Lua's manual indents every <pre>)
+            text = textwrap.dedent(text.strip("\n")).rstrip()
         elif kind in ("list", "table"):
             text = squash_lines(text)
         else:

@@ -52,7 +52,7 @@ _CHROME_IDS = frozenset({"author", "email", "revnumber", "revdate", "revremark"}
 #: navfooter: the Prev / Up / Next tables atop and below every page of a generated manual)
 _NAV_PARTS = frozenset({"header", "footer", "bar", "links", "panel", "box", "menu", "list", "tabs"})
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
-_INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
+_INLINE = frozenset({"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
                      "font", "i", "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike",
                      "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "label", "nobr"})
 _LISTS = frozenset({"ul", "ol", "dl"})
@@ -259,6 +259,8 @@ def _class_words(el) -> set[str]:
 
 def _is_chrome(el, content) -> bool:
     tag = el.tag.lower()
+    if _is_box(el):
+        return False
     if tag in _DROP_TAGS:
         return True
     if tag in _PAGE_FURNITURE and not any(a.tag in ("article", "main", "section") for a in el.iterancestors()):
@@ -279,6 +281,18 @@ def _is_chrome(el, content) -> bool:
     if tag == "summary":  # a disclosure widget's own label ("Expand description"), not its content's title
         return bool(_UI_LABEL.match(squash(el.text_content())))
     return False
+
+
+def _is_box(el) -> bool:
+    """Content set apart in the text, not the page's furniture: a footnote (docutils writes
+    ``<aside class="footnote">``: Sphinx's footnotes were all lost), or a sidebar with a title of
+    its own (DocBook's ``div.sidebar`` "TIP Incremental updates", Sphinx's sidebar directive)."""
+    classes = set((el.get("class") or "").lower().split())
+    if classes & {"footnote", "footnotes", "footnote-list", "citation", "citation-list"}:
+        return True
+    return "sidebar" in classes and any(
+        True for t in el.iter() if isinstance(t.tag, str) and set((t.get("class") or "").split()) & {
+            "sidebar-title", "title"})
 
 
 def _control_link(a) -> bool:
@@ -305,9 +319,10 @@ def _chrome_words(el) -> set[str] | bool:
     id_words = [w for w in _WORD_SPLIT.split(el.get("id", "").lower()) if w]
     # "site-nav" is chrome; "Related-software-and-documentation" is a section, and so is a heading
     # or section whose id is a slug of its title ("pager-mode" of "1.1. Pager Mode", "cookies")
-    if len(id_words) <= 2 and not _slug_of_title(el, id_words):
+    slug = _slug_of_title(el, id_words)
+    if len(id_words) <= 2 and not slug:
         words.update(id_words)
-    if el.get("id", "").lower() in _CHROME_IDS:
+    if el.get("id", "").lower() in _CHROME_IDS and not slug:  # zsh's section id="Author" is "2.1 Author"
         return True
     if words & _CHROME_WORDS or any(w.startswith("nav") and w[3:] in _NAV_PARTS for w in words):
         return True
@@ -509,6 +524,8 @@ def _pieces(el, tag: str, depth: int = 0) -> list[tuple[str, str]]:
     breaks inside ``<small>``, ``<span>``… too)."""
     if tag == "br":
         return [("br", "")]
+    if tag == "sup" and el.find(".//a") is None and (el.text or "").strip():  # 2<sup>51</sup>: 2^51, not 251
+        return [("text", "^" + el.text_content().strip())]
     if tag == "a" or tag == "img" or tag not in _INLINE or depth > MAX_DEPTH:
         return [("link" if tag == "a" else "text", _alt(el) if tag == "img" else el.text_content())]
     return _inside(el, depth)
