@@ -450,14 +450,20 @@ def _items(lines: list[str]) -> list[str]:
     "One Sublist This Sublist - That")."""
     items: list[str] = []
     indent = None
+    defined = False  # the last line was a definition indented under its term
+    term = False  # the item is a line with no marker (a definition list's term)
     for line in lines:
         depth = len(line) - len(line.lstrip())
         if indent is None:
             indent = depth
         if items and depth > indent and _ITEM.match(line.strip()):
             items[-1] += "\n" + line[indent:].rstrip()
-        elif _ITEM.match(line.strip()) or not items:
-            items.append(_ITEM.sub("", line.strip()))
+        elif _ITEM.match(line.strip()) or not items or depth == indent and defined:
+            items.append(_ITEM.sub("", line.strip()))  # an item, or a definition list's next term
+            defined, term = False, not _ITEM.match(line.strip())
+        elif depth > indent and term and not defined and "\n" not in items[-1]:
+            items[-1] += ": " + line.strip()  # a term's meaning: "sha512: When this option is set …"
+            defined = True
         else:
             items[-1] += " " + line.strip()
     return items

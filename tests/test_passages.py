@@ -446,3 +446,13 @@ def test_a_listing_alone_is_named_by_its_comment_or_its_words_as_typed():
     assert name("# A completion function for the cd builtin\n_comp_cd()\n{\n  local IFS\n}") == (
         "A completion function for the cd builtin")
     assert name("// x = 1;\nfoo(x)") == "// x = 1; foo(x)"
+
+
+def test_a_definition_list_is_a_step_per_term_with_its_meaning():
+    """pam_unix's options (sha256, sha512, …) ran together in one step, their terms lost among the
+    meanings; a term heads its meaning now, and a marked item's wrapped line still joins it."""
+    lines = ["sha256", "  When this option is set, sha256 is used.", "sha512", "  When set, sha512 is used.",
+             "  It is slower.", "debug", "  Turns on debugging."]
+    assert passages._items(lines) == ["sha256: When this option is set, sha256 is used.",
+                                      "sha512: When set, sha512 is used. It is slower.", "debug: Turns on debugging."]
+    assert passages._items(["- one", "  wrapped", "- two"]) == ["one wrapped", "two"]
