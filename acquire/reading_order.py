@@ -1,8 +1,9 @@
 """A folder's pages in the order their author wrote them to be read, not in file-name order.
 
 Generated documentation says its order in its pages: an HTML page's ``rel="next"`` link (in
-its head or on its "Next" button: Sphinx, DocBook, mdBook, texinfo) and ``rel="up"`` link
-(texinfo's and DocBook's parent node), a Sphinx source's ``toctree`` (reStructuredText's
+its head or on its "Next" button: Sphinx, DocBook, mdBook, texinfo; a button's accesskey "n" or
+texi2html's title "Next chapter" say it too) and ``rel="up"`` link (texinfo's and DocBook's
+parent node), a Sphinx source's ``toctree`` (reStructuredText's
 directive, MyST's fenced one) listing the pages below it. Only links to pages of the same
 folder count. The pages form a forest: a page's children are the chains of pages that name
 it as their parent (texinfo's "next" is the next node at the same level, so a chapter's
@@ -27,6 +28,8 @@ _PAGE_SUFFIXES = (".rst.txt", ".md.txt", ".ipynb.txt", ".rst", ".md", ".ipynb", 
 _RST_TOCTREE = re.compile(r"^\.\.[ \t]+toctree::[^\n]*\n((?:[ \t]*\n|[ \t]+[^\n]*\n)*)", re.M)
 _MYST_TOCTREE = re.compile(r"^(`{3,}|:{3,})[ \t]*\{toctree\}[^\n]*\n(.*?)^\1", re.M | re.S)
 _TITLED_ENTRY = re.compile(r"<([^<>]+)>\s*$")
+#: the names a contents page goes by, without a suffix
+_CONTENTS_NAMES = frozenset({"index", "contents", "toc", "readme", "summary", "start", "overview"})
 _MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)")
 
 
@@ -119,13 +122,17 @@ def _contents_page(names: Sequence[str], linked: dict[str, list[str]]) -> dict[s
     """A folder whose pages say no order of their own (no next/up link, no toctree): its contents
     page, the one linking to most of the others (at least half), lists them in order, itself
     among them when a sidebar on every page lists them all (Erlang's guides): {the first page it
-    lists: the others in order}, or nothing."""
+    lists: the others in order}, or nothing. It is one by its list shown on two pages or more
+    (a sidebar) or by its name (index, contents, toc…): a chapter citing the others is none."""
     if len(names) < 3 or not linked:
         return {}
     best = max(names, key=lambda n: (len({p for p in linked.get(n, []) if p != n}), -names.index(n)))
     order = linked.get(best, [])
     if len({p for p in order if p != best}) < max(2, (len(names) - 1) / 2):
         return {}
+    sidebar = sum(linked.get(n) == order for n in names) >= 2  # the same list on two pages or more
+    if not sidebar and _page_key(best) not in _CONTENTS_NAMES:
+        return {}  # a chapter that cites the others (vim's usr_03) says nothing of their order
     order = order if best in order else [best, *order]  # a sidebar on every page lists the page itself
     return {order[0]: order[1:]}
 
@@ -176,6 +183,9 @@ def _html_links(data: bytes) -> dict:
     shown: list[str] = []
     for element in root.iter("link", "a"):
         rels = (element.get("rel") or "").lower().split()
+        rels += {"n": ["next"], "u": ["up"]}.get((element.get("accesskey") or "").lower(), [])  # "Next" buttons
+        title = (element.get("title") or "").lower()  # texi2html's: title="Next chapter", "Up section"
+        rels += ["next"] if title.startswith("next") else ["up"] if title.split()[:1] == ["up"] else []
         target = _same_folder(element.get("href") or "")
         for rel in ("next", "up"):
             if rel in rels and target and rel not in links:

@@ -183,3 +183,22 @@ def test_pages_of_one_manual_keep_their_own_chapters_and_skills(tmp_path):
         else:
             assert chapters == ["Feeding the starter"]
             assert len(skills) == 1 and {s["sources"] for s in skills} == {2}
+
+
+def test_texi2html_titles_and_accesskeys_say_next_and_a_chapter_citing_others_is_no_contents():
+    """zsh's manual (texi2any) says "Next chapter" in a link's title, DocBook's buttons by accesskey
+    "n"; vim's user manual has no such links and one chapter cites four others: it is no contents
+    page, the folder keeps name order."""
+    def nav(title_or_key: str, href: str) -> str:
+        attr = f'accesskey="{title_or_key}"' if len(title_or_key) == 1 else f'title="{title_or_key}"'
+        return f'<a {attr} href="{href}">&gt;</a>'
+
+    pages = {"Introduction.html": page("Introduction",
+                                       body=nav("Next chapter", "Roadmap.html") + "<p>Zsh is a shell.</p>"),
+             "Roadmap.html": page("Roadmap", body=nav("n", "Files.html") + "<p>Where to start reading.</p>"),
+             "Files.html": page("Files", body=nav("Up section", "Introduction.html") + "<p>Startup files.</p>")}
+    assert reading_order(sorted(pages), lambda n: pages[n]) == ["Introduction.html", "Roadmap.html", "Files.html"]
+    cites = "".join(f'<a href="usr_0{n}.html">chapter {n}</a> ' for n in (1, 2, 4, 5))
+    manual = {f"usr_0{n}.html": page(f"Chapter {n}", body="<p>Text of the chapter.</p>") for n in (1, 2, 4, 5)}
+    manual["usr_03.html"] = page("Chapter 3", body=f"<p>Moving around: see {cites}for more.</p>")
+    assert reading_order(sorted(manual), lambda n: manual[n]) == sorted(manual)
