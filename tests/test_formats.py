@@ -1700,3 +1700,20 @@ def test_sentences_do_not_end_at_an_initial():
 
     assert split_sentences("This was written by Andrew G. Morgan and others. Then it grew. Use e.g. Vim.") == [
         "This was written by Andrew G. Morgan and others.", "Then it grew.", "Use e.g. Vim."]
+
+
+def test_rst_term_with_markup_heads_its_definition_and_sectnum_adds_no_numbers():
+    """docutils' primer: a definition list holding a literal block split its term
+    ("**enumerated** lists (…; quickref__)") into a step per inline node; its FAQ's
+    ``.. sectnum::`` put generated numbers into every title ("1.2.23 What's …")."""
+    from tutorialbook.acquire.formats import read_document
+
+    primer = read_document(".rst", "Lists\n=====\n\n**enumerated** lists (numbers or letters; quickref__)\n"
+                                   "   Start a line with a number followed by a period::\n\n      1. numbers\n\n"
+                                   "__ quickref.html#enumerated-lists\n", "primer.rst")
+    assert [(s.kind, s.text) for s in primer.segments] == [
+        ("paragraph", "enumerated lists (numbers or letters; quickref): Start a line with a number followed by a "
+                      "period:"), ("code", "1. numbers")]
+    faq = read_document(".rst", "=====\nFAQ\n=====\n\n.. sectnum::\n\nDocutils\n========\n\nWhat is it?\n"
+                                "-----------\n\nA toolkit.\n", "faq.rst")
+    assert [title for _, _, title in faq.headings] == ["FAQ", "Docutils", "What is it?"]

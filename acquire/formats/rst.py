@@ -24,6 +24,7 @@ from tutorialbook.errors import TutorialbookError
 _SETTINGS = {
     "report_level": 5, "halt_level": 5, "warning_stream": False, "file_insertion_enabled": False,
     "raw_enabled": False, "doctitle_xform": False, "sectsubtitle_xform": False,
+    "sectnum_xform": False,  # a generated number is no part of a title (docutils' FAQ: "1.2.23 What's …")
     "syntax_highlight": "none", "input_encoding": "unicode", "_disable_config": True,
 }
 
@@ -302,6 +303,8 @@ def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
         elif isinstance(child, _SKIP):
             if isinstance(child, nodes.title) and not isinstance(node, nodes.section):
                 _own_title(node, child, doc)
+        elif isinstance(child, (nodes.term, nodes.classifier, nodes.field_name)):
+            doc.label(child.astext(), join=True)  # a term heads its definition's first block, whole
         elif (simple := _simple_block(child)) is not None:
             doc.block(*simple)
         elif isinstance(child, _LIST_NODES):
