@@ -164,8 +164,12 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
                                           "and none was given")
     from tutorialbook.acquire.formats.asciidoc import looks_like_asciidoc
 
+    from tutorialbook.acquire.formats.rst import looks_like_rst
+
     if suffix in TEXT_EXTENSIONS and looks_like_asciidoc(text):
         return read_document(".adoc", text, named.name)
+    if suffix in TEXT_EXTENSIONS and looks_like_rst(text):  # docutils' own documentation is .txt
+        return read_document(".rst", text, named.name)
     return parse_plain(text, named.name)
 
 

@@ -1717,3 +1717,23 @@ def test_rst_term_with_markup_heads_its_definition_and_sectnum_adds_no_numbers()
     faq = read_document(".rst", "=====\nFAQ\n=====\n\n.. sectnum::\n\nDocutils\n========\n\nWhat is it?\n"
                                 "-----------\n\nA toolkit.\n", "faq.rst")
     assert [title for _, _, title in faq.headings] == ["FAQ", "Docutils", "What is it?"]
+
+
+def test_a_txt_file_that_is_restructuredtext_is_read_as_such(tmp_path):
+    """docutils ships its documentation as .txt reStructuredText: read as plain text it kept its
+    markup (``**paragraph**``, ``quickref__``, ``Note::``) and its title was ".. include:: …"."""
+    primer = tmp_path / "quickstart.txt"
+    primer.write_text(".. include:: ../../header2.txt\n\n=====================\nA ReStructuredText Primer\n"
+                      "=====================\n\nStructure\n---------\n\nA **paragraph** is text separated by "
+                      "blank lines (see quickref__).\nWrite code like this::\n\n    print('hi')\n\n"
+                      "__ quickref.html#paragraphs\n\n.. note:: Use ``::`` to start a literal block.\n")
+    transcript = read_source(primer)
+    assert transcript.title == "A ReStructuredText Primer"
+    assert [title for _, _, title in transcript.headings][-1] == "Structure"
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "A paragraph is text separated by blank lines (see quickref). Write code like this:"),
+        ("code", "print('hi')"), ("paragraph", "Note: Use :: to start a literal block.")]
+    faq = tmp_path / "faq.txt"
+    faq.write_text("FREQUENTLY ASKED QUESTIONS\n\n1. How do I start it?\n\n   Type `frob` and press return:\n\n"
+                   "       frob --start\n\n2. Where is the config?\n\n   In ~/.frobrc, see the manual.\n")
+    assert any("`frob`" in s.text for s in read_source(faq).segments), "plain text, read as such"

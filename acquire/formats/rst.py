@@ -90,6 +90,31 @@ SIBLING_FILES = 300
 SIBLING_BYTES = 1 << 20
 
 
+#: what only reStructuredText writes, each a kind of sign: a directive, an explicit target, an
+#: interpreted text role, a reference, a paragraph ending in "::" over an indented block, an
+#: inline literal, a substitution
+_RST_SIGNS = {
+    "directive": re.compile(r"^\.\.[ \t]+[A-Za-z][\w:-]*::(?:[ \t]|$)", re.M),
+    "target": re.compile(r"^(?:\.\.[ \t]+_[^:\n]+:|__[ \t]+\S)", re.M),
+    "role": re.compile(r"(?<![\w`]):[a-z][\w:+-]*:`[^`\n]+`"),
+    "reference": re.compile(r"(?<!`)`[^`\n]+`__?(?![\w`])"),
+    "literal": re.compile(r"::[ \t]*\n[ \t]*\n[ \t]+\S"),
+    "inline": re.compile(r"``[^`\n]+``"),
+    "substitution": re.compile(r"^\.\.[ \t]+\|[^|\n]+\|[ \t]+\S", re.M),
+}
+SNIFF_CHARS = 200_000
+
+
+def looks_like_rst(text: str) -> bool:
+    """Whether a plain text (``.txt``: docutils ships its own documentation so) is a
+    reStructuredText source: three kinds of what only reStructuredText writes (``.. note::``,
+    ``.. _label:``, ``:ref:`x```, `` `x`_ ``, a paragraph ending "::" over an indented block,
+    ````code````), one of them a directive, target, role or reference."""
+    head = text[:SNIFF_CHARS]
+    kinds = {kind for kind, sign in _RST_SIGNS.items() if sign.search(head)}
+    return len(kinds) >= 3 and bool(kinds & {"directive", "target", "role", "reference"})
+
+
 def sphinx_labels(path: Path, policy: SourcePolicy) -> dict[str, str]:
     """The section labels of the reStructuredText files beside ``path`` (a Sphinx project's
     pages, ``.rst`` or ``_sources``' ``.rst.txt``): label -> section title. Only what ``policy``
