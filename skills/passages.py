@@ -238,8 +238,17 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         introduced = bool(current) and (kind == "code" or segments[current[-1]].text.rstrip().endswith(":")
                                         or kind == "table" and words(segments[current[-1]].text) <= CAPTION_WORDS
                                         or _continues(seg.text, [segments[c] for c in current]))
-        if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS):
+        lead = current[-1] if current else -1
+        leads_in = introduced and getattr(segments[lead], "kind", "text") != "code" \
+            and segments[lead].text.rstrip().endswith(":")
+        if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS) \
+                and not (leads_in and len(current) == 1):
+            carried = leads_in and len(current) > 1
+            if carried:  # "…is what you type:" opens what it introduces, not the end of the passage before
+                current.pop()
             flush()
+            if carried:
+                current, size = [lead], words(segments[lead].text)
         current.append(i)
         size += w
     flush()

@@ -456,3 +456,14 @@ def test_a_definition_list_is_a_step_per_term_with_its_meaning():
     assert passages._items(lines) == ["sha256: When this option is set, sha256 is used.",
                                       "sha512: When set, sha512 is used. It is slower.", "debug: Turns on debugging."]
     assert passages._items(["- one", "  wrapped", "- two"]) == ["one wrapped", "two"]
+
+
+def test_a_lead_in_opens_what_it_introduces_when_the_passage_before_is_full():
+    """docutils' primer: "…deemed to be at the same level:" closed one skill and its example opened
+    the next; the sentence that introduces a block now goes with it."""
+    long = "Sections are identified through their titles, which are marked up with underlines. " * 4
+    example = "\n".join(["Chapter 1 Title", "===============", "", "Section 1.1 Title", "-----------------"] * 12)
+    segs = [Segment(0, 1, long + "Titles with the same style are deemed to be at the same level:", "paragraph"),
+            Segment(1, 2, example, "code"), Segment(2, 3, "A title is one line of text.", "paragraph")]
+    found = passages.group(segs, [0, 1, 2])
+    assert [p.indexes for p in found] == [[0, 1], [2]]
