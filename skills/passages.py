@@ -201,8 +201,8 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         nonlocal current, size
         if current:
             first, last = segments[current[0]], segments[current[-1]]
-            text = "\n".join(segments[i].text.strip() for i in current)
-            blocks = [(getattr(segments[i], "kind", "text"), segments[i].text.strip()) for i in current]
+            blocks = [(getattr(segments[i], "kind", "text"), _trimmed(segments[i])) for i in current]
+            text = "\n".join(block for _, block in blocks)
             out.append(Passage(current, text, first.start, last.end, blocks))
         current, size = [], 0
 
@@ -253,6 +253,12 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         size += w
     flush()
     return out
+
+
+def _trimmed(seg: Segment) -> str:
+    """A block's text without the blank space around it; code keeps its first line's indent (a
+    table printed by a notebook cell: its header stands over its columns)."""
+    return seg.text.strip("\n").rstrip() if getattr(seg, "kind", "text") == "code" else seg.text.strip()
 
 
 def _continues(text: str, before: list[Segment]) -> bool:
@@ -361,8 +367,8 @@ def title_phrase(text: str, limit: int = 8) -> str:
     that only link the sentence to the one before ("For example,", "Note that", "Thus") are not
     a title, and a clause of fewer than ``MIN_TITLE_WORDS`` words runs on into the next."""
     sentences = [s for s in split_sentences(text) if words(s) >= 3] or [text]
-    chosen = next((s for s in sentences[:4] if is_instructive(s)), sentences[0])
-    unlinked = _LINKING.sub("", chosen.strip())
+    chosen = _unwrapped(next((s for s in sentences[:4] if is_instructive(s)), sentences[0]).strip())
+    unlinked = _LINKING.sub("", chosen)
     # "Here is what the view does": a word the sentence stands on (its subject) stays
     chosen = chosen.strip() if _BE.match(unlinked) else unlinked
     # a clause ends outside brackets and quotes ("kept short (50 characters or so)", "f(a, b)")
@@ -384,6 +390,17 @@ def title_phrase(text: str, limit: int = 8) -> str:
     elif phrase[:1] in "'\"" and phrase[-1:] == phrase[:1] and phrase.count(phrase[:1]) == 2:
         phrase = phrase[1:-1]  # a name wholly quoted
     return sentence_case(phrase) or "Untitled"
+
+
+def _unwrapped(sentence: str) -> str:
+    """A sentence an author set in parentheses, without them ("(This is only needed when …)")."""
+    if sentence.startswith("("):
+        depth = 0
+        for n, ch in enumerate(sentence):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0:
+                return (sentence[1:n] + sentence[n + 1:]).strip()
+    return sentence
 
 
 def _balanced(text: str) -> bool:
@@ -419,7 +436,7 @@ _LINKING = re.compile(
 _BE = re.compile(r"^(?:is|are|was|were|will be|has been)\b", re.I)
 #: where a clause ends; an unsure word's mark (the transcript's ``(?)``) is part of its word
 _CLAUSE_END = re.compile(
-    r"(?<=\w)(?:[,;:](?=\s|$)|\((?!\?\))| - | – | — |\s(?:which|because|so that|where|although|but)\s)")
+    r"(?<=\w)(?:[,;:](?=\s|$)| \((?!\?\))| - | – | — |\s(?:which|because|so that|where|although|but)\s)")
 
 
 _WEAK_END = frozenset(

@@ -1671,7 +1671,7 @@ def test_html_boxes_footnotes_acronyms_superscripts_and_indented_listings_are_re
     page = tmp_path / "apt.html"
     page.write_text("""<html><head><title>APT</title></head><body>
 <aside class="sidebar"><ul><li><a href="a.html">Home</a></li><li><a href="b.html">Docs</a></li></ul></aside>
-<div class="body"><h1>APT</h1>
+<div class="body"><ul class="docnav"><li>Download the ebook</li><li><a href="p.html">Prev</a></li></ul><h1>APT</h1>
 <p><acronym>APT</acronym> is the abbreviation for Advanced Packaging Tool, numbers up to 2<sup>51</sup>.</p>
 <div class="sidebar"><div class="titlepage"><p class="title"><strong>TIP Incremental updates</strong></p></div>
 <p>The pdiffs let apt download only the changes to the package lists.</p></div>
@@ -1692,7 +1692,7 @@ def test_html_boxes_footnotes_acronyms_superscripts_and_indented_listings_are_re
         (level, title) for _, level, title in transcript.headings]
     assert "do\n  local var = 1\nend" in texts
     assert any("Call by object reference would be a better name." in t for t in texts)
-    assert not any("Home" in t or "Docs" in t for t in texts)
+    assert not any("Home" in t or "Docs" in t or "ebook" in t for t in texts)  # a "docnav" bar is furniture
 
 
 def test_sentences_do_not_end_at_an_initial():
@@ -1737,3 +1737,28 @@ def test_a_txt_file_that_is_restructuredtext_is_read_as_such(tmp_path):
     faq.write_text("FREQUENTLY ASKED QUESTIONS\n\n1. How do I start it?\n\n   Type `frob` and press return:\n\n"
                    "       frob --start\n\n2. Where is the config?\n\n   In ~/.frobrc, see the manual.\n")
     assert any("`frob`" in s.text for s in read_source(faq).segments), "plain text, read as such"
+
+
+def test_notebook_output_keeps_its_table_and_drops_warnings_and_bare_reprs(tmp_path):
+    """pandas' style guide: 61 steps were "<pandas.io.formats.style.Styler at 0x7fc1…>", a
+    FutureWarning on stderr named a skill, and a printed table lost its header's indent."""
+    import json
+
+    from tutorialbook.skills import passages
+
+    table = "               Tokyo   Beijing\n2021-01-01  3.043936  1.223434\n2021-01-02  2.105040  0.411292"
+    cells = [{"cell_type": "markdown", "source": "# Weather\n\nMake a frame of the weather:"},
+             {"cell_type": "code", "source": "weather_df = make_frame()\nweather_df", "outputs": [
+                 {"output_type": "stream", "name": "stderr", "text": "/tmp/x.py:3: FutureWarning: deprecated\n"},
+                 {"output_type": "execute_result", "data": {"text/plain": table}}]},
+             {"cell_type": "code", "source": "weather_df.style", "outputs": [
+                 {"output_type": "execute_result", "data": {
+                     "text/plain": "<pandas.io.formats.style.Styler at 0x7fc187f4fc10>", "text/html": "<table/>"}}]}]
+    path = tmp_path / "style.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}))
+    transcript = read_source(path)
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Make a frame of the weather:"), ("code", "weather_df = make_frame()\nweather_df"),
+        ("code", table), ("code", "weather_df.style")]
+    found = passages.group(transcript.segments, list(range(len(transcript.segments))))
+    assert table in found[0].text and passages.draft(found[0], "").steps[2] == table

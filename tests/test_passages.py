@@ -172,7 +172,10 @@ def test_title_phrases_are_words_of_the_passage_not_keyword_lists():
 
 
 def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_before():
-    assert passages.title_phrase("For example, the vector c(2, 4) has two elements.") == "The vector c"
+    assert passages.title_phrase("For example, the vector c(2, 4) has two elements.") == (
+        "The vector c(2, 4) has two elements")  # a call's bracket is no clause's end
+    assert passages.title_phrase("(This is only needed when the module is built by hand, which is rare.)") == (
+        "This is only needed when the module")  # a sentence set in brackets, without them
     assert passages.title_phrase("Namely, the smallest and largest values of x.") == "The smallest and largest values of x"
     assert passages.title_phrase("Note that max and min select the largest and smallest values "
                                  "in their arguments.") == "Max and min select the largest and smallest"

@@ -324,7 +324,8 @@ def _chrome_words(el) -> set[str] | bool:
         words.update(id_words)
     if el.get("id", "").lower() in _CHROME_IDS and not slug:  # zsh's section id="Author" is "2.1 Author"
         return True
-    if words & _CHROME_WORDS or any(w.startswith("nav") and w[3:] in _NAV_PARTS for w in words):
+    if words & _CHROME_WORDS or any(w.startswith("nav") and w[3:] in _NAV_PARTS or len(w) > 3 and w.endswith("nav")
+                                    for w in words):  # "docnav", "subnav": the Prev / Next bar of a page
         return True
     return words
 

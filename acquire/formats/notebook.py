@@ -4,6 +4,7 @@ code cells code blocks, and a code cell's text output is kept short (its first l
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, cast
 
 from tutorialbook.acquire.formats.document import Document
@@ -63,14 +64,21 @@ def _text(value) -> str:
     return value if isinstance(value, str) else ""
 
 
+_REPR = re.compile(r"<[\w.]+(?: object)?(?: at 0x[0-9a-fA-F]+)?>")
+
+
 def _short_output(outputs: list) -> str:
-    """Printed or returned text, first lines only; images, HTML and errors are dropped."""
+    """Printed or returned text, first lines only; images, HTML and errors are dropped, and so are
+    warnings on stderr ("…: FutureWarning: …") and an object's bare repr ("<pandas.io.formats.style.Styler
+    at 0x7fc1…>", "<IPython.core.display.HTML object>": what stood for a table now gone)."""
     lines: list[str] = []
     for output in outputs:
-        if not isinstance(output, dict):
+        if not isinstance(output, dict) or output.get("name") == "stderr":
             continue
         data = cast(dict[str, Any], output.get("data")) if isinstance(output.get("data"), dict) else {}
         text = _text(output.get("text", data.get("text/plain", "")))
+        if _REPR.fullmatch(text.strip()):
+            continue
         lines.extend(text.splitlines())
     if len(lines) > OUTPUT_LINES:
         lines = lines[:OUTPUT_LINES] + ["..."]
