@@ -1762,3 +1762,23 @@ def test_notebook_output_keeps_its_table_and_drops_warnings_and_bare_reprs(tmp_p
         ("code", table), ("code", "weather_df.style")]
     found = passages.group(transcript.segments, list(range(len(transcript.segments))))
     assert table in found[0].text and passages.draft(found[0], "").steps[2] == table
+
+
+def test_a_page_that_only_forwards_the_browser_has_nothing_to_learn(tmp_path):
+    """texi2any writes a stub for every node of a split manual, forwarding to the chapter that holds
+    it: each became an empty chapter ("Aliasing (zsh)"). A folder skips it; a page with a refresh
+    and text of its own is read."""
+    from tutorialbook.errors import NothingToLearn
+
+    stub = tmp_path / "Aliasing.html"
+    stub.write_text('<html><head><title>Aliasing (zsh)</title><meta http-equiv="Refresh" '
+                    'content="0; url=Shell-Grammar.html#Aliasing"></head><body>'
+                    '<p>The node you are looking for is at <a href="Shell-Grammar.html#Aliasing">Aliasing</a>.</p>'
+                    '</body></html>')
+    with pytest.raises(NothingToLearn, match="only sends the reader on to Shell-Grammar.html#Aliasing"):
+        read_source(stub)
+    words = " ".join(["Aliases are expanded when a command is read, not when it is run."] * 5)
+    page = tmp_path / "Live.html"
+    page.write_text(f'<html><head><title>Live</title><meta http-equiv="refresh" content="300"></head>'
+                    f'<body><h1>Live</h1><p>{words}</p></body></html>')
+    assert read_source(page).segments[0].text == words

@@ -34,7 +34,7 @@ from lxml import html as lxml_html
 
 from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
 from tutorialbook.acquire.formats.plain import read_plain
-from tutorialbook.errors import TutorialbookError
+from tutorialbook.errors import NothingToLearn, TutorialbookError
 
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template", "nav", "aside", "form", "button", "input",
                         "select", "textarea", "svg", "iframe", "object", "embed", "canvas", "head", "link",
@@ -91,6 +91,8 @@ _TEXINFO_DEPTHS = {"top": 1, "chapter": 2, "unnumbered": 2, "appendix": 2, "sect
                    "appendixsec": 3, "subsection": 4, "unnumberedsubsec": 4, "appendixsubsec": 4,
                    "subsubsection": 5, "unnumberedsubsubsec": 5, "appendixsubsubsec": 5}
 _TEXINFO_LEVELS = frozenset(_TEXINFO_DEPTHS)
+#: a page forwarding the browser elsewhere with at most this many words says nothing of its own
+REDIRECT_WORDS = 40
 #: the classes of an admonition's, topic's or sidebar's own title (Sphinx's "admonition-title"
 #: "Scoping Behavior", "topic-title"): it heads the box's text, as "Note" does, no block of its own
 _BOX_TITLES = frozenset({"admonition-title", "topic-title", "sidebar-title"})
@@ -107,9 +109,22 @@ def read_html(data: bytes, name: str) -> Document:
         )
     doc.title = _title(root)
     content = _content_root(root)
+    target = _redirect(root)
+    if target and len(content.text_content().split()) <= REDIRECT_WORDS:
+        raise NothingToLearn("source", f"{name} only sends the reader on to {target}")
     _strip_chrome(content)
     _Walker(doc, _site_names(root, doc.title)).container(content, 0)
     return doc
+
+
+def _redirect(root) -> str:
+    """Where a page that forwards the browser (``<meta http-equiv="refresh" content="0; url=…">``:
+    texi2any's stubs for every node of a chapter) sends it, else ''."""
+    for meta in root.iter("meta"):
+        if (meta.get("http-equiv") or "").lower() == "refresh":
+            found = re.search(r"url\s*=\s*['\"]?([^'\";]+)", meta.get("content") or "", re.I)
+            return found.group(1).strip() if found else "another page"
+    return ""
 
 
 def _site_names(root, title: str | None) -> frozenset[str]:
