@@ -1782,3 +1782,15 @@ def test_a_page_that_only_forwards_the_browser_has_nothing_to_learn(tmp_path):
     page.write_text(f'<html><head><title>Live</title><meta http-equiv="refresh" content="300"></head>'
                     f'<body><h1>Live</h1><p>{words}</p></body></html>')
     assert read_source(page).segments[0].text == words
+
+
+def test_rst_bibliography_under_the_title_is_no_text():
+    """docutils' FAQ opens on "Date: $Date: …$", "Revision: $Revision: 9051 $", "Web site: …": a
+    skill of version-control keywords. A field list elsewhere is text."""
+    from tutorialbook.acquire.formats import read_document
+
+    faq = read_document(".rst", "============\nDocutils FAQ\n============\n\n:Date: $Date: 2022-06-17 $\n"
+                                ":Revision: $Revision: 9051 $\n:Web site: https://docutils.sourceforge.io/\n\n"
+                                "Docutils\n========\n\n:param x: the input.\n\nDocutils processes plain text.\n",
+                        "faq.rst")
+    assert [s.text for s in faq.segments] == ["param x: the input.", "Docutils processes plain text."]

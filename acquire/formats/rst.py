@@ -41,9 +41,34 @@ def read_rst(text: str, name: str, labels: Mapping[str, str] | None = None) -> D
     for bad in list(tree.findall(nodes.problematic)):  # a reference to nowhere: its words, not its markup
         bad.parent.replace(bad, nodes.Text(bad.astext().strip("`_|")))
     _name_references(tree, labels or {})
+    _drop_bibliography(tree)
     doc = Document(name)
     _blocks(tree, doc, 1)
     return doc
+
+
+#: the fields of a document's bibliography (docutils' docinfo, and what projects add to it)
+_BIBLIOGRAPHIC = frozenset({"author", "authors", "organization", "address", "contact", "version", "revision",
+                            "status", "date", "copyright", "dedication", "web site", "website", "maintainer",
+                            "license", "licence", "last modified", "updated", "created"})
+
+
+def _drop_bibliography(tree: nodes.Element) -> None:
+    """A field list opening the document, under its title ("Date: $Date: 2022-06-17 …$",
+    "Revision: $Revision: 9051$", "Copyright: …"), is its bibliography, no text to learn
+    (docutils' FAQ made a skill of it)."""
+    for child in tree.children:
+        if isinstance(child, nodes.section):  # the document's title read as its first section's
+            return _drop_bibliography(child)
+        if isinstance(child, (nodes.title, nodes.subtitle, nodes.comment, nodes.target, nodes.substitution_definition,
+                              nodes.decoration, nodes.pending)):
+            continue
+        if isinstance(child, nodes.field_list):
+            names = [" ".join(f.next_node(nodes.field_name).astext().lower().split()) for f in child.children
+                     if isinstance(f, nodes.field) and f.next_node(nodes.field_name) is not None]
+            if names and sum(n in _BIBLIOGRAPHIC for n in names) * 2 >= len(names):
+                child.parent.remove(child)
+        return
 
 
 # -- roles ---------------------------------------------------------------------------
