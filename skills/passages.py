@@ -217,12 +217,12 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         if w > MAX_WORDS and (kind == "list" and len(_top_items(seg.text)) > 1
                               or kind == "table" and len(seg.text.splitlines()) > 2):
             runs = _split_list(seg, i) if kind == "list" else _split_table(seg, i)
-            lead = segments[current[-1]].text.rstrip() if current else ""
-            if current and kind == "table" and words(lead) <= CAPTION_WORDS and not lead.endswith(":"):
+            before = segments[current[-1]].text.rstrip() if current else ""
+            if current and kind == "table" and words(before) <= CAPTION_WORDS and not before.endswith(":"):
                 caption = current.pop()  # a table's caption ("Table 1.17. List of basic commands") heads it
                 flush()
-                current, size = [caption], words(lead)
-            if current and (lead.endswith(":") or kind == "table"):  # the sentence introducing it
+                current, size = [caption], words(before)
+            if current and (before.endswith(":") or kind == "table"):  # the sentence introducing it
                 flush()
                 lead = out.pop()
                 runs[0] = Passage(lead.indexes + [i], lead.text + "\n" + runs[0].text, lead.start, runs[0].end,
@@ -238,9 +238,9 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         introduced = bool(current) and (kind == "code" or segments[current[-1]].text.rstrip().endswith(":")
                                         or kind == "table" and words(segments[current[-1]].text) <= CAPTION_WORDS
                                         or _continues(seg.text, [segments[c] for c in current]))
-        lead = current[-1] if current else -1
-        leads_in = introduced and getattr(segments[lead], "kind", "text") != "code" \
-            and segments[lead].text.rstrip().endswith(":")
+        last = current[-1] if current else -1
+        leads_in = introduced and getattr(segments[last], "kind", "text") != "code" \
+            and segments[last].text.rstrip().endswith(":")
         if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS) \
                 and not (leads_in and len(current) == 1):
             carried = leads_in and len(current) > 1
@@ -248,7 +248,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
                 current.pop()
             flush()
             if carried:
-                current, size = [lead], words(segments[lead].text)
+                current, size = [last], words(segments[last].text)
         current.append(i)
         size += w
     flush()

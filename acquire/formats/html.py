@@ -288,8 +288,8 @@ def _is_chrome(el, content) -> bool:
         return True
     if tag == "a" and _in_heading(el):  # the heading's own words (mdBook's <a class="header">)
         return False
-    words = _chrome_words(el)
-    if words is True:
+    chrome, words = _chrome_words(el)
+    if chrome:
         return True
     if words & {"header", "topnav"} and not any(True for _ in el.iter(*_HEADINGS)):  # a page header, not a title block
         return True
@@ -328,8 +328,8 @@ def _in_heading(el) -> bool:
     return any(a.tag in _HEADINGS for a in el.iterancestors() if isinstance(a.tag, str))
 
 
-def _chrome_words(el) -> set[str] | bool:
-    """True when an element's class or id words name page furniture, else those words."""
+def _chrome_words(el) -> tuple[bool, set[str]]:
+    """Whether an element's class or id words name page furniture, and those words."""
     words = _class_words(el)
     id_words = [w for w in _WORD_SPLIT.split(el.get("id", "").lower()) if w]
     # "site-nav" is chrome; "Related-software-and-documentation" is a section, and so is a heading
@@ -338,11 +338,10 @@ def _chrome_words(el) -> set[str] | bool:
     if len(id_words) <= 2 and not slug:
         words.update(id_words)
     if el.get("id", "").lower() in _CHROME_IDS and not slug:  # zsh's section id="Author" is "2.1 Author"
-        return True
-    if words & _CHROME_WORDS or any(w.startswith("nav") and w[3:] in _NAV_PARTS or len(w) > 3 and w.endswith("nav")
-                                    for w in words):  # "docnav", "subnav": the Prev / Next bar of a page
-        return True
-    return words
+        return True, words
+    return bool(words & _CHROME_WORDS) or any(
+        w.startswith("nav") and w[3:] in _NAV_PARTS or len(w) > 3 and w.endswith("nav")  # "docnav": a Prev/Next bar
+        for w in words), words
 
 
 def _stands_alone(el, text: str) -> bool:
