@@ -45,6 +45,10 @@ _BOILERPLATE = re.compile(
     r"|^\W*the node you are looking for is at\b)",
     re.I,
 )
+#: an editor's settings written into the file ("vim:tw=78:ts=8:noet:ft=help:norl:", "-*- mode: rst -*-")
+_MODELINE = re.compile(r"(?:vim?|ex):\s*(?:set?\s+)?(?=\S*=)[\w=]+(?:[:\s][\w=]+)*:?|-\*-.*-\*-", re.I)
+#: a line of badges a plain-text README keeps of its Markdown ("[Release version] [PyPi] [Donate]")
+_BADGES = re.compile(r"(?:\[[^\[\]\n]{1,40}\]\s*){3,}")
 _NAV = re.compile(r"^(?:(?:next|previous|prev|up|contents|index|home|top)\s*[:»›→]"
                   r"|(?:table of contents|contents|on this page)\W*$"
                   # a line of nothing but the words of a navigation bar: "[ prev | next | top ]", "« Previous"
@@ -83,6 +87,9 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
     if _BOILERPLATE.search(text) and (short or len(_BOILERPLATE.findall(text)) >= 2):
         return True
     if all(_NAV.match(line) for line in lines):
+        return True
+    if all(_MODELINE.fullmatch(line.strip()) or _BADGES.fullmatch(line.strip()) for line in text.splitlines()
+           if line.strip()):
         return True
     if len(lines) >= 4:
         if headings and sum(_key(line) in headings for line in lines) >= 0.6 * len(lines):

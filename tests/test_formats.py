@@ -1794,3 +1794,11 @@ def test_rst_bibliography_under_the_title_is_no_text():
                                 "Docutils\n========\n\n:param x: the input.\n\nDocutils processes plain text.\n",
                         "faq.rst")
     assert [s.text for s in faq.segments] == ["param x: the input.", "Docutils processes plain text."]
+
+
+def test_a_title_left_bracketed_by_a_converter_is_read_without_brackets():
+    """yt-dlp's README as plain text opens on its logo's alt text, "[YT-DLP]"."""
+    from tutorialbook.acquire.sources import parse_plain
+
+    transcript = parse_plain("[YT-DLP]\n\nA feature-rich command-line audio and video downloader for many sites.\n")
+    assert transcript.title == "YT-DLP"

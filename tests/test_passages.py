@@ -470,3 +470,14 @@ def test_a_lead_in_opens_what_it_introduces_when_the_passage_before_is_full():
             Segment(1, 2, example, "code"), Segment(2, 3, "A title is one line of text.", "paragraph")]
     found = passages.group(segs, [0, 1, 2])
     assert [p.indexes for p in found] == [[0, 1], [2]]
+
+
+def test_editor_modelines_and_a_line_of_badges_are_no_skill():
+    """vim's user manual ends on "vim:tw=78:ts=8:noet:ft=help:norl:"; a README converted to plain
+    text keeps its badges as "[Release version] [PyPi] [Donate] …" (sweep D)."""
+    for text in ("vim:tw=78:ts=8:noet:ft=help:norl:", "vim: set ts=8 sw=4:", "-*- mode: rst; coding: utf-8 -*-",
+                 "[Release version] [PyPi] [Donate] [Matrix] [Discord]"):
+        assert passages.is_boilerplate(text), text
+    for text in ("ex: an example of a command", "Use vim: it is a good editor.",
+                 "Press [Ctrl] [Alt] [Del] to restart the machine now, as the manual says."):
+        assert not passages.is_boilerplate(text), text

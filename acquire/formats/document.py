@@ -133,6 +133,8 @@ class Document:
         if title is None and self._headings:
             top = min(level for _, level, _ in self._headings)
             title = next(t for _, level, t in self._headings if level == top)
+        if title and re.fullmatch(r"\[[^\[\]]+\]", title.strip()):
+            title = title.strip()[1:-1]  # a logo's alt text a converter left bracketed: "[YT-DLP]"
         text = self.source if self.source is not None else "".join(self._parts)
         return Transcript(self._segments, duration=float(len(text)), timed=False,
                           headings=_without_empty_sections(self._headings, len(self._segments)),
