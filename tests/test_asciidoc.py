@@ -316,3 +316,19 @@ def test_adoc_link_text_opening_a_new_window_shows_its_words(tmp_path):
     transcript = write(tmp_path, "links.adoc", "= Links\n\n:url-rvm: https://rvm.io\n\nHead over to "
                                               "{url-rvm}[rvm.io^] to install Ruby, or https://example.org[the site].\n")
     assert transcript.segments[0].text == "Head over to rvm.io to install Ruby, or the site."
+
+
+def test_a_paragraph_asciidoc_py_refuses_is_left_out_and_the_rest_converted(tmp_path):
+    """Asciidoctor's syntax reference writes ``pass:c[->]``, which asciidoc-py refuses: the whole
+    document fell back to plain text (its headings lost, its title from the file name). The
+    paragraph it names is left out, said in a warning, and the rest is converted."""
+    source = tmp_path / "syntax.adoc"
+    source.write_text("= AsciiDoc Syntax\n\n== Paragraphs\n\nParagraphs don't require special markup.\n\n"
+                      "== Passthroughs\n\nThe pass:c[->] operator is often\nreferred to as the stabby lambda.\n\n"
+                      "Other text stays where it was.\n\n== Lists\n\n* one item\n* another item\n")
+    transcript = read_source(source)
+    assert transcript.title == "AsciiDoc Syntax"
+    assert [title for _, _, title in transcript.headings] == ["AsciiDoc Syntax", "Paragraphs", "Passthroughs", "Lists"]
+    texts = [s.text for s in transcript.segments]
+    assert "Other text stays where it was." in texts and not any("stabby" in t for t in texts)
+    assert any("refused lines 9-10" in w and "left out" in w for w in transcript.warnings)

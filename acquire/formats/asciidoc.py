@@ -126,24 +126,59 @@ def looks_like_asciidoc(text: str) -> bool:
 
 
 def read_asciidoc(text: str, name: str) -> Document:
+    """The document through asciidoc-py; a paragraph it refuses (one holding an Asciidoctor-only
+    ``pass:c[…]``: the whole syntax reference fell back to plain text for it) is left out and the
+    rest converted again, up to ``RETRIES`` times, each said in a warning; past that, plain text."""
+    left_out: list[str] = []
+    source, first_failure = text, None
     try:
-        docbook, messages = _docbook(text)
-        failed = next((m for m in messages if "FAILED" in m), None)
-        if failed or not docbook.strip():
-            raise ValueError(failed or (messages[-1] if messages else "no output"))
+        for attempt in range(RETRIES + 1):
+            docbook, messages = _docbook(text)
+            failed = next((m for m in messages if "FAILED" in m), None)
+            first_failure = first_failure or failed  # what a fallback says: the document's own refusal
+            line = _FAILED_LINE.search(failed or "")
+            if failed and line and attempt < RETRIES:
+                lines = text.splitlines()
+                number = int(line.group(1))
+                if 0 < number <= len(lines) and lines[number - 1].strip():
+                    first, last = _block_around(lines, number - 1)  # it names a paragraph's last line
+                    left_out.append(f"lines {first + 1}-{last + 1} ({_reason(ValueError(failed))})")
+                    lines[first:last + 1] = [""] * (last + 1 - first)
+                    text = "\n".join(lines)
+                    continue
+            if failed or not docbook.strip():
+                raise ValueError(first_failure or (messages[-1] if messages else "no output"))
+            break
         root = _parse(docbook)
         if root is None:
             raise ValueError("no document")
     except Exception as exc:  # noqa: BLE001 - any failure of the converter: read the words as written
-        doc = read_plain(text, name)
+        doc = read_plain(source, name)
         doc.warnings.append(f"{name}: AsciiDoc not converted ({_reason(exc)}); read as plain text")
         return doc
     doc = read_html(html_of(root), name)
+    if left_out:
+        doc.warnings.append(f"{name}: asciidoc-py refused {', '.join(left_out)}: left out, the rest converted")
     unsafe = [m for m in messages if "unsafe:" in m or "include depth exceeded" in m]
     if unsafe:
         doc.warnings.append(f"{name}: {len(unsafe)} line(s) that include files or run commands were skipped "
                             f"({_reason(ValueError(unsafe[0]))})")
     return doc
+
+
+#: how many lines asciidoc-py refuses that are left out before the document is read as plain text
+RETRIES = 3
+_FAILED_LINE = re.compile(r"\bline (\d+):")
+
+
+def _block_around(lines: list[str], at: int) -> tuple[int, int]:
+    """The first and last index of the run of non-blank lines holding line ``at``."""
+    first, last = at, at
+    while first > 0 and lines[first - 1].strip():
+        first -= 1
+    while last + 1 < len(lines) and lines[last + 1].strip():
+        last += 1
+    return first, last
 
 
 def _docbook(text: str) -> tuple[str, list[str]]:
