@@ -47,6 +47,8 @@ _BOILERPLATE = re.compile(
 )
 #: an editor's settings written into the file ("vim:tw=78:ts=8:noet:ft=help:norl:", "-*- mode: rst -*-")
 _MODELINE = re.compile(r"(?:vim?|ex):\s*(?:set?\s+)?(?=\S*=)[\w=]+(?:[:\s][\w=]+)*:?|-\*-.*-\*-", re.I)
+#: a chapter's or part's label alone, over a title the TOC already has ("Chapter 4", "Part IV")
+_DIVIDER = re.compile(r"(?:chapter|part|appendix|lecture|lesson)\s+(?:\d{1,3}|[IVXLC]{1,6}|[A-Z])\.?", re.I)
 #: a line of badges a plain-text README keeps of its Markdown ("[Release version] [PyPi] [Donate]")
 _BADGES = re.compile(r"(?:\[[^\[\]\n]{1,40}\]\s*){3,}")
 _NAV = re.compile(r"^(?:(?:next|previous|prev|up|contents|index|home|top)\s*[:»›→]"
@@ -88,8 +90,8 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
         return True
     if all(_NAV.match(line) for line in lines):
         return True
-    if all(_MODELINE.fullmatch(line.strip()) or _BADGES.fullmatch(line.strip()) for line in text.splitlines()
-           if line.strip()):
+    if all(_MODELINE.fullmatch(line.strip()) or _BADGES.fullmatch(line.strip()) or _DIVIDER.fullmatch(line.strip())
+           for line in text.splitlines() if line.strip()):
         return True
     if len(lines) >= 4:
         if headings and sum(_key(line) in headings for line in lines) >= 0.6 * len(lines):
