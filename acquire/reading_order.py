@@ -8,9 +8,13 @@ directive, MyST's fenced one) listing the pages below it. Only links to pages of
 folder count. The pages form a forest: a page's children are the chains of pages that name
 it as their parent (texinfo's "next" is the next node at the same level, so a chapter's
 sections hang from it by "up"), then its toctree's pages, then its next page. It is read
-depth first: a chapter, its sections, then the next chapter. A folder with several trees
-reads the largest first (the manual before its lone index and search pages), ties and pages
-that say nothing in name order. Pages whose reading fails keep their place among the rest."""
+depth first: a chapter, its sections, then the next chapter; a parent's children in the
+order its own links show them. A folder with several trees reads the largest first (the
+manual before its lone index and search pages), ties and pages that say nothing in name
+order. A folder whose pages say no order at all follows its contents page: the list a sidebar
+repeats on every page, or a page named index, contents, toc... Pages whose reading fails keep
+their place among the rest. Pages that link to each other in any way are one document (one
+manual: the builder keeps their chapters and skills apart, skills/builder.py)."""
 
 from __future__ import annotations
 
