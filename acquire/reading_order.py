@@ -82,15 +82,34 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None]) -> list
                 + listed.get(n, []) for n in names}
     below = {c for kids in children.values() for c in kids}
     roots = [n for n in names if n not in below]
-    reach = {r: len(_depth_first([r], children, set())) for r in roots}
+    reach = _sizes(children)
+    place = {n: i for i, n in enumerate(names)}
     trees: list[list[str]] = []
     seen: set[str] = set()
-    for root in sorted(roots, key=lambda r: (-reach[r], names.index(r))) + list(names):  # then pages on cycles
+    for root in sorted(roots, key=lambda r: (-reach[r], place[r])) + list(names):  # then pages on cycles
         if root not in seen:
             trees.append(_depth_first([root], children, seen))
             seen.update(trees[-1])
     return _joined(trees, [(a, b) for a, kids in children.items() for b in kids]
                    + [(a, b) for a, pages in linked.items() for b in pages])
+
+
+def _sizes(children: dict[str, list[str]]) -> dict[str, int]:
+    """How many pages lie below each page, itself counted, in one pass (a page reached twice is
+    counted under each: the sizes only order trees, and a pass per tree cost the square of a
+    folder's pages when a thousand of them led into one chain)."""
+    size: dict[str, int] = {}
+    for start in children:
+        stack = [(start, False)]
+        while stack:
+            name, done = stack.pop()
+            if done:
+                size[name] = 1 + sum(size.get(c, 0) for c in children.get(name, []))
+            elif name not in size:
+                size[name] = 0  # on the way: a cycle back to it counts nothing
+                stack.append((name, True))
+                stack.extend((c, False) for c in children.get(name, []) if c not in size)
+    return size
 
 
 def _joined(trees: list[list[str]], links: list[tuple[str, str]]) -> list[list[str]]:
@@ -119,7 +138,8 @@ def _as_shown(pages: list[str], shown: list[str]) -> list[str]:
     """A page's children in the order its own links show them (a DocBook manual copied in part:
     chapters whose chain of next links breaks hang from the contents page by "up"), those it
     does not link after, as they were."""
-    return sorted(pages, key=lambda p: shown.index(p) if p in shown else len(shown))
+    where = {p: i for i, p in reversed(list(enumerate(shown)))}  # each page's first place
+    return sorted(pages, key=lambda p: where.get(p, len(shown)))
 
 
 def _contents_page(names: Sequence[str], linked: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -130,7 +150,8 @@ def _contents_page(names: Sequence[str], linked: dict[str, list[str]]) -> dict[s
     (a sidebar) or by its name (index, contents, toc…): a chapter citing the others is none."""
     if len(names) < 3 or not linked:
         return {}
-    best = max(names, key=lambda n: (len({p for p in linked.get(n, []) if p != n}), -names.index(n)))
+    place = {n: i for i, n in enumerate(names)}
+    best = max(names, key=lambda n: (len({p for p in linked.get(n, []) if p != n}), -place[n]))
     order = linked.get(best, [])
     if len({p for p in order if p != best}) < max(2, (len(names) - 1) / 2):
         return {}
