@@ -1802,3 +1802,14 @@ def test_a_title_left_bracketed_by_a_converter_is_read_without_brackets():
 
     transcript = parse_plain("[YT-DLP]\n\nA feature-rich command-line audio and video downloader for many sites.\n")
     assert transcript.title == "YT-DLP"
+
+
+def test_rst_footnote_mark_heads_its_text():
+    """A footnote's label was a paragraph "1" of its own, a step (docutils' primer and FAQ)."""
+    from tutorialbook.acquire.formats import read_document
+
+    page = read_document(".rst", "Functions\n=========\n\nPassed by value [#]_ always.\n\n"
+                                 ".. [#] Actually, *call by object reference* would be a better description.\n",
+                         "controlflow.rst")
+    assert [s.text for s in page.segments] == [
+        "Passed by value 1 always.", "[1]: Actually, call by object reference would be a better description."]

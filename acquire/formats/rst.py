@@ -355,6 +355,8 @@ def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
                 _own_title(node, child, doc)
         elif isinstance(child, (nodes.term, nodes.classifier, nodes.field_name)):
             doc.label(child.astext(), join=True)  # a term heads its definition's first block, whole
+        elif isinstance(child, nodes.label):  # a footnote's or citation's mark heads its text: "[1]: Actually, …"
+            doc.label(f"[{child.astext()}]")
         elif (simple := _simple_block(child)) is not None:
             doc.block(*simple)
         elif isinstance(child, _LIST_NODES):
