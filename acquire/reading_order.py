@@ -27,6 +27,8 @@ from urllib.parse import unquote, urlsplit
 from lxml import etree
 from lxml import html as lxml_html
 
+from tutorialbook.acquire.formats import document_format
+
 #: names that copy a source under another suffix (Sphinx's ``_sources``): the page a toctree names
 _PAGE_SUFFIXES = (".rst.txt", ".md.txt", ".ipynb.txt", ".rst", ".md", ".ipynb", ".txt", ".html", ".htm", ".xhtml")
 _RST_TOCTREE = re.compile(r"^\.\.[ \t]+toctree::[^\n]*\n((?:[ \t]*\n|[ \t]+[^\n]*\n)*)", re.M)
@@ -178,14 +180,9 @@ def _depth_first(roots: list[str], children: dict[str, list[str]], seen: set[str
 
 
 def _kind(name: str) -> str:
-    lower = name.lower()
-    if lower.endswith((".html", ".htm", ".xhtml")):
-        return "html"
-    if lower.endswith((".rst", ".rst.txt")):
-        return "rst"
-    if lower.endswith((".md", ".md.txt")):
-        return "md"
-    return ""
+    """How a page says where it stands: an HTML page by its links, a Sphinx source by its toctree
+    (the reader ``formats.document_format`` picks; gzipped files are not looked into)."""
+    return {".html": "html", ".rst": "rst", ".md": "md"}.get(document_format(Path(name)) or "", "")
 
 
 def _page_key(name: str | None) -> str:

@@ -456,19 +456,16 @@ _WEAK_END = frozenset(
 _COMMENT = re.compile(r"^\s*(?:#+|//+|--|;+|/\*+|\*)\s*(.*?)\s*(?:\*/)?$")
 
 
-def _code_draft(passage: Passage, steps: list[str], context: str) -> SkillDraft:
-    """A passage of code alone (a listing under its heading): named by its opening comment when
+def _code_name(passage: Passage) -> str:
+    """A passage of code alone (a listing under its heading), named by its opening comment when
     it has one ("# A completion function for the cd builtin"), else by its opening words as typed
     ("fn main() { let x = 5;", not "Fn main() { let x = 5")."""
     lines = [line for line in passage.text.splitlines() if line.strip()]
     comment = _COMMENT.match(lines[0]) if lines else None
     if comment and words(comment.group(1)) >= MIN_TITLE_WORDS and not looks_like_code(comment.group(1)):
-        name = title_phrase(comment.group(1))
-    else:  # its opening words, as many as a title's (one line, "fn main() {", names many listings)
-        name = " ".join(" ".join(lines).split()[:8])[:80] or "Code"
-    quote = passage.text if words(passage.text) <= 20 else " ".join(passage.text.split()[:14])
-    search = f"{context}: {passage.text}" if context else passage.text
-    return SkillDraft(name, "", steps, quote, list(passage.indexes), search, (passage.start, passage.end))
+        return title_phrase(comment.group(1))
+    # its opening words, as many as a title's (one line, "fn main() {", names many listings)
+    return " ".join(" ".join(lines).split()[:8])[:80] or "Code"
 
 
 def _row_phrase(table: str) -> str:
@@ -524,17 +521,17 @@ def draft(passage: Passage, context: str) -> SkillDraft:
     # install") is no name while the author's words introduce it
     tables = [text for kind, text in passage.blocks if kind == "table" and text.strip()]
     prose = [text for kind, text in passage.blocks if kind not in ("code", "table") and text.strip()]
-    if not prose and not tables and passage.blocks:  # code alone: named by its comment or first line as typed
-        return _code_draft(passage, steps, context)
-    prose = prose or ([_row_phrase(tables[0])] if tables else [passage.text])
-    # a lead of a word or two ("Example:") names nothing: the first block of prose that says more does
-    named = next((text for text in prose if words(text) >= MIN_TITLE_WORDS), prose[0])
-    name = step_name(named, [s for text in prose[prose.index(named):] for s in split_sentences(text)])
     when = ""
-    first = split_sentences(passage.text)[:1]
-    lead = re.match(r"^((?:if|when|whenever|before|after|once|to)\b[^,]{3,70}),", first[0], re.I) if first else None
-    if lead:
-        when = lead.group(1)
+    if not prose and not tables and passage.blocks:  # code alone: named by its comment or its words as typed
+        name = _code_name(passage)
+    else:
+        prose = prose or ([_row_phrase(tables[0])] if tables else [passage.text])
+        # a lead of a word or two ("Example:") names nothing: the first block of prose that says more does
+        named = next((text for text in prose if words(text) >= MIN_TITLE_WORDS), prose[0])
+        name = step_name(named, [s for text in prose[prose.index(named):] for s in split_sentences(text)])
+        first = split_sentences(passage.text)[:1]
+        lead = re.match(r"^((?:if|when|whenever|before|after|once|to)\b[^,]{3,70}),", first[0], re.I) if first else None
+        when = lead.group(1) if lead else ""
     # the steps carry the whole passage; the quote only shows where it starts
     quote = passage.text if words(passage.text) <= 20 else " ".join(passage.text.split()[:14])
     search = f"{context}: {passage.text}" if context else passage.text
