@@ -332,3 +332,22 @@ def test_a_paragraph_asciidoc_py_refuses_is_left_out_and_the_rest_converted(tmp_
     texts = [s.text for s in transcript.segments]
     assert "Other text stays where it was." in texts and not any("stabby" in t for t in texts)
     assert any("refused lines 9-10" in w and "left out" in w for w in transcript.warnings)
+
+
+def test_a_line_naming_an_attribute_the_document_never_defines_is_kept_as_written(tmp_path):
+    """asciidoc-py drops a whole line whose ``{name}`` names nothing defined: a manual written for a
+    build that defines its own attributes (a product name, ``{litdd}`` for "--") lost each such line
+    of prose, list and title. The reference now reads as written; a defined one is still replaced,
+    and a listing (no attribute substitution) is as written."""
+    source = tmp_path / "tool.adoc"
+    source.write_text("= Frob guide\n:product: Frobnicator\n\n== Setting {product} up\n\n"
+                      "Run {product} with the {flag} option.\nThe next line of the paragraph stays.\n\n"
+                      "* an item naming {undefined-thing} here\n* a plain item\n\n"
+                      ".A title with {nothing}\n----\n$ frob --{flag} file\n----\n\nNOTE: The {flag} note.\n")
+    transcript = read_source(source)
+    assert [title for _, _, title in transcript.headings] == ["Frob guide", "Setting Frobnicator up"]
+    texts = [s.text for s in transcript.segments]
+    assert "Run Frobnicator with the {flag} option. The next line of the paragraph stays." in texts
+    assert "- an item naming {undefined-thing} here\n- a plain item" in texts
+    assert "A title with {nothing}" in texts and "$ frob --{flag} file" in texts
+    assert "Note: The {flag} note." in texts

@@ -6,7 +6,8 @@ asciidoc-py is an interpreter as much as a parser, so it runs fenced in: in its 
 would fail the whole document on it); with ``include::`` turned off (reading standard
 input it would open any path an include names, safe mode or not); with its filters (``[source]``
 highlighting, a block's ``filter=`` attribute: shell commands) replaced by one that returns the
-block's lines as written. Its state is module-global and it swaps ``sys.stdout`` while it runs:
+block's lines as written; and a line naming an attribute nothing defines keeps its words (asciidoc-py
+drops it). Its state is module-global and it swaps ``sys.stdout`` while it runs:
 a process of its own keeps that away from the server, and lets the parent bound its time."""
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ _INCLUDE = re.compile(r"include1?::\S[^\[]*\[[^\]]*\]\s*$")
 #: still closes it)
 _IFEVAL = re.compile(r"ifeval::\[.*\]\s*$")
 _HOLDS = "ifndef::tutorialbook-never-set[]"
+#: a simple attribute reference (``{name}``), as asciidoc-py's ``subs_attrs`` finds one
+_REFERENCE = re.compile(r"(?<!\\)\{([^\\\W][-\w]*?)\}(?!\\)")
 
 
 def convert(text: str) -> dict:
@@ -35,6 +38,8 @@ def convert(text: str) -> dict:
     engine.filter_lines = _unfiltered
     engine.Reader1.open = _without_includes(engine.Reader1.open)
     engine.Reader1.read = _dropping_includes(engine.Reader1.read)
+    engine.Lex.subs = staticmethod(_keeping_unknown_references(engine.Lex.subs, engine.Lex.canonical_subs,
+                                                               lambda: engine.document.attributes))
     api = AsciiDocAPI()
     api.options("--safe")
     with tempfile.TemporaryDirectory(prefix="tutorialbook-asciidoc-") as folder:
@@ -68,6 +73,21 @@ def _dropping_includes(read):
             return line
         return "" if _INCLUDE.match(line) else _HOLDS if _IFEVAL.match(line) else line
     return reading
+
+
+def _keeping_unknown_references(subs, canonical, defined):
+    """Text substitution (``Lex.subs``: paragraphs, list items, titles of blocks) that keeps a line
+    whose attribute reference names nothing defined: asciidoc-py drops such a line whole, and a
+    document written for a build that defines its own attributes (``{litdd}``, ``{product}``) lost
+    every line naming one. The reference is escaped, so it reads as written."""
+    def substituted(lines, options):
+        if lines and options and "attributes" in canonical(options):
+            names = defined()  # the run's document (asciidoc-py makes one a run)
+            def kept(found: re.Match) -> str:
+                return found.group() if found.group(1) in names else "\\" + found.group()
+            lines = [_REFERENCE.sub(kept, line) for line in lines]
+        return subs(lines, options)
+    return substituted
 
 
 def _unfiltered(filter_cmd, lines, attrs=None):
