@@ -1813,3 +1813,23 @@ def test_rst_footnote_mark_heads_its_text():
                          "controlflow.rst")
     assert [s.text for s in page.segments] == [
         "Passed by value 1 always.", "[1]: Actually, call by object reference would be a better description."]
+
+
+def test_plain_text_sentence_cased_lines_and_named_option_lists_head_sections(tmp_path):
+    """pandoc's plain text writes headings below the first level as lines alone in sentence case
+    ("Forking the project"), and a README titles its option lists "General Options:" over the
+    options, indented. A line opening a sentence ("The default values are"), a term over its
+    indented meaning, and a line with a figure or symbol stay text."""
+    transcript = read_written(tmp_path, "README.txt", (
+        "FROB\n\nINSTALLATION\n\nFrob installs with pip on any system that has Python.\nIt needs no compiler.\n\n"
+        "Forking the project\n\nIf you fork the project, you can run your fork's build workflow.\n"
+        "It builds every variant.\n\n"
+        "The default values are\n\nWidth and height of the page, in points, as the\nprinter reports them.\n\n"
+        "Backing store\n    When a window is obscured, the server may keep\n    its contents.\n\n"
+        "Ctrl+F is your friend :D\n\nSearch this file for the option you need.\nEvery option is listed below.\n\n"
+        "USAGE AND OPTIONS\n\n    frob [OPTIONS] FILE\n\nGeneral Options:\n\n"
+        "    -h, --help        Print this help text and exit\n    --version         Print the version and exit\n"))
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "INSTALLATION"), (2, "Forking the project"), (1, "USAGE AND OPTIONS"), (2, "General Options")]
+    texts = [s.text for s in transcript.segments]
+    assert "The default values are" in texts and "Ctrl+F is your friend :D" in texts

@@ -8,7 +8,9 @@ blank lines, with the structure the text shows by layout.
   "II. Structures") followed by its content (not one of a run of numbered one-line steps, and with
   a word in it: "1. Nf3 d5" are moves), a short line in capitals ("INTRODUCTION"), a short
   line standing out to the left of indented prose (a manual page's "Description"; not a shell
-  command), or a short title-cased line at the margin over a paragraph ("Data Types"; not "See").
+  command), a short title-cased line at the margin over a paragraph ("Data Types"; not "See") or
+  over what it names indented ("General Options:"), or a short line in sentence case over a
+  paragraph at its margin (pandoc's plain text: "Forking the project"; no auxiliary verb).
   A numbered title or a question may sit on the line over its answer, with no blank line
   between (FAQs), when the answer's first word would have fit on its line. Levels go by
   the order styles first appear; a left-standing heading ("Preface") takes the level of the
@@ -62,6 +64,8 @@ _BARS = "│║┃|"
 _SENTENCE_END = re.compile(r"[.:;,!]$")
 _NOTICE = re.compile(r"©|\bcopyright\b|\(c\) ?\d{4}", re.I)
 _CONTENTS = re.compile(r"(?:table of )?contents:?", re.I)
+_AUXILIARIES = frozenset("is are was were be been has have had will would can could should must may might do does"
+                         .split())
 _SMALL_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
 #: a single line indented this much deeper than the prose is centred text, not code
 CENTRED = 12
@@ -180,7 +184,8 @@ def _heading(raw: str, outdented: bool, following: _Block | None) -> tuple[tuple
     if style is None:
         return None
     atx = _ATX.match(raw)
-    title = atx.group(2) if style[0] == "atx" and atx else raw.strip(": ") if style == ("label",) else raw
+    title = (atx.group(2) if style[0] == "atx" and atx else raw.strip(": ") if style == ("label",)
+             else raw.rstrip(": ") if style == ("title case",) else raw)
     return style, title
 
 
@@ -207,6 +212,11 @@ def _heading_style(raw: str, outdented: bool, following: _Block | None) -> tuple
         return ("outdented",)
     if _title_cased(line) and len(following.lines) >= 2:
         return ("title case",)
+    if line.endswith(":") and len(line.split()) >= 2 and _title_cased(line[:-1]) and following.indent > _indent(raw):
+        return ("title case",)  # "General Options:" over the options it names, indented
+    if (_sentence_cased(line) and len(following.lines) >= 2 and following.lines[0].strip()[:1].isupper()
+            and following.indent == _indent(raw)):
+        return ("title case",)  # a level with title-cased lines: a writer mixes the two
     return None
 
 
@@ -217,6 +227,17 @@ def _title_cased(line: str) -> bool:
     return (1 <= len(words) <= 5 and _title_like(line) and words[0][:1].isupper() and len(line) >= 4
             and all(w[:1].isupper() or w.lower() in _SMALL_WORDS for w in words)
             and all(re.fullmatch(r"[^\W\d_][\w'’-]*", w) for w in words))
+
+
+def _sentence_cased(line: str) -> bool:
+    """A short line in sentence case at the prose's margin, over a paragraph that opens a sentence
+    ("Forking the project", "Related scripts": pandoc's plain text writes a Markdown heading below
+    the first level so): two to seven words, the first capitalised, words only (no figure, symbol
+    or sentence end) and no auxiliary verb ("The default values are" opens a sentence)."""
+    words = line.split()
+    return (2 <= len(words) <= 7 and words[0][:1].isupper() and _title_like(line)
+            and all(re.fullmatch(r"[^\W\d_][\w'’-]*", w) for w in words)
+            and not any(w.lower() in _AUXILIARIES for w in words))
 
 
 def _without_listed_headings(events: list[tuple]) -> list[tuple]:
