@@ -46,11 +46,17 @@ def reading_order(names: Sequence[str], read: Callable[[str], bytes | None]) -> 
     return [name for document in documents(names, read) for name in document]
 
 
-def documents(names: Sequence[str], read: Callable[[str], bytes | None]) -> list[list[str]]:
+def documents(names: Sequence[str], read: Callable[[str], bytes | None],
+              parents: dict[str, str] | None = None) -> list[list[str]]:
     """``reading_order``, as the documents the folder holds: pages that link to each other in
-    any way (one manual), each in reading order; a page linked with no other is a document alone."""
+    any way (one manual), each in reading order; a page linked with no other is a document alone.
+    ``parents``, when given, receives each page's parent (its ``rel="up"`` page: DocBook's and
+    texinfo's section pages name their chapter's so) unless that is its manual's top page (its
+    first, with no parent of its own or named as a contents page), whose chapters they are; a
+    chapter copied without its manual is the first page, and its sections' parent."""
     known = {_page_key(n): n for n in names}
     up: dict[str, str] = {}
+    below_another: set[str] = set()  # pages with a parent, in the folder or not
     following: dict[str, str] = {}
     listed: dict[str, list[str]] = {}
     linked: dict[str, list[str]] = {}  # every page a page links to, in the order it shows them
@@ -61,6 +67,8 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None]) -> list
             continue
         if kind == "html":
             links = _html_links(data)
+            if links.get("up"):
+                below_another.add(name)
             for rel, target in (("up", links.get("up")), ("next", links.get("next"))):
                 found = known.get(_page_key(target)) if target else None
                 if found and found != name:
@@ -92,8 +100,13 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None]) -> list
         if root not in seen:
             trees.append(_depth_first([root], children, seen))
             seen.update(trees[-1])
-    return _joined(trees, [(a, b) for a, kids in children.items() for b in kids]
-                   + [(a, b) for a, pages in linked.items() for b in pages])
+    found = _joined(trees, [(a, b) for a, kids in children.items() for b in kids]
+                    + [(a, b) for a, pages in linked.items() for b in pages])
+    if parents is not None:  # a manual's top page (no parent, or a contents page) holds chapters
+        tops = {document[0] for document in found
+                if document[0] not in below_another or _page_key(document[0]) in _CONTENTS_NAMES}
+        parents.update((page, above) for page, above in up.items() if above not in tops)
+    return found
 
 
 def _sizes(children: dict[str, list[str]]) -> dict[str, int]:
@@ -244,11 +257,15 @@ def _toctree_entries(text: str, kind: str) -> list[str]:
     return [e for e in entries if "/" not in e]
 
 
-def path_documents(paths: Sequence[Path], read: Callable[[Path], bytes | None]) -> list[list[Path]]:
+def path_documents(paths: Sequence[Path], read: Callable[[Path], bytes | None],
+                   parents: dict[Path, Path] | None = None) -> list[list[Path]]:
     """``documents`` of a folder's files given as paths, by name (each a document alone, as
     given, when two resolve to one name: links cannot tell them apart)."""
     by_name = {p.name: p for p in paths}
     if len(by_name) < len(paths):
         return [[p] for p in paths]
-    return [[by_name[n] for n in document] for document in documents([p.name for p in paths],
-                                                                      lambda n: read(by_name[n]))]
+    named: dict[str, str] = {}
+    found = documents([p.name for p in paths], lambda n: read(by_name[n]), named)
+    if parents is not None:
+        parents.update((by_name[page], by_name[above]) for page, above in named.items())
+    return [[by_name[n] for n in document] for document in found]

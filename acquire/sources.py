@@ -72,9 +72,11 @@ def expand(source: str, policy: SourcePolicy) -> list[Path]:
     return [path for document in expand_documents(source, policy) for path in document]
 
 
-def expand_documents(source: str, policy: SourcePolicy) -> list[list[Path]]:
+def expand_documents(source: str, policy: SourcePolicy,
+                     parents: dict[Path, Path] | None = None) -> list[list[Path]]:
     """``expand``'s files as the documents they make: the pages linked into one manual together
-    (a file alone, a folder's unlinked files, each one)."""
+    (a file alone, a folder's unlinked files, each one). ``parents``, when given, receives the
+    page each section page names as its parent (``reading_order.documents``)."""
     if not source or not source.strip():
         raise TutorialbookError("source", "is empty; give a file or folder path")
     if re.match(r"^[a-z][a-z0-9+.-]*://", source) and not source.startswith("file://"):
@@ -101,7 +103,7 @@ def expand_documents(source: str, policy: SourcePolicy) -> list[list[Path]]:
                 "source",
                 f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))}){inside}")
         checked = [policy.check_file(str(f), f) for f in files]
-        return path_documents(checked, lambda f: _links_of(f, policy.max_text_bytes))
+        return path_documents(checked, lambda f: _links_of(f, policy.max_text_bytes), parents)
     if not readable(path):
         raise TutorialbookError("source", unsupported_reason(path))
     return [[policy.check_file(given, path, st)]]

@@ -171,12 +171,15 @@ class Builder:
     """Merges one tutorial's outline into a book."""
 
     def __init__(self, store: Store, embed, book: str, tree: Tree, author: str = "ingest",
-                 kin: frozenset[str] = frozenset()):
+                 kin: frozenset[str] = frozenset(), under: str | None = None):
         """``kin``: the ids of tutorials that are other pages of this one's manual (a folder's
         pages linked by next/up links or toctrees): its chapters never join theirs and its skills
         never merge into theirs, their author set them apart (one manual's pages are alike enough
-        to pass the chapter rule; a tutorial's program grown page by page, the skill rule)."""
+        to pass the chapter rule; a tutorial's program grown page by page, the skill rule).
+        ``under``: the node of the page this one is a section of (DocBook's and texinfo's section
+        pages), where its chapter goes as a section, joining only one of its own title."""
         self.kin = kin
+        self.under = under
         self.store = store
         self.embed = embed
         self.book = book
@@ -195,7 +198,11 @@ class Builder:
         """Merge an outline: one chapter, or (kind "root") several chapters at once."""
         self._embed_outline(tutorial, chapter)
         for local in chapter.children if chapter.kind == "root" else [chapter]:
-            self._merge(tutorial, local, self.tree.root_id, CHAPTER_MATCH)
+            if self.under is not None:
+                local.kind = "section"
+                self._merge(tutorial, local, self.under, _TITLE_ONLY)
+            else:
+                self._merge(tutorial, local, self.tree.root_id, CHAPTER_MATCH)
         self._refresh_node_texts()
         return self.plan
 

@@ -202,3 +202,45 @@ def test_texi2html_titles_and_accesskeys_say_next_and_a_chapter_citing_others_is
     manual = {f"usr_0{n}.html": page(f"Chapter {n}", body="<p>Text of the chapter.</p>") for n in (1, 2, 4, 5)}
     manual["usr_03.html"] = page("Chapter 3", body=f"<p>Moving around: see {cites}for more.</p>")
     assert reading_order(sorted(manual), lambda n: manual[n]) == sorted(manual)
+
+
+def test_section_pages_name_their_chapter_page_as_parent_and_chapters_none():
+    pages = {"index.html": page("Guide", "ch1.html"), "ch1.html": page("One", "s1.html", "index.html"),
+             "s1.html": page("One a", "s2.html", "ch1.html"), "s2.html": page("One b", "ch2.html", "ch1.html"),
+             "ch2.html": page("Two", None, "index.html"), "ch2s1.html": page("Two a", None, "ch2.html")}
+    parents: dict[str, str] = {}
+    documents(sorted(pages), lambda name: pages[name], parents)
+    assert parents == {"s1.html": "ch1.html", "s2.html": "ch1.html", "ch2s1.html": "ch2.html"}
+    # a chapter copied without its manual (its parent page not in the folder) is its sections' parent
+    chapter = {"Strings.html": page("5 Strings", "Escapes.html", "index.html"),
+               "Escapes.html": page("5.1 Escapes", "Arrays.html", "Strings.html"),
+               "Arrays.html": page("5.2 Arrays", None, "Strings.html")}
+    parents = {}
+    documents(sorted(chapter), lambda name: chapter[name], parents)
+    assert parents == {"Escapes.html": "Strings.html", "Arrays.html": "Strings.html"}
+
+
+def test_a_docbook_manuals_section_pages_are_sections_of_their_chapter(tmp_path):
+    """DocBook and texinfo split a manual into a page a section, each naming its chapter's page as
+    its parent (rel="up"): the sections stand under their chapter in the book, in their order,
+    and a chapter stays at the top (its parent is the manual's first page). A section page whose
+    chapter page taught nothing (a list of links: not in the book) stands at the top itself."""
+    docs = tmp_path / "guide"
+    docs.mkdir()
+    texts = {"index.html": ("Bread guide", "ch1.html", None, "This guide teaches how to bake bread at home."),
+             "ch1.html": ("1. Dough", "ch1s1.html", "index.html", "Dough is flour, water, salt and yeast."),
+             "ch1s1.html": ("1.1. Mixing", "ch1s2.html", "ch1.html", "Mix the flour and water until smooth."),
+             "ch1s2.html": ("1.2. Kneading", "ch2.html", "ch1.html", "Knead the dough for ten minutes."),
+             "ch2.html": ("2. Baking", "ch2s1.html", "index.html", ""),
+             "ch2s1.html": ("2.1. Oven heat", None, "ch2.html", "Bake the loaf at 230 degrees for forty minutes.")}
+    for name, (title, next_, up, text) in texts.items():
+        body = f"<p>{text}</p>" if text else '<ul><li><a href="ch2s1.html">2.1. Oven heat</a></li></ul>'
+        (docs / name).write_bytes(page(title, next_, up, body=body))
+    library = Library(store=str(tmp_path / "store"), allowed_roots=[str(tmp_path)])
+    library.ingest(str(docs), book="bread", refine_rounds=0)
+
+    def shape(nodes) -> list:
+        return [(node.title, shape(node.subnodes)) for node in nodes]
+
+    assert shape(library.browse("bread", depth=5).children) == [
+        ("Bread guide", []), ("1. Dough", [("1.1. Mixing", []), ("1.2. Kneading", [])]), ("2.1. Oven heat", [])]

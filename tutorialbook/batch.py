@@ -36,7 +36,7 @@ from tutorialbook.acquire.sources import content_hash
 from tutorialbook.common import Progress
 from tutorialbook.config import Settings
 from tutorialbook.errors import TutorialbookError
-from tutorialbook.ingest import Ingestion, _title_from, folder_report, tutorial_id_of
+from tutorialbook.ingest import Ingestion, Place, _title_from, folder_report, tutorial_id_of
 from tutorialbook.models import FileStatus, IngestReport, TutorialReport
 
 #: how many times a file is given to a new worker after its worker died
@@ -57,7 +57,7 @@ class FileJob:
     domain: str
     refine_rounds: int
     agent: str | None
-    document: frozenset[str] = frozenset()  # the sources of the manual this page belongs to
+    document: Place = Place()  # where the page stands in its manual
 
 
 def ingest_batch(ingestion: Ingestion, opener: Callable[[Settings], Ingestion], source: str, book: str = "default",

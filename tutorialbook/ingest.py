@@ -92,26 +92,28 @@ class Ingestion:
         return folder_report(book, source, folder, files, reports, statuses, warnings)
 
     def ingest_files(self, source: str, book: str, title: str | None, domain: str,
-                     refine_rounds: int) -> tuple[list[Path], bool, dict[Path, frozenset[str]]]:
-        """The files an ingest of ``source`` reads, whether it names a folder, and each file's
-        document: the sources of the pages linked with it into one manual (acquire/reading_order.py),
-        itself included (the arguments checked)."""
+                     refine_rounds: int) -> tuple[list[Path], bool, dict[Path, Place]]:
+        """The files an ingest of ``source`` reads, whether it names a folder, and each file's place
+        in its manual: the pages linked with it (acquire/reading_order.py) and those it is a
+        section of (the arguments checked)."""
         if domain not in DOMAINS:
             raise TutorialbookError("domain", f"{domain!r} is not one of {', '.join(DOMAINS)}")
         check_rounds(refine_rounds, "refine_rounds", minimum=0)
         check_book_name(book)
-        grouped = expand_documents(source, self.source_policy())
+        parents: dict[Path, Path] = {}
+        grouped = expand_documents(source, self.source_policy(), parents)
         files = [path for document in grouped for path in document]
         if title and len(files) > 1:
             raise TutorialbookError("title", "a title applies to one file; a folder's tutorials are titled "
                                              "by their own titles (else file names)")
-        documents = {path: frozenset(str(page) for page in document) for document in grouped for path in document}
+        documents = {path: Place(frozenset(str(page) for page in document), _above(path, parents))
+                     for document in grouped for path in document}
         return files, Path(source.removeprefix("file://")).expanduser().is_dir(), documents
 
     def ingest_one(self, path: Path, book: str, title: str | None, domain: str, progress: Progress,
                    cancel: Callable[[], bool] | None, refine_rounds: int, agent: str | None, llm, folder: bool,
                    turn: Callable[[], None] | None = None,
-                   document: frozenset[str] = frozenset()) -> tuple[TutorialReport | None, FileStatus]:
+                   document: Place | None = None) -> tuple[TutorialReport | None, FileStatus]:
         """One file of an ingest: its report (None when it failed) and its status. A folder's
         failure is reported, a lone file's raised. ``turn`` (a batch's, tutorialbook/batch.py) is
         called once the file is read and embedded, before anything of it is written; it returns
@@ -155,6 +157,22 @@ class Ingestion:
         rows = self.store.rows("tutorials", clause, columns=["id"])
         return frozenset(r["id"] for r in rows)
 
+    def _section_of(self, book: str, tree, above: tuple[str, ...]) -> str | None:
+        """The node a section page goes under: the highest node of the nearest page above it that
+        the book holds (a page that taught nothing, a contents page, is passed over), or None."""
+        for source in above:
+            stored = self._pages_stored(book, frozenset([source]))
+            if not stored:
+                continue
+            tutorial = next(iter(stored))
+            rows = self.store.rows("nodes", where.both(where.of_book(book), where.cites_tutorial(tutorial)),
+                                   columns=["id", "evidence"])
+            held = [r["id"] for r in rows if r["id"] in tree.nodes
+                    and any(e["tutorial_id"] == tutorial for e in evidence_of(r))]
+            if held:
+                return min(held, key=lambda node_id: len(tree.path(node_id)))
+        return None
+
     def source_policy(self) -> SourcePolicy:
         """What an ingest may read (settings.allowed_roots; never the store or the tokens file)."""
         s = self.settings
@@ -165,7 +183,7 @@ class Ingestion:
     def _ingest_file(self, path: Path, book: str, title: str | None, domain: str, progress: Progress,
                      cancel: Callable[[], bool] | None, refine_rounds: int = 1,
                      agent: str | None = None, llm=None, turn: Callable[[], None] | None = None,
-                     document: frozenset[str] = frozenset()) -> TutorialReport:
+                     document: Place | None = None) -> TutorialReport:
         digest = content_hash(path)
         tutorial_id = tutorial_id_of(book, digest)
         heard = None
@@ -266,7 +284,7 @@ class Ingestion:
 
     def _ingest_new(self, path: Path, book: str, progress: Progress, cancel, refine_rounds: int, agent: str | None,
                     llm, digest: str, tutorial_id: str, heard: "_Acquired",
-                    document: frozenset[str] = frozenset()) -> TutorialReport:
+                    document: Place | None = None) -> TutorialReport:
         title, pack, transcript, told, vectors, screen_note = (heard.title, heard.pack, heard.transcript, heard.told,
                                                                heard.vectors, heard.screen_note)
         timings = dict(heard.timings)
@@ -290,8 +308,10 @@ class Ingestion:
             transcript.warnings.append(f"{dropped} instructive passages past the first "
                                        f"{self.settings.max_tutorial_skills} were not made skills "
                                        "(TUTORIALBOOK_MAX_TUTORIAL_SKILLS)")
-        kin = self._pages_stored(book, document - {str(path.resolve())})
-        plan = build.Builder(self.store, self.embed, book, tree, kin=kin).build(context, outline)
+        document = document or Place()
+        kin = self._pages_stored(book, document.pages - {str(path.resolve())})
+        under = self._section_of(book, tree, document.above)
+        plan = build.Builder(self.store, self.embed, book, tree, kin=kin, under=under).build(context, outline)
         extra = pack.extra_rows(context, plan)
         timings["consolidate"] = _lap(clock)
         check_cancel()
@@ -435,6 +455,25 @@ class Ingestion:
             book=tutorial["book"], agent=agent or self.settings.agent, action="rollback", target=tid,
             summary=f"rolled back the unfinished commit of {tutorial['title']!r} ({why})",
             detail={"source": tutorial["source"], "owner": tutorial["owner"]})])
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a file stands in the manual a folder holds (acquire/reading_order.py)."""
+
+    pages: frozenset[str] = frozenset()
+    """the sources of the manual's pages, itself included"""
+    above: tuple[str, ...] = ()
+    """the sources of the pages it is a section of (each one's ``rel="up"``), the nearest first"""
+
+
+def _above(path: Path, parents: dict[Path, Path]) -> tuple[str, ...]:
+    """The chain of ``parents`` from ``path`` up (a cycle ends it)."""
+    chain: list[Path] = []
+    while path in parents and parents[path] not in chain and parents[path] != path:
+        path = parents[path]
+        chain.append(path)
+    return tuple(str(p) for p in chain)
 
 
 @dataclass
