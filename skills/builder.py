@@ -463,10 +463,11 @@ class Builder:
 
             first = pending.by_key.get(key)
             if first is not None and (draft.search_text and pending.rows[first]["origin"] == self._tutorial
-                                      or apart(first)):
+                                      or apart(first) or not _same_names(draft, pending.rows[first])):
                 first = None  # passages of one tutorial may share their opening words
             scores = pending.matrix[: len(pending.rows)] @ vector
-            close = next((int(i) for i in np.flatnonzero(scores >= SKILL_MATCH) if not apart(int(i))), None)
+            close = next((int(i) for i in np.flatnonzero(scores >= SKILL_MATCH)
+                          if not apart(int(i)) and _same_names(draft, pending.rows[int(i)])), None)
             candidates = [i for i in (first, close) if i is not None]
             if candidates:
                 return pending.rows[min(candidates)]
@@ -479,9 +480,10 @@ class Builder:
         if hits and hits[0].row.get("origin") not in self.kin and (
                 hits[0].score >= SKILL_MATCH or _norm(hits[0].row["name"]) == key and hits[0].score >= NAMED_MATCH):
             if hits[0].row["id"] in pending.by_id:  # an earlier draft merged into it: one row to rewrite
-                return pending.rows[pending.by_id[hits[0].row["id"]]]
+                row = pending.rows[pending.by_id[hits[0].row["id"]]]
+                return row if _same_names(draft, row) else None
             stored = self.store.rows("skills", where.by_id(hits[0].row["id"]))  # whole, with its vector
-            if not stored:  # replaced since the tree was read
+            if not stored or not _same_names(draft, stored[0]):  # replaced since the tree was read; or alike only
                 return None
             row = clean(stored[0])
             row["_status"] = "updated"
@@ -564,6 +566,22 @@ def evidence(tutorial: TutorialContext, start: float, end: float, quote_text: st
         "timed": timed,
         "link": link,
     }
+
+
+#: what names a thing in a passage: a code span, a word with a digit or an underscore, a dotted,
+#: slashed or hyphenated compound, a camelCase word
+_NAMED = re.compile(r"`[^`\n]+`|\b\w*[\d_]\w*\b|\b\w+(?:[./:-]\w+)+|\b[a-z]+[A-Z]\w*")
+
+
+def _same_names(draft: SkillDraft, row: dict) -> bool:
+    """Whether a passage and a skill name the same things (modules, options, numbers): alike
+    passages about different things are different skills ("Do NOT use mod_rewrite to protect
+    specific urls" and the same warning of mod_redirect, at cosine 0.97, had been one)."""
+    def names(text: str) -> frozenset[str]:
+        return frozenset(found.lower() for found in _NAMED.findall(text))
+
+    return names(skill_text(draft.name, draft.when_to_use, draft.steps)) == \
+        names(skill_text(row["name"], row["when_to_use"], steps_of(row)))
 
 
 def _search_text(draft: SkillDraft) -> str:

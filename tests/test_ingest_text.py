@@ -4,6 +4,7 @@ from pathlib import Path
 
 from tests.support.examples import EXAMPLES
 from tutorialbook.library import Library
+from tutorialbook.memory.rows import steps_of
 from tutorialbook.acquire.sources import parse_markdown, parse_subtitles
 
 
@@ -358,3 +359,21 @@ def test_alike_passages_of_two_sections_stay_in_their_own_sections(library, tmp_
     assert "appended" in library.store.get("skills", appended.id)["steps"]
     ids = [r["id"] for r in library.store.rows("skills")]
     assert len(ids) == len(set(ids)) == 4
+
+
+def test_alike_passages_about_different_things_stay_two_skills(library, tmp_path):
+    """Two modules' manuals say the same warning of each: "Do NOT use mod_rewrite to protect
+    specific urls" had been folded into the mod_redirect skill, its own section left
+    empty and the warning attributed to the other module. Passages naming different modules,
+    options or numbers stay apart; the same passage taught twice still merges (above)."""
+    warning = ("Do NOT use {mod} to protect specific urls, as the original url passed from the client\n"
+               "is matched against your rules, for example strings like \"/abc/../xyz%2f/path\".")
+    for mod in ("mod_redirect", "mod_rewrite"):
+        (tmp_path / f"{mod}.md").write_text(f"# {mod}\n\n## Warning\n\n{warning.format(mod=mod)}\n")
+    library.ingest(str(tmp_path / "mod_redirect.md"), book="web", refine_rounds=0)
+    library.ingest(str(tmp_path / "mod_rewrite.md"), book="web", refine_rounds=0)
+    skills = library.store.rows("skills", "book = 'web'")
+    assert len(skills) == 2 and {s["sources"] for s in skills} == {1}
+    texts = sorted(" ".join(steps_of(s)) for s in skills)
+    assert "mod_redirect" in texts[0] and "mod_rewrite" not in texts[0]
+    assert "mod_rewrite" in texts[1] and "mod_redirect" not in texts[1]
