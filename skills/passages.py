@@ -476,6 +476,15 @@ def _row_phrase(table: str) -> str:
     return f"{cells[0]}: {', '.join(cells[1:])}" if len(cells) > 1 else cells[0]
 
 
+def _defines(lines: list[str]) -> bool:
+    """Whether a list opens with a term over its meaning, indented (a definition list: its
+    first term is an item like the others, not a line leading in to them)."""
+    def depth(line: str) -> int:
+        return len(line) - len(line.lstrip())
+
+    return len(lines) > 1 and depth(lines[1]) > depth(lines[0]) and not _ITEM.match(lines[1].strip())
+
+
 def _items(lines: list[str]) -> list[str]:
     """List items, each with its wrapped continuation lines joined and its nested items on lines
     of their own under it, indented as written ("One\n  - Sublist": joined, a nested list read
@@ -494,7 +503,7 @@ def _items(lines: list[str]) -> list[str]:
             items.append(_ITEM.sub("", line.strip()))  # an item, or a definition list's next term
             defined, term = False, not _ITEM.match(line.strip())
         elif depth > indent and term and not defined and "\n" not in items[-1]:
-            items[-1] += ": " + line.strip()  # a term's meaning: "sha512: When this option is set …"
+            items[-1] = items[-1].rstrip(":") + ": " + line.strip()  # "sha512: When this option is set …"
             defined = True
         else:
             items[-1] += " " + line.strip()
@@ -513,7 +522,7 @@ def draft(passage: Passage, context: str) -> SkillDraft:
         elif kind == "table":
             steps += [line.strip() for line in lines]  # a row a step: joined, its cells ran together
         elif kind == "list" or len(lines) > 1 and all(_ITEM.match(line.strip()) for line in lines[1:]):
-            head = [] if _ITEM.match(lines[0].strip()) else [lines.pop(0).strip()]
+            head = [] if _ITEM.match(lines[0].strip()) or _defines(lines) else [lines.pop(0).strip()]
             steps += head + _items(lines)
         else:
             steps.append(" ".join(line.strip() for line in lines))

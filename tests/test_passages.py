@@ -461,6 +461,24 @@ def test_a_definition_list_is_a_step_per_term_with_its_meaning():
     assert passages._items(["- one", "  wrapped", "- two"]) == ["one wrapped", "two"]
 
 
+def test_a_definition_list_block_opening_with_its_first_term_keeps_it_as_an_item():
+    """A list block of a definition list (HTML's dl: BIND's "owner name / The domain name where the
+    RR is found. / RR type / …") had its first term taken for a line leading in to the list, and
+    every later term and meaning ran together in one step. A lead-in line over marked items
+    still stands alone."""
+    from tutorialbook.skills.passages import Passage
+
+    def steps(block: str) -> list[str]:
+        return passages.draft(Passage([0], block, 0, 1, [("list", block)]), "").steps
+
+    terms = ("owner name\n  The domain name where the RR is found.\nRR type\n  An encoded 16-bit value.\n"
+             "TTL\n  The time-to-live of the RR.")
+    assert steps(terms) == ["owner name: The domain name where the RR is found.",
+                            "RR type: An encoded 16-bit value.", "TTL: The time-to-live of the RR."]
+    assert steps("Options are:\n- one\n- two") == ["Options are:", "one", "two"]
+    assert steps("Optimise, using -O:\n  The most basic way.") == ["Optimise, using -O: The most basic way."]
+
+
 def test_a_lead_in_opens_what_it_introduces_when_the_passage_before_is_full():
     """docutils' primer: "…deemed to be at the same level:" closed one skill and its example opened
     the next; the sentence that introduces a block now goes with it."""
