@@ -1833,3 +1833,18 @@ def test_plain_text_sentence_cased_lines_and_named_option_lists_head_sections(tm
         (1, "INSTALLATION"), (2, "Forking the project"), (1, "USAGE AND OPTIONS"), (2, "General Options")]
     texts = [s.text for s in transcript.segments]
     assert "The default values are" in texts and "Ctrl+F is your friend :D" in texts
+
+
+def test_html_listing_line_numbers_are_no_part_of_its_code(tmp_path):
+    """Sphinx's ``:linenos:`` puts Pygments' line numbers beside the code, inline (``span.linenos``)
+    or in a table column (``td.linenos``): BIND's zone file read "2$TTL 2d" and "24ns1  IN  A"."""
+    page = ('<html><head><title>Zones</title></head><body><h1>Zones</h1><p>A zone file:</p>'
+            '<div class="highlight"><pre><span></span><span class="linenos"> 1</span>$ORIGIN example.com.\n'
+            '<span class="linenos"> 2</span>$TTL 2d    ; default TTL for zone\n</pre></div>'
+            '<p>And in a table:</p><table class="highlighttable"><tr><td class="linenos"><div class="linenodiv">'
+            '<pre>1\n2</pre></div></td><td class="code"><div class="highlight"><pre>ns1  IN  A  192.168.254.2\n'
+            'www  IN  A  192.168.254.3\n</pre></div></td></tr></table></body></html>')
+    transcript = read_written(tmp_path, "zones.html", page)
+    codes = [s.text for s in transcript.segments if s.kind == "code"]
+    assert codes == ["$ORIGIN example.com.\n$TTL 2d    ; default TTL for zone",
+                     "ns1  IN  A  192.168.254.2\nwww  IN  A  192.168.254.3"]

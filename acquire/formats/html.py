@@ -51,6 +51,8 @@ _CHROME_IDS = frozenset({"author", "email", "revnumber", "revdate", "revremark"}
 #: what follows "nav" in a compound class word that names page furniture (DocBook's navheader and
 #: navfooter: the Prev / Up / Next tables atop and below every page of a generated manual)
 _NAV_PARTS = frozenset({"header", "footer", "bar", "links", "panel", "box", "menu", "list", "tabs"})
+#: a listing's line numbers (Pygments' gutter, as Sphinx's ``:linenos:`` writes it): no part of the code
+_GUTTER = frozenset({"linenos", "lineno", "linenodiv"})
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _INLINE = frozenset({"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
                      "font", "i", "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike",
@@ -276,7 +278,7 @@ def _is_chrome(el, content) -> bool:
     tag = el.tag.lower()
     if _is_box(el):
         return False
-    if tag in _DROP_TAGS:
+    if tag in _DROP_TAGS or _class_words(el) & _GUTTER:
         return True
     if tag in _PAGE_FURNITURE and not any(a.tag in ("article", "main", "section") for a in el.iterancestors()):
         return True
