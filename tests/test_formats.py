@@ -1848,3 +1848,19 @@ def test_html_listing_line_numbers_are_no_part_of_its_code(tmp_path):
     codes = [s.text for s in transcript.segments if s.kind == "code"]
     assert codes == ["$ORIGIN example.com.\n$TTL 2d    ; default TTL for zone",
                      "ns1  IN  A  192.168.254.2\nwww  IN  A  192.168.254.3"]
+
+
+def test_an_nbformat_2_notebook_keeps_its_lines_and_its_headings(tmp_path):
+    """nbformat 2 stored a cell's lines without their newlines: every line ran into the next
+    ("p.legend = Truep.show()", a title made of a whole paragraph). They are lines again, as
+    nbformat joins them, and "##General examples" is the heading that notebook showed."""
+    notebook = {"nbformat": 2, "metadata": {"name": "plot_intro"}, "worksheets": [{"cells": [
+        {"cell_type": "markdown", "source": ["#New Plotting Framework"]},
+        {"cell_type": "markdown", "source": ["", "## Structure of the Module", "", "This module plots."]},
+        {"cell_type": "markdown", "source": ["##General examples"]},
+        {"cell_type": "code", "input": ["p = plot(x)", "p.legend = True", "", "p.show()"], "outputs": []}]}]}
+    transcript = read_written(tmp_path, "plot_intro.ipynb", json.dumps(notebook))
+    assert [title for _, _, title in transcript.headings] == [
+        "New Plotting Framework", "Structure of the Module", "General examples"]
+    texts = [s.text for s in transcript.segments]
+    assert "This module plots." in texts and "p = plot(x)\np.legend = True\n\np.show()" in texts

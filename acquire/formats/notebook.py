@@ -1,5 +1,10 @@
-"""Jupyter notebooks (.ipynb, nbformat 3 and 4, read as JSON): markdown cells are Markdown,
-code cells code blocks, and a code cell's text output is kept short (its first lines)."""
+"""Jupyter notebooks (.ipynb, nbformat 2 to 4, read as JSON): markdown cells are Markdown,
+code cells code blocks, and a code cell's text output is kept short (its first lines).
+
+A cell's text stored as a list of lines is joined as nbformat joins it: lines that end in a
+newline as they are, lines without one (nbformat 2 wrote them so) on lines of their own. An old
+notebook's markdown heading with no space after its marks ("##General examples", which the
+notebook of its day showed as a heading) is one."""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ def read_notebook(text: str, name: str) -> Document:
             "source", f"{name} is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg}); "
             "a notebook is a JSON document") from exc
     cells = _cells(notebook)
+    old = isinstance(notebook, dict) and isinstance(notebook.get("nbformat"), int) and notebook["nbformat"] < 4
     if cells is None:
         raise TutorialbookError("source", f"{name} is not a Jupyter notebook (no list of cells)")
     doc = Document(name)
@@ -31,7 +37,7 @@ def read_notebook(text: str, name: str) -> Document:
         kind = cell.get("cell_type")
         source = _text(cell.get("source", cell.get("input", "")))
         if kind == "markdown":
-            add_markdown(source, doc)
+            add_markdown(_ATX_UNSPACED.sub(r"\1 \2", source) if old else source, doc)
         elif kind == "heading":  # nbformat 3
             level = cell.get("level")
             doc.heading(level if isinstance(level, int) else 1, source)
@@ -60,8 +66,13 @@ def _cells(notebook):
 
 def _text(value) -> str:
     if isinstance(value, list):
-        return "".join(v for v in value if isinstance(v, str))
+        lines = [v for v in value if isinstance(v, str)]
+        return "".join(lines) if lines and lines[0].endswith(("\n", "\r")) else "\n".join(lines)
     return value if isinstance(value, str) else ""
+
+
+#: a heading's marks run into its words ("##General examples")
+_ATX_UNSPACED = re.compile(r"^( {0,3}#{1,6})([^#\s])", re.M)
 
 
 _REPR = re.compile(r"<[\w.]+(?: object)?(?: at 0x[0-9a-fA-F]+)?>")
