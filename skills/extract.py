@@ -156,13 +156,14 @@ _OPERATOR = re.compile(r"^[^\w\s]+$")
 def sentence_case(phrase: str) -> str:
     """The phrase with its first letter in upper case, as a title starts — unless its first
     word is code or a name written in its own case ("dev.off(k) closes…", "type= sets…",
-    "is.na", "iOS", "y ~ x"): upper-casing those changes what they say."""
+    "is.na", "iOS", "y ~ x", "ischar (x)"): upper-casing those changes what they say."""
     tokens = phrase.split(maxsplit=2)
     if not tokens:
         return phrase
     first = tokens[0].rstrip(",:;!?")
-    if not re.fullmatch(r"[a-z][a-z'’-]*", first) or (len(tokens) > 1 and _OPERATOR.match(tokens[1])):
-        return phrase
+    if not re.fullmatch(r"[a-z][a-z'’-]*", first) or (len(tokens) > 1 and _OPERATOR.match(tokens[1])) \
+            or len(tokens) > 1 and tokens[1].startswith("(") and tokens[0] == first:
+        return phrase  # "ischar (x) returns …": a call
     return phrase[:1].upper() + phrase[1:]
 
 

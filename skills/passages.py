@@ -393,7 +393,7 @@ def title_phrase(text: str, limit: int = 8) -> str:
         tokens = tokens[:limit]
         while len(tokens) > 1 and (tokens[-1].lower().strip(".,") in _WEAK_END or not _balanced(" ".join(tokens))):
             tokens.pop()  # not "… kept short (50": a bracket or quote left open names nothing
-    phrase = " ".join(tokens).strip(" .,:;!?")
+    phrase = re.sub(r"^(?:\.{2,}|…)", "", " ".join(tokens)).lstrip(" ,:;!?").rstrip(" .,:;!?")  # ".htaccess" stays
     if not _balanced(phrase):  # a quote that closes what the name does not open ("… the word 'hello'")
         phrase = phrase.strip("\"'“”‘’")
     elif phrase[:1] in "'\"" and phrase[-1:] == phrase[:1] and phrase.count(phrase[:1]) == 2:

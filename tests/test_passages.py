@@ -499,3 +499,19 @@ def test_editor_modelines_and_a_line_of_badges_are_no_skill():
     for text in ("ex: an example of a command", "Use vim: it is a good editor.", "Chapter 4 explains the options.",
                  "Press [Ctrl] [Alt] [Del] to restart the machine now, as the manual says."):
         assert not passages.is_boilerplate(text), text
+
+
+def test_a_name_keeps_a_leading_dot_and_a_call_its_case():
+    """Apache's ".htaccess files (or …) provide" was named "Htaccess files …", Octave's "ischar (x):
+    Return true …" "Ischar (x) …": a name opening with a dotted word keeps its dot, and a word
+    called with its arguments keeps its case. A leading ellipsis is no part of a name."""
+    from tutorialbook.skills.passages import Passage
+
+    def name(text: str) -> str:
+        return passages.draft(Passage([0], text, 0, 1, [("text", text)]), "").name
+
+    assert name('.htaccess files (or "distributed configuration files") provide a way to make changes.') == (
+        '.htaccess files (or "distributed configuration files") provide')
+    assert name("ischar (x): Return true if x is a character array.") == (
+        "ischar (x): Return true if x is a character array")
+    assert name("... and then the dough rests here for an hour.") == "And then the dough rests here"
