@@ -1864,3 +1864,19 @@ def test_an_nbformat_2_notebook_keeps_its_lines_and_its_headings(tmp_path):
         "New Plotting Framework", "Structure of the Module", "General examples"]
     texts = [s.text for s in transcript.segments]
     assert "This module plots." in texts and "p = plot(x)\np.legend = True\n\np.show()" in texts
+
+
+def test_html_heading_atop_a_note_or_example_box_labels_the_box_and_opens_no_section(tmp_path):
+    """Apache's manual titles its boxes with a heading (``<div class="warning"><h3>Deprecation
+    Notice</h3>``, ``<div class="example"><h3>Examples of IP address formats</h3>``): each had
+    become a section that took in the rest of its own section after the box."""
+    page = ("<html><head><title>HTTP/2 guide</title></head><body><h1>HTTP/2 guide</h1>"
+            "<h2>Server Push</h2><div class='warning'><h3>Deprecation Notice</h3><p>Server Push is deprecated.</p>"
+            "</div><p>The HTTP/2 protocol allows the server to push responses.</p>"
+            "<div class='example'><h3>Examples of formats</h3><p>Require ip 10.1.2.3</p></div>"
+            "<p>Push is set per location.</p><h2>Early Hints</h2><p>Send a 103 response first.</p></body></html>")
+    transcript = read_written(tmp_path, "http2.html", page)
+    assert [title for _, _, title in transcript.headings] == ["HTTP/2 guide", "Server Push", "Early Hints"]
+    texts = [s.text for s in transcript.segments]
+    assert "Deprecation Notice: Server Push is deprecated." in texts
+    assert "Examples of formats: Require ip 10.1.2.3" in texts

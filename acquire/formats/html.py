@@ -20,7 +20,8 @@ contents list, dropped; longer lines with blank lines among them are a text laid
 below the page's last one. A ``<br>`` in a ``<pre>`` breaks its line.
 A code listing written one element a line (Doxygen's ``div.fragment``) is one code block.
 An admonition's label (Sphinx's "Note" paragraph, DocBook's "Note" title or icon-and-label
-table in a ``div.note``) heads its text ("Note: …"): no block, no section of its own.
+table in a ``div.note``; any heading atop a note or example box, as Apache's "Deprecation
+Notice") heads its text ("Note: …"): no block, no section of its own.
 The title is the page's own: the h1 when the ``<title>`` holds it, else the part of a "Page —
 Site" title that a title element of the page shows or the h1 opens with."""
 
@@ -98,6 +99,8 @@ REDIRECT_WORDS = 40
 #: the classes of an admonition's, topic's or sidebar's own title (Sphinx's "admonition-title"
 #: "Scoping Behavior", "topic-title"): it heads the box's text, as "Note" does, no block of its own
 _BOX_TITLES = frozenset({"admonition-title", "topic-title", "sidebar-title"})
+#: boxes of examples set apart in the text (Apache's ``div.example``), whose heading is their label
+_EXAMPLES = frozenset({"example"})
 #: a heading's section number ("5.2 ", "A.1. ")
 _NUMBERED = re.compile(r"^(?:[\dA-Z]+\.)*\d+\.?\s+")
 
@@ -474,8 +477,10 @@ class _Walker:
     def block(self, el, tag: str, depth: int) -> None:
         if depth > MAX_DEPTH:
             self.emit("paragraph", el.text_content())
-        elif tag in _HEADINGS and _in_admonition(el) and squash(el.text_content()).strip(": ").lower() in ADMONITIONS:
-            self.doc.label(squash(el.text_content()).strip(": "))  # DocBook's "Note" title of a div.note: no section
+        elif tag in _HEADINGS and _in_admonition(el, _EXAMPLES):
+            # DocBook's "Note" title of a div.note, Apache's "Deprecation Notice" atop a div.warning: the
+            # box's label, no section (one had taken in everything after the box)
+            self.doc.label(squash(el.text_content()).strip(": "))
         elif tag in _HEADINGS and _CREDITS & set(el.get("class", "").split()):
             self.emit("paragraph", el.text_content())  # a title page's subtitle or author: no section
         elif tag in _HEADINGS:
@@ -562,10 +567,11 @@ def _is_box_title(el) -> bool:
     return bool(set((el.get("class") or "").split()) & _BOX_TITLES) and len(squash(el.text_content())) <= 150
 
 
-def _in_admonition(el) -> bool:
-    """Whether an element sits directly in a box whose class names an admonition (``div.note``)."""
+def _in_admonition(el, also: frozenset[str] = frozenset()) -> bool:
+    """Whether an element sits directly in a box whose class names an admonition (``div.note``),
+    or one of ``also``."""
     box = el.getparent()
-    return box is not None and bool(_class_words(box) & ADMONITIONS)
+    return box is not None and bool(_class_words(box) & (ADMONITIONS | also))
 
 
 def _alt(img) -> str:
