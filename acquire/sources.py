@@ -172,6 +172,10 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
         return read_document(".adoc", text, named.name)
     if suffix in TEXT_EXTENSIONS and looks_like_rst(text):  # docutils' own documentation is .txt
         return read_document(".rst", text, named.name)
+    from tutorialbook.acquire.formats.markdown import looks_like_markdown
+
+    if suffix in TEXT_EXTENSIONS and looks_like_markdown(text):  # Markdown saved as text
+        return read_document(".md", text, named.name)
     return parse_plain(text, named.name)
 
 

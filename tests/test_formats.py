@@ -1880,3 +1880,24 @@ def test_html_heading_atop_a_note_or_example_box_labels_the_box_and_opens_no_sec
     texts = [s.text for s in transcript.segments]
     assert "Deprecation Notice: Server Push is deprecated." in texts
     assert "Examples of formats: Require ip 10.1.2.3" in texts
+
+
+def test_markdown_saved_as_text_is_read_as_markdown_and_plain_text_is_not(tmp_path):
+    """Debian's autopkgtest.txt is Markdown (setext titles, `code` spans, **strong** list terms): read
+    as plain text, its list items became sections ("- **allow-stderr**") and its markup stayed in
+    the skills. A plain text with a heading underlined in tildes and a word in stars is no Markdown."""
+    from tutorialbook.acquire.formats.markdown import looks_like_markdown
+
+    markdown = ("Autotests\n=========\n\nThe package provides a file `debian/tests/control` with stanzas.\n\n"
+                "Control fields\n--------------\n\n- **Tests:** *name-of-test*\n\n  This field names the tests, "
+                "run from `debian/tests`.\n\n- **Restrictions:** *restriction-list*\n\n"
+                "  Declares the restrictions, as `needs-root`.\n")
+    transcript = read_written(tmp_path, "autopkgtest.txt", markdown)
+    assert [title for _, _, title in transcript.headings] == ["Autotests", "Control fields"]
+    texts = [s.text for s in transcript.segments]
+    assert "The package provides a file debian/tests/control with stanzas." in texts
+    assert not any("**" in t or "`" in t for t in texts)
+    plain = ("5.6.12.1. Epochs should be used sparingly\n~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n\n"
+             "Note that the purpose of epochs is to cope with mistakes, as the\n~~~ marks show.\n\n"
+             "There **will** be a loop, and it **will** not be resolved.\n")
+    assert looks_like_markdown(markdown) and not looks_like_markdown(plain)

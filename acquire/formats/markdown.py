@@ -35,6 +35,25 @@ _LISTS = ("bullet_list", "ordered_list")
 _BLOCKY = frozenset({"fence", "code_block", "table", "heading", "blockquote"})
 
 
+#: what only Markdown writes: a fenced code block, `code` spans, **strong** words, [links](url),
+#: "## Titles"; each counted where it must recur to be told from a plain text's own habits
+_MARKDOWN_SIGNS = {
+    "fence": (re.compile(r"^[ \t]{0,3}```", re.M), 2),  # not "~~~": a heading's underline
+    "code": (re.compile(r"(?<![`\w])`[^`\n]+`(?![`\w])"), 3),
+    "strong": (re.compile(r"(?<![*\w])\*\*\S[^*\n]*?\*\*(?![*\w])"), 2),
+    "link": (re.compile(r"\[[^\[\]\n]+\]\((?:[a-z]+://|[#./\w])[^()\s]*\)", re.I), 1),
+    "atx": (re.compile(r"^#{1,6}[ \t]+[A-Z]", re.M), 2),
+}
+SNIFF_CHARS = 200_000
+
+
+def looks_like_markdown(text: str) -> bool:
+    """Whether a plain text (``.txt``: pandoc's and GitHub's Markdown saved so, Debian's
+    autopkgtest.txt) is Markdown: two kinds of what only Markdown writes (``_MARKDOWN_SIGNS``)."""
+    head = text[:SNIFF_CHARS]
+    return sum(len(sign.findall(head)) >= least for sign, least in _MARKDOWN_SIGNS.values()) >= 2
+
+
 def read_markdown(text: str, name: str) -> Document:
     """Segment offsets point into the Markdown file itself: each block's lines."""
     doc = Document(name, source=text)
