@@ -1901,3 +1901,26 @@ def test_markdown_saved_as_text_is_read_as_markdown_and_plain_text_is_not(tmp_pa
              "Note that the purpose of epochs is to cope with mistakes, as the\n~~~ marks show.\n\n"
              "There **will** be a loop, and it **will** not be resolved.\n")
     assert looks_like_markdown(markdown) and not looks_like_markdown(plain)
+
+
+def test_plain_text_from_docbook_keeps_chapters_over_their_sections_and_terms_off_the_toc(tmp_path):
+    """mutt's manual as text: "Chapter 3. Configuration" over its own contents list, then sections
+    numbered from 1 again; a definition list's terms alone over their meanings, indented. The
+    chapters had been at the sections' level, dropped as empty; the terms ("Wiki") made chapters
+    that held the rest of the manual; "List of Examples" was a section."""
+    text = ("The Mail Client\n\nList of Examples\n\n1.1. Multiple configuration commands per line\n"
+            "1.2. Commenting configuration files\n\nChapter 1. Introduction\n\nTable of Contents\n\n"
+            "1. Home Page\n2. Online Resources\n\n1. Home Page\n\nThe home page has the latest news.\n"
+            "It is updated often.\n\n2. Online Resources\n\nWiki\n\n    An (unofficial) wiki can be found at "
+            "https://gitlab.com/mutt/\n    wikis/home.\n\nUSENET\n\n    For USENET, see the newsgroup comp.mail.\n\n"
+            "Chapter 2. Configuration\n\nTable of Contents\n\n1. Location of Files\n\n1. Location of Files\n\n"
+            "The system wide configuration file is read first.\nThen your own file is read.\n\n"
+            "USAGE AND OPTIONS\n\n    mail [OPTIONS] FILE\n\nRun it on a folder of mail.\n")
+    transcript = read_written(tmp_path, "manual.txt", text)
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Chapter 1. Introduction"), (2, "1. Home Page"), (2, "2. Online Resources"),
+        (1, "Chapter 2. Configuration"), (2, "1. Location of Files"), (3, "USAGE AND OPTIONS")]
+    texts = [s.text for s in transcript.segments]
+    assert "Wiki: An (unofficial) wiki can be found at https://gitlab.com/mutt/ wikis/home." in texts
+    assert "USENET: For USENET, see the newsgroup comp.mail." in texts
+    assert not any("Multiple configuration commands" in t for t in texts)

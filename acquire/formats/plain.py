@@ -14,7 +14,11 @@ blank lines, with the structure the text shows by layout.
   A numbered title or a question may sit on the line over its answer, with no blank line
   between (FAQs), when the answer's first word would have fit on its line. Levels go by
   the order styles first appear; a left-standing heading ("Preface") takes the level of the
-  first chapter numbers at the same margin.
+  first chapter numbers at the same margin; a part stands over a chapter or appendix, and these
+  over bare numbers ("Chapter 3. Configuration" over its "1. Location of Files").
+* **Terms**: a short line in capitals or title case over its meaning in words, indented deeper
+  ("Wiki" over "    An (unofficial) wiki can be found at …") heads that meaning ("Wiki: An …"),
+  no section; over an indented table, list or command it is a heading.
 * **Code**: a block indented deeper than the text's prose that opens with a shell prompt
   (``$ ``), or is at least two columns deeper and does not read as prose; the pieces of a
   listing that blank lines cut apart are one block again, dedented as a whole. Lines indented
@@ -29,7 +33,7 @@ blank lines, with the structure the text shows by layout.
 
 A single-line block naming an admonition ("Note", "Caution") heads the block after it. Rule
 lines, a trailing pilcrow (Sphinx's text output), a table of contents (short lines under
-"Contents") and a paginated text's running heads (a line with a page number that recurs on
+"Contents"; a "List of Examples", "List of Figures"…) and a paginated text's running heads (a line with a page number that recurs on
 three pages or more) are not text. (nroff's overstruck letters
 and a terminal's colour codes are taken out when the file is read: ``sources._read_text``.)"""
 
@@ -63,7 +67,9 @@ _FRAME_CHARS = frozenset("┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬
 _BARS = "│║┃|"
 _SENTENCE_END = re.compile(r"[.:;,!]$")
 _NOTICE = re.compile(r"©|\bcopyright\b|\(c\) ?\d{4}", re.I)
-_CONTENTS = re.compile(r"(?:table of )?contents:?", re.I)
+#: a contents list's title, or a list of the text's tables, figures, examples… (DocBook's text writes them)
+_CONTENTS = re.compile(r"(?:table of )?contents:?|list of (?:tables|figures|examples|listings|illustrations|"
+                       r"procedures|equations):?", re.I)
 _AUXILIARIES = frozenset("is are was were be been has have had will would can could should must may might do does"
                          .split())
 _SMALL_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
@@ -101,6 +107,7 @@ def read_plain(text: str, name: str) -> Document:
         doc.title = title  # a text's opening lines standing alone, short: its title
         blocks = blocks[1:]
     events: list[tuple] = []  # ("heading", style, title) | ("block", kind, text) | ("code", lines) | ("label", text)
+    # | ("term", text): a definition's term over its meaning
     for i, block in enumerate(blocks):
         lines = block.lines
         following = blocks[i + 1] if i + 1 < len(blocks) else None
@@ -113,7 +120,8 @@ def read_plain(text: str, name: str) -> Document:
         if not any(re.search(r"\w", line) for line in lines):
             continue  # a rule, or a frame of punctuation
         block = _Block(lines)
-        events.append(_standing_alone(block, prose, following) or _block_event(block, prose, spelling))
+        meaning = bool(events) and events[-1][0] == "term"
+        events.append(_standing_alone(block, prose, following) or _block_event(block, prose, spelling, meaning))
     events = _without_listed_headings(events)
     levels = _levels([e[1] for e in events if e[0] == "heading"])
     code: list[str] = []  # a listing's pieces, which blank lines cut into blocks, gathered again
@@ -126,7 +134,7 @@ def read_plain(text: str, name: str) -> Document:
             code = []
         if event[0] == "heading":
             doc.heading(levels[event[1]], event[2])
-        elif event[0] == "label":
+        elif event[0] in ("label", "term"):
             doc.label(event[1])
         elif event[0] == "block":
             doc.block(event[1], event[2])
@@ -205,7 +213,7 @@ def _heading_style(raw: str, outdented: bool, following: _Block | None) -> tuple
     if numbered and _title_like(title) and not _same_numbering(numbered, following) \
             and (title[:1].isupper() or _depth(numbered) > 1) and re.search(r"[^\W\d_]{2,}", title) \
             and not all(_SAN.fullmatch(w) for w in title.split()):
-        return ("number", _depth(numbered))
+        return ("number", _named_depth(numbered))
     if _capitals(line):
         return ("capitals",)
     if outdented and _title_like(line) and not _COMMAND.search(line):
@@ -218,6 +226,10 @@ def _heading_style(raw: str, outdented: bool, following: _Block | None) -> tuple
             and following.indent == _indent(raw)):
         return ("title case",)  # a level with title-cased lines: a writer mixes the two
     return None
+
+
+#: heading styles told by their words alone (not by numbers, marks or underlines)
+_WORDED = frozenset({("capitals",), ("title case",)})
 
 
 def _title_cased(line: str) -> bool:
@@ -257,11 +269,13 @@ def _levels(styles: list[tuple]) -> dict[tuple, int]:
     numbers = [n for n, style in enumerate(order) if style[0] == "number"]
     for n, style in zip(numbers, sorted((order[n] for n in numbers), key=lambda style: style[1])):
         order[n] = style
-    if ("outdented",) in order and ("number", 1) in order:
+    first = min((style for style in order if style[0] == "number" and style[1] <= 1), default=None,
+                key=lambda style: style[1])
+    if ("outdented",) in order and first is not None:
         order.remove(("outdented",))
     levels = {style: n + 1 for n, style in enumerate(order)}
-    if ("outdented",) not in levels and ("outdented",) in styles:
-        levels[("outdented",)] = levels[("number", 1)]
+    if ("outdented",) not in levels and ("outdented",) in styles and first is not None:
+        levels[("outdented",)] = levels[first]
     return levels
 
 
@@ -272,8 +286,10 @@ def _underlines(line: str, title: str) -> bool:
             and _title_like(title) and not _RULE.match(title))
 
 
-def _block_event(block: _Block, prose: int, spelling: Spelling) -> tuple:
-    """A block as a list, code (deeper than the prose and not reading as prose), else a paragraph."""
+def _block_event(block: _Block, prose: int, spelling: Spelling, meaning: bool = False) -> tuple:
+    """A block as a list, code (deeper than the prose and not reading as prose), else a paragraph.
+    ``meaning``: the block is a term's meaning, indented under it (words opening with a capital
+    read as prose there, a link or no full stop in them)."""
     lines = block.lines
     deeper = block.indent - prose
     if len(lines) == 1 and deeper >= CENTRED:  # a title page's centred line: no code
@@ -283,7 +299,8 @@ def _block_event(block: _Block, prose: int, spelling: Spelling) -> tuple:
         return ("block", *drawn)
     if sum(bool(_BULLET.match(line)) for line in lines) >= max(1, len(lines) // 3) and _BULLET.match(lines[0]):
         return ("block", "list", _dedent(lines))
-    if deeper > 0 and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)):
+    if deeper > 0 and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)
+                       and not (meaning and _says(lines))):
         return ("code", lines)
     widest = _widest(lines)
     if len(lines) >= 3 and len({_indent(line) for line in lines}) == 1 and all(
@@ -407,6 +424,13 @@ def _reads_as_prose(lines: list[str]) -> bool:
     return len(text.split()) >= 8 and plain >= 0.85 * len(text) and bool(re.search(r"[.!?:]$", text))
 
 
+def _says(lines: list[str]) -> bool:
+    """Words more than code: four or more, opening with a capitalised word, mostly letters."""
+    text = " ".join(line.strip() for line in lines)
+    plain = sum(ch.isalpha() or ch.isspace() for ch in text)
+    return len(text.split()) >= 4 and bool(re.match(r"[A-Z][a-z]+\s", text)) and plain >= 0.7 * len(text)
+
+
 def _dedent(lines: list[str]) -> str:
     """Lines without the indentation they share (blank lines kept)."""
     indent = min((_indent(line) for line in lines if line.strip()), default=0)
@@ -435,6 +459,12 @@ def _standing_alone(block: _Block, prose: int, following: _Block | None) -> tupl
     if found is None:
         return None
     style, title = found
+    if style in _WORDED and following is not None and following.indent > max(prose, block.indent) \
+            and not title.endswith(":") and title == block.lines[0] and not _RULE.match(following.lines[0]) \
+            and not _BULLET.match(following.lines[0]) and (_says(following.lines) or _reads_as_prose(following.lines)):
+        # a term over its meaning in words, indented ("Wiki" / "    An (unofficial) wiki can be found
+        # at …"): a definition list's, no section (a heading over an indented table or command stays)
+        return ("term", title.strip())
     return ("label", title) if style == ("label",) else ("heading", style, title)
 
 
@@ -477,6 +507,16 @@ def _same_numbering(numbered: re.Match, following: _Block | None) -> bool:
 
 def _arabic(numbered: re.Match) -> bool:
     return bool(numbered["number"]) and numbered["number"][0].isdigit()
+
+
+def _named_depth(numbered: re.Match) -> int:
+    """A numbered title's depth among the text's headings: a part (-1) over a chapter or appendix
+    (0) over a bare number ("3. Syntax", 1: mutt's manual numbers each chapter's sections from 1
+    under "Chapter 3. Configuration"), then deeper numbers."""
+    if numbered["named"]:
+        word = numbered.group(0).split(None, 1)[0].lower()
+        return -1 if word == "part" else 0 if word in ("chapter", "appendix") else 1
+    return _depth(numbered)
 
 
 def _depth(numbered: re.Match) -> int:
