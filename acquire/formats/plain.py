@@ -33,9 +33,9 @@ blank lines, with the structure the text shows by layout.
 
 A single-line block naming an admonition ("Note", "Caution") heads the block after it. Rule
 lines, a trailing pilcrow (Sphinx's text output), a table of contents (short lines under
-"Contents"; a "List of Examples", "List of Figures"…) and a paginated text's running heads (a line with a page number that recurs on
-three pages or more) are not text. (nroff's overstruck letters
-and a terminal's colour codes are taken out when the file is read: ``sources._read_text``.)"""
+"Contents"; a "List of Examples", "List of Figures"…) and a paginated text's running heads (a
+line with a page number that recurs on three pages or more) are not text. (nroff's overstruck
+letters and a terminal's colour codes are taken out when the file is read: ``sources._read_text``.)"""
 
 from __future__ import annotations
 
