@@ -1924,3 +1924,16 @@ def test_plain_text_from_docbook_keeps_chapters_over_their_sections_and_terms_of
     assert "Wiki: An (unofficial) wiki can be found at https://gitlab.com/mutt/ wikis/home." in texts
     assert "USENET: For USENET, see the newsgroup comp.mail." in texts
     assert not any("Multiple configuration commands" in t for t in texts)
+
+
+def test_plain_text_code_lines_a_sentence_introduces_keep_their_lines(tmp_path):
+    """DocBook's text output sets short examples at the margin under "Reasonable values are:"; the
+    lines were joined as prose ("set mail_check=90 set timeout=15"). A list of items under a
+    colon stays a list."""
+    text = ("Tuning\n\nPolling for new mail can cause delays. So tune the variables. Reasonable\nvalues are:\n\n"
+            "set mail_check=90\nset timeout=15\n\nwith relatively good results even over slow modem lines.\n\n"
+            "It runs on these systems:\n\n- X86/Linux\n- AMD64/Linux\n")
+    transcript = read_written(tmp_path, "tuning.txt", text)
+    kinds = [(s.kind, s.text) for s in transcript.segments]
+    assert ("code", "set mail_check=90\nset timeout=15") in kinds
+    assert ("list", "- X86/Linux\n- AMD64/Linux") in kinds

@@ -73,6 +73,8 @@ _CONTENTS = re.compile(r"(?:table of )?contents:?|list of (?:tables|figures|exam
 _AUXILIARIES = frozenset("is are was were be been has have had will would can could should must may might do does"
                          .split())
 _SMALL_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
+#: the width a text is taken to be wrapped at when it has no wrapped paragraphs to tell its own
+TERMINAL = 80
 #: a single line indented this much deeper than the prose is centred text, not code
 CENTRED = 12
 MAX_HEADING_WORDS = 12
@@ -121,7 +123,9 @@ def read_plain(text: str, name: str) -> Document:
             continue  # a rule, or a frame of punctuation
         block = _Block(lines)
         meaning = bool(events) and events[-1][0] == "term"
-        events.append(_standing_alone(block, prose, following) or _block_event(block, prose, spelling, meaning))
+        shown = i > 0 and _shows(blocks[i - 1].lines[-1], block, width or TERMINAL)
+        events.append(_standing_alone(block, prose, following)
+                      or (("code", lines) if shown else _block_event(block, prose, spelling, meaning)))
     events = _without_listed_headings(events)
     levels = _levels([e[1] for e in events if e[0] == "heading"])
     code: list[str] = []  # a listing's pieces, which blank lines cut into blocks, gathered again
@@ -368,6 +372,19 @@ def _numbered_title(line: str, after: list[str]) -> bool:
     found = _heading(line, False, _Block(after)) if numbered else None
     return found is not None and found[0][0] == "number" and numbered is not None \
         and not re.search(r"[.,;:]\s", numbered["title"])
+
+
+def _shows(before: str, block: _Block, width: int) -> bool:
+    """Whether a block is lines of code a sentence introduced, at the text's margin ("Reasonable
+    values are:" over "set mail_check=90" / "set timeout=15", which read as one sentence): two
+    lines or more ended by hand, short, none a sentence's end, with code's punctuation in them,
+    under a line ending in a colon or "For example," (not a list's items, nor a drawn table)."""
+    lines = block.lines
+    return (len(lines) >= 2 and bool(re.search(r"(?::|\bexample,)$", before.strip()))
+            and not _BULLET.match(lines[0]) and not _drawn_table(lines)
+            and all(len(line) <= 0.75 * width and not re.search(r"[.!?]$", line) for line in lines)
+            and all(_broken(a, b, width) for a, b in zip(lines, lines[1:]))
+            and sum(ch in "=;{}()$<>|/_-" for ch in "".join(lines)) >= len(lines))
 
 
 def _introduces(line: str) -> bool:
