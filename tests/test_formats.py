@@ -1937,3 +1937,18 @@ def test_plain_text_code_lines_a_sentence_introduces_keep_their_lines(tmp_path):
     kinds = [(s.kind, s.text) for s in transcript.segments]
     assert ("code", "set mail_check=90\nset timeout=15") in kinds
     assert ("list", "- X86/Linux\n- AMD64/Linux") in kinds
+
+
+def test_a_txt_in_restructuredtext_with_an_overlined_title_and_fields_is_read_so_without_them(tmp_path):
+    """lighttpd's documentation (.txt) opens with an over- and underlined title, docinfo fields
+    and a ``.. meta::``: read as plain text it kept "plain `````" titles, "::" and raw directives;
+    read as reStructuredText, its fields ("Author: Jan Kneschke Date") had become a skill."""
+    text = ("====================\nUsing Authentication\n====================\n\n:Author: Jan Kneschke\n"
+            ":Date: $Date$\n:Revision: $Revision$\n\n.. meta::\n  :keywords: lighttpd, authentication\n\n"
+            "Description\n===========\n\nlighttpd supports two methods::\n\n  auth.backend = \"plain\"\n\n"
+            "basic\n`````\n\nThe Basic method sends the password in cleartext.\n")
+    transcript = read_written(tmp_path, "authentication.txt", text)
+    assert [title for _, _, title in transcript.headings] == ["Using Authentication", "Description", "basic"]
+    texts = [s.text for s in transcript.segments]
+    assert texts == ["lighttpd supports two methods:", 'auth.backend = "plain"',
+                     "The Basic method sends the password in cleartext."]

@@ -60,9 +60,8 @@ def _drop_bibliography(tree: nodes.Element) -> None:
     for child in tree.children:
         if isinstance(child, nodes.section):  # the document's title read as its first section's
             return _drop_bibliography(child)
-        if isinstance(child, (nodes.title, nodes.subtitle, nodes.comment, nodes.target, nodes.substitution_definition,
-                              nodes.decoration, nodes.pending)):
-            continue
+        if isinstance(child, (nodes.PreBibliographic, nodes.target, nodes.substitution_definition, nodes.pending)):
+            continue  # a title, comment, ``.. meta::`` ...
         if isinstance(child, nodes.field_list):
             names = [" ".join(f.next_node(nodes.field_name).astext().lower().split()) for f in child.children
                      if isinstance(f, nodes.field) and f.next_node(nodes.field_name) is not None]
@@ -126,6 +125,9 @@ _RST_SIGNS = {
     "literal": re.compile(r"::[ \t]*\n[ \t]*\n[ \t]+\S"),
     "inline": re.compile(r"``[^`\n]+``"),
     "substitution": re.compile(r"^\.\.[ \t]+\|[^|\n]+\|[ \t]+\S", re.M),
+    # a title over- and underlined ("====\nTitle\n===="), docinfo fields (":Author: Jan")
+    "overline": re.compile(r"^([=\-`~^#*+])\1{3,}[ \t]*\n[^\n]+\n\1{4,}[ \t]*$", re.M),
+    "field": re.compile(r"^:(?:author|authors|date|revision|version|copyright|abstract|contact|status):", re.M | re.I),
 }
 SNIFF_CHARS = 200_000
 
@@ -134,7 +136,8 @@ def looks_like_rst(text: str) -> bool:
     """Whether a plain text (``.txt``: docutils ships its own documentation so) is a
     reStructuredText source: three kinds of what only reStructuredText writes (``.. note::``,
     ``.. _label:``, ``:ref:`x```, `` `x`_ ``, a paragraph ending "::" over an indented block,
-    ````code````), one of them a directive, target, role or reference."""
+    ````code````, a title over- and underlined, a docinfo field such as ``:Author:``), one of
+    them a directive, target, role or reference."""
     head = text[:SNIFF_CHARS]
     kinds = {kind for kind, sign in _RST_SIGNS.items() if sign.search(head)}
     return len(kinds) >= 3 and bool(kinds & {"directive", "target", "role", "reference"})
