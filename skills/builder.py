@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -129,7 +130,24 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
         for passage in passages.group(segments, kept):
             if passages.teaches(passage, keys):
                 node.drafts.append(passages.draft(passage, context))
+    _named_by_sections(chapter)
     return chapter
+
+
+#: a name given to this many skills of one tutorial names none of them
+SHARED_NAME = 3
+
+
+def _named_by_sections(chapter: OutlineNode) -> None:
+    """Skills that would share one name with two others or more are each named by their section's
+    title before it: mutt's reference opens 418 sections with "Type: boolean Default: no" and the
+    like, its variable's name only in the section's title ("3.147. imap_passive")."""
+    counts = Counter(_norm(d.name) for node in chapter.walk() for d in node.drafts)
+    for node in chapter.walk():
+        for d in node.drafts:
+            if counts[_norm(d.name)] >= SHARED_NAME and node.title and _norm(node.title) != _norm(d.name):
+                named = f"{node.title}: {d.name}"
+                d.name = named if len(named) <= 90 else named[:87].rsplit(" ", 1)[0] + "…"
 
 
 def _is_licence(node: OutlineNode, transcript) -> bool:

@@ -377,3 +377,21 @@ def test_alike_passages_about_different_things_stay_two_skills(library, tmp_path
     texts = sorted(" ".join(steps_of(s)) for s in skills)
     assert "mod_redirect" in texts[0] and "mod_rewrite" not in texts[0]
     assert "mod_rewrite" in texts[1] and "mod_redirect" not in texts[1]
+
+
+def test_skills_a_tutorial_would_give_one_name_are_named_by_their_sections(library, tmp_path):
+    """A reference opens each variable's section the same way ("Type: boolean", "Default: no"): 418
+    of mutt's skills were named "Type: boolean Default: no" and the like, the variable's name only
+    in the section's title. Such skills take their section's title before the shared name."""
+    text = "Variables\n\n3. Reference\n\nEach variable is set in the configuration file.\n\n" + "".join(
+        f"3.{n}. {name}\n\nType: boolean\nDefault: no\n\nWhen set, mutt will {does}. Mutt will only\n"
+        "check for new mail over existing connections. This is useful if opening a\nconnection is slow.\n\n"
+        for n, (name, does) in enumerate([("imap_passive", "not open new IMAP connections"),
+                                          ("beep_new", "beep when new mail arrives"),
+                                          ("mark_old", "mark new unread messages as old")], 1))
+    (tmp_path / "vars.txt").write_text(text)
+    library.ingest(str(tmp_path / "vars.txt"), book="mutt", refine_rounds=0)
+    names = sorted(r["name"] for r in library.store.rows("skills", "book = 'mutt'"))
+    assert [n for n in names if "Type: boolean" in n] == [
+        "3.1. imap_passive: Type: boolean Default: no", "3.2. beep_new: Type: boolean Default: no",
+        "3.3. mark_old: Type: boolean Default: no"], names
