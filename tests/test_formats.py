@@ -1952,3 +1952,33 @@ def test_a_txt_in_restructuredtext_with_an_overlined_title_and_fields_is_read_so
     texts = [s.text for s in transcript.segments]
     assert texts == ["lighttpd supports two methods:", 'auth.backend = "plain"',
                      "The Basic method sends the password in cleartext."]
+
+
+def test_html_reference_entries_are_sections_named_by_what_they_describe(tmp_path):
+    """An API page's entries (Sphinx's ``dl.py.function``, texinfo's ``dl.def``) ran together: an
+    entry's closing "See also" opened the next entry's skill, named "See also: sprintf". Each is
+    a section titled by its object's name, its signatures as code, a class's methods below it; a
+    glossary stays a list."""
+    page = (
+        "<html><head><title>json</title></head><body><h1>json — JSON encoder</h1><h2>Basic Usage</h2>"
+        '<dl class="py function"><dt class="sig sig-object py" id="json.dumps"><span class="sig-prename '
+        'descclassname">json.</span><span class="sig-name descname">dumps</span>(<em>obj</em>, '
+        "<em>indent=None</em>)</dt><dd><p>Serialize obj to a JSON formatted str.</p>"
+        "<p>See also: json.loads.</p></dd></dl>"
+        '<dl class="py class"><dt class="sig sig-object py"><em>class </em><span class="sig-prename descclassname">'
+        'json.</span><span class="sig-name descname">JSONEncoder</span>(<em>skipkeys=False</em>)</dt>'
+        "<dd><p>Extensible JSON encoder.</p>"
+        '<dl class="py method"><dt class="sig sig-object py"><span class="sig-name descname">encode</span>'
+        "(<em>o</em>)</dt><dd><p>Return a JSON string of o.</p></dd></dl></dd></dl>"
+        '<dl class="def"><dt><span class="category">: </span><span><em>s =</em> <strong>mat2str</strong> '
+        "<em>(x, n)</em></span></dt><dd><p>Format real matrices as strings.</p></dd></dl>"
+        '<dl class="simple glossary"><dt>owner name</dt><dd><p>The domain name.</p></dd></dl></body></html>')
+    transcript = read_written(tmp_path, "json.html", page)
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "json — JSON encoder"), (2, "Basic Usage"), (3, "json.dumps"), (3, "json.JSONEncoder"), (4, "encode"),
+        (3, "mat2str")]
+    texts = [(s.kind, s.text) for s in transcript.segments]
+    assert texts[:3] == [("code", "json.dumps(obj, indent=None)"),
+                         ("paragraph", "Serialize obj to a JSON formatted str."),
+                         ("paragraph", "See also: json.loads.")]
+    assert ("code", "s = mat2str (x, n)") in texts and ("list", "owner name\n  The domain name.") in texts

@@ -19,6 +19,8 @@ contents list, dropped; longer lines with blank lines among them are a text laid
 (DocBook's literallayout holding a README), read as a plain text is (``plain.py``), its headings
 below the page's last one. A ``<br>`` in a ``<pre>`` breaks its line.
 A code listing written one element a line (Doxygen's ``div.fragment``) is one code block.
+A reference entry (Sphinx's ``dl.py.function``, texinfo's ``dl.def``) is a section one level
+down, titled by the name it describes, its signatures as code (``entries``).
 An admonition's label (Sphinx's "Note" paragraph, DocBook's "Note" title or icon-and-label
 table in a ``div.note``; any heading atop a note or example box, as Apache's "Deprecation
 Notice") heads its text ("Note: …"): no block, no section of its own.
@@ -495,6 +497,8 @@ class _Walker:
                       else el.text_content())
         elif _mostly_links(el) or _is_pointer(el):
             return
+        elif tag == "dl" and _is_entry(el):
+            self.entries(el, depth)
         elif tag in _LISTS:
             self.list_block(el, depth)
         elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el) \
@@ -516,6 +520,29 @@ class _Walker:
             self.container(el, depth)
 
 
+    def entries(self, el, depth: int) -> None:
+        """A reference entry (Sphinx's ``dl.py.function``, texinfo's ``dl.def``): a section one level
+        below the text around it, titled by the name it describes, its signatures as code, then
+        its description (an entry inside it, a class's method, one level further down). Its
+        description's last paragraph ("See also: …") had opened the next entry's skill."""
+        base = self.level
+        signatures: list = []
+        for item in el:
+            if not isinstance(item.tag, str):
+                continue
+            if item.tag == "dt":
+                signatures.append(item)
+                continue
+            if signatures:
+                self.level = base + 1
+                self.doc.heading(self.level, _entry_name(signatures[0]))
+                self.emit("code", "\n".join(_signature(dt) for dt in signatures))
+                signatures = []
+            self.container(item, depth)
+            self.level = base
+        if signatures:  # a term with no description
+            self.emit("code", "\n".join(_signature(dt) for dt in signatures))
+
     def list_block(self, el, depth: int) -> None:
         """A list as one block; one holding code or tables, as its items' blocks, a definition's
         term heading its meaning's first block (bash's "bg:" over ``bg [jobspec …]``)."""
@@ -527,6 +554,35 @@ class _Walker:
                 self.doc.label(item.text_content(), join=True)
             elif isinstance(item.tag, str):
                 self.container(item, depth)
+
+
+#: the class words of a definition list that describes a program's objects: Sphinx's domains
+#: (``dl.py.function``, ``dl.c.macro``, ``dl.std.option``, ``dl.describe``) and texinfo's ``dl.def``
+_ENTRY_CLASSES = frozenset({"def", "py", "c", "cpp", "js", "rst", "std", "describe"})
+#: where an entry's signature names its object: Sphinx's prefix and name, texinfo's name
+_ENTRY_NAMES = frozenset({"sig-prename", "descclassname", "sig-name", "descname", "def-name"})
+
+
+def _is_entry(dl) -> bool:
+    """Whether a ``dl`` describes a program's objects (each ``dt`` a signature)."""
+    words = _class_words(dl)
+    return bool(words & _ENTRY_CLASSES) or any(w.startswith("first-def") for w in words)
+
+
+def _entry_name(dt) -> str:
+    """What an entry's signature names: Sphinx's ``json.`` + ``dumps``, texinfo's ``mat2str``; else
+    the signature itself."""
+    named = [e for e in dt.iter() if isinstance(e.tag, str) and _class_words(e) & _ENTRY_NAMES]
+    named = [e for e in named if not any(a in named for a in e.iterancestors())]
+    if not named:
+        named = [e for e in dt.iter("strong")][:1]
+    name = "".join(squash(e.text_content()) for e in named)
+    return name or _signature(dt)
+
+
+def _signature(dt) -> str:
+    """An entry's signature as written, without texinfo's category mark (": ")."""
+    return squash(dt.text_content()).lstrip(": ").strip()
 
 
 def _with_breaks(el, depth: int = 0) -> str:
