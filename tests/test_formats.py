@@ -1982,3 +1982,23 @@ def test_html_reference_entries_are_sections_named_by_what_they_describe(tmp_pat
                          ("paragraph", "Serialize obj to a JSON formatted str."),
                          ("paragraph", "See also: json.loads.")]
     assert ("code", "s = mat2str (x, n)") in texts and ("list", "owner name\n  The domain name.") in texts
+
+
+def test_rst_object_descriptions_are_sections_named_by_the_object(tmp_path):
+    """Sphinx's ``.. function::``, ``.. class::``, ``.. method::`` in a page's source: the function
+    read as one more paragraph, and the class's signature vanished (docutils' own ``class``
+    directive took it). Each is a section titled by its object's name, signatures as code, as
+    the HTML reader reads Sphinx's output; docutils' ``.. class:: special`` styles nothing here."""
+    source = (".. module:: json\n\nBasic Usage\n-----------\n\n.. function:: dumps(obj, *, indent=None)\n\n"
+              "   Serialize *obj* to a JSON formatted :class:`str`.\n\n.. class:: JSONEncoder(*, skipkeys=False)\n\n"
+              "   Extensible JSON encoder.\n\n   .. method:: encode(o)\n\n      Return a JSON string of *o*.\n\n"
+              ".. c:function:: int PyObject_Print(PyObject *o, FILE *fp)\n\n   Print an object.\n\n"
+              ".. class:: special\n")
+    transcript = read_written(tmp_path, "json.rst", source)
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Basic Usage"), (2, "dumps"), (2, "JSONEncoder"), (3, "encode"), (2, "PyObject_Print")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("code", "dumps(obj, *, indent=None)"), ("paragraph", "Serialize obj to a JSON formatted str."),
+        ("code", "JSONEncoder(*, skipkeys=False)"), ("paragraph", "Extensible JSON encoder."),
+        ("code", "encode(o)"), ("paragraph", "Return a JSON string of o."),
+        ("code", "int PyObject_Print(PyObject *o, FILE *fp)"), ("paragraph", "Print an object.")]

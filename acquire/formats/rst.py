@@ -1,8 +1,9 @@
 """reStructuredText, Sphinx sources (.rst, .rst.txt) included, through docutils. Sphinx's
 roles and directives are unknown to docutils: any unknown role degrades to its text, and
 Sphinx's directives are registered with generic handlers (code-like ones become code
-blocks, admonition-like ones their content, index/toctree-like ones nothing), so no markup
-or parse error reaches a segment."""
+blocks, admonition-like ones their content, index/toctree-like ones nothing, an object's
+description — ``.. function::``, ``.. class::``, ``.. option::`` — a section named by the object,
+its signatures as code), so no markup or parse error reaches a segment."""
 
 from __future__ import annotations
 
@@ -259,6 +260,33 @@ class _Body(_Generic):
         return [node]
 
 
+class _Describe(_Generic):
+    """An object's description (``.. function:: dumps(obj, *, indent=None)``, a class, a method, an
+    option): a section titled by the object's name, its signatures as code, its content below
+    (a class's methods inside it, one level down), as Sphinx's HTML shows it."""
+
+    def run(self):
+        if self.name == "class" and not "".join(self.content).strip():
+            return []  # docutils' own "class" (a style for the next element), or a class said nothing of
+        signatures = [line.strip() for line in (self.arguments[0] if self.arguments else "").splitlines()
+                      if line.strip()]
+        name = _object_name(signatures[0]) if signatures else self.name
+        section = nodes.section()
+        section += nodes.title(name, name)
+        if signatures:
+            text = "\n".join(signatures)
+            section += nodes.literal_block(text, text)
+        self.state.nested_parse(self.content, self.content_offset, section)
+        return [section]
+
+
+def _object_name(signature: str) -> str:
+    """The name a signature describes: "dumps" of "dumps(obj, *, indent=None)", "PyObject_Print" of
+    "int PyObject_Print(PyObject *o)"; an option's or variable's signature whole."""
+    head = signature.split("(", 1)[0].strip()
+    return head.split()[-1].lstrip("*&") if "(" in signature and head else signature
+
+
 _CODE = ("code-block", "sourcecode", "testcode", "testoutput", "testsetup", "testcleanup", "doctest",
          "productionlist", "literalinclude", "ipython", "jupyter-execute", "prompt")
 _DROP = ("index", "toctree", "highlight", "module", "currentmodule", "default-domain", "default-role",
@@ -284,12 +312,13 @@ def _register_sphinx() -> None:
     table = {name: _Code for name in _CODE} | {name: _Drop for name in _DROP} | {name: _Body for name in _BODY}
     table["toctree"] = _Contents
     for name in _DESCRIBE:
-        table.setdefault(name, _Body)
+        table.setdefault(name, _Describe)
         for domain in _DOMAINS:
-            table.setdefault(f"{domain}:{name}", _Body)
+            table.setdefault(f"{domain}:{name}", _Describe)
     for name, cls in table.items():
         if directives._directives.get(name) is None and name not in directives._directive_registry:
             directives.register_directive(name, cls)
+    directives.register_directive("class", _Describe)  # Sphinx's: a Python class (docutils' is rst-class there)
     _registered = True
 
 
