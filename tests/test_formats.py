@@ -992,7 +992,8 @@ def test_media_title_comes_from_the_container(tmp_path):
 
 def _laid_out_pdf(path, pages, bookmarks=None):
     """A PDF whose every line is placed by hand: ``pages`` is a list of pages, each a list of
-    (x mm, y mm, font, size, text); font "body" is DejaVu Sans (it has the "ﬁ" ligature);
+    (x mm, y mm, font, size, text); font "body" is DejaVu Sans (it has the "ﬁ" ligature), a font
+    "Helvetica:B" Helvetica bold;
     ``bookmarks``: {page index: a bookmark's title} of level 0."""
     from fpdf import FPDF
 
@@ -1003,7 +1004,8 @@ def _laid_out_pdf(path, pages, bookmarks=None):
         if bookmarks and n in bookmarks:
             pdf.start_section(bookmarks[n], level=0)
         for x, y, font, size, text in lines:
-            pdf.set_font(font, size=size)
+            family, _, style = font.partition(":")  # "Helvetica:B": bold
+            pdf.set_font(family, style=style, size=size)
             pdf.text(x, y, text)
     pdf.output(str(path))
     return path
@@ -2002,3 +2004,21 @@ def test_rst_object_descriptions_are_sections_named_by_the_object(tmp_path):
         ("code", "JSONEncoder(*, skipkeys=False)"), ("paragraph", "Extensible JSON encoder."),
         ("code", "encode(o)"), ("paragraph", "Return a JSON string of o."),
         ("code", "int PyObject_Print(PyObject *o, FILE *fp)"), ("paragraph", "Print an object.")]
+
+
+def test_pdf_subsections_set_a_little_larger_in_bold_are_headings(tmp_path):
+    """LaTeX sets a subsection 12 points bold over 11-point text (dot's user guide): only sections,
+    at 14 points, were headings; "3.2 Clusters" stood as a skill of its own. A line as large in
+    a regular face (a title page's author) is no heading."""
+    body = ["A cluster is a subgraph placed in its own distinct", "rectangle of the layout, drawn with",
+            "a border around the nodes it holds."]
+    page = [(20, 20, "Helvetica:B", 14, "3 Advanced Features"), (20, 30, "Helvetica", 12, "Emden Gansner and others")]
+    page += [(20, 40 + 5 * i, "Helvetica", 11, text) for i, text in enumerate(body)]
+    page += [(20, 65, "Helvetica:B", 12, "3.1 Node Ports")]
+    page += [(20, 75 + 5 * i, "Helvetica", 11, text) for i, text in enumerate(body)]
+    page += [(20, 100, "Helvetica:B", 12, "3.2 Clusters")]
+    page += [(20, 110 + 5 * i, "Helvetica", 11, text) for i, text in enumerate(body)]
+    transcript = read_source(_laid_out_pdf(tmp_path / "dotguide.pdf", [page]))
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "3 Advanced Features"), (2, "3.1 Node Ports"), (2, "3.2 Clusters")]
+    assert "Emden Gansner and others" in [s.text for s in transcript.segments]

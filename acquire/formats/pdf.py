@@ -41,6 +41,8 @@ CONTENTS_ENTRY_WORDS = 10
 MAX_TERM_CHARS = 80
 #: how deep a page is cut into bands and columns (real pages need a handful: bands, columns, cells)
 MAX_CUTS = 32
+#: a bold face's name (Times' "NimbusRomNo9L-Medi", Computer Modern's "CMBX12", "DejaVuSans-Bold")
+_BOLD = re.compile(r"bold|medi|semibold|demi|heavy|black|cmbx|-b$|,b$", re.I)
 #: how far two boxes may overlap and still be apart (points): a line's descenders reach into the next
 _TOUCH = 1.0
 #: how far apart two boxes' tops may be and still be on one line (points): type of another size or face
@@ -73,6 +75,7 @@ class _Box:
     size: float
     mono: bool
     text: str = ""
+    bold: bool = False
 
     @property
     def lines(self) -> list[str]:
@@ -179,18 +182,21 @@ def _boxes(data: bytes) -> list[_Box]:
                 size = Counter(round(c.size * 2) / 2 for c in chars).most_common(1)[0][0]
                 share = sum(bool(_MONO.search(c.fontname)) for c in chars) / len(chars)
                 width = sorted(c.width for c in chars)[len(chars) // 2]
-                lines.append((size, share, _Row(text, chars[0].x0, line.y1, width)))
+                bold = all(_BOLD.search(c.fontname) for c in chars)
+                lines.append((size, share, _Row(text, chars[0].x0, line.y1, width), bold))
             runs: list[_Box] = []  # lines of one size and font kind
-            for i, (size, share, row) in enumerate(lines):
+            for i, (size, share, row, bold) in enumerate(lines):
                 # code: a line set in a code font, or nearly so beside one that is (the letters the
                 # font lacks, "β", come from another)
                 mono = share == 1 or (share >= 0.85 and any(
                     lines[j][1] == 1 for j in (i - 1, i + 1) if 0 <= j < len(lines)))
                 row.text = row.text.translate(_CODE_QUOTES) if mono else _accented(row.text)
-                if runs and runs[-1].mono == mono and max(size, runs[-1].size) <= 1.1 * min(size, runs[-1].size):
+                if runs and runs[-1].mono == mono and max(size, runs[-1].size) <= 1.1 * min(size, runs[-1].size) \
+                        and (runs[-1].bold == bold or size == runs[-1].size):
                     runs[-1].rows.append(row)
+                    runs[-1].bold = runs[-1].bold and bold
                 else:
-                    runs.append(_Box(page_no, [row], size, mono))
+                    runs.append(_Box(page_no, [row], size, mono, bold=bold))
             boxes.extend(runs)
     return boxes
 
@@ -433,7 +439,8 @@ def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Docume
                 text = _after(text, title)
         if not text:
             continue
-        if not outline and b.size in levels and len(text) <= MAX_HEADING_CHARS and len(b.lines) <= 3:
+        if not outline and b.size in levels and len(text) <= MAX_HEADING_CHARS and len(b.lines) <= 3 \
+                and (b.bold or b.size >= body_size * 1.15):
             doc.heading(levels[b.size], text)
         elif b.mono:
             doc.block("code", _listing(b))
@@ -463,10 +470,16 @@ def _place_outline(boxes: list[_Box], outline) -> dict[int, list[tuple[int, str,
 
 
 def _size_levels(boxes: list[_Box], body_size: float) -> dict[float, int]:
-    """Font sizes clearly above the body's, largest first, as heading levels 1-3."""
-    sizes = sorted({b.size for b in boxes if b.size >= body_size * 1.15 and len(b.text) <= MAX_HEADING_CHARS},
-                   reverse=True)
-    return {size: min(n + 1, 3) for n, size in enumerate(sizes)}
+    """Font sizes clearly above the body's, largest first, as heading levels 1-3; and a size a
+    little above it that is mostly set in bold (LaTeX's subsections: 12 points bold over 11),
+    a box of it a heading only when bold."""
+    short = [b for b in boxes if len(b.text) <= MAX_HEADING_CHARS]
+    sizes = {b.size for b in short if b.size >= body_size * 1.15}
+    for size in {b.size for b in short if body_size * 1.05 <= b.size < body_size * 1.15}:
+        at = [b.bold for b in boxes if b.size == size]
+        if sum(at) * 2 > len(at):  # most: a title page's author line may share the size
+            sizes.add(size)
+    return {size: min(n + 1, 3) for n, size in enumerate(sorted(sizes, reverse=True))}
 
 
 def _squashed(text: str) -> str:
