@@ -31,6 +31,7 @@ _BOILERPLATE = re.compile(
     r"|\bpermission is (?:hereby )?granted\b"
     r"|\blicen[cs]ed? under\b|\bgnu (?:general|free|lesser) (?:public|documentation) licen[cs]e\b"
     r"|\bthis (?:program|library|manual|document) is free software\b|\bwithout any warranty\b"
+    r"|\bwithout warranty of any kind\b|\bprovided (?:by [\w ]{3,60} )?[\"“”']?as is[\"“”']?"
     r"|\bsubscribe\b|\bthanks? (?:you )?for (?:watching|listening|reading)\b|\bsee you (?:next time|soon|in the next)\b"
     r"|\b(?:hi|hello|hey) (?:everyone|everybody|guys|there|folks)\b"
     r"|\bwelcome (?:back )?to (?:my|this|the|our) (?:channel|video|tutorial)\b"
@@ -88,6 +89,8 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
     short = words(text) <= 60
     if _BOILERPLATE.search(text) and (short or len(_BOILERPLATE.findall(text)) >= 2):
         return True
+    if _LICENCE_OPENING.search(" ".join(text.split()[:LICENCE_CLAUSE_WORDS])):
+        return True  # a licence's clause however long (MIT's "Permission is hereby granted, free of charge")
     if all(_NAV.match(line) for line in lines):
         return True
     if all(_MODELINE.fullmatch(line.strip()) or _BADGES.fullmatch(line.strip()) or _DIVIDER.fullmatch(line.strip())
@@ -117,6 +120,8 @@ _LICENCE_OPENING = re.compile(
     r"|\bthis licen[cs]e agreement is between\b"
     r"|\bthe purpose of this licen[cs]e is to\b", re.I)
 LICENCE_OPENING_WORDS = 400
+#: a passage opening with a licence's words within this many is a clause of one
+LICENCE_CLAUSE_WORDS = 25
 
 
 def is_licence_text(title: str, text: str) -> bool:

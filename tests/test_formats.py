@@ -2022,3 +2022,20 @@ def test_pdf_subsections_set_a_little_larger_in_bold_are_headings(tmp_path):
     assert [(level, title) for _, level, title in transcript.headings] == [
         (1, "3 Advanced Features"), (2, "3.1 Node Ports"), (2, "3.2 Clusters")]
     assert "Emden Gansner and others" in [s.text for s in transcript.segments]
+
+
+def test_pdf_printed_contents_whose_entries_run_together_are_no_text(tmp_path):
+    """dblatex's contents pages: entries run into each other with their leader dots (". 2.1 People
+    around Debian . . 2.2 How to contribute . . . ."), so the longest were taken for prose and
+    made 37 skills of the guide's front matter. Its entries end where a sentence starts."""
+    front = [(20, 20, "Helvetica", 20, "Guide for Maintainers"), (20, 40, "Helvetica", 14, "Contents"),
+             (20, 50, "Helvetica", 10, "1 Overview . . . . . . . . . . . . 1"),
+             (20, 56, "Helvetica", 10, ". 2.1 People around Debian . . 2.2 How to contribute . . . . 2.3 Social dynamics"),
+             (20, 62, "Helvetica", 10, "Patch by diff -u . . Patch by dquilt Patch by dpkg-source --commit"),
+             (20, 68, "Helvetica", 10, "4.9.1 4.9.2 4.9.3"),
+             (20, 80, "Helvetica", 10, "This guide describes the building of the Debian package for ordinary")]
+    chapter = [(20, 20, "Helvetica", 16, "1 Overview"),
+               (20, 30, "Helvetica", 10, "The Debian packaging of a tarball starts with the debmake command.")]
+    transcript = read_source(_laid_out_pdf(tmp_path / "guide.pdf", [front, chapter]))
+    texts = [s.text for s in transcript.segments]
+    assert texts[0].startswith("This guide describes the building") and not any(". ." in t for t in texts)

@@ -515,3 +515,23 @@ def test_a_name_keeps_a_leading_dot_and_a_call_its_case():
     assert name("ischar (x): Return true if x is a character array.") == (
         "ischar (x): Return true if x is a character array")
     assert name("... and then the dough rests here for an hour.") == "And then the dough rests here"
+
+
+def test_a_licence_clause_is_boilerplate_however_long_and_teaching_as_is_is_not():
+    """A guide's front matter held MIT's licence as two skills ("Permission is hereby granted",
+    "THE SOFTWARE IS PROVIDED AS IS"): a passage that opens with a licence's words, or says
+    "provided as is" and "without warranty of any kind", is no skill at any length."""
+    mit = ("Permission is hereby granted, free of charge, to any person obtaining a copy of this software and "
+           "associated documentation files (the \"Software\"), to deal in the Software without restriction, "
+           "including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, "
+           "and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so, "
+           "subject to the following conditions.")
+    warranty = ("THE SOFTWARE IS PROVIDED \u201dAS IS\u201d, WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, "
+                "INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE "
+                "AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, "
+                "DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE.")
+    teaching = ("The identity function returns the value as is, without conversion. Call it with the object you "
+                "want unchanged and it is handed back exactly as it was given, which helps in pipelines where a "
+                "step must not alter anything, for example when testing a chain of filters one by one.")
+    assert passages.is_boilerplate(mit) and passages.is_boilerplate(warranty)
+    assert not passages.is_boilerplate(teaching)

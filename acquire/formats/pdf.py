@@ -37,6 +37,15 @@ MAX_HEADING_CHARS = 150
 _CONTENTS_TITLE = re.compile(r"(?:table of )?contents", re.I)
 #: the longest line read as an entry of a table of contents whose page numbers stand apart
 CONTENTS_ENTRY_WORDS = 10
+#: an entry of a printed contents: a section's number first ("4.5 Step 1: Get the upstream source . . 12",
+#: "4.9.1 4.9.2 4.9.3"), or only numbers and leader dots
+_ENTRY = re.compile(r"(?:[.\s]*)(?:(?:[A-Z]|\d{1,2})(?:\.\d{1,2})+\.?(?:\s|$)|\d{1,2}\s+[A-Z])|[\d.\s]+$")
+#: leader dots between entries run together (". . " or "....")
+_DOTTED = re.compile(r"(?:\.\s){2,}|\.{4,}")
+#: a table of contents stands on a document's first pages
+FRONT_PAGES = 12
+#: so many entries before a document's first heading make a contents with no title
+MIN_CONTENTS_ENTRIES = 5
 #: the longest line read as a definition list's term ("-c --stdout", "--files-from=FILE")
 MAX_TERM_CHARS = 80
 #: how deep a page is cut into bands and columns (real pages need a handful: bands, columns, cells)
@@ -401,18 +410,23 @@ def _indent(term: _Box) -> float:
 
 def _without_contents_pages(boxes: list[_Box], marks: dict[int, list], levels: dict[float, int]) -> set[int]:
     """The boxes of a table of contents in the front matter: from a line "Contents" ("Table of
-    Contents") before the first heading, the short lines after it (entries whose page numbers
-    stand apart: gnuplot's 200, bash's wrapped "Appendix B Major Differences From") up to the
-    first heading or sentence of prose."""
-    titled = (i for i, b in enumerate(boxes) if b.size in levels and len(b.text) <= MAX_HEADING_CHARS
-              and not _CONTENTS_TITLE.fullmatch(b.text.strip()))  # a heading by its type size
-    first = min(min(marks, default=len(boxes)), next(titled, len(boxes)))
-    start = next((i for i in range(first) if _CONTENTS_TITLE.fullmatch(boxes[i].text.strip())), None)
-    if start is None:
-        return set()
+    Contents") on the first pages, the lines after it (entries whose page numbers stand apart:
+    gnuplot's 200, bash's wrapped "Appendix B Major Differences From"; entries run together with
+    their leader dots, dblatex's) up to the next heading or sentence of prose. With no such line,
+    the entries numbered as sections before the first heading, when there are several."""
+    headings = sorted({*marks, *(i for i, b in enumerate(boxes) if b.size in levels and len(b.text) <= MAX_HEADING_CHARS
+                                 and not _CONTENTS_TITLE.fullmatch(b.text.strip()))})  # by bookmark or type size
+    start = next((i for i, b in enumerate(boxes) if b.page < FRONT_PAGES
+                  and _CONTENTS_TITLE.fullmatch(b.text.strip()) and not any(h < i for h in marks)), None)
+    if start is None:  # a contents with no title of its own: its entries by their numbers
+        first = headings[0] if headings else len(boxes)
+        entries = {i for i in range(first) if _ENTRY.match(boxes[i].text.strip())}
+        return entries if len(entries) >= MIN_CONTENTS_ENTRIES else set()
+    stop = next((h for h in headings if h > start), len(boxes))
     end = start + 1
-    while end < first and len(re.findall(r"[^\W\d_]{2,}", boxes[end].text)) <= CONTENTS_ENTRY_WORDS:
-        end += 1  # an entry's words, its leader dots and page numbers none
+    while end < stop and (len(re.findall(r"[^\W\d_]{2,}", boxes[end].text)) <= CONTENTS_ENTRY_WORDS
+                          or _DOTTED.search(boxes[end].text) or _ENTRY.match(boxes[end].text.strip())):
+        end += 1  # an entry's words, its leader dots and page numbers none; entries run together
     return set(range(start, end))
 
 
