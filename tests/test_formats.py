@@ -1959,8 +1959,9 @@ def test_a_txt_in_restructuredtext_with_an_overlined_title_and_fields_is_read_so
 def test_html_reference_entries_are_sections_named_by_what_they_describe(tmp_path):
     """An API page's entries (Sphinx's ``dl.py.function``, texinfo's ``dl.def``) ran together: an
     entry's closing "See also" opened the next entry's skill, named "See also: sprintf". Each is
-    a section titled by its object's name, its signatures as code, a class's methods below it; a
-    glossary stays a list."""
+    a section titled by its object's name (a method by its class's), its signatures heading its
+    description, a class's methods below it; the section's own text after its entries (here a
+    glossary, which stays a list) goes under the section's title again."""
     page = (
         "<html><head><title>json</title></head><body><h1>json — JSON encoder</h1><h2>Basic Usage</h2>"
         '<dl class="py function"><dt class="sig sig-object py" id="json.dumps"><span class="sig-prename '
@@ -1977,33 +1978,35 @@ def test_html_reference_entries_are_sections_named_by_what_they_describe(tmp_pat
         '<dl class="simple glossary"><dt>owner name</dt><dd><p>The domain name.</p></dd></dl></body></html>')
     transcript = read_written(tmp_path, "json.html", page)
     assert [(level, title) for _, level, title in transcript.headings] == [
-        (1, "json — JSON encoder"), (2, "Basic Usage"), (3, "json.dumps"), (3, "json.JSONEncoder"), (4, "encode"),
-        (3, "mat2str")]
+        (1, "json — JSON encoder"), (2, "Basic Usage"), (3, "json.dumps"), (3, "json.JSONEncoder"),
+        (4, "JSONEncoder.encode"), (3, "mat2str"), (2, "Basic Usage")]
     texts = [(s.kind, s.text) for s in transcript.segments]
-    assert texts[:3] == [("code", "json.dumps(obj, indent=None)"),
-                         ("paragraph", "Serialize obj to a JSON formatted str."),
+    assert texts[:2] == [("paragraph", "json.dumps(obj, indent=None): Serialize obj to a JSON formatted str."),
                          ("paragraph", "See also: json.loads.")]
-    assert ("code", "s = mat2str (x, n)") in texts and ("list", "owner name\n  The domain name.") in texts
+    assert ("paragraph", "encode(o): Return a JSON string of o.") in texts
+    assert ("paragraph", "s = mat2str (x, n): Format real matrices as strings.") in texts
+    assert texts[-1] == ("list", "owner name\n  The domain name.")
 
 
 def test_rst_object_descriptions_are_sections_named_by_the_object(tmp_path):
     """Sphinx's ``.. function::``, ``.. class::``, ``.. method::`` in a page's source: the function
     read as one more paragraph, and the class's signature vanished (docutils' own ``class``
-    directive took it). Each is a section titled by its object's name, signatures as code, as
-    the HTML reader reads Sphinx's output; docutils' ``.. class:: special`` styles nothing here."""
+    directive took it). Each is a section titled by its object's name (a method by its class's),
+    its signature heading its text, as the HTML reader reads Sphinx's output; the section's own
+    text after them goes under its title again; docutils' ``.. class:: special`` styles nothing."""
     source = (".. module:: json\n\nBasic Usage\n-----------\n\n.. function:: dumps(obj, *, indent=None)\n\n"
               "   Serialize *obj* to a JSON formatted :class:`str`.\n\n.. class:: JSONEncoder(*, skipkeys=False)\n\n"
               "   Extensible JSON encoder.\n\n   .. method:: encode(o)\n\n      Return a JSON string of *o*.\n\n"
               ".. c:function:: int PyObject_Print(PyObject *o, FILE *fp)\n\n   Print an object.\n\n"
-              ".. class:: special\n")
+              ".. class:: special\n\nThe module's own closing words.\n")
     transcript = read_written(tmp_path, "json.rst", source)
     assert [(level, title) for _, level, title in transcript.headings] == [
-        (1, "Basic Usage"), (2, "dumps"), (2, "JSONEncoder"), (3, "encode"), (2, "PyObject_Print")]
-    assert [(s.kind, s.text) for s in transcript.segments] == [
-        ("code", "dumps(obj, *, indent=None)"), ("paragraph", "Serialize obj to a JSON formatted str."),
-        ("code", "JSONEncoder(*, skipkeys=False)"), ("paragraph", "Extensible JSON encoder."),
-        ("code", "encode(o)"), ("paragraph", "Return a JSON string of o."),
-        ("code", "int PyObject_Print(PyObject *o, FILE *fp)"), ("paragraph", "Print an object.")]
+        (1, "Basic Usage"), (2, "dumps"), (2, "JSONEncoder"), (3, "JSONEncoder.encode"), (2, "PyObject_Print"),
+        (1, "Basic Usage")]
+    assert [s.text for s in transcript.segments] == [
+        "dumps(obj, *, indent=None): Serialize obj to a JSON formatted str.",
+        "JSONEncoder(*, skipkeys=False): Extensible JSON encoder.", "encode(o): Return a JSON string of o.",
+        "int PyObject_Print(PyObject *o, FILE *fp): Print an object.", "The module's own closing words."]
 
 
 def test_pdf_subsections_set_a_little_larger_in_bold_are_headings(tmp_path):

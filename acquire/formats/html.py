@@ -411,11 +411,24 @@ class _Walker:
         self.doc = doc
         self.site = site
         self.level = 0  # the level of the last heading: a text laid out in lines nests below it
+        self.titles: dict[int, str] = {}  # the last heading's title at each level
+        self.owners: list[str] = []  # the reference entries the walk is inside ("JSONEncoder")
+        self.resume: int | None = None  # a section whose text goes on after the entries it holds
+
+    def heading(self, level: int, title: str) -> None:
+        self.resume = None
+        self.level = level
+        self.titles[level] = squash(title)
+        self.doc.heading(level, title)
 
     def emit(self, kind: str, text: str) -> None:
         said = squash(text)
         if not said or said.lower() in self.site or (kind == "paragraph" and _SEPARATORS.fullmatch(said)):
             return  # nothing, the site's name, or what separated links that were dropped ("·")
+        if self.resume is not None:  # the section's own text after its entries: under its title again
+            level, self.resume = self.resume, None
+            if level in self.titles:
+                self.doc.heading(level, self.titles[level])
         if kind == "paragraph" and said.strip("[]: ").lower() in ADMONITIONS:  # "Note" over its text
             self.doc.label(said.strip("[]: "))
             return
@@ -487,8 +500,7 @@ class _Walker:
             self.emit("paragraph", el.text_content())  # a title page's subtitle or author: no section
         elif tag in _HEADINGS:
             texinfo = [_TEXINFO_DEPTHS[c] for c in (el.get("class") or "").split() if c in _TEXINFO_DEPTHS]
-            self.level = texinfo[0] if texinfo and tag != "h1" else _HEADINGS[tag]
-            self.doc.heading(self.level, el.text_content())
+            self.heading(texinfo[0] if texinfo and tag != "h1" else _HEADINGS[tag], el.text_content())
         elif tag == "pre":
             self.emit("code", _with_breaks(el))
         elif _is_listing(el):
@@ -522,10 +534,12 @@ class _Walker:
 
     def entries(self, el, depth: int) -> None:
         """A reference entry (Sphinx's ``dl.py.function``, texinfo's ``dl.def``): a section one level
-        below the text around it, titled by the name it describes, its signatures as code, then
-        its description (an entry inside it, a class's method, one level further down). Its
-        description's last paragraph ("See also: …") had opened the next entry's skill."""
-        base = self.level
+        below the text around it, titled by the name it describes (a member by its owner's:
+        "JSONEncoder.encode"), its signatures heading its description's first block, then the
+        rest of it (an entry inside it one level further down). Its description's last paragraph
+        ("See also: …") had opened the next entry's skill; the section's own text after its
+        entries goes under the section's title again."""
+        base = self.resume if self.resume is not None else self.level
         signatures: list = []
         for item in el:
             if not isinstance(item.tag, str):
@@ -534,14 +548,17 @@ class _Walker:
                 signatures.append(item)
                 continue
             if signatures:
-                self.level = base + 1
-                self.doc.heading(self.level, _entry_name(signatures[0]))
-                self.emit("code", "\n".join(_signature(dt) for dt in signatures))
+                name = _entry_name(signatures[0], self.owners[-1] if self.owners else "")
+                self.heading(base + 1, name)
+                self.doc.label("; ".join(_signature(dt) for dt in signatures), join=True)
                 signatures = []
-            self.container(item, depth)
+                self.owners.append(name.rsplit(".", 1)[-1])
+                self.container(item, depth)
+                self.owners.pop()
             self.level = base
         if signatures:  # a term with no description
             self.emit("code", "\n".join(_signature(dt) for dt in signatures))
+        self.resume = base
 
     def list_block(self, el, depth: int) -> None:
         """A list as one block; one holding code or tables, as its items' blocks, a definition's
@@ -569,14 +586,18 @@ def _is_entry(dl) -> bool:
     return bool(words & _ENTRY_CLASSES) or any(w.startswith("first-def") for w in words)
 
 
-def _entry_name(dt) -> str:
-    """What an entry's signature names: Sphinx's ``json.`` + ``dumps``, texinfo's ``mat2str``; else
+def _entry_name(dt, owner: str = "") -> str:
+    """What an entry's signature names: Sphinx's ``json.`` + ``dumps``, texinfo's ``mat2str``, a
+    member with its ``owner``'s name ("JSONEncoder.encode") unless it says its own prefix; else
     the signature itself."""
     named = [e for e in dt.iter() if isinstance(e.tag, str) and _class_words(e) & _ENTRY_NAMES]
     named = [e for e in named if not any(a in named for a in e.iterancestors())]
+    prefixed = any(_class_words(e) & {"sig-prename", "descclassname"} for e in named)
     if not named:
         named = [e for e in dt.iter("strong")][:1]
     name = "".join(squash(e.text_content()) for e in named)
+    if name and owner and not prefixed:
+        name = f"{owner}.{name}"
     return name or _signature(dt)
 
 

@@ -262,8 +262,9 @@ class _Body(_Generic):
 
 class _Describe(_Generic):
     """An object's description (``.. function:: dumps(obj, *, indent=None)``, a class, a method, an
-    option): a section titled by the object's name, its signatures as code, its content below
-    (a class's methods inside it, one level down), as Sphinx's HTML shows it."""
+    option): a section titled by the object's name (a member by its owner's, "JSONEncoder.encode"),
+    its signatures heading its content's first block, its content below (a class's methods
+    inside it, one level down), as Sphinx's HTML shows it."""
 
     def run(self):
         if self.name == "class" and not "".join(self.content).strip():
@@ -271,13 +272,27 @@ class _Describe(_Generic):
         signatures = [line.strip() for line in (self.arguments[0] if self.arguments else "").splitlines()
                       if line.strip()]
         name = _object_name(signatures[0]) if signatures else self.name
-        section = nodes.section()
+        owner = next((n.get("object_name", "") for n in _ancestors(self.state.parent) if n.get("object_name")), "")
+        if owner and "." not in name and self.name.split(":")[-1] in _MEMBERS:
+            name = f"{owner.rsplit('.', 1)[-1]}.{name}"
+        section = nodes.section(object_name=name)
         section += nodes.title(name, name)
         if signatures:
-            text = "\n".join(signatures)
-            section += nodes.literal_block(text, text)
+            text = "; ".join(signatures)
+            section += nodes.term(text, text)
         self.state.nested_parse(self.content, self.content_offset, section)
         return [section]
+
+
+#: what a class holds, titled by its class's name too
+_MEMBERS = frozenset({"method", "attribute", "staticmethod", "classmethod", "property", "decoratormethod",
+                      "member", "enumerator"})
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
 
 
 def _object_name(signature: str) -> str:
@@ -375,35 +390,47 @@ def _captions_a_toctree(node: nodes.Element, at: int) -> bool:
 
 
 def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
+    nested = False  # a section read inside this one (an object's description): its own text after it
     for at, child in enumerate(node.children):
         if _captions_a_toctree(node, at):
             continue
+        if nested and isinstance(node, nodes.section) and not isinstance(child, (nodes.section, *_SKIP)):
+            title = node.next_node(nodes.title)
+            doc.heading(level - 1, title.astext() if title is not None else "")  # goes on under its title
+            nested = False
         if isinstance(child, nodes.section):
             title = child.next_node(nodes.title)
             doc.heading(level, title.astext() if title is not None else "")
             _blocks(child, doc, level + 1)
-        elif isinstance(child, _SKIP):
-            if isinstance(child, nodes.title) and not isinstance(node, nodes.section):
-                _own_title(node, child, doc)
-        elif isinstance(child, (nodes.term, nodes.classifier, nodes.field_name)):
-            doc.label(child.astext(), join=True)  # a term heads its definition's first block, whole
-        elif isinstance(child, nodes.label):  # a footnote's or citation's mark heads its text: "[1]: Actually, …"
-            doc.label(f"[{child.astext()}]")
-        elif (simple := _simple_block(child)) is not None:
-            doc.block(*simple)
-        elif isinstance(child, _LIST_NODES):
-            if _holds(child, _BLOCKY):
-                _blocks(child, doc, level)
-            else:
-                doc.block("list", "\n".join(_list_lines(child, 0)))
-        elif isinstance(child, nodes.block_quote) and not _holds(child, _BLOCKY + _LIST_NODES):
-            doc.block("quote", child.astext())
-        elif isinstance(child, nodes.topic) and "contents" in child.get("classes", []):
-            continue  # a generated table of contents
-        elif isinstance(child, nodes.Element):
-            _element(child, doc, level)
-        elif isinstance(child, nodes.Text) and child.astext().strip():
-            doc.block("paragraph", child.astext())
+            nested = True
+        else:
+            _block(node, child, doc, level)
+
+
+def _block(node: nodes.Element, child: nodes.Node, doc: Document, level: int) -> None:
+    """One child of ``node`` that is no section."""
+    if isinstance(child, _SKIP):
+        if isinstance(child, nodes.title) and not isinstance(node, nodes.section):
+            _own_title(node, child, doc)
+    elif isinstance(child, (nodes.term, nodes.classifier, nodes.field_name)):
+        doc.label(child.astext(), join=True)  # a term heads its definition's first block, whole
+    elif isinstance(child, nodes.label):  # a footnote's or citation's mark heads its text: "[1]: Actually, …"
+        doc.label(f"[{child.astext()}]")
+    elif (simple := _simple_block(child)) is not None:
+        doc.block(*simple)
+    elif isinstance(child, _LIST_NODES):
+        if _holds(child, _BLOCKY):
+            _blocks(child, doc, level)
+        else:
+            doc.block("list", "\n".join(_list_lines(child, 0)))
+    elif isinstance(child, nodes.block_quote) and not _holds(child, _BLOCKY + _LIST_NODES):
+        doc.block("quote", child.astext())
+    elif isinstance(child, nodes.topic) and "contents" in child.get("classes", []):
+        return  # a generated table of contents
+    elif isinstance(child, nodes.Element):
+        _element(child, doc, level)
+    elif isinstance(child, nodes.Text) and child.astext().strip():
+        doc.block("paragraph", child.astext())
 
 
 def _simple_block(child: nodes.Node) -> tuple[str, str] | None:
