@@ -2042,3 +2042,28 @@ def test_pdf_printed_contents_whose_entries_run_together_are_no_text(tmp_path):
     transcript = read_source(_laid_out_pdf(tmp_path / "guide.pdf", [front, chapter]))
     texts = [s.text for s in transcript.segments]
     assert texts[0].startswith("This guide describes the building") and not any(". ." in t for t in texts)
+
+
+def test_html_generated_pages_and_page_controls_are_no_text(tmp_path):
+    """Sphinx writes genindex.html, search.html and py-modindex.html into every build, and a theme a
+    404.html: a folder made chapters of them ("Search" › "Searching for multiple words only shows
+    matches"). Sphinx's "[source]" beside a signature, DocBook's "[D]" beside an image, and
+    Asciidoctor's zero-width space after an ellipsis are no text either."""
+    from tutorialbook.errors import NothingToLearn
+
+    search = ("<html><head><title>Search</title></head><body><h1>Search</h1><p>Searching for multiple words only "
+              "shows matches that contain all words.</p><form><input name='q'></form></body></html>")
+    for name in ("search.html", "genindex.html", "py-modindex.html", "404.html"):
+        with pytest.raises(NothingToLearn):
+            read_written(tmp_path, name, search)
+    assert read_written(tmp_path, "searching.html", search).segments  # a page of that name only
+    page = ("<html><head><title>Locks</title></head><body><h1>Locks</h1>"
+            '<dl class="py class"><dt class="sig"><span class="sig-prename descclassname">tornado.locks.</span>'
+            '<span class="sig-name descname">Lock</span><a class="reference internal" href="_modules/x.html">'
+            '<span class="viewcode-link">[source]</span></a></dt><dd><p>A lock for coroutines.</p></dd></dl>'
+            "<p>The screen shows the menu<a href='ld.html'>[D]</a>.</p><h2>Tiny Tiny RSS\u2026\u200b fails</h2>"
+            "<p>Check the password.</p></body></html>")
+    transcript = read_written(tmp_path, "locks.html", page)
+    texts = [s.text for s in transcript.segments]
+    assert texts[0] == "tornado.locks.Lock: A lock for coroutines." and "The screen shows the menu." in texts
+    assert transcript.headings[-1][2] == "Tiny Tiny RSS\u2026 fails"

@@ -27,8 +27,9 @@ _PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010f
 
 
 def squash(text: str) -> str:
-    """Inline text as prose: runs of whitespace (line breaks, tabs, nbsp) become one space."""
-    return _SPACE.sub(" ", text).strip()
+    """Inline text as prose: runs of whitespace (line breaks, tabs, nbsp) become one space; a
+    zero-width space (Asciidoctor's after an ellipsis, "…&#8203;") is none."""
+    return _SPACE.sub(" ", text.replace("\u200b", "")).strip()
 
 
 def squash_lines(text: str) -> str:

@@ -54,8 +54,9 @@ _CHROME_IDS = frozenset({"author", "email", "revnumber", "revdate", "revremark"}
 #: what follows "nav" in a compound class word that names page furniture (DocBook's navheader and
 #: navfooter: the Prev / Up / Next tables atop and below every page of a generated manual)
 _NAV_PARTS = frozenset({"header", "footer", "bar", "links", "panel", "box", "menu", "list", "tabs"})
-#: a listing's line numbers (Pygments' gutter, as Sphinx's ``:linenos:`` writes it): no part of the code
-_GUTTER = frozenset({"linenos", "lineno", "linenodiv"})
+#: a listing's line numbers (Pygments' gutter, as Sphinx's ``:linenos:`` writes it): no part of the code;
+#: Sphinx's "[source]" links beside a signature (viewcode) likewise
+_GUTTER = frozenset({"linenos", "lineno", "linenodiv", "viewcode"})
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _INLINE = frozenset({"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
                      "font", "i", "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike",
@@ -119,9 +120,25 @@ def read_html(data: bytes, name: str) -> Document:
     target = _redirect(root)
     if target and len(content.text_content().split()) <= REDIRECT_WORDS:
         raise NothingToLearn("source", f"{name} only sends the reader on to {target}")
+    if _GENERATED.match(name) and _generated(content):
+        raise NothingToLearn("source", f"{name} is a page the documentation's generator writes (an index, a "
+                                       "search form or a 'not found' page), no text of the manual")
     _strip_chrome(content)
     _Walker(doc, _site_names(root, doc.title)).container(content, 0)
     return doc
+
+
+#: the pages a documentation generator adds to every build (Sphinx's genindex.html, genindex-A.html,
+#: search.html, py-modindex.html; a "not found" 404.html)
+_GENERATED = re.compile(r"(?:genindex(?:-\w+)?|search|[\w-]*modindex|404)\.x?html?$", re.I)
+GENERATED_WORDS = 300
+
+
+def _generated(content) -> bool:
+    """Whether a page named as a generated one reads as one: short, or mostly links."""
+    words = len(content.text_content().split())
+    linked = sum(len(a.text_content().split()) for a in content.iter("a"))
+    return words <= GENERATED_WORDS or linked >= 0.5 * words
 
 
 def _redirect(root) -> str:
@@ -318,12 +335,12 @@ def _is_box(el) -> bool:
 
 
 def _control_link(a) -> bool:
-    """A link that works the page rather than says something: a permalink mark, "Skip to …", a
-    page control standing alone ("source", "Edit on GitHub"), a link that runs script ("[−]"),
+    """A link that works the page rather than says something: a permalink mark, DocBook's "[D]"
+    (an image's long description), "Skip to …", a page control standing alone ("source", "Edit on GitHub"), a link that runs script ("[−]"),
     unless that one is words of a sentence (Erlang's manuals link every function so: "If a
     process calls link(Other_Pid) it …")."""
     text = squash(a.text_content())
-    return (text in ("¶", "#", "§", "🔗") or text.lower().startswith("skip to")
+    return (text in ("¶", "#", "§", "🔗", "[D]") or text.lower().startswith("skip to")
             or bool(_PAGE_CONTROL.fullmatch(text)) and _stands_alone(a, text)
             or a.get("href", "").strip().lower().startswith("javascript:")
             and (not _ALNUM.search(text) or _stands_alone(a, text)))
