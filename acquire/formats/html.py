@@ -336,9 +336,9 @@ def _is_box(el) -> bool:
 
 def _control_link(a) -> bool:
     """A link that works the page rather than says something: a permalink mark, DocBook's "[D]"
-    (an image's long description), "Skip to …", a page control standing alone ("source", "Edit on GitHub"), a link that runs script ("[−]"),
-    unless that one is words of a sentence (Erlang's manuals link every function so: "If a
-    process calls link(Other_Pid) it …")."""
+    (an image's long description), "Skip to …", a page control standing alone ("source", "Edit
+    on GitHub"), a link that runs script ("[−]"), unless that one is words of a sentence
+    (Erlang's manuals link every function so: "If a process calls link(Other_Pid) it …")."""
     text = squash(a.text_content())
     return (text in ("¶", "#", "§", "🔗", "[D]") or text.lower().startswith("skip to")
             or bool(_PAGE_CONTROL.fullmatch(text)) and _stands_alone(a, text)
