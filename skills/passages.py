@@ -504,8 +504,9 @@ def _items(lines: list[str]) -> list[str]:
             indent = depth
         if items and depth > indent and _ITEM.match(line.strip()):
             items[-1] += "\n" + line[indent:].rstrip()
-        elif _ITEM.match(line.strip()) or not items or depth == indent and defined:
-            items.append(_ITEM.sub("", line.strip()))  # an item, or a definition list's next term
+        elif _ITEM.match(line.strip()) or not items or depth == indent and (defined or term and "\n" in items[-1]):
+            items.append(_ITEM.sub("", line.strip()))  # an item, or a definition list's next term (after a
+            # meaning, or after the items nested under the last: "Parameters" / "  - key – …" / "Returns")
             defined, term = False, not _ITEM.match(line.strip())
         elif depth > indent and term and not defined and "\n" not in items[-1]:
             items[-1] = items[-1].rstrip(":") + ": " + line.strip()  # "sha512: When this option is set …"

@@ -535,3 +535,12 @@ def test_a_licence_clause_is_boilerplate_however_long_and_teaching_as_is_is_not(
                 "step must not alter anything, for example when testing a chain of filters one by one.")
     assert passages.is_boilerplate(mit) and passages.is_boilerplate(warranty)
     assert not passages.is_boilerplate(teaching)
+
+
+def test_a_term_after_the_items_nested_under_the_last_one_is_an_item_of_its_own():
+    """Sphinx's field list "Parameters" over a list of parameters, then "Returns", "Return type":
+    the later fields ran into the last parameter ("… never expires. Returns Same as set() …")."""
+    lines = ["Parameters", "  - key (str) – the key", "  - timeout (int) – 0 never expires", "Returns",
+             "  Same as set()", "Return type", "  boolean"]
+    assert passages._items(lines) == ["Parameters\n  - key (str) – the key\n  - timeout (int) – 0 never expires",
+                                      "Returns: Same as set()", "Return type: boolean"]
