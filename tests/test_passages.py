@@ -544,3 +544,12 @@ def test_a_term_after_the_items_nested_under_the_last_one_is_an_item_of_its_own(
              "  Same as set()", "Return type", "  boolean"]
     assert passages._items(lines) == ["Parameters\n  - key (str) – the key\n  - timeout (int) – 0 never expires",
                                       "Returns: Same as set()", "Return type: boolean"]
+
+
+def test_subscribing_to_a_mailing_list_is_taught_and_a_video_sign_off_is_not():
+    """calcurse's manual lost "To subscribe to this list, send a message to …": any "subscribe" was
+    taken for a video's call to action."""
+    assert not passages.is_boilerplate("To subscribe to this list, send a message to announce+subscribe at "
+                                       "calcurse.org with subscribe in the subject field.")
+    assert passages.is_boilerplate("If you liked this video, please subscribe and leave a comment.")
+    assert passages.is_boilerplate("Don't forget to hit the subscribe button!")
