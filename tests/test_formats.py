@@ -2067,3 +2067,16 @@ def test_html_generated_pages_and_page_controls_are_no_text(tmp_path):
     texts = [s.text for s in transcript.segments]
     assert texts[0] == "tornado.locks.Lock: A lock for coroutines." and "The screen shows the menu." in texts
     assert transcript.headings[-1][2] == "Tiny Tiny RSS\u2026 fails"
+
+
+def test_html_asciidoc_py_admonition_table_is_its_label_over_its_text(tmp_path):
+    """asciidoc-py's xhtml11 lays a NOTE out as a table of an icon cell (an image, or a title
+    without icons) and the text's cell: 18 of calcurse's steps began "| " and lost "Note"."""
+    page = ("<html><head><title>Manual</title></head><body><h1>Manual</h1><div class='admonitionblock'><table><tr>"
+            "<td class='icon'><img src='./images/icons/note.png' alt='Note'></td><td class='content'>It is also "
+            "possible to link calcurse with a calendar.</td></tr></table></div><div class='admonitionblock'><table>"
+            "<tr><td class='icon'><div class='title'>Caution</div></td><td class='content'>Logs may hold secrets."
+            "</td></tr></table></div><table><tr><td>key</td><td>value</td></tr></table></body></html>")
+    texts = [(s.kind, s.text) for s in read_written(tmp_path, "manual.html", page).segments]
+    assert texts == [("paragraph", "Note: It is also possible to link calcurse with a calendar."),
+                     ("paragraph", "Caution: Logs may hold secrets."), ("table", "key | value")]

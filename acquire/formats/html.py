@@ -530,12 +530,8 @@ class _Walker:
             self.entries(el, depth)
         elif tag in _LISTS:
             self.list_block(el, depth)
-        elif tag == "table" and not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el) \
-                and not _holds_pages(el):
-            # else a layout table (DocBook's admonitions: an icon, "Note", then its text): walked
-            self.emit("table", "\n".join(
-                " | ".join(squash(cell.text_content()) for cell in row if cell.tag in ("td", "th"))
-                for row in el.iter("tr")))
+        elif tag == "table":
+            self.table(el, depth)
         elif tag == "blockquote" and not any(True for _ in el.iter(*_BLOCKY, *_LISTS)):
             self.emit("quote", el.text_content())
         elif _is_box_title(el):
@@ -548,6 +544,24 @@ class _Walker:
         else:
             self.container(el, depth)
 
+
+    def table(self, el, depth: int) -> None:
+        """A data table, a row a line; a table laying out an admonition (asciidoc-py's icon cell,
+        "Note", beside its text: the label heads the text) or a page (DocBook's admonitions, a
+        links column beside the text) is read as its blocks."""
+        icon = _icon_cell(el)
+        if icon is not None:
+            label = squash(icon.text_content()) or next((squash(i.get("alt", "")) for i in icon.iter("img")), "")
+            for cell in el.iter("td", "th"):
+                if cell is not icon:
+                    self.doc.label(label)
+                    self.container(cell, depth)
+        elif not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el) and not _holds_pages(el):
+            self.emit("table", "\n".join(
+                " | ".join(squash(cell.text_content()) for cell in row if cell.tag in ("td", "th"))
+                for row in el.iter("tr")))
+        else:
+            self.container(el, depth)
 
     def entries(self, el, depth: int) -> None:
         """A reference entry (Sphinx's ``dl.py.function``, texinfo's ``dl.def``): a section one level
@@ -683,6 +697,17 @@ def _holds_pages(table) -> bool:
     return len(rows) == 1 and any(
         sum(1 for child in cell if isinstance(child.tag, str) and child.tag in _PAGE_BLOCKS) >= 3
         for cell in rows[0] if isinstance(cell.tag, str) and cell.tag in ("td", "th"))
+
+
+def _icon_cell(table):
+    """The icon cell of a table laying out an admonition as asciidoc-py does (``td.icon`` holding
+    the image or title "Note", beside ``td.content``), or None."""
+    rows = [row for row in table.iter("tr")]
+    cells = [c for c in rows[0] if isinstance(c.tag, str) and c.tag in ("td", "th")] if len(rows) == 1 else []
+    if len(cells) != 2 or "icon" not in _class_words(cells[0]):
+        return None
+    said = squash(cells[0].text_content()) or " ".join(img.get("alt", "") for img in cells[0].iter("img"))
+    return cells[0] if said.strip(": ").lower() in ADMONITIONS else None
 
 
 def _admonition_layout(table) -> bool:
