@@ -351,3 +351,21 @@ def test_a_line_naming_an_attribute_the_document_never_defines_is_kept_as_writte
     assert "- an item naming {undefined-thing} here\n- a plain item" in texts
     assert "A title with {nothing}" in texts and "$ frob --{flag} file" in texts
     assert "Note: The {flag} note." in texts
+
+
+def test_txt_asciidoc_opening_with_a_comment_block_and_one_line_listings_is_asciidoc(tmp_path):
+    """calcurse's submitting-patches.txt opens with its licence in a ``////`` comment block, titles
+    underlined, listings of one line between ``----``: read as plain text, the licence became a
+    skill ("IN NO EVENT SHALL THE COPYRIGHT * OWNER") and the listings prose."""
+    text = ("////\n/*\n * Copyright (c) 2004-2020 the Team\n * THIS SOFTWARE IS PROVIDED \"AS IS\"\n */\n////\n\n"
+            "Submitting Patches\n==================\n\nA short summary of guidelines to follow.\n\n"
+            "Fetching the source\n-------------------\n\nRetrieve a local copy of the tree using:\n\n----\n"
+            "$ git clone git://git.example.org/tool.git\n----\n\nTo follow the maintenance branch:\n\n----\n"
+            "$ git branch -t maint origin/maint\n----\n")
+    assert looks_like_asciidoc(text)
+    transcript = write(tmp_path, "submitting-patches.txt", text)
+    assert [title for _, _, title in transcript.headings] == ["Submitting Patches", "Fetching the source"]
+    assert [s.text for s in transcript.segments if s.kind == "code"] == [
+        "$ git clone git://git.example.org/tool.git", "$ git branch -t maint origin/maint"]
+    assert not any("SOFTWARE" in s.text for s in transcript.segments)
+    assert not looks_like_asciidoc(RST_TXT) and not looks_like_asciidoc(PLAIN_TXT)

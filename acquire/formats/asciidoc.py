@@ -86,8 +86,9 @@ def looks_like_asciidoc(text: str) -> bool:
     items (``term::`` followed at once by their text). A title ``= Title`` is AsciiDoc's alone,
     and one such construct or section title (``== Section``) confirms it; a title underlined
     with ``=`` is reStructuredText's and plain text's too, so it needs a section title and
-    two kinds of construct."""
-    lines = text.splitlines()[:SNIFF_LINES]
+    two kinds of construct, or two delimited blocks. A comment block opening the document (a
+    licence in ``////``) stands before all that."""
+    lines = _without_opening_comment(text.splitlines()[:SNIFF_LINES])
     first = next((n for n, line in enumerate(lines)
                   if line.strip() and not _PREAMBLE.fullmatch(line.rstrip())), None)
     if first is None:
@@ -97,7 +98,7 @@ def looks_like_asciidoc(text: str) -> bool:
     one_line = bool(_ONE_LINE_TITLE.match(head))
     if not (one_line or (set(below) == {"="} and abs(len(below) - len(head)) <= 2)):
         return False
-    sections = 0
+    sections = delimited = 0
     seen: set[str] = set()
     for n in range(first + 2, len(lines)):
         line, before = lines[n].rstrip(), lines[n - 1].rstrip()
@@ -118,11 +119,22 @@ def looks_like_asciidoc(text: str) -> bool:
             seen.add("labeled")
         elif _DELIMITER.fullmatch(line) and not before:
             close = next((m for m in range(n + 1, min(n + 400, len(lines))) if lines[m].rstrip() == line), None)
-            if close is not None and close - n > 2:
+            # over more than one line, or a line longer than the delimiter (an overlined title is not)
+            if close is not None and (close - n > 2 or close - n == 2 and len(lines[n + 1].rstrip()) > len(line) + 2):
                 seen.add("delimited")
+                delimited += 1
     if one_line:
         return sections + len(seen) >= 1
-    return sections >= 1 and len(seen) >= 2
+    return sections >= 1 and (len(seen) >= 2 or delimited >= 2)
+
+
+def _without_opening_comment(lines: list[str]) -> list[str]:
+    """The lines after a comment block (``////`` … ``////``: a licence) that opens the document."""
+    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    if first is None or not re.fullmatch(r"/{4,}", lines[first].rstrip()):
+        return lines
+    close = next((m for m in range(first + 1, len(lines)) if lines[m].rstrip() == lines[first].rstrip()), None)
+    return lines[close + 1:] if close is not None else lines
 
 
 def read_asciidoc(text: str, name: str) -> Document:
