@@ -510,6 +510,8 @@ def _items(lines: list[str]) -> list[str]:
             items.append(_ITEM.sub("", line.strip()))  # an item, or a definition list's next term (after a
             # meaning, or after the items nested under the last: "Parameters" / "  - key – …" / "Returns")
             defined, term = False, not _ITEM.match(line.strip())
+        elif depth == indent and term and not defined and "\n" not in items[-1]:
+            items[-1] += ", " + line.strip()  # two terms of one meaning ("c-format" / "no-c-format")
         elif depth > indent and term and not defined and "\n" not in items[-1]:
             items[-1] = items[-1].rstrip(":") + ": " + line.strip()  # "sha512: When this option is set …"
             defined = True

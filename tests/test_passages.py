@@ -553,3 +553,12 @@ def test_subscribing_to_a_mailing_list_is_taught_and_a_video_sign_off_is_not():
                                        "calcurse.org with subscribe in the subject field.")
     assert passages.is_boilerplate("If you liked this video, please subscribe and leave a comment.")
     assert passages.is_boilerplate("Don't forget to hit the subscribe button!")
+
+
+def test_two_terms_over_one_meaning_head_it_together():
+    """texinfo's ``@item``/``@itemx`` ("c-format" and "no-c-format" over one meaning): the first had
+    stood as a skill of its own, "C-format", its meaning under the second."""
+    lines = ["fuzzy", "  This flag is made by msgmerge.", "c-format", "no-c-format",
+             "  These flags should not be added by a human."]
+    assert passages._items(lines) == ["fuzzy: This flag is made by msgmerge.",
+                                      "c-format, no-c-format: These flags should not be added by a human."]
