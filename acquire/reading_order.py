@@ -100,13 +100,13 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None],
         if root not in seen:
             trees.append(_depth_first([root], children, seen))
             seen.update(trees[-1])
-    found = _joined(trees, [(a, b) for a, kids in children.items() for b in kids]
-                    + [(a, b) for a, pages in linked.items() for b in pages])
+    manuals = _joined(trees, [(a, b) for a, kids in children.items() for b in kids]
+                      + [(a, b) for a, pages in linked.items() for b in pages])
     if parents is not None:  # a manual's top page (no parent, or a contents page) holds chapters
-        tops = {document[0] for document in found
+        tops = {document[0] for document in manuals
                 if document[0] not in below_another or _page_key(document[0]) in _CONTENTS_NAMES}
         parents.update((page, above) for page, above in up.items() if above not in tops)
-    return found
+    return manuals
 
 
 def _sizes(children: dict[str, list[str]]) -> dict[str, int]:
