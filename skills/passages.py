@@ -445,6 +445,8 @@ _LINKING = re.compile(
     r"|contrast)|by contrast|instead|otherwise|alternatively|additionally|moreover|furthermore|meanwhile|again"
     r"|as (?:a result|such|mentioned|noted|shown)(?: (?:before|above|earlier))?|at this point),"
     r"|(?:it is|it's) worth (?:noting|mentioning) that|keep in mind that|the point is(?: that)?"
+    # a version badge over what changed (Sphinx's versionadded/versionchanged: "Changed in version 3.6:")
+    r"|(?:new|changed) in version [\d.]+\.?|deprecated since version [\d.]+\.?"
     r")[,:]?\s+)+",
     re.I,
 )

@@ -562,3 +562,17 @@ def test_two_terms_over_one_meaning_head_it_together():
              "  These flags should not be added by a human."]
     assert passages._items(lines) == ["fuzzy: This flag is made by msgmerge.",
                                       "c-format, no-c-format: These flags should not be added by a human."]
+
+
+def test_a_version_badge_does_not_name_the_change_it_heads():
+    """Sphinx's "Changed in version 3.6: All optional parameters are now keyword-only." was named
+    "Changed in version 3.6" (sweep G: "New in version 35.0.0" four times over): the badge links
+    the text to the entry like "Note that" does; what changed names it. A badge alone stays."""
+    from tutorialbook.skills.passages import Passage
+
+    def name(text: str) -> str:
+        return passages.draft(Passage([0], text, 0, 1, [("text", text)]), "").name
+
+    assert name("Changed in version 3.6: All optional parameters are now keyword-only.") == (
+        "All optional parameters are now keyword-only")
+    assert name("New in version 2.5.") == "New in version 2.5"
