@@ -146,8 +146,7 @@ def _named_by_sections(chapter: OutlineNode) -> None:
     for node in chapter.walk():
         for d in node.drafts:
             if counts[_norm(d.name)] >= SHARED_NAME and node.title and _norm(node.title) != _norm(d.name):
-                named = f"{node.title}: {d.name}"
-                d.name = named if len(named) <= 90 else named[:87].rsplit(" ", 1)[0] + "…"
+                d.name = extract.clipped(f"{node.title}: {d.name}")
 
 
 def _is_licence(node: OutlineNode, transcript) -> bool:

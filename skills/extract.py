@@ -145,8 +145,16 @@ def name_from(sentence: str) -> str:
         r"^(?:(?:remember|note|tip|important)[:,]\s+(?:that\s+|to\s+)?|(?:remember|note)\s+(?:that|to)\s+"
         r"|the (?:key|main) (?:idea|point|thing|rule)(?: here)? is[:,]?\s+(?:that\s+|to\s+)?)", "", name, flags=re.I,
     )
-    name = sentence_case(name)
-    return name if len(name) <= 90 else name[:87].rsplit(" ", 1)[0] + "…"
+    return clipped(sentence_case(name))
+
+
+#: the longest name a skill gets
+MAX_NAME_CHARS = 90
+
+
+def clipped(name: str) -> str:
+    """A name no longer than ``MAX_NAME_CHARS``, cut at a word with an ellipsis."""
+    return name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS - 3].rsplit(" ", 1)[0] + "…"
 
 
 #: an operator standing alone after a first word: the phrase is code ("y ~ x", "x <- 1")
