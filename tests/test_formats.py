@@ -442,7 +442,7 @@ box width 0.6 &quot;gpic&quot; <br>
         ("paragraph", "This picture was produced from the following program:"),
         ("list", '.PS\nellipse "document";\narrow;\nbox width 0.6 "gpic"\n.PE'),
         ("paragraph", "A paragraph may break a line once and still be one paragraph of prose."),
-        ("list", "-a --all\n  Vacuum every database."),
+        ("list", "-a, --all\n  Vacuum every database."),
     ]
 
 
@@ -525,6 +525,40 @@ def test_html_definition_with_code_keeps_its_term_on_its_meaning(tmp_path):
     transcript = read_source(page)
     texts = [p.text for p in group(transcript.segments, list(range(len(transcript.segments))))]
     assert any(t.startswith("bg:\nbg [jobspec ...]\nResume each suspended job") for t in texts), texts
+
+
+def test_html_definition_of_prose_and_a_nested_list_is_one_block_and_a_terms_breaks_part_its_lines(tmp_path):
+    """calcurse's options (asciidoc-py): "-d: … Two possible formats are supported:", a nested list,
+    then "In the first case, …": that last paragraph had parted from its term and become a skill
+    of its own ("The appointment list for the specified date will"). DocBook's variablelist puts
+    two commands over one meaning with a ``<br>``; they had run together ("build-essential# apt-get")."""
+    page = tmp_path / "options.html"
+    page.write_text("""<html><head><title>Calc</title></head><body><h1>Calc</h1><h2>Options</h2>
+<p>Calc takes these options on its command line.</p>
+<div class="dlist"><dl>
+<dt class="hdlist1"><code>-d &lt;date|num&gt;</code></dt>
+<dd><p>Print the appointments for the given date or number of days. Two formats are supported:</p>
+<div class="openblock"><div class="content"><div class="ulist"><ul>
+<li><p>a date.</p></li><li><p>a number <code>n</code>.</p></li></ul></div></div></div>
+<div class="paragraph"><p>In the first case, the list for that date is printed; in the second, for the
+<code>n</code> days to come.</p></div></dd>
+<dt class="hdlist1"><code>-x</code></dt>
+<dd><p>Export the data:</p><div class="listingblock"><pre>$ calc -x &gt; my_data.dat</pre></div></dd>
+</dl></div>
+<div class="variablelist"><dl class="variablelist"><dt><span class="term"><code class="prompt">#</code>
+<strong class="userinput"><code>apt-get install build-essential</code></strong><br></span><span class="term">
+<code class="prompt">#</code> <strong class="userinput"><code>apt-get build-dep linux</code></strong></span></dt>
+<dd><p>This will install the packages the build needs.</p></dd></dl></div>
+</body></html>""")
+    segments = [(s.kind, s.text) for s in read_source(page).segments]
+    assert segments == [
+        ("paragraph", "Calc takes these options on its command line."),
+        ("list", "-d <date|num>:\nPrint the appointments for the given date or number of days. Two formats are "
+                 "supported:\n  - a date.\n  - a number n.\nIn the first case, the list for that date is printed; "
+                 "in the second, for the n days to come."),
+        ("paragraph", "-x: Export the data:"), ("code", "$ calc -x > my_data.dat"),
+        ("list", "# apt-get install build-essential, # apt-get build-dep linux\n"
+                 "  This will install the packages the build needs.")]
 
 
 def test_html_mdbook_and_site_headings_title_the_page_by_its_own_heading(tmp_path):

@@ -599,7 +599,13 @@ class _Walker:
             return
         for item in el:
             if isinstance(item.tag, str) and item.tag == "dt":
-                self.doc.label(item.text_content(), join=True)
+                self.doc.label(", ".join(_term_lines(item)), join=True)
+            elif isinstance(item.tag, str) and not any(True for _ in item.iter(*_BLOCKY)) \
+                    and len(lines := _item_lines(item)) > 1:
+                # a meaning of prose and lists only is one block: its paragraph after a nested list
+                # ("In the first case, …" after calcurse's "-d: Two formats are supported:") had
+                # parted from its term and started a skill of its own
+                self.emit("list", "\n".join(lines))
             elif isinstance(item.tag, str):
                 self.container(item, depth)
 
@@ -725,6 +731,49 @@ def _is_listing(el) -> bool:
         True for _ in el.iter("pre", "p", "table", *_LISTS, *_HEADINGS))
 
 
+def _item_lines(item) -> list[str]:
+    """A list item's blocks of prose, a line each, its nested lists' items indented below them."""
+    lines: list[str] = []
+    run = [item.text or ""]
+
+    def flush() -> None:
+        if text := squash("".join(run)):
+            lines.append(text)
+        run.clear()
+
+    def walk(el) -> None:
+        for child in el:
+            tag = child.tag.lower() if isinstance(child.tag, str) else ""
+            if tag in _LISTS:
+                flush()
+                lines.extend(_list_lines(child, 1))
+            elif tag in _INLINE or not tag:
+                run.append(child.text_content() if tag else "")
+            else:
+                flush()
+                run.append(child.text or "")
+                walk(child)
+                flush()
+            run.append(child.tail or "")
+
+    walk(item)
+    flush()
+    return lines
+
+
+def _term_lines(dt) -> list[str]:
+    """A definition's terms, the parts its ``<br>`` breaks apart (DocBook's two commands over one
+    meaning: "# apt-get install build-essential<br># apt-get build-dep linux" had run together)."""
+
+    def text(el) -> str:
+        parts = [el.text or "" if isinstance(el.tag, str) else ""]
+        for child in el:
+            parts += ["\0" if child.tag == "br" else text(child), child.tail or ""]
+        return "".join(parts)
+
+    return [line for line in (squash(part) for part in text(dt).split("\0")) if line]
+
+
 def _list_lines(el, depth: int) -> list[str]:
     lines: list[str] = []
     number = int(el.get("start", "1")) if el.get("start", "1").isdigit() else 1
@@ -740,7 +789,7 @@ def _list_lines(el, depth: int) -> list[str]:
             words.append(sub.tail or "")
         marker = {"ol": f"{number}. ", "ul": "- "}.get(el.tag, "" if item.tag == "dt" else "  ")
         number += el.tag == "ol"
-        text = squash("".join(words))
+        text = ", ".join(_term_lines(item)) if item.tag == "dt" and not nested else squash("".join(words))
         if text:
             lines.append("  " * depth + marker + text)
         for sub in nested:
