@@ -54,8 +54,9 @@ def inner(path: Path) -> Path:
 def readable(path: Path) -> bool:
     """Whether an ingest reads this file: a supported type, or a text one gzipped (not media)."""
     if path.suffix.lower() == GZIP:
-        return inner(path).suffix.lower() in supported_extensions() - media_extensions()
-    return path.suffix.lower() in supported_extensions()
+        named = inner(path)
+        return named.suffix.lower() in supported_extensions() - media_extensions() or document_format(named) is not None
+    return path.suffix.lower() in supported_extensions() or document_format(path) is not None
 
 
 def unsupported_reason(path: Path) -> str:
@@ -156,7 +157,13 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
             labels = sphinx_labels(path, policy)
         return read_document(fmt, _read_bytes(path, max_text_bytes) if fmt in BINARY_FORMATS
                              else _read_text(path, max_text_bytes), named.name, labels)
-    text = _read_text(path, max_text_bytes)
+    data = _read_bytes(path, max_text_bytes)
+    if suffix in TEXT_EXTENSIONS:
+        from tutorialbook.acquire.formats.info import looks_like_info
+
+        if looks_like_info(data):  # an Info manual saved as text: its index's cookies are control bytes
+            return read_document(".info", data, named.name)
+    text = _text(data, path)
     if suffix in SUBTITLE_EXTENSIONS:
         return parse_subtitles(text, named.name)
     if readers is not None and suffix in readers:
@@ -228,7 +235,11 @@ _TERMINAL = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 def _read_text(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> str:
     """The file's text: its bytes (``_read_bytes``), UTF-8 and printable."""
-    data = _read_bytes(path, max_bytes)
+    return _text(_read_bytes(path, max_bytes), path)
+
+
+def _text(data: bytes, path: Path) -> str:
+    """A file's bytes as text, if they are UTF-8 and printable."""
     if b"\x00" in data:
         raise TutorialbookError("source", f"{path.name} is binary, not text")
     try:

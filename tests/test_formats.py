@@ -2114,3 +2114,80 @@ def test_html_asciidoc_py_admonition_table_is_its_label_over_its_text(tmp_path):
     texts = [(s.kind, s.text) for s in read_written(tmp_path, "manual.html", page).segments]
     assert texts == [("paragraph", "Note: It is also possible to link calcurse with a calendar."),
                      ("paragraph", "Caution: Logs may hold secrets."), ("table", "key | value")]
+
+
+FROB_INFO = (
+    "This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+    "INFO-DIR-SECTION Utilities\nSTART-INFO-DIR-ENTRY\n* Frob: (frob).   Rewrite files in place.\nEND-INFO-DIR-ENTRY\n\n"
+    "\x1f\nFile: frob.info,  Node: Top,  Next: Overview,  Up: (dir)\n\n"
+    "GNU Frob 2.1\n************\n\nThis manual documents the frob utility.\n\n"
+    "* Menu:\n\n* Overview::           What frob does.\n* Startup File::       Its settings.\n"
+    "* Concept Index::      Topics.\n\n"
+    "\x1f\nFile: frob.info,  Node: Overview,  Next: Startup File,  Prev: Top,  Up: Top\n\n"
+    "1 Overview\n**********\n\n"
+    "\x00\x08[index\x00\x08]Frob rewrites each file it is given and keeps a backup of it\n"
+    "unless told otherwise (*note Startup File::).\n\n"
+    "   To keep no backup, run it with the option that says so:\n\n"
+    "     frob --no-backup notes.txt\n\n"
+    "   See *note the settings: Startup File. for the rest.(1)\n\n"
+    "   ---------- Footnotes ----------\n\n"
+    "   (1) Settings are read once, when frob starts.\n\n"
+    "\x1f\nFile: frob.info,  Node: Startup File,  Next: Concept Index,  Prev: Overview,  Up: Top\n\n"
+    "1.1 Startup File\n================\n\n"
+    "Frob reads its settings from the file named in FROBRC, else from\n‘~/.frobrc’.\n\n"
+    "Short line here\n\n   The file holds one setting a line.\n\n"
+    "\x1f\nFile: frob.info,  Node: Concept Index,  Prev: Startup File,  Up: Top\n\n"
+    "Concept Index\n*************\n\n* Menu:\n\n"
+    "* backup:                                Overview.             (line 6)\n"
+    "* settings:                              Startup File.         (line 6)\n\n"
+    "\x1f\nTag Table:\nNode: Top\x7f100\nNode: Overview\x7f300\n\x1f\nEnd Tag Table\n\n"
+    "\x1f\nLocal Variables:\ncoding: utf-8\nEnd:\n")
+
+
+def test_info_manual_reads_as_its_nodes_text_without_what_only_the_info_reader_uses(tmp_path):
+    """GNU Info (makeinfo's output, /usr/share/info): its index cookies are control bytes, so the
+    file was refused as binary ("wget.info is binary, not text") and a whole manual was lost.
+    Node headers, menus, the index node, the tag table and the footnotes' rule are no text; a
+    cross-reference reads as words; titles are the underlined lines only ("Short line here" is
+    none); the title is the Top node's."""
+    import gzip
+
+    path = tmp_path / "frob.info.gz"
+    path.write_bytes(gzip.compress(FROB_INFO.encode()))
+    transcript = read_source(path)
+    assert transcript.title == "GNU Frob 2.1"
+    assert [(level, title) for _, level, title in transcript.headings] == [(1, "1 Overview"), (2, "1.1 Startup File")]
+    texts = [s.text for s in transcript.segments]
+    body = "\n".join(texts)
+    assert "Frob rewrites each file it is given and keeps a backup of it unless told otherwise (see Startup File)." \
+        in texts
+    assert "frob --no-backup notes.txt" in texts
+    assert "See see the settings for the rest.(1)" in body and "(1) Settings are read once, when frob starts." in body
+    assert "Short line here" in body
+    for gone in ("File:", "Node:", "* Menu:", "(line 6)", "Footnotes", "Tag Table", "Local Variables", "\x00",
+                 "What frob does", "Concept Index"):
+        assert gone not in body, gone
+    # saved as text, or a part of a split manual, it reads the same
+    (tmp_path / "frob.txt").write_bytes(FROB_INFO.encode())
+    (tmp_path / "frob.info-1").write_bytes(FROB_INFO.encode())
+    for name in ("frob.txt", "frob.info-1"):
+        assert [s.text for s in read_source(tmp_path / name).segments] == texts, name
+
+
+def test_info_split_manuals_first_file_and_an_index_alone_are_clear_errors(tmp_path):
+    from tutorialbook.acquire.sources import readable
+
+    main = tmp_path / "frob.info"
+    main.write_bytes(b"This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+                     b"\x1f\nIndirect:\nfrob.info-1: 1000\nfrob.info-2: 90000\n\x1f\nTag Table:\n(Indirect)\n")
+    with pytest.raises(TutorialbookError, match=r"frob.info is the first file of a split Info manual: its text is "
+                                                r"in frob.info-1, frob.info-2"):
+        read_source(main)
+    index = tmp_path / "frob.info-2"
+    index.write_bytes(FROB_INFO.split("\x1f\nFile: frob.info,  Node: Overview")[0].split("\x1f")[0].encode()
+                      + b"\x1f\nFile: frob.info,  Node: Concept Index,  Up: Top\n\nConcept Index\n*************\n\n"
+                        b"* Menu:\n\n* backup:            Overview.     (line 6)\n")
+    with pytest.raises(TutorialbookError, match="frob.info-2 holds no Info node with text"):
+        read_source(index)
+    assert readable(tmp_path / "frob.info-2") and readable(tmp_path / "frob.info-12.gz")
+    assert not readable(tmp_path / "frob.info-x")

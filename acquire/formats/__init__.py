@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,9 +14,10 @@ if TYPE_CHECKING:
     from tutorialbook.acquire.formats.document import Document
 
 DOCUMENT_EXTENSIONS = frozenset({".md", ".markdown", ".rst", ".html", ".htm", ".xhtml", ".ipynb", ".pdf", ".adoc",
-                                 ".asciidoc"})
-BINARY_FORMATS = frozenset({".html", ".pdf"})
-"""Read as bytes: the reader decodes (an HTML page's declared charset) or parses them itself."""
+                                 ".asciidoc", ".info"})
+BINARY_FORMATS = frozenset({".html", ".pdf", ".info"})
+"""Read as bytes: the reader decodes (an HTML page's declared charset, an Info file's control
+bytes) or parses them itself."""
 
 
 def document_format(path: Path) -> str | None:
@@ -26,6 +28,8 @@ def document_format(path: Path) -> str | None:
         if name.endswith(copied + ".txt"):
             return copied
     suffix = path.suffix.lower()
+    if re.fullmatch(r"\.info-\d{1,3}", suffix):  # a part of a split Info manual ("find.info-1")
+        return ".info"
     if suffix in (".htm", ".xhtml"):
         return ".html"
     if suffix == ".markdown":
@@ -53,6 +57,8 @@ def read_document(fmt: str, data: str | bytes, name: str, labels: Mapping[str, s
         from tutorialbook.acquire.formats.asciidoc import read_asciidoc as read
     elif fmt == ".pdf":
         from tutorialbook.acquire.formats.pdf import read_pdf as read
+    elif fmt == ".info":
+        from tutorialbook.acquire.formats.info import read_info as read
     else:
         raise ValueError(f"no reader for {fmt}")
     return read(data, name).transcript()

@@ -92,8 +92,9 @@ class _Block:
         return min(_indent(line) for line in self.lines)
 
 
-def read_plain(text: str, name: str) -> Document:
-    """The document of a plain text (see the module's docstring)."""
+def read_plain(text: str, name: str, underlined: bool = False) -> Document:
+    """The document of a plain text (see the module's docstring). ``underlined``: a text whose
+    every title is underlined (an Info manual's): no other line is taken for one."""
     text = text.replace("\t", "    ")
     blocks = [_Block([line.rstrip().removesuffix("¶").rstrip() for line in part.splitlines() if line.strip()])
               for part in re.split(r"\n\s*\n", text)]
@@ -104,7 +105,7 @@ def read_plain(text: str, name: str) -> Document:
     doc = Document(name)
     if blocks and len(blocks[0].lines) >= 2 and all(_HEADER_FIELD.match(line) for line in blocks[0].lines):
         blocks = blocks[1:]  # a posting's header fields ("Archive-Name: editor-faq/sed"): no text, no title
-    title = _title_block(blocks[0].lines) if blocks else None
+    title = _title_block(blocks[0].lines) if blocks and not underlined else None
     if title:
         doc.title = title  # a text's opening lines standing alone, short: its title
         blocks = blocks[1:]
@@ -124,8 +125,10 @@ def read_plain(text: str, name: str) -> Document:
         block = _Block(lines)
         meaning = bool(events) and events[-1][0] == "term"
         shown = i > 0 and _shows(blocks[i - 1].lines[-1], block, width or TERMINAL)
-        events.append(_standing_alone(block, prose, following)
-                      or (("code", lines) if shown else _block_event(block, prose, spelling, meaning)))
+        alone = _standing_alone(block, prose, following)
+        if underlined and alone is not None and alone[0] == "heading":
+            alone = None
+        events.append(alone or (("code", lines) if shown else _block_event(block, prose, spelling, meaning)))
     events = _without_listed_headings(events)
     levels = _levels([e[1] for e in events if e[0] == "heading"])
     code: list[str] = []  # a listing's pieces, which blank lines cut into blocks, gathered again

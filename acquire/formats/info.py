@@ -1,0 +1,115 @@
+"""GNU Info manuals (makeinfo's ``.info``, what ``/usr/share/info`` holds): the nodes' text, read
+as plain text is, without what only the Info reader program uses.
+
+An Info file is text with control bytes: nodes apart by ``\\x1f``, each under a header line
+("File: wget.info,  Node: Overview,  Next: Invoking, …"), menus of links to other nodes ("* Menu:"),
+the index's cookies (``\\x00\\x08[index\\x00\\x08]``) and a tag table. Under the headers the text is
+plain: titles underlined with ``*``, ``=``, ``-`` and ``.`` by depth, examples indented, which
+``plain.py`` reads. Here the headers, menus, index nodes, tag table and footnote rules go, a
+cross-reference (``*note Startup File::``) reads as "see Startup File", and the rest is the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tutorialbook.acquire.formats.document import Document, squash
+from tutorialbook.acquire.formats.plain import read_plain
+from tutorialbook.errors import TutorialbookError
+
+#: what opens an Info file (makeinfo's first line), and a node's header after its separator
+_OPENING = re.compile(rb"\AThis is [^\n]{1,200}, produced by [Mm]akeinfo")
+_NODE = re.compile(rb"\x1f\r?\n(?:File|Indirect|Tag Table):")
+#: the reader program's markers in the text (an index entry's place, an image): no text
+_COOKIE = re.compile(rb"\x00\x08\[[^\x00]{0,4000}\x00\x08\]")
+_FIRST_LINE = re.compile(r"^ {3}\S")
+_MENU_ENTRY = re.compile(r"^\* [^\n]*")
+_INDEX_ENTRY = re.compile(r"\(line\s+\d+\)\s*$")
+#: "*note Startup File::" and "*note the manual: Startup File." (a label and the node it names)
+_NOTE_NODE = re.compile(r"\*([Nn])ote\s+([^:*]+?)::")
+_NOTE_LABEL = re.compile(r"\*([Nn])ote\s+([^:*]+?):\s+(?:\([^()\s]*\))?[^.,:*]+?[.,]")
+_CODING = re.compile(r"coding:\s*([\w.-]+)")
+#: the Top node's title over its underline of stars; the manual's entry in Info's directory
+_TITLE = re.compile(r"\A\s*(\S[^\n]{0,150})\n\*{3,}\s*(?:\n|\Z)")
+_TOP = re.compile(r"\bNode:\s*Top\s*(?:,|$)")
+_DIR_ENTRY = re.compile(r"^START-INFO-DIR-ENTRY\s*\n(?:\* )?([^:\n]{1,80}):", re.M)
+
+
+def looks_like_info(data: bytes) -> bool:
+    """makeinfo's opening line, then nodes: an Info file whatever it is named."""
+    return bool(_OPENING.match(data)) and _NODE.search(data) is not None
+
+
+def read_info(data: bytes, name: str) -> Document:
+    """The manual's nodes as one plain text (titles, paragraphs, examples as ``plain.py`` reads
+    them). A split manual's first file (its nodes in ``name-1``, ``name-2``…) holds none: an error
+    names its parts."""
+    text = _decoded(_COOKIE.sub(b"", data), name)
+    chunks = text.split("\x1f")
+    parts = [line.split(":")[0] for chunk in chunks if chunk.lstrip().startswith("Indirect:")
+             for line in chunk.strip().splitlines()[1:] if ":" in line]
+    if parts:
+        raise TutorialbookError("source", f"{name} is the first file of a split Info manual: its text is in "
+                                          f"{', '.join(parts[:5])}{' …' if len(parts) > 5 else ''}: ingest those")
+    nodes = [(_TOP.search(_parts(chunk)[0]) is not None, _node_text(chunk)) for chunk in chunks[1:]]
+    # the Top node's title is the manual's (else the name its entry in Info's directory gives)
+    top = next((_TITLE.match(body) for is_top, body in nodes if is_top and body), None)
+    bodies = [body[top.end():] if is_top and top else body for is_top, body in nodes]
+    bodies = [body for body in bodies if body.strip()]
+    if not bodies:
+        raise TutorialbookError("source", f"{name} holds no Info node with text (an index at most)")
+    doc = read_plain("\n\n".join(bodies), name, underlined=True)
+    entry = _DIR_ENTRY.search(chunks[0])
+    doc.title = squash(top.group(1)) if top else entry.group(1).strip() if entry else doc.title
+    return doc
+
+
+def _decoded(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        declared = _CODING.search(data[-3000:].decode("ascii", "replace"))  # Local Variables, at the end
+        if declared:
+            try:
+                return data.decode(declared.group(1))
+            except (LookupError, UnicodeDecodeError):
+                pass
+        raise TutorialbookError("source", f"{name} is not UTF-8 text (byte {exc.start})") from exc
+
+
+def _parts(chunk: str) -> tuple[str, str]:
+    """What follows a node separator: its header line and the rest."""
+    header, _, body = chunk.lstrip("\r\n").partition("\n")
+    return header, body
+
+
+def _node_text(chunk: str) -> str:
+    """A node's text without its header, its menu and its footnotes' rule; nothing for what is
+    no node (the tag table, Local Variables) or for an index (a menu of "(line N)" entries)."""
+    header, body = _parts(chunk)
+    if not header.startswith("File:"):
+        return ""
+    lines, menu, entries, indexed = [], False, 0, 0
+    for line in body.splitlines():
+        if line.startswith("* Menu:"):
+            menu = True
+            continue
+        if menu and (not line.strip() or line[:1].isspace() or _MENU_ENTRY.match(line)):
+            if _MENU_ENTRY.match(line):
+                entries += 1
+                indexed += bool(_INDEX_ENTRY.search(line))
+            continue  # a menu goes on to its last entry (an entry's description may wrap)
+        menu = False
+        if line.strip().startswith("---------- Footnotes ----------"):
+            continue
+        lines.append(line)
+    if entries and indexed * 2 > entries:
+        return ""  # the index: entries that point at lines of other nodes
+    for n, line in enumerate(lines):
+        # makeinfo indents a paragraph's first line three spaces: prose, not a line set deeper (an example)
+        if _FIRST_LINE.match(line) and (n == 0 or not lines[n - 1].strip()) \
+                and (n + 1 == len(lines) or not lines[n + 1].strip() or not lines[n + 1][:1].isspace()):
+            lines[n] = line[3:]
+    text = "\n".join(lines).strip("\n")
+    text = _NOTE_NODE.sub(lambda m: f"{'s' if m.group(1) == 'n' else 'S'}ee {squash(m.group(2))}", text)
+    return _NOTE_LABEL.sub(lambda m: f"{'s' if m.group(1) == 'n' else 'S'}ee {squash(m.group(2))}", text)
