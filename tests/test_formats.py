@@ -561,6 +561,18 @@ def test_html_definition_of_prose_and_a_nested_list_is_one_block_and_a_terms_bre
                  "  This will install the packages the build needs.")]
 
 
+def test_html_nested_list_a_div_wraps_keeps_its_items_apart(tmp_path):
+    """Asciidoctor wraps every list in a div (div.ulist): a nested one's items had run into the
+    item above ("Basic Features Create, open, and save databases… Store sensitive…")."""
+    page = tmp_path / "start.html"
+    page.write_text("""<html><head><title>Start</title></head><body><h1>Start</h1><h2>Features</h2>
+<div class="ulist"><ul><li><p>Basic Features</p>
+<div class="ulist"><ul><li><p>Create, open, and save databases</p></li><li><p>Store secrets in entries</p></li></ul></div>
+</li><li><p>Password generator</p></li></ul></div></body></html>""")
+    assert [s.text for s in read_source(page).segments] == [
+        "- Basic Features\n  - Create, open, and save databases\n  - Store secrets in entries\n- Password generator"]
+
+
 def test_html_mdbook_and_site_headings_title_the_page_by_its_own_heading(tmp_path):
     """mdBook wraps each heading's words in ``<a class="header">`` (the "header" class made them
     chrome: the Rust book lost every heading) and shows the book's name as the menu bar's h1;

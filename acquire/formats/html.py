@@ -761,6 +761,15 @@ def _item_lines(item) -> list[str]:
     return lines
 
 
+def _wrapped_list(el):
+    """The one list a div holds and nothing else (Asciidoctor's ``div.ulist``), else None."""
+    if el.tag != "div" or squash(el.text or ""):
+        return None
+    lists = [child for child in el if isinstance(child.tag, str) and child.tag in _LISTS]
+    rest = [child for child in el if child not in lists]
+    return lists[0] if len(lists) == 1 and not any(squash(child.text_content()) for child in rest) else None
+
+
 def _term_lines(dt) -> list[str]:
     """A definition's terms, the parts its ``<br>`` breaks apart (DocBook's two commands over one
     meaning: "# apt-get install build-essential<br># apt-get build-dep linux" had run together)."""
@@ -780,9 +789,15 @@ def _list_lines(el, depth: int) -> list[str]:
     for item in el:
         if not isinstance(item.tag, str) or item.tag not in ("li", "dt", "dd"):
             continue
-        nested = [sub for sub in item if isinstance(sub.tag, str) and sub.tag in _LISTS]
+        # a nested list, or one a div wraps (Asciidoctor's div.ulist): its items had run into the item's words
+        wrapped = {sub: inner for sub in item if isinstance(sub.tag, str) and (inner := _wrapped_list(sub)) is not None}
+        nested = [wrapped.get(sub, sub) for sub in item
+                  if isinstance(sub.tag, str) and (sub.tag in _LISTS or sub in wrapped)]
         words = [item.text or ""]
         for sub in item:
+            if sub in wrapped:
+                words.append(sub.tail or "")
+                continue
             if sub not in nested:  # a break or a block (an item's second <p>) parts words
                 words.append(" " if sub.tag == "br" else
                              f" {sub.text_content()} " if sub.tag in _ITEM_BLOCKS else sub.text_content())
