@@ -573,6 +573,47 @@ def test_html_nested_list_a_div_wraps_keeps_its_items_apart(tmp_path):
         "- Basic Features\n  - Create, open, and save databases\n  - Store secrets in entries\n- Password generator"]
 
 
+def test_footnotes_are_read_where_the_text_refers_to_them(tmp_path):
+    """fish's tutorial (docutils' aside.footnote): steps "[1]" and "or “stati” if you prefer"
+    beside the text they explain; harden-doc (DocBook's div.footnote at the page's end): 46
+    skills "[16] In old Debian releases…" under the page's last section. A footnote goes in
+    brackets where it is referred to; one nothing refers to stays; reStructuredText the same."""
+    page = tmp_path / "notes.html"
+    page.write_text("""<html><head><title>T</title></head><body><h1>Tutorial</h1>
+<p>Commands report exit statuses<a class="footnote-reference brackets" href="#f1" id="id1"><span class="fn-bracket">[</span>1<span
+ class="fn-bracket">]</span></a> of processes.</p>
+<aside class="footnote-list brackets"><aside class="footnote brackets" id="f1" role="doc-footnote"><span class="label"><span
+ class="fn-bracket">[</span><a role="doc-backlink" href="#id1">1</a><span class="fn-bracket">]</span></span>
+<p>or “stati” if you prefer</p></aside></aside>
+<h2>DocBook</h2>
+<p>Set a timeout in the profile.<a href="#ftn.id1" class="footnote" id="id11"><sup class="footnote">[16]</sup></a> It logs you off.</p>
+<div class="footnotes"><br><hr width="100" align="left"><div id="ftn.id1" class="footnote"><p><a href="#id11" class="para"><sup
+ class="para">[16] </sup></a>In old Debian releases it was named differently.</p></div></div>
+<h2>Old docutils</h2>
+<p>See this<a class="footnote-reference" href="#id4" id="id3">[2]</a> too.</p>
+<table class="docutils footnote" frame="void" id="id4" rules="none"><tbody valign="top"><tr><td class="label"><a
+ class="fn-backref" href="#id3">[2]</a></td><td>A footnote in a table.</td></tr></tbody></table>
+<dl class="footnote brackets"><dt class="label" id="f9"><span class="brackets">9</span></dt><dd><p>Nobody refers to this one.</p></dd></dl>
+<h2>Texinfo</h2>
+<p>R is like the award-winning<a id="DOCF1" href="#FOOT1"><sup>1</sup></a> S system.</p>
+<div class="footnote"><hr><h4 class="footnotes-heading">Footnotes</h4>
+<h5><a id="FOOT1" href="#DOCF1">(1)</a></h5><p>ACM Software Systems award,</p><p>1998.</p>
+<h5><a id="FOOT2" href="#DOCF2">(2)</a></h5><p>Another one.</p></div>
+</body></html>""")
+    texts = [s.text for s in read_source(page).segments]
+    assert texts[:3] == ["Commands report exit statuses (or “stati” if you prefer) of processes.",
+                         "Set a timeout in the profile. (In old Debian releases it was named differently.) It logs you off.",
+                         "See this (A footnote in a table.) too."]
+    assert any("Nobody refers to this one." in t for t in texts[3:]) and not any("[16]" in t for t in texts)
+    assert "R is like the award-winning (ACM Software Systems award, 1998.) S system." in texts
+    assert not any("ACM" in t for t in texts if not t.startswith("R is")) and any("Another one." in t for t in texts)
+    source = tmp_path / "notes.rst"
+    source.write_text("Title\n=====\n\nCommands report exit statuses [#]_ of processes.\n\n"
+                      ".. [#] or \"stati\" if you prefer\n\n.. [3] Nobody refers to this.\n")
+    assert [s.text for s in read_source(source).segments] == [
+        'Commands report exit statuses (or "stati" if you prefer) of processes.', "[3]: Nobody refers to this."]
+
+
 def test_html_mdbook_and_site_headings_title_the_page_by_its_own_heading(tmp_path):
     """mdBook wraps each heading's words in ``<a class="header">`` (the "header" class made them
     chrome: the Rust book lost every heading) and shows the book's name as the menu bar's h1;
@@ -1853,14 +1894,15 @@ def test_a_title_left_bracketed_by_a_converter_is_read_without_brackets():
 
 
 def test_rst_footnote_mark_heads_its_text():
-    """A footnote's label was a paragraph "1" of its own, a step (docutils' primer and FAQ)."""
+    """A footnote's label was a paragraph "1" of its own, a step (docutils' primer and FAQ); one
+    the text refers to is read there (test_footnotes_are_read_where_the_text_refers_to_them)."""
     from tutorialbook.acquire.formats import read_document
 
-    page = read_document(".rst", "Functions\n=========\n\nPassed by value [#]_ always.\n\n"
-                                 ".. [#] Actually, *call by object reference* would be a better description.\n",
+    page = read_document(".rst", "Functions\n=========\n\nPassed by value always.\n\n"
+                                 ".. [1] Actually, *call by object reference* would be a better description.\n",
                          "controlflow.rst")
     assert [s.text for s in page.segments] == [
-        "Passed by value 1 always.", "[1]: Actually, call by object reference would be a better description."]
+        "Passed by value always.", "[1]: Actually, call by object reference would be a better description."]
 
 
 def test_plain_text_sentence_cased_lines_and_named_option_lists_head_sections(tmp_path):
@@ -2174,7 +2216,7 @@ def test_info_manual_reads_as_its_nodes_text_without_what_only_the_info_reader_u
     assert "Frob rewrites each file it is given and keeps a backup of it unless told otherwise (see Startup File)." \
         in texts
     assert "frob --no-backup notes.txt" in texts
-    assert "See see the settings for the rest.(1)" in body and "(1) Settings are read once, when frob starts." in body
+    assert "See see the settings for the rest. (Settings are read once, when frob starts.)" in texts
     assert "Short line here" in body
     for gone in ("File:", "Node:", "* Menu:", "(line 6)", "Footnotes", "Tag Table", "Local Variables", "\x00",
                  "What frob does", "Concept Index"):

@@ -124,8 +124,69 @@ def read_html(data: bytes, name: str) -> Document:
         raise NothingToLearn("source", f"{name} is a page the documentation's generator writes (an index, a "
                                        "search form or a 'not found' page), no text of the manual")
     _strip_chrome(content)
+    _inline_footnotes(content)
     _Walker(doc, _site_names(root, doc.title)).container(content, 0)
     return doc
+
+
+#: the class words of a page's footnotes (docutils' aside/table/dl.footnote, DocBook's div.footnote(s),
+#: pandoc's section.footnotes)
+_FOOTNOTE_CLASSES = frozenset({"footnote", "footnotes", "footnote-list"})
+#: a footnote's own mark before its text ("[2] ", "1", "*"), and pandoc's way back ("↩︎")
+_FOOTNOTE_MARK = re.compile(r"^\s*[\[(]?\s*(?:\d{1,3}|[*†‡§¶])\s*[\])]?\.?\s*")
+_FOOTNOTE_BACK = re.compile(r"\s*[↩\ufe0e]+\s*$")
+#: a footnote longer than this stays where the page puts it
+FOOTNOTE_CHARS = 1000
+
+
+def _footnote_body(el) -> list:
+    """The elements a footnote's id names: itself, or with the text that follows its mark (docutils'
+    dl.footnote: the id on the term, the text in the dd; texinfo: the id on a link in a heading
+    "(1)", the text in the blocks after it, up to the next such heading)."""
+    if el.tag == "dt":
+        nxt = el.getnext()
+        return [el, nxt] if nxt is not None and nxt.tag == "dd" else [el]
+    block = el
+    while block.tag in _INLINE and block.getparent() is not None:
+        block = block.getparent()
+    if block is el or block.tag not in _HEADINGS:
+        return [block]
+    found = [block]
+    while (nxt := found[-1].getnext()) is not None and nxt.tag not in _HEADINGS:
+        found.append(nxt)
+    return found
+
+
+def _inline_footnotes(content) -> None:
+    """A footnote's text goes where the text refers to it, in brackets ("exit statuses (or “stati”
+    if you prefer) of processes"), not at the page's end: there it had become a skill of its own
+    under the page's last section ("[16] In old Debian releases…"), or steps "[1]" and "or
+    “stati”…" beside the text they explain. A footnote nothing refers to, or a long one, stays."""
+    boxes = [el for el in content.iter() if isinstance(el.tag, str) and el.tag not in _INLINE
+             and _class_words(el) & _FOOTNOTE_CLASSES]  # not the marks (a.footnote-reference, sup.footnote)
+    bodies: dict[str, list] = {}
+    for box in boxes:
+        for el in box.iter():
+            if isinstance(el.tag, str) and el.get("id") and el.get("id") not in bodies:
+                bodies[el.get("id")] = _footnote_body(el)
+    inside = {el for box in boxes for el in box.iter()}  # the elements themselves: lxml's proxies stay alive
+    refs = [a for a in content.iter("a") if a not in inside and (a.get("href") or "")[1:] in bodies
+            and (a.get("href") or "").startswith("#")]
+    done: set[str] = set()
+    for a in refs:
+        key = a.get("href")[1:]
+        text = squash(" ".join(el.text_content() for el in bodies[key]))
+        text = _FOOTNOTE_BACK.sub("", _FOOTNOTE_MARK.sub("", text, count=1))
+        if not text or len(text) > FOOTNOTE_CHARS or a.getparent() is None:
+            continue
+        words = a.makeelement("span", {})
+        words.text, words.tail = f" ({text})", a.tail
+        a.getparent().replace(a, words)
+        done.add(key)
+    for key in done:
+        for el in bodies[key]:
+            if el.getparent() is not None:
+                el.getparent().remove(el)
 
 
 #: the pages a documentation generator adds to every build (Sphinx's genindex.html, genindex-A.html,

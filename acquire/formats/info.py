@@ -28,6 +28,10 @@ _INDEX_ENTRY = re.compile(r"\(line\s+\d+\)\s*$")
 #: "*note Startup File::" and "*note the manual: Startup File." (a label and the node it names)
 _NOTE_NODE = re.compile(r"\*([Nn])ote\s+([^:*]+?)::")
 _NOTE_LABEL = re.compile(r"\*([Nn])ote\s+([^:*]+?):\s+(?:\([^()\s]*\))?[^.,:*]+?[.,]")
+#: a footnote after the rule: its number in brackets, its text up to the next one
+_FOOTNOTE = re.compile(r"^\s*\((\d{1,3})\)\s+(.+?)(?=\n\s*\(\d{1,3}\)\s|\Z)", re.M | re.S)
+#: a footnote longer than this stays where makeinfo puts it
+FOOTNOTE_CHARS = 1000
 _CODING = re.compile(r"coding:\s*([\w.-]+)")
 #: the Top node's title over its underline of stars; the manual's entry in Info's directory
 _TITLE = re.compile(r"\A\s*(\S[^\n]{0,150})\n\*{3,}\s*(?:\n|\Z)")
@@ -90,6 +94,7 @@ def _node_text(chunk: str) -> str:
     if not header.startswith("File:"):
         return ""
     lines, menu, entries, indexed = [], False, 0, 0
+    notes_at: int | None = None
     for line in body.splitlines():
         if line.startswith("* Menu:"):
             menu = True
@@ -101,10 +106,13 @@ def _node_text(chunk: str) -> str:
             continue  # a menu goes on to its last entry (an entry's description may wrap)
         menu = False
         if line.strip().startswith("---------- Footnotes ----------"):
+            notes_at = len(lines)
             continue
         lines.append(line)
     if entries and indexed * 2 > entries:
         return ""  # the index: entries that point at lines of other nodes
+    if notes_at is not None:
+        lines = _with_footnotes(lines[:notes_at], lines[notes_at:])
     for n, line in enumerate(lines):
         # makeinfo indents a paragraph's first line three spaces: prose, not a line set deeper (an example)
         if _FIRST_LINE.match(line) and (n == 0 or not lines[n - 1].strip()) \
@@ -113,3 +121,20 @@ def _node_text(chunk: str) -> str:
     text = "\n".join(lines).strip("\n")
     text = _NOTE_NODE.sub(lambda m: f"{'s' if m.group(1) == 'n' else 'S'}ee {squash(m.group(2))}", text)
     return _NOTE_LABEL.sub(lambda m: f"{'s' if m.group(1) == 'n' else 'S'}ee {squash(m.group(2))}", text)
+
+
+def _with_footnotes(text: list[str], notes: list[str]) -> list[str]:
+    """A node's lines with each footnote read where the text refers to it, in brackets ("a
+    default password (If you have a .netrc file, …)."), not after the text; a footnote nothing
+    refers to stays after it."""
+    found = {m.group(1): m for m in _FOOTNOTE.finditer("\n".join(notes))}
+    body = "\n".join(text)
+    left = []
+    for number, m in found.items():
+        note = squash(m.group(2))
+        marks = re.compile(rf"(?<=\S)\({number}\)")
+        if len(note) <= FOOTNOTE_CHARS and marks.search(body):
+            body = marks.sub(lambda _: f" ({note})", body, count=1)
+        else:
+            left.append(m.group(0))
+    return body.split("\n") + ["", *left] if left else body.split("\n")

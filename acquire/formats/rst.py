@@ -43,9 +43,35 @@ def read_rst(text: str, name: str, labels: Mapping[str, str] | None = None) -> D
         bad.parent.replace(bad, nodes.Text(bad.astext().strip("`_|")))
     _name_references(tree, labels or {})
     _drop_bibliography(tree)
+    _inline_footnotes(tree)
     doc = Document(name)
     _blocks(tree, doc, 1)
     return doc
+
+
+#: a footnote longer than this stays where the author put it
+FOOTNOTE_CHARS = 1000
+
+
+def _inline_footnotes(tree: nodes.Element) -> None:
+    """A footnote's text goes where the text refers to it, in brackets ("exit statuses (or
+    “stati”) of processes"), not as a passage of its own at the section's end ("[1]: …"); one
+    nothing refers to, or a long one, stays."""
+    notes = {note_id: note for note in tree.findall(nodes.footnote) for note_id in note.get("ids", [])}
+    used = set()
+    for ref in list(tree.findall(nodes.footnote_reference)):
+        note = notes.get(ref.get("refid", ""))
+        if note is None or ref.parent is None:
+            continue
+        text = " ".join(" ".join(child.astext().split()) for child in note.children
+                        if not isinstance(child, nodes.label))
+        if not text or len(text) > FOOTNOTE_CHARS:
+            continue
+        ref.parent.replace(ref, nodes.Text(f" ({text})"))
+        used.add(id(note))
+    for note in set(notes.values()):
+        if id(note) in used and note.parent is not None:
+            note.parent.remove(note)
 
 
 #: the fields of a document's bibliography (docutils' docinfo, and what projects add to it)
