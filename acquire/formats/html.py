@@ -254,6 +254,9 @@ _UI_LABEL = re.compile(r"^(?:expand|collapse|show|hide|toggle|click)\b", re.I)
 _POINTER = re.compile(r"(?:click (?:here|this link)|(?:go|return|back|jump) to (?:the )?"
                       r"(?:next|previous|top|index|contents|home|start)\b)", re.I)
 POINTER_WORDS = 20
+#: what a paragraph says beside its links when it only points at them ("For more, see … and …")
+_SEE_ONLY = re.compile(r"(?:(?:for|read) (?:more|details|further|more (?:details|information|info)|further "
+                       r"(?:details|information)) )?(?:see|refer to|read)(?: also)?(?: the)?(?: (?:and|or|the))*")
 #: a link that is a control of the page's own ("source" beside rustdoc's item, Sphinx's "View page
 #: source", "Edit on GitHub"), whole
 _PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
@@ -460,10 +463,19 @@ def _mostly_links(el) -> bool:
 
 def _is_pointer(el) -> bool:
     """A short paragraph that only sends the reader elsewhere through its link ("Click here for
-    the corresponding HTML documentation", "Go to the next section or return to the index")."""
+    the corresponding HTML documentation", "Go to the next section or return to the index"),
+    or says nothing but "see" beside its links ("For more, see Wildcards.": fish's tutorial had
+    four such skills)."""
     text = squash(el.text_content())
-    return (el.tag == "p" and el.find(".//a") is not None and len(text.split()) <= POINTER_WORDS
-            and bool(_POINTER.match(text)))
+    if el.tag != "p" or el.find(".//a") is None or len(text.split()) > POINTER_WORDS:
+        return False
+    if _POINTER.match(text):
+        return True
+    outside = el.text or ""
+    for child in el:
+        outside += ("" if child.tag == "a" or child.find(".//a") is not None else child.text_content()) \
+            + (child.tail or "")
+    return bool(_SEE_ONLY.fullmatch(" ".join(re.findall(r"[a-z]+", outside.lower()))))
 
 
 def _is_prose(el) -> bool:
@@ -585,7 +597,7 @@ class _Walker:
             lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
             self.emit("code", "\n".join(line.text_content().rstrip() for line in lines) if lines
                       else el.text_content())
-        elif _mostly_links(el) or _is_pointer(el):
+        elif _mostly_links(el) or _is_pointer(el) or tag in ("p", "div", "figure") and _image_only(el):
             return
         elif tag == "dl" and _is_entry(el):
             self.entries(el, depth)
@@ -751,9 +763,32 @@ def _in_admonition(el, also: frozenset[str] = frozenset()) -> bool:
 
 def _alt(img) -> str:
     """An image's words: its alt text, unless that is only a file's name or path (nbsphinx writes
-    "_images/code-cells_20_0.png")."""
-    alt = img.get("alt", "")
-    return "" if _FILE_NAME.match(alt.strip()) else alt
+    "_images/code-cells_20_0.png", texinfo "figures/plotting4" for figures/plotting4.png)."""
+    alt = img.get("alt", "").strip()
+    src = img.get("src", "")
+    named = src.rsplit(".", 1)[0] if "." in src.rsplit("/", 1)[-1] else src
+    return "" if _FILE_NAME.match(alt) or alt in (src, named) else alt
+
+
+def _image_only(el) -> bool:
+    """A block that shows an image and says nothing but its caption (Asciidoctor's div.imageblock
+    "Figure 25. Save database backup" over a screenshot, a figure, a paragraph of an image): no
+    text to learn; its alt text and caption had made steps and skills of their own."""
+    if el.find(".//img") is None and el.find(".//svg") is None:
+        return False
+    stack = [el]
+    while stack:  # any words outside its captions: the first found ends the walk
+        node = stack.pop()
+        if node is not el and (node.tag in ("figcaption", "caption") or _class_words(node) & {"title", "caption"}):
+            continue
+        if (node.text or "").strip():
+            return False
+        for child in node:
+            if (child.tail or "").strip():
+                return False
+            if isinstance(child.tag, str):
+                stack.append(child)
+    return True
 
 
 def _holds_pages(table) -> bool:
