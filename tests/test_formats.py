@@ -633,6 +633,40 @@ def test_html_images_standing_alone_and_their_captions_are_no_text(tmp_path):
         "Words about the diagram shown."]
 
 
+GRID_TABLE = """Dates
+=====
+
++----------+--------+------------------------------------------+
+| Field    | Symbol | Description                              |
++==========+========+==========================================+
+| Year     | ``y``  | Replaced by the year.                    |
+|          +--------+------------------------------------------+
+|          | ``Y``  | Same as ``y`` but the ISO week's year.   |
++----------+--------+------------------------------------------+
+| Quarter  | ``Q``  | The quarter, as a number.                |
++----------+--------+------------------------------------------+
+"""
+
+
+def test_a_table_cell_spanning_rows_is_read_in_each_of_them(tmp_path):
+    """babel's date fields (a grid table; Sphinx writes it with rowspan): the rows under "Year"
+    had lost their first cell, "Y | Same as y…" under "Field | Symbol | Description"."""
+    from docutils.core import publish_string
+
+    rows = ["Field | Symbol | Description", "Year | y | Replaced by the year.",
+            "Year | Y | Same as y but the ISO week's year.", "Quarter | Q | The quarter, as a number."]
+    source = tmp_path / "dates.rst"
+    source.write_text(GRID_TABLE)
+    page = tmp_path / "dates.html"
+    page.write_bytes(publish_string(GRID_TABLE, writer="html5"))
+    for path in (source, page):
+        assert [s.text for s in read_source(path).segments] == ["\n".join(rows)], path.name
+    wide = tmp_path / "wide.html"  # a span past reason is bounded, not a row of a million cells
+    wide.write_text('<html><body><h1>W</h1><table><tr><td colspan="1000000" rowspan="999999">a</td><td>b</td></tr>'
+                    '<tr><td>c</td></tr></table></body></html>')
+    assert [s.text for s in read_source(wide).segments] == ["a" + " |" * 20 + " b\na | c"]
+
+
 def test_html_mdbook_and_site_headings_title_the_page_by_its_own_heading(tmp_path):
     """mdBook wraps each heading's words in ``<a class="header">`` (the "header" class made them
     chrome: the Rust book lost every heading) and shows the book's name as the menu bar's h1;

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Iterable
 
 from tutorialbook.acquire.transcript import Segment, Transcript
 from tutorialbook.errors import NothingToLearn
@@ -37,6 +38,34 @@ def squash_lines(text: str) -> str:
     squash the rest of each line, drop empty lines."""
     lines = (part[: len(part) - len(part.lstrip(" "))] + squash(part) for part in text.splitlines())
     return "\n".join(line for line in lines if line.strip()).strip("\n")
+
+
+def spread_rows(rows: Iterable[Iterable[tuple[str, int, int]]]) -> list[list[str]]:
+    """A table's rows of cells (text, rows it spans, columns it spans) as rows of texts, a cell
+    that spans rows below repeated in each (a grid table's "Year | Y | Same as y…": the rows
+    under a spanning first cell had lost it, their columns shifted); one spanning columns is
+    followed by empty cells."""
+    out: list[list[str]] = []
+    above: dict[int, tuple[str, int]] = {}  # column -> (text, rows below it still covers)
+
+    def spanned(column: int) -> str:
+        text, left = above.pop(column)
+        if left > 1:
+            above[column] = (text, left - 1)
+        return text
+
+    for row in rows:
+        cells: list[str] = []
+        for text, down, across in row:
+            while len(cells) in above:
+                cells.append(spanned(len(cells)))
+            if down > 1:
+                above[len(cells)] = (text, down - 1)
+            cells += [text] + [""] * (across - 1)
+        while above and len(cells) <= max(above):
+            cells.append(spanned(len(cells)) if len(cells) in above else "")
+        out.append(cells)
+    return out
 
 
 #: the labels documentation generators put over a note or warning (docutils' and DocBook's

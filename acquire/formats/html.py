@@ -35,7 +35,7 @@ from collections import defaultdict
 from lxml import etree
 from lxml import html as lxml_html
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
+from tutorialbook.acquire.formats.document import ADMONITIONS, Document, spread_rows, squash
 from tutorialbook.acquire.formats.plain import read_plain
 from tutorialbook.errors import NothingToLearn, TutorialbookError
 
@@ -630,9 +630,7 @@ class _Walker:
                     self.doc.label(label)
                     self.container(cell, depth)
         elif not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el) and not _holds_pages(el):
-            self.emit("table", "\n".join(
-                " | ".join(squash(cell.text_content()) for cell in row if cell.tag in ("td", "th"))
-                for row in el.iter("tr")))
+            self.emit("table", "\n".join(" | ".join(cells) for cells in _table_rows(el)))
         else:
             self.container(el, depth)
 
@@ -768,6 +766,18 @@ def _alt(img) -> str:
     src = img.get("src", "")
     named = src.rsplit(".", 1)[0] if "." in src.rsplit("/", 1)[-1] else src
     return "" if _FILE_NAME.match(alt) or alt in (src, named) else alt
+
+
+def _table_rows(table) -> list[list[str]]:
+    """A table's rows (``spread_rows``: a cell spanning rows below repeated in each)."""
+    return spread_rows([(squash(cell.text_content()), _span(cell.get("rowspan"), 100), _span(cell.get("colspan"), 20))
+                        for cell in row if isinstance(cell.tag, str) and cell.tag in ("td", "th")]
+                       for row in table.iter("tr"))
+
+
+def _span(value: str | None, most: int) -> int:
+    """A rowspan's or colspan's count: 1 unless a number, at most ``most`` (a page's "1000000")."""
+    return min(int(value), most) if value and value.strip().isdigit() and int(value) > 0 else 1
 
 
 def _image_only(el) -> bool:

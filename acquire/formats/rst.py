@@ -18,7 +18,7 @@ from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, Parser, directives, roles, states
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, Document
+from tutorialbook.acquire.formats.document import ADMONITIONS, Document, spread_rows
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.errors import TutorialbookError
 
@@ -468,9 +468,16 @@ def _simple_block(child: nodes.Node) -> tuple[str, str] | None:
     if isinstance(child, nodes.line_block):
         return "paragraph", " ".join(line.astext() for line in child.findall(nodes.line))
     if isinstance(child, nodes.table):
-        return "table", "\n".join(" | ".join(" ".join(entry.astext().split()) for entry in row.findall(nodes.entry))
-                                  for row in child.findall(nodes.row))
+        return "table", "\n".join(" | ".join(cells) for cells in _table_rows(child))
     return None
+
+
+def _table_rows(table: nodes.table) -> list[list[str]]:
+    """A table's rows (``spread_rows``: a cell spanning rows below repeated in each)."""
+    return spread_rows([(" ".join(entry.astext().split()), int(entry.get("morerows", 0)) + 1,
+                         int(entry.get("morecols", 0)) + 1)
+                        for entry in row.children if isinstance(entry, nodes.entry)]
+                       for row in table.findall(nodes.row))
 
 
 def _own_title(node: nodes.Element, title: nodes.title, doc: Document) -> None:
