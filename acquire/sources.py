@@ -103,11 +103,23 @@ def expand_documents(source: str, policy: SourcePolicy,
             raise TutorialbookError(
                 "source",
                 f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))}){inside}")
+        files = _without_info_parts(files)
         checked = [policy.check_file(str(f), f) for f in files]
         return path_documents(checked, lambda f: _links_of(f, policy.max_text_bytes), parents)
     if not readable(path):
         raise TutorialbookError("source", unsupported_reason(path))
     return [[policy.check_file(given, path, st)]]
+
+
+_INFO_PART = re.compile(r"^(?P<manual>.+\.info)-\d{1,3}(?:\.gz)?$", re.I)
+
+
+def _without_info_parts(files: list[Path]) -> list[Path]:
+    """A folder's files less the parts of a split Info manual whose first file is there too:
+    that one reads them (``_info_manual``), they are no tutorials of their own."""
+    names = {f.name.lower() for f in files}
+    return [f for f in files if not ((m := _INFO_PART.match(f.name))
+                                     and {m["manual"].lower(), m["manual"].lower() + GZIP} & names)]
 
 
 def _links_of(path: Path, max_bytes: int) -> bytes | None:
@@ -149,6 +161,9 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
         transcript.title = transcript.title or container_title(path)
         return transcript
     fmt = document_format(named)
+    if fmt == ".info":
+        return read_document(fmt, _info_manual(path, _read_bytes(path, max_text_bytes), policy, max_text_bytes),
+                             named.name)
     if fmt is not None:
         labels = None
         if fmt == ".rst" and policy is not None:  # its :ref:s may name sections of the pages beside it
@@ -184,6 +199,30 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
     if suffix in TEXT_EXTENSIONS and looks_like_markdown(text):  # Markdown saved as text
         return read_document(".md", text, named.name)
     return parse_plain(text, named.name)
+
+
+def _info_manual(path: Path, data: bytes, policy: SourcePolicy | None, max_bytes: int) -> bytes:
+    """An Info manual whole: a split one's first file with the parts its Indirect table names,
+    read from beside it (gzipped or not) as ``policy`` allows, at most ``max_bytes`` in all;
+    without a policy, or a part missing, only what was given (``read_info`` then says which)."""
+    from tutorialbook.acquire.formats.info import joined, part_names
+
+    names = part_names(data)
+    if not names or policy is None:
+        return data
+    parts, total = [], len(data)
+    for name in names:
+        try:  # resolved inside the roots before anything is looked at
+            found = [real for real in (policy.resolve(str(path.parent / (name + end))) for end in ("", GZIP))
+                     if real.exists()]
+            if not found:
+                return data
+            part = _read_bytes(policy.check_file(name, found[0]), max_bytes - total)
+        except TutorialbookError as exc:
+            raise TutorialbookError("source", f"{path.name}: its part {name} cannot be read: {exc.reason}") from exc
+        total += len(part)
+        parts.append(part)
+    return joined(data, parts)
 
 
 def _read_bytes(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> bytes:

@@ -2284,20 +2284,46 @@ def test_info_manual_reads_as_its_nodes_text_without_what_only_the_info_reader_u
         assert [s.text for s in read_source(tmp_path / name).segments] == texts, name
 
 
-def test_info_split_manuals_first_file_and_an_index_alone_are_clear_errors(tmp_path):
-    from tutorialbook.acquire.sources import readable
+def test_info_split_manual_is_read_whole_from_its_first_file_and_its_parts_are_no_tutorials(tmp_path):
+    """makeinfo splits a long manual (screen's, find's): the first file holds the Top node and an
+    Indirect table naming the parts. Each part had been a tutorial of its own, all titled alike,
+    their chapters nested into one another, and a part in ISO-8859-15 (the coding the first file
+    declares) refused. Read from the first file, the manual is one; a folder's parts are read
+    through it; without leave to read beside it, the error names the parts; an index alone is
+    an error too."""
+    import gzip
 
-    main = tmp_path / "frob.info"
-    main.write_bytes(b"This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
-                     b"\x1f\nIndirect:\nfrob.info-1: 1000\nfrob.info-2: 90000\n\x1f\nTag Table:\n(Indirect)\n")
+    from tutorialbook.acquire.roots import SourcePolicy
+    from tutorialbook.acquire.sources import expand_documents, readable
+
+    head = b"This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+    (tmp_path / "frob.info").write_bytes(
+        head + b"\x1f\nIndirect:\nfrob.info-1: 100\nfrob.info-2: 900\n\x1f\nTag Table:\n(Indirect)\n"
+        b"\x1f\nEnd Tag Table\n\n\x1f\nLocal Variables:\ncoding: iso-8859-15\nEnd:\n")
+    (tmp_path / "frob.info-1").write_bytes(
+        head + b"\x1f\nFile: frob.info,  Node: Top,  Next: Overview,  Up: (dir)\n\nGNU Frob\n********\n\n"
+        b"\x1f\nFile: frob.info,  Node: Overview,  Next: Keys\n\n1 Overview\n**********\n\n"
+        b"Frob rewrites each file it is given and keeps a backup of it.\n")
+    (tmp_path / "frob.info-2.gz").write_bytes(gzip.compress(
+        head + b"\x1f\nFile: frob.info,  Node: Keys,  Prev: Overview\n\n2 Keys\n******\n\n"
+        b"I get an error about undefined yywrap().\n" + b"=" * 40 + b"\n\n"
+        b"The digraph \xa4 is the euro sign in this table of keys.\n"))
+    policy = SourcePolicy(roots=(str(tmp_path),))
+    transcript = read_source(tmp_path / "frob.info", policy=policy)
+    assert transcript.title == "GNU Frob"
+    assert [title for _, _, title in transcript.headings] == [
+        "1 Overview", "2 Keys", "I get an error about undefined yywrap()."]
+    assert [s.text for s in transcript.segments] == [
+        "Frob rewrites each file it is given and keeps a backup of it.",
+        "The digraph \u20ac is the euro sign in this table of keys."]
+    assert expand_documents(str(tmp_path), policy) == [[tmp_path / "frob.info"]]
     with pytest.raises(TutorialbookError, match=r"frob.info is the first file of a split Info manual: its text is "
-                                                r"in frob.info-1, frob.info-2"):
-        read_source(main)
-    index = tmp_path / "frob.info-2"
-    index.write_bytes(FROB_INFO.split("\x1f\nFile: frob.info,  Node: Overview")[0].split("\x1f")[0].encode()
-                      + b"\x1f\nFile: frob.info,  Node: Concept Index,  Up: Top\n\nConcept Index\n*************\n\n"
-                        b"* Menu:\n\n* backup:            Overview.     (line 6)\n")
-    with pytest.raises(TutorialbookError, match="frob.info-2 holds no Info node with text"):
+                                                r"in frob.info-1, frob.info-2, which were not found beside it"):
+        read_source(tmp_path / "frob.info")  # no policy: nothing beside it is read
+    index = tmp_path / "other.info-2"
+    index.write_bytes(head + b"\x1f\nFile: frob.info,  Node: Concept Index,  Up: Top\n\nConcept Index\n*************\n\n"
+                             b"* Menu:\n\n* backup:            Overview.     (line 6)\n")
+    with pytest.raises(TutorialbookError, match="other.info-2 holds no Info node with text"):
         read_source(index)
     assert readable(tmp_path / "frob.info-2") and readable(tmp_path / "frob.info-12.gz")
     assert not readable(tmp_path / "frob.info-x")

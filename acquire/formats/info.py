@@ -32,7 +32,9 @@ _NOTE_LABEL = re.compile(r"\*([Nn])ote\s+([^:*]+?):\s+(?:\([^()\s]*\))?[^.,:*]+?
 _FOOTNOTE = re.compile(r"^\s*\((\d{1,3})\)\s+(.+?)(?=\n\s*\(\d{1,3}\)\s|\Z)", re.M | re.S)
 #: a footnote longer than this stays where makeinfo puts it
 FOOTNOTE_CHARS = 1000
-_CODING = re.compile(r"coding:\s*([\w.-]+)")
+_CODING = re.compile(rb"\x1f\r?\nLocal Variables:\r?\ncoding:\s*([\w.-]{1,40})")
+#: the most parts of a split manual read (makeinfo splits at 300 KB: 100 parts is 30 MB)
+MAX_PARTS = 100
 #: the Top node's title over its underline of stars; the manual's entry in Info's directory
 _TITLE = re.compile(r"\A\s*(\S[^\n]{0,150})\n\*{3,}\s*(?:\n|\Z)")
 _TOP = re.compile(r"\bNode:\s*Top\s*(?:,|$)")
@@ -44,18 +46,34 @@ def looks_like_info(data: bytes) -> bool:
     return bool(_OPENING.match(data)) and _NODE.search(data) is not None
 
 
+def part_names(data: bytes) -> list[str]:
+    """The files a split manual's first file names in its Indirect table ("find.info-1"…), which
+    hold its nodes; none for a manual in one file."""
+    table = re.search(rb"\x1f\r?\nIndirect:\r?\n(.*?)(?:\x1f|\Z)", data, re.S)
+    if table is None:
+        return []
+    names = (line.split(b":")[0].strip().decode("utf-8", "replace") for line in table.group(1).splitlines())
+    return [n for n in names if n and "/" not in n and "\\" not in n and n not in (".", "..")][:MAX_PARTS]
+
+
+def joined(first: bytes, parts: list[bytes]) -> bytes:
+    """A split manual as one: its first file (the Top node, the Indirect table, the coding) and
+    each part's nodes, less the opening lines every part repeats."""
+    return first + b"".join(part[part.find(b"\x1f"):] for part in parts if b"\x1f" in part)
+
+
 def read_info(data: bytes, name: str) -> Document:
     """The manual's nodes as one plain text (titles, paragraphs, examples as ``plain.py`` reads
-    them). A split manual's first file (its nodes in ``name-1``, ``name-2``…) holds none: an error
-    names its parts."""
+    them). A split manual's first file read without its parts (``joined``) holds no text: an
+    error names them."""
     text = _decoded(_COOKIE.sub(b"", data), name)
     chunks = text.split("\x1f")
-    parts = [line.split(":")[0] for chunk in chunks if chunk.lstrip().startswith("Indirect:")
-             for line in chunk.strip().splitlines()[1:] if ":" in line]
-    if parts:
-        raise TutorialbookError("source", f"{name} is the first file of a split Info manual: its text is in "
-                                          f"{', '.join(parts[:5])}{' …' if len(parts) > 5 else ''}: ingest those")
     nodes = [(_TOP.search(_parts(chunk)[0]) is not None, _node_text(chunk)) for chunk in chunks[1:]]
+    parts = part_names(data)
+    if parts and not any(body.strip() for is_top, body in nodes if not is_top):
+        raise TutorialbookError("source", f"{name} is the first file of a split Info manual: its text is in "
+                                          f"{', '.join(parts[:5])}{' …' if len(parts) > 5 else ''}, which were "
+                                          "not found beside it or not allowed")
     # the Top node's title is the manual's (else the name its entry in Info's directory gives)
     top = next((_TITLE.match(body) for is_top, body in nodes if is_top and body), None)
     bodies = [body[top.end():] if is_top and top else body for is_top, body in nodes]
@@ -72,10 +90,10 @@ def _decoded(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        declared = _CODING.search(data[-3000:].decode("ascii", "replace"))  # Local Variables, at the end
+        declared = _CODING.search(data)  # Local Variables, at the end of the first file
         if declared:
             try:
-                return data.decode(declared.group(1))
+                return data.decode(declared.group(1).decode())
             except (LookupError, UnicodeDecodeError):
                 pass
         raise TutorialbookError("source", f"{name} is not UTF-8 text (byte {exc.start})") from exc

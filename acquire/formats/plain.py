@@ -114,7 +114,8 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
     for i, block in enumerate(blocks):
         lines = block.lines
         following = blocks[i + 1] if i + 1 < len(blocks) else None
-        if len(lines) >= 2 and _underlines(lines[1], lines[0]) and block.indent <= prose:
+        if len(lines) >= 2 and block.indent <= prose and (
+                _underlines(lines[1], lines[0]) or underlined and _underlined_exactly(lines[1], lines[0])):
             events.append(("heading", ("setext", lines[1].strip()[0]), lines[0]))
             if lines[2:]:
                 events.append(_block_event(_Block(lines[2:]), prose, spelling))
@@ -284,6 +285,14 @@ def _levels(styles: list[tuple]) -> dict[tuple, int]:
     if ("outdented",) not in levels and ("outdented",) in styles and first is not None:
         levels[("outdented",)] = levels[first]
     return levels
+
+
+def _underlined_exactly(line: str, title: str) -> bool:
+    """An underline as makeinfo draws it: one of its marks, as long as the title ("I get an error
+    about undefined yywrap()." over 42 "="s: a question that reads as no title is one there)."""
+    mark = line.strip()[:1]
+    return mark in "*=-." and bool(mark) and line.strip() == mark * len(line.strip()) \
+        and len(line.strip()) == len(title.strip()) and len(title.strip()) >= 2
 
 
 def _underlines(line: str, title: str) -> bool:
