@@ -2327,3 +2327,33 @@ def test_info_split_manual_is_read_whole_from_its_first_file_and_its_parts_are_n
         read_source(index)
     assert readable(tmp_path / "frob.info-2") and readable(tmp_path / "frob.info-12.gz")
     assert not readable(tmp_path / "frob.info-x")
+
+
+def test_info_definitions_are_sections_named_by_what_they_define(tmp_path):
+    """texinfo's @deffn in Info ("-- Command: acladd USERNAMES" over its meaning, indented): 114 of
+    screen's skills had been named "-- Command: …", three to six entries a skill. Each is a
+    section one level below the title before it, named by what it defines (a C function by the
+    word before its arguments), its signatures opening its text; under a title that already
+    names it, no section of its own; an example inside keeps its indent below the meaning."""
+    text = ("This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+            "\x1f\nFile: frob.info,  Node: Commands,  Up: Top\n\n2 Commands\n**********\n\n"
+            "Frob reads these commands from its startup file, one a line.\n\n"
+            " -- Command: acladd USERNAMES\n -- Command: addacl USERNAMES\n"
+            "     Let users attach to the session.  USERNAMES is one user or a\n     comma separated list.\n\n"
+            "          acladd bob,alice\n\n"
+            " -- Function: int frob_open (const char *NAME,\n          int FLAGS)\n"
+            "     Open the file NAME for rewriting.\n\n"
+            "\x1f\nFile: frob.info,  Node: Quit,  Up: Commands\n\n2.1 Quit\n========\n\n"
+            " -- Command: quit\n     Leave frob, keeping every backup.\n")
+    path = tmp_path / "frob.info"
+    path.write_text(text)
+    transcript = read_source(path)
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "2 Commands"), (2, "acladd"), (2, "frob_open"), (2, "2.1 Quit")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Frob reads these commands from its startup file, one a line."),
+        ("paragraph", "acladd USERNAMES; addacl USERNAMES: Let users attach to the session. USERNAMES is one user "
+                      "or a comma separated list."),
+        ("code", "acladd bob,alice"),
+        ("paragraph", "int frob_open (const char *NAME, int FLAGS): Open the file NAME for rewriting."),
+        ("paragraph", "quit: Leave frob, keeping every backup.")]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from tutorialbook.acquire.formats.document import Document, squash
-from tutorialbook.acquire.formats.plain import read_plain
+from tutorialbook.acquire.formats.plain import MARKS, read_plain, underlined_exactly
 from tutorialbook.errors import TutorialbookError
 
 #: what opens an Info file (makeinfo's first line), and a node's header after its separator
@@ -32,6 +32,9 @@ _NOTE_LABEL = re.compile(r"\*([Nn])ote\s+([^:*]+?):\s+(?:\([^()\s]*\))?[^.,:*]+?
 _FOOTNOTE = re.compile(r"^\s*\((\d{1,3})\)\s+(.+?)(?=\n\s*\(\d{1,3}\)\s|\Z)", re.M | re.S)
 #: a footnote longer than this stays where makeinfo puts it
 FOOTNOTE_CHARS = 1000
+#: a definition's line ("-- Command: acladd USERNAMES", "-- Function: int png_foo (png_structp p)")
+_DEFINITION = re.compile(r"^ -- (?P<category>[^:\n]{1,40}): (?P<signature>\S.*)$")
+_MEANING = "     "  # a definition's text is indented five spaces under it, a long signature's rest ten
 _CODING = re.compile(rb"\x1f\r?\nLocal Variables:\r?\ncoding:\s*([\w.-]{1,40})")
 #: the most parts of a split manual read (makeinfo splits at 300 KB: 100 parts is 30 MB)
 MAX_PARTS = 100
@@ -80,7 +83,7 @@ def read_info(data: bytes, name: str) -> Document:
     bodies = [body for body in bodies if body.strip()]
     if not bodies:
         raise TutorialbookError("source", f"{name} holds no Info node with text (an index at most)")
-    doc = read_plain("\n\n".join(bodies), name, underlined=True)
+    doc = read_plain(_with_entries("\n\n".join(bodies)), name, underlined=True)
     entry = _DIR_ENTRY.search(chunks[0])
     doc.title = squash(top.group(1)) if top else entry.group(1).strip() if entry else doc.title
     return doc
@@ -156,3 +159,51 @@ def _with_footnotes(text: list[str], notes: list[str]) -> list[str]:
         else:
             left.append(m.group(0))
     return body.split("\n") + ["", *left] if left else body.split("\n")
+
+
+def _with_entries(text: str) -> str:
+    """The text with each definition (texinfo's @deffn: "-- Command: acladd USERNAMES" lines over
+    their meaning, indented) as a section one level below the title before it, titled by the
+    name it defines ("acladd"), its signatures opening its text ("acladd USERNAMES; addacl
+    USERNAMES: Enable users…"): 114 of screen's skills had been named "-- Command: …", and the
+    entries ran together three to six a skill."""
+    lines, out, level, n, named = text.split("\n"), [], 0, 0, ""
+    while n < len(lines):
+        line = lines[n]
+        if n + 1 < len(lines) and underlined_exactly(lines[n + 1], line):
+            level, named = MARKS.index(lines[n + 1].strip()[0]) + 1, line.split()[-1].lower() if line.split() else ""
+            out += [line, lines[n + 1]]
+            n += 2
+            continue
+        if not _DEFINITION.match(line):
+            out.append(line)
+            n += 1
+            continue
+        signatures: list[str] = []
+        while n < len(lines) and ((found := _DEFINITION.match(lines[n])) or signatures and
+                                  lines[n].startswith(_MEANING * 2) and not signatures[-1].endswith(":")):
+            if found:
+                signatures.append(squash(found["signature"]))
+            else:
+                signatures[-1] += " " + lines[n].strip()
+            n += 1
+        meaning = []
+        while n < len(lines) and (not lines[n].strip() or lines[n].startswith(_MEANING)):
+            meaning.append(lines[n][len(_MEANING):])
+            n += 1
+        title = _defined(signatures[0])
+        mark = MARKS[min(level, len(MARKS) - 1)]
+        # under a title that already names it ("8.4.2 Acladd"), no section of its own
+        out += ([""] if title.lower() == named else ["", title, mark * len(title), ""])
+        out += ["; ".join(signatures) + ":", *meaning]
+        named = ""
+    return "\n".join(out)
+
+
+def _defined(signature: str) -> str:
+    """The name a definition's signature defines: the word before its arguments' bracket ("int
+    png_foo (png_structp p)": png_foo), else its first word ("acladd USERNAMES")."""
+    head = signature.split("(", 1)[0].split()
+    if "(" in signature and head:
+        return head[-1].lstrip("*&")
+    return signature.split()[0]

@@ -115,7 +115,7 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
         lines = block.lines
         following = blocks[i + 1] if i + 1 < len(blocks) else None
         if len(lines) >= 2 and block.indent <= prose and (
-                _underlines(lines[1], lines[0]) or underlined and _underlined_exactly(lines[1], lines[0])):
+                _underlines(lines[1], lines[0]) or underlined and underlined_exactly(lines[1], lines[0])):
             events.append(("heading", ("setext", lines[1].strip()[0]), lines[0]))
             if lines[2:]:
                 events.append(_block_event(_Block(lines[2:]), prose, spelling))
@@ -132,6 +132,9 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
         events.append(alone or (("code", lines) if shown else _block_event(block, prose, spelling, meaning)))
     events = _without_listed_headings(events)
     levels = _levels([e[1] for e in events if e[0] == "heading"])
+    if underlined:  # makeinfo's marks name their depth, whichever comes first
+        levels.update({style: MARKS.index(style[1]) + 1 for style in levels if style[0] == "setext"
+                       and style[1] in MARKS})
     code: list[str] = []  # a listing's pieces, which blank lines cut into blocks, gathered again
     for event in [*events, ("end",)]:
         if event[0] == "code":
@@ -287,11 +290,15 @@ def _levels(styles: list[tuple]) -> dict[tuple, int]:
     return levels
 
 
-def _underlined_exactly(line: str, title: str) -> bool:
+#: the underlines of a text whose every title is underlined (makeinfo's), by depth: chapter, section…
+MARKS = "*=-.~^"
+
+
+def underlined_exactly(line: str, title: str) -> bool:
     """An underline as makeinfo draws it: one of its marks, as long as the title ("I get an error
     about undefined yywrap()." over 42 "="s: a question that reads as no title is one there)."""
     mark = line.strip()[:1]
-    return mark in "*=-." and bool(mark) and line.strip() == mark * len(line.strip()) \
+    return mark in MARKS and bool(mark) and line.strip() == mark * len(line.strip()) \
         and len(line.strip()) == len(title.strip()) and len(title.strip()) >= 2
 
 
