@@ -369,3 +369,15 @@ def test_txt_asciidoc_opening_with_a_comment_block_and_one_line_listings_is_asci
         "$ git clone git://git.example.org/tool.git", "$ git branch -t maint origin/maint"]
     assert not any("SOFTWARE" in s.text for s in transcript.segments)
     assert not looks_like_asciidoc(RST_TXT) and not looks_like_asciidoc(PLAIN_TXT)
+
+
+def test_adoc_hard_line_breaks_part_lines(tmp_path):
+    """asciidoc-py writes " +" as a processing instruction, which the DocBook parser dropped: the
+    lines ran together ("Press these in turn: i to insert a to append o to open…"); now they are
+    the lines of a paragraph broken by <br> (three or more short ones: lines apart)."""
+    path = tmp_path / "keys.adoc"
+    path.write_text("Kak\n===\n\nKeys\n----\n\nPress these in turn: +\n`i` to insert +\n`a` to append +\n"
+                    "`o` to open a line below\n\nThen save.\n")
+    assert [(s.kind, s.text) for s in read_source(path).segments] == [
+        ("list", "Press these in turn:\ni to insert\na to append\no to open a line below"),
+        ("paragraph", "Then save.")]
