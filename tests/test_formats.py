@@ -1981,6 +1981,47 @@ def test_plain_text_sentence_cased_lines_and_named_option_lists_head_sections(tm
     assert "The default values are" in texts and "Ctrl+F is your friend :D" in texts
 
 
+def test_html_gtk_doc_listing_line_numbers_are_no_part_of_its_code(tmp_path):
+    """gtk-doc sets a listing's line numbers in a cell beside it (td.listing_lines): 15 of 17
+    listings of GLib's GObject tutorial had a code block "1 2 3 …" of their own (sweep L); a data
+    table whose first column counts keeps it."""
+    page = tmp_path / "gobject.html"
+    page.write_text("""<html><head><title>G</title></head><body><h1>GObject</h1><p>Define the type:</p>
+<div class="informalexample"><table class="listing_frame"><tbody><tr><td class="listing_lines" align="right"><pre>1
+2
+3</pre></td><td class="listing_code"><pre class="programlisting">G_DEFINE_TYPE (ViewerFile, viewer_file, G_TYPE_OBJECT)
+static void
+viewer_file_init (ViewerFile *self) {}</pre></td></tr></tbody></table></div>
+<table><tr><td>1</td><td>one</td></tr><tr><td>2</td><td>two</td></tr></table></body></html>""")
+    assert [(s.kind, s.text) for s in read_source(page).segments] == [
+        ("paragraph", "Define the type:"),
+        ("code", "G_DEFINE_TYPE (ViewerFile, viewer_file, G_TYPE_OBJECT)\nstatic void\n"
+                 "viewer_file_init (ViewerFile *self) {}"),
+        ("table", "1 | one\n2 | two")]
+
+
+def test_html_callouts_formulas_icon_glyphs_and_a_books_index_read_as_a_reader_sees_them(tmp_path):
+    """Sweep L: libxml2's tutorial (DocBook) read its callout lists as tables ("| Declare the
+    pointer…", the first row heading every piece) and its back-of-book index as skills; Doxygen's
+    formula images read "{\\LaTeX}"; MkDocs' permalink glyph (U+F0C1) ended every section title."""
+    page = tmp_path / "parsing.html"
+    page.write_text("""<html><head><title>T</title></head><body><h1>Parsing<a class="headerlink" href="#p">&#xf0c1;</a></h1>
+<p>Output as HTML, <img class="formulaInl" alt="{\\LaTeX}" src="form_0.png"> or XML.</p>
+<pre class="programlisting">xmlDocPtr doc; <img src="images/callouts/1.png" alt="1"></pre>
+<div class="calloutlist"><table border="0" summary="Callout list"><tr><td width="5%"><a href="#d"><img
+ src="images/callouts/1.png" alt="1" border="0"></a> </td><td><p>Declare the pointer to the parsed document.</p></td></tr>
+<tr><td width="5%"><a href="#n"><img src="images/callouts/2.png" alt="2" border="0"></a> </td><td><p>Declare a node
+ pointer.</p></td></tr></table></div>
+<div class="index"><div class="titlepage"><h2 class="title">Index</h2></div><div class="index"><div class="indexdiv">
+<h3>A</h3><dl><dt>attribute</dt><dd><dl><dt>retrieving value, <a href="ar01s08.html">Retrieving Attributes</a></dt>
+</dl></dd></dl></div></div></div></body></html>""")
+    transcript = read_source(page)
+    assert [title for _, _, title in transcript.headings] == ["Parsing"]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Output as HTML, LaTeX or XML."), ("code", "xmlDocPtr doc;"),
+        ("list", "1. Declare the pointer to the parsed document.\n2. Declare a node pointer.")]
+
+
 def test_html_listing_line_numbers_are_no_part_of_its_code(tmp_path):
     """Sphinx's ``:linenos:`` puts Pygments' line numbers beside the code, inline (``span.linenos``)
     or in a table column (``td.linenos``): BIND's zone file read "2$TTL 2d" and "24ns1  IN  A"."""

@@ -101,7 +101,7 @@ class Document:
 
     def heading(self, level: int, text: str) -> None:
         self._label = ""
-        text = squash(text)
+        text = squash(_PRIVATE_USE.sub("", text))  # an icon font's glyph (MkDocs' permalink mark, U+F0C1): none
         if any(ch.isalpha() for ch in text):  # not "(19)": a footnote's number is no section
             self._headings.append((len(self._segments), max(1, min(level, 6)), text))
             self._place(text)

@@ -364,7 +364,9 @@ def _is_chrome(el, content) -> bool:
     tag = el.tag.lower()
     if _is_box(el):
         return False
-    if tag in _DROP_TAGS or _class_words(el) & _GUTTER:
+    if tag in _DROP_TAGS or _class_words(el) & _GUTTER or tag == "td" and _line_numbers(el):
+        return True
+    if "indexdiv" in _class_words(el):  # DocBook's back-of-book index: terms and the pages they are on
         return True
     if tag in _PAGE_FURNITURE and not any(a.tag in ("article", "main", "section") for a in el.iterancestors()):
         return True
@@ -384,6 +386,17 @@ def _is_chrome(el, content) -> bool:
     if tag == "summary":  # a disclosure widget's own label ("Expand description"), not its content's title
         return bool(_UI_LABEL.match(squash(el.text_content())))
     return False
+
+
+def _line_numbers(cell) -> bool:
+    """A table cell of counted lines beside a listing's cell (gtk-doc's td.listing_lines: "1 2 3 …"
+    had been code, one skill nothing but the numbers 1 to 64)."""
+    nxt = cell.getnext()
+    if nxt is None or nxt.tag != "td" or nxt.find(".//pre") is None:
+        return False
+    numbers = cell.text_content().split()
+    return bool(numbers) and all(n.isdigit() for n in numbers) and \
+        [int(n) for n in numbers] == list(range(int(numbers[0]), int(numbers[0]) + len(numbers)))
 
 
 def _is_box(el) -> bool:
@@ -623,7 +636,14 @@ class _Walker:
         "Note", beside its text: the label heads the text) or a page (DocBook's admonitions, a
         links column beside the text) is read as its blocks."""
         icon = _icon_cell(el)
-        if icon is not None:
+        if el.get("summary", "").strip().lower() == "callout list":
+            # DocBook's callouts: each mark's number beside what it explains ("1. Declare the pointer…"),
+            # not a two-column table of "| …" rows whose first row headed every piece of it
+            rows = [[cell for cell in row if isinstance(cell.tag, str) and cell.tag == "td"] for row in el.iter("tr")]
+            self.emit("list", "\n".join(
+                f"{squash(cells[0].text_content()) or next((_alt(i) for i in cells[0].iter('img')), '')}. "
+                f"{squash(' '.join(c.text_content() for c in cells[1:]))}" for cells in rows if len(cells) >= 2))
+        elif icon is not None:
             label = squash(icon.text_content()) or next((squash(i.get("alt", "")) for i in icon.iter("img")), "")
             for cell in el.iter("td", "th"):
                 if cell is not icon:
@@ -764,6 +784,8 @@ def _alt(img) -> str:
     "_images/code-cells_20_0.png", texinfo "figures/plotting4" for figures/plotting4.png)."""
     alt = img.get("alt", "").strip()
     src = img.get("src", "")
+    if "formula" in " ".join(_class_words(img)) or "formulainl" in _class_words(img):
+        alt = re.sub(r"[{}$]", "", re.sub(r"\\([A-Za-z]+)", r"\1", alt))  # Doxygen's "{\LaTeX}": LaTeX
     named = src.rsplit(".", 1)[0] if "." in src.rsplit("/", 1)[-1] else src
     return "" if _FILE_NAME.match(alt) or alt in (src, named) else alt
 
