@@ -212,6 +212,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
     out: list[Passage] = []
     current: list[int] = []
     size = 0
+    leads: set[int] = set()  # where in ``out`` a long paragraph's last run ends with ':'
 
     def flush() -> None:
         nonlocal current, size
@@ -229,6 +230,8 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         if w > MAX_WORDS and kind not in ("code", "list", "table"):
             flush()
             out.extend(_split(seg, i))
+            if out[-1].text.rstrip().endswith(":"):
+                leads.add(len(out) - 1)
             continue
         if w > MAX_WORDS and (kind == "list" and len(_top_items(seg.text)) > 1
                               or kind == "table" and len(seg.text.splitlines()) > 2):
@@ -268,7 +271,21 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         current.append(i)
         size += w
     flush()
-    return out
+    return _with_leads(out, leads)
+
+
+def _with_leads(out: list[Passage], leads: set[int]) -> list[Passage]:
+    """A long paragraph's last run that ends with ':' ("…, one could use:") opens the passage after
+    it, what it introduces (Doxygen's manual: the lead-in ended one skill, its
+    ``EXCLUDE_PATTERNS = */test/*`` opened the next)."""
+    joined: list[Passage] = []
+    for n, passage in enumerate(out):
+        if n - 1 in leads and joined and passage.indexes[0] == joined[-1].indexes[-1] + 1:
+            lead = joined.pop()
+            passage = Passage(lead.indexes + passage.indexes, lead.text + "\n" + passage.text, lead.start,
+                              passage.end, lead.blocks + passage.blocks)
+        joined.append(passage)
+    return joined
 
 
 def _trimmed(seg: Segment) -> str:

@@ -122,6 +122,22 @@ def test_prose_a_code_block_cut_mid_sentence_goes_on_in_the_same_passage():
     assert [p.indexes for p in out] == [[0, 1, 2, 3], [4, 5], [6]]
 
 
+def test_a_long_paragraphs_last_run_ending_in_a_colon_opens_what_it_introduces():
+    """Doxygen's manual: a paragraph of 117 words, cut at its sentences, ended "To omit all test
+    directories from a source tree for instance, one could use:" and the code it introduces
+    opened the next skill; now that run and the code are one passage."""
+    long = "The INPUT tag names the folders to read and the FILE_PATTERNS tag the files in them. " * 8
+    segs = [Segment(0, 1, long + "To omit all test directories from a source tree, one could use:", "paragraph"),
+            Segment(1, 2, "EXCLUDE_PATTERNS = */test/*", "code"),
+            Segment(2, 3, "Doxygen then reads the rest.", "paragraph")]
+    out = passages.group(segs, [0, 1, 2])
+    assert len(out) > 2 and out[0].indexes == [0]  # the paragraph was cut
+    lead = next(p for p in out if 1 in p.indexes)
+    assert lead.indexes[:2] == [0, 1]
+    assert "one could use:\nEXCLUDE_PATTERNS = */test/*" in lead.text and lead.start > 0
+    assert all(not p.text.endswith(":") for p in out)
+
+
 def test_speech_recognition_caught_in_a_loop_does_not_become_a_skill(tmp_path, library):
     """Whisper sometimes repeats one token to the end of its window; that is not something the
     narrator taught. A passage that repeats a few numbers as printed output stays."""
