@@ -2276,8 +2276,10 @@ FROB_INFO = (
     "* Concept Index::      Topics.\n\n"
     "\x1f\nFile: frob.info,  Node: Overview,  Next: Startup File,  Prev: Top,  Up: Top\n\n"
     "1 Overview\n**********\n\n"
-    "\x00\x08[index\x00\x08]Frob rewrites each file it is given and keeps a backup of it\n"
-    "unless told otherwise (*note Startup File::).\n\n"
+    "\x00\x08[index\x00\x08]Frob rewrites each file it is given and keeps a backup copy\n"
+    "beside the original file unless it is told otherwise by option\n"
+    "flags.  Its settings are read from *note\n"
+    "The Startup File:: once, when it starts, and never again later.\n\n"
     "   To keep no backup, run it with the option that says so:\n\n"
     "     frob --no-backup notes.txt\n\n"
     "   See *note the settings: Startup File. for the rest.(1)\n\n"
@@ -2310,8 +2312,9 @@ def test_info_manual_reads_as_its_nodes_text_without_what_only_the_info_reader_u
     assert [(level, title) for _, level, title in transcript.headings] == [(1, "1 Overview"), (2, "1.1 Startup File")]
     texts = [s.text for s in transcript.segments]
     body = "\n".join(texts)
-    assert "Frob rewrites each file it is given and keeps a backup of it unless told otherwise (see Startup File)." \
-        in texts
+    assert ("Frob rewrites each file it is given and keeps a backup copy beside the original file unless it is "
+            "told otherwise by option flags. Its settings are read from see The Startup File once, when it starts, "
+            "and never again later.") in texts
     assert "frob --no-backup notes.txt" in texts
     assert "See see the settings for the rest. (Settings are read once, when frob starts.)" in texts
     assert "Short line here" in body

@@ -140,8 +140,16 @@ def _node_text(chunk: str) -> str:
                 and (n + 1 == len(lines) or not lines[n + 1].strip() or not lines[n + 1][:1].isspace()):
             lines[n] = line[3:]
     text = "\n".join(lines).strip("\n")
-    text = _NOTE_NODE.sub(lambda m: f"{'s' if m.group(1) == 'n' else 'S'}ee {squash(m.group(2))}", text)
-    return _NOTE_LABEL.sub(lambda m: f"{'s' if m.group(1) == 'n' else 'S'}ee {squash(m.group(2))}", text)
+    text = _NOTE_NODE.sub(_see, text)
+    return _NOTE_LABEL.sub(_see, text)
+
+
+def _see(note: re.Match) -> str:
+    """A cross-reference as words ("*note Pico Compatibility::": "see Pico Compatibility"), its
+    line break kept: a line made long by a reference joined from two had the plain-text reader
+    take the wrapped lines around it for a list, one item a line."""
+    words = f"{'s' if note.group(1) == 'n' else 'S'}ee {squash(note.group(2))}"
+    return words.replace(" ", "\n", 1) if "\n" in note.group(0) else words
 
 
 def _with_footnotes(text: list[str], notes: list[str]) -> list[str]:
