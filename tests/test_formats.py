@@ -1383,6 +1383,24 @@ def test_plain_text_shows_its_structure_by_layout(tmp_path):
     ]
 
 
+def test_plain_text_list_items_wrapped_to_the_margin_are_whole(tmp_path):
+    """libpng's manual wraps an item's lines back to the margin ("  a) As a small integer … For the
+    color or" / "luminance channels …"): each line had been a term of its own, the skill read
+    "For the color or, luminance channels". A line deeper than the item's words stays its own."""
+    path = tmp_path / "channels.txt"
+    path.write_text("Channels\n========\n\nThe channels are encoded in one of two ways:\n\n"
+                    "  a) As a small integer, value 0..255, contained in a single byte.  For the\n"
+                    "alpha channel the value is simply value/255.  For the color or\n"
+                    "luminance channels the value is encoded by the sRGB specification.\n"
+                    "  b) As a value in the range 0..65535, in a 2-byte integer:\n"
+                    "          uint16 value;\n")
+    segments = [(s.kind, s.text) for s in read_source(path).segments]
+    assert ("list", "a) As a small integer, value 0..255, contained in a single byte. For the alpha channel the "
+                    "value is simply value/255. For the color or luminance channels the value is encoded by the "
+                    "sRGB specification.\nb) As a value in the range 0..65535, in a 2-byte integer:\n"
+                    "        uint16 value;") in segments, segments
+
+
 def test_plain_text_manual_page_headings_stand_out_to_the_left(tmp_path):
     """A manual page or DocBook manual dumped to text: headings at the margin, prose indented;
     nroff's bold and underline (overstruck letters) read as the letters."""

@@ -321,7 +321,7 @@ def _block_event(block: _Block, prose: int, spelling: Spelling, meaning: bool = 
     if drawn:
         return ("block", *drawn)
     if sum(bool(_BULLET.match(line)) for line in lines) >= max(1, len(lines) // 3) and _BULLET.match(lines[0]):
-        return ("block", "list", _dedent(lines))
+        return ("block", "list", _dedent(_items_unwrapped(lines)))
     if deeper > 0 and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)
                        and not (meaning and _says(lines))):
         return ("code", lines)
@@ -465,6 +465,24 @@ def _says(lines: list[str]) -> bool:
     text = " ".join(line.strip() for line in lines)
     plain = sum(ch.isalpha() or ch.isspace() for ch in text)
     return len(text.split()) >= 4 and bool(re.match(r"[A-Z][a-z]+\s", text)) and plain >= 0.7 * len(text)
+
+
+def _items_unwrapped(lines: list[str]) -> list[str]:
+    """A list's lines, an item's wrapped lines joined to it: a line with no mark of its own no
+    deeper than the item's text (libpng's "  a) As a small integer … For the color or" over
+    "luminance channels…" at the margin) goes on with it; a deeper one is the item's own content."""
+    out: list[str] = []
+    text_at = 0  # where the last item's words start
+    for line in lines:
+        mark = _BULLET.match(line)
+        if mark:
+            text_at = mark.end() - 1
+            out.append(line)
+        elif out and _indent(line) <= text_at and line.strip():
+            out[-1] = out[-1].rstrip() + " " + line.strip()
+        else:
+            out.append(line)
+    return out
 
 
 def _dedent(lines: list[str]) -> str:
