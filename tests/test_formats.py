@@ -2291,7 +2291,7 @@ FROB_INFO = (
     "\x1f\nFile: frob.info,  Node: Top,  Next: Overview,  Up: (dir)\n\n"
     "GNU Frob 2.1\n************\n\nThis manual documents the frob utility.\n\n"
     "* Menu:\n\n* Overview::           What frob does.\n* Startup File::       Its settings.\n"
-    "* Concept Index::      Topics.\n\n"
+    "* Concept Index::      Topics.\n\n -- The Detailed Node Listing --\n\nOverview of frob\n\n* Startup File::\n\n"
     "\x1f\nFile: frob.info,  Node: Overview,  Next: Startup File,  Prev: Top,  Up: Top\n\n"
     "1 Overview\n**********\n\n"
     "\x00\x08[index\x00\x08]Frob rewrites each file it is given and keeps a backup copy\n"
@@ -2337,7 +2337,7 @@ def test_info_manual_reads_as_its_nodes_text_without_what_only_the_info_reader_u
     assert "See see the settings for the rest. (Settings are read once, when frob starts.)" in texts
     assert "Short line here" in body
     for gone in ("File:", "Node:", "* Menu:", "(line 6)", "Footnotes", "Tag Table", "Local Variables", "\x00",
-                 "What frob does", "Concept Index"):
+                 "What frob does", "Concept Index", "Detailed Node Listing", "Overview of frob", "Startup File::"):
         assert gone not in body, gone
     # saved as text, or a part of a split manual, it reads the same
     (tmp_path / "frob.txt").write_bytes(FROB_INFO.encode())

@@ -109,8 +109,9 @@ def _parts(chunk: str) -> tuple[str, str]:
 
 
 def _node_text(chunk: str) -> str:
-    """A node's text without its header, its menu and its footnotes' rule; nothing for what is
-    no node (the tag table, Local Variables) or for an index (a menu of "(line N)" entries)."""
+    """A node's text without its header, its menu (from "* Menu:" to the node's end or its
+    footnotes) and its footnotes' rule; nothing for what is no node (the tag table, Local
+    Variables) or for an index (a menu of "(line N)" entries)."""
     header, body = _parts(chunk)
     if not header.startswith("File:"):
         return ""
@@ -120,14 +121,14 @@ def _node_text(chunk: str) -> str:
         if line.startswith("* Menu:"):
             menu = True
             continue
-        if menu and (not line.strip() or line[:1].isspace() or _MENU_ENTRY.match(line)):
+        if line.strip().startswith("---------- Footnotes ----------"):
+            menu = False
+            notes_at = len(lines)
+            continue
+        if menu:  # a menu is the node's last part (the Top node's "Detailed Node Listing" its captions)
             if _MENU_ENTRY.match(line):
                 entries += 1
                 indexed += bool(_INDEX_ENTRY.search(line))
-            continue  # a menu goes on to its last entry (an entry's description may wrap)
-        menu = False
-        if line.strip().startswith("---------- Footnotes ----------"):
-            notes_at = len(lines)
             continue
         lines.append(line)
     if entries and indexed * 2 > entries:
