@@ -1658,6 +1658,25 @@ def test_rst_extension_directives_keep_their_content_and_references_name_their_s
     assert not any("New in version 4.0" in t for t in texts)  # a bare stamp teaches nothing alone
 
 
+def test_myst_directive_fences_hold_markdown_unless_they_hold_code(tmp_path):
+    """pip's topic pages (MyST): a ````{tab} Linux```` fence holding a code block and a sentence was
+    one block of code with raw fences in it, a ```{versionchanged}``` lost its version; now
+    a directive's content is read as Markdown, headed by what it says, at its own lines; a
+    code directive stays code."""
+    path = tmp_path / "caching.md"
+    text = ("# Caching\n\npip caches what it downloads.\n\n````{tab} Linux\n```\n~/.cache/pip\n```\n"
+            "pip will also respect `XDG_CACHE_HOME`.\n````\n\n```{versionchanged} 23.1\nThe cache is shared.\n```\n\n"
+            "```{code-block} python\nimport pip\n```\n")
+    path.write_text(text)
+    transcript = read_source(path)
+    segments = [(s.kind, s.text) for s in transcript.segments]
+    assert segments == [("paragraph", "pip caches what it downloads."), ("term", "Linux:"), ("code", "~/.cache/pip"),
+                        ("paragraph", "pip will also respect XDG_CACHE_HOME."),
+                        ("paragraph", "Changed in version 23.1: The cache is shared."), ("code", "import pip")]
+    spans = {s.text: text[int(s.start):int(s.end)] for s in transcript.segments}
+    assert spans["pip will also respect XDG_CACHE_HOME."] == "pip will also respect `XDG_CACHE_HOME`."
+
+
 def test_myst_colon_fences_read_as_their_text_and_a_link_with_spaces_as_its_words(tmp_path):
     """attrs' examples.md.txt writes its notes as MyST colon fences (:::{note} …), which were
     read as text with their markup ("{note} If you find…" named a skill); nbsphinx's notebook

@@ -30,6 +30,11 @@ _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 _NO_TEXT_DIRECTIVES = frozenset({"toctree", "contents", "include", "literalinclude", "image", "figure",
                                  "automodule", "autoclass", "autofunction", "raw", "eval-rst", "tableofcontents"})
 _DIRECTIVE = re.compile(r"^\{([\w:-]+)\}\s*(.*)$")
+#: directives whose content is not Markdown but a language of its own
+_CODE_LIKE_DIRECTIVES = frozenset({"math", "mermaid", "graphviz", "uml", "plantuml", "csv-table", "list-table"})
+#: what a version directive says before its argument
+_VERSIONED = {"versionadded": "New in version", "versionchanged": "Changed in version",
+              "deprecated": "Deprecated since version"}
 _OPTION = re.compile(r"^:[\w-]+:.*$")
 _LISTS = ("bullet_list", "ordered_list")
 _BLOCKY = frozenset({"fence", "code_block", "table", "heading", "blockquote"})
@@ -153,8 +158,10 @@ def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
         return doc.block("code", node.content, node)
     name, argument = match.group(1).lower().split(":")[-1], match.group(2)
     lines = node.content.splitlines()
+    popped = 0
     while lines and _OPTION.match(lines[0].strip()):  # ":class: tip", ":caption: …": options, not text
         lines.pop(0)
+        popped += 1
     body = "\n".join(lines).strip("\n")
     if name in _NO_TEXT_DIRECTIVES:
         return
@@ -168,8 +175,16 @@ def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
         return
     if body and node.type == "colon_fence":
         _marked_up(node, doc, body)
-    elif body:
+    elif body and (name in _CODE_DIRECTIVES or name in _CODE_LIKE_DIRECTIVES):
         doc.block("code", body, node)
+    elif body:
+        # any other directive holds Markdown (pip's ```{tab} Linux, ```{versionchanged} 23.1): its
+        # blocks as the page's, headed by what the directive says; they had been one block of code
+        label = _VERSIONED.get(name, "") + (f" {argument}" if name in _VERSIONED else argument)
+        if label.strip():
+            doc.doc.label(label.strip())
+        starts = doc.starts[node.map[0] + 1 + popped:] if doc.starts is not None and node.map else None
+        _blocks(SyntaxTreeNode(_PARSER.parse("\n".join(lines))), _Spans(doc.doc, doc.text, starts))
 
 
 def _marked_up(node: SyntaxTreeNode, doc: "_Spans", body: str | None = None) -> None:
