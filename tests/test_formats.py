@@ -2438,3 +2438,33 @@ def test_info_definitions_are_sections_named_by_what_they_define(tmp_path):
         ("code", "acladd bob,alice"),
         ("paragraph", "int frob_open (const char *NAME, int FLAGS): Open the file NAME for rewriting."),
         ("paragraph", "quit: Leave frob, keeping every backup.")]
+
+
+def test_info_fourth_level_titles_table_headers_wrapped_signatures_and_rules_in_listings(tmp_path):
+    """Sweep M: aspell's "3.2.2.2 Recognized Options" over its dots had been cut from them (its
+    words would have fit on the line above) and lost, 23 of 30 fourth-level titles; automake's
+    table header "Directory variable   Default value" over its rule became a section; a signature
+    makeinfo wraps at the meaning's indent ("[ACTION-IF-NOT-FOUND]) Search for …") read
+    "…FOUND],: [ACTION…"; gprof's call graph lost the dashed lines between its entries."""
+    text = ("This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+            "\x1f\nFile: frob.info,  Node: Options,  Up: Top\n\n3.2.2.1 Functions\n.................\n\n"
+            "Frob can read options from the command line or from a file.\n\n"
+            "3.2.2.2 Recognized Options\n..........................\n\n"
+            "Frob recognizes most of the options of the older program.\n\n"
+            "Directory variable   Default value\n----------------------------------\n"
+            "‘prefix’             ‘/usr/local’\n\n"
+            "Here is a call graph that frob printed for a small program of ours:\n\n"
+            "     index % time    self  name\n     [1]    100.0    0.00  start [1]\n"
+            "     -----------------------------------------------\n     [2]    100.0    0.00  main [2]\n\n"
+            " -- Macro: FROB_PROG ([MINIMUM-VERSION], [ACTION-IF-FOUND],\n"
+            "     [ACTION-IF-NOT-FOUND]) Search for frob in ‘PATH’.  If it is\n     found, ‘FROB’ is set.\n")
+    path = tmp_path / "frob.info"
+    path.write_text(text)
+    transcript = read_source(path)
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (4, "3.2.2.1 Functions"), (4, "3.2.2.2 Recognized Options"), (5, "FROB_PROG")]
+    texts = [s.text for s in transcript.segments]
+    assert "FROB_PROG ([MINIMUM-VERSION], [ACTION-IF-FOUND], [ACTION-IF-NOT-FOUND]): Search for frob in ‘PATH’. " \
+           "If it is found, ‘FROB’ is set." in texts
+    assert any("-----------------------------------------------\n[2]" in t for t in texts), texts
+    assert not any("Directory variable" in title for _, _, title in transcript.headings)

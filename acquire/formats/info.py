@@ -189,14 +189,19 @@ def _with_entries(text: str) -> str:
             n += 1
             continue
         signatures: list[str] = []
-        while n < len(lines) and ((found := _DEFINITION.match(lines[n])) or signatures and
-                                  lines[n].startswith(_MEANING * 2) and not signatures[-1].endswith(":")):
+        meaning = []
+        while n < len(lines) and ((found := _DEFINITION.match(lines[n])) or signatures and _open(signatures[-1])
+                                  and lines[n].startswith(_MEANING)):
             if found:
                 signatures.append(squash(found["signature"]))
-            else:
-                signatures[-1] += " " + lines[n].strip()
+            else:  # a signature makeinfo wrapped, its meaning going on after it on the same line
+                end = _closing(signatures[-1], lines[n].strip())
+                signatures[-1] += " " + lines[n].strip()[:end]
+                if lines[n].strip()[end:].strip():
+                    meaning.append(lines[n].strip()[end:].strip())
+                    n += 1
+                    break
             n += 1
-        meaning = []
         while n < len(lines) and (not lines[n].strip() or lines[n].startswith(_MEANING)):
             meaning.append(lines[n][len(_MEANING):])
             n += 1
@@ -216,3 +221,18 @@ def _defined(signature: str) -> str:
     if "(" in signature and head:
         return head[-1].lstrip("*&")
     return signature.split()[0]
+
+
+def _open(signature: str) -> bool:
+    """Whether a signature leaves a bracket open: its line was wrapped."""
+    return signature.count("(") > signature.count(")") or signature.count("[") > signature.count("]")
+
+
+def _closing(signature: str, line: str) -> int:
+    """Where in ``line`` the brackets ``signature`` left open close (all of it if they do not)."""
+    depth = (signature.count("(") - signature.count(")")) + (signature.count("[") - signature.count("]"))
+    for n, ch in enumerate(line):
+        depth += (ch in "([") - (ch in ")]")
+        if depth <= 0:
+            return n + 1
+    return len(line)

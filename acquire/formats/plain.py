@@ -115,12 +115,13 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
         lines = block.lines
         following = blocks[i + 1] if i + 1 < len(blocks) else None
         if len(lines) >= 2 and block.indent <= prose and (
-                _underlines(lines[1], lines[0]) or underlined and underlined_exactly(lines[1], lines[0])):
+                underlined_exactly(lines[1], lines[0]) if underlined else _underlines(lines[1], lines[0])):
             events.append(("heading", ("setext", lines[1].strip()[0]), lines[0]))
             if lines[2:]:
                 events.append(_block_event(_Block(lines[2:]), prose, spelling))
             continue
-        lines = [line for line in lines if not _RULE.match(line)]  # rules between blocks
+        # rules between blocks; one inside a listing (gprof's call graph: "-----" between its entries) is the listing's
+        lines = [line for line in lines if not (_RULE.match(line) and _indent(line) <= prose)]
         if not any(re.search(r"\w", line) for line in lines):
             continue  # a rule, or a frame of punctuation
         block = _Block(lines)
@@ -298,7 +299,8 @@ def underlined_exactly(line: str, title: str) -> bool:
     """An underline as makeinfo draws it: one of its marks, as long as the title ("I get an error
     about undefined yywrap()." over 42 "="s: a question that reads as no title is one there)."""
     mark = line.strip()[:1]
-    return mark in MARKS and bool(mark) and line.strip() == mark * len(line.strip()) \
+    # not a table's header over its rule ("Directory variable   Default value"): a title is set with single spaces
+    return mark in MARKS and bool(mark) and "  " not in title.strip() and line.strip() == mark * len(line.strip()) \
         and len(line.strip()) == len(title.strip()) and len(title.strip()) >= 2
 
 
@@ -441,6 +443,7 @@ def _parts(block: _Block, width: int, prose: int) -> list[_Block]:
         step = indent - _indent(before)
         if i == start + 1 and step == 0 and _broken(before, line, width) and not _BULLET.match(line) \
                 and not _NUMBERED.match(line.strip()) and not _RULE.match(line) and not line.rstrip().endswith("?") \
+                and not underlined_exactly(line, before) \
                 and (before.rstrip().endswith("?") and _title_like(before) or _numbered_title(before, lines[i:i + 2])):
             cuts.append(i)
         elif step >= 2 and before.rstrip().endswith(":") and indent - step <= prose and _introduces(before):
