@@ -8,6 +8,7 @@ other text than it was built from ranks differently after a repair)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 import re
 import time
 from datetime import datetime, timezone
@@ -99,8 +100,20 @@ def decode(value: str | None, empty: str = "[]") -> Any:
     return json.loads(value or empty)
 
 
+def encode_steps(steps: list[str], code: Collection[int] = ()) -> str:
+    """Steps as the skills table stores them: a step that is a code block as ``{"code": text}``
+    (shown as typed: SKILL.md fences it, one line or many), the rest as their text."""
+    return encode([{"code": step} if n in code else step for n, step in enumerate(steps)])
+
+
 def steps_of(row: dict) -> list[str]:
-    return decode(row["steps"])
+    """A skill's steps as text, code or not."""
+    return [step["code"] if isinstance(step, dict) else step for step in decode(row["steps"])]
+
+
+def code_steps_of(row: dict) -> list[int]:
+    """Which of a skill's steps are code blocks (``encode_steps``)."""
+    return [n for n, step in enumerate(decode(row["steps"])) if isinstance(step, dict)]
 
 
 def evidence_of(row: dict) -> list[dict]:
@@ -151,12 +164,13 @@ def node_text(title: str, summary: str, skill_names: list[str]) -> str:
 def skill_row(*, id: str, book: str, node_id: str, name: str, when_to_use: str, steps: list[str],
               evidence: list[dict], author: str, origin: str, text: str | None = None,
               vector: np.ndarray | list[float] | None = None, helpful: int = 0, harmful: int = 0,
-              now: float | None = None) -> SkillRow:
+              now: float | None = None, code: Collection[int] = ()) -> SkillRow:
     """A new skill at version 1 (``text`` defaults to :func:`skill_text`)."""
     now = time.time() if now is None else now
     row: SkillRow = {
         "id": id, "book": book, "node_id": node_id, "name": name, "when_to_use": when_to_use,
-        "steps": encode(steps), "evidence": encode(evidence), "sources": len({e["tutorial_id"] for e in evidence}),
+        "steps": encode_steps(steps, code), "evidence": encode(evidence),
+        "sources": len({e["tutorial_id"] for e in evidence}),
         "helpful": helpful, "harmful": harmful, "version": 1, "author": author, "origin": origin,
         "text": skill_text(name, when_to_use, steps) if text is None else text,
         "created_at": now, "updated_at": now,

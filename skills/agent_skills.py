@@ -32,7 +32,8 @@ from tutorialbook.errors import TutorialbookError
 from tutorialbook.memory import history as hist
 from tutorialbook.memory import where
 from tutorialbook.memory.rows import (
-    clean, encode, evidence_of, node_row, node_text, norm as _norm, skill_row, skill_text, skill_vector_text, steps_of,
+    clean, code_steps_of, encode, encode_steps, evidence_of, node_row, node_text, norm as _norm, skill_row, skill_text,
+    skill_vector_text, steps_of,
 )
 from tutorialbook.models import SOURCE_NOTE, Evidence, SkillView
 from tutorialbook.skills import front_matter, skill_md
@@ -182,6 +183,7 @@ class ParsedSkill:
     helpful: int = 0
     harmful: int = 0
     warnings: list[str] = field(default_factory=list)
+    code: list[int] = field(default_factory=list)  # which steps were fenced: code, as typed
 
 
 def validate_front_matter(meta: dict, folder_name: str | None = None) -> list[str]:
@@ -231,7 +233,9 @@ def read_skill_folder(folder: Path) -> ParsedSkill:
     name = title or meta["name"].replace("-", " ")
     when = " ".join(sections.get("when to use", "").split()) or meta["description"].strip()
     when = "" if when == skill_md.ANY_TIME else when
-    steps = _list_items(sections["steps"]) if "steps" in sections else _list_items(body, numbered_only=True)
+    code: list[int] = []
+    steps = _list_items(sections["steps"], code=code) if "steps" in sections else \
+        _list_items(body, numbered_only=True, code=code)
     if not steps:
         steps = [_first_paragraph(body) or meta["description"].strip()]
     warnings = []
@@ -253,7 +257,7 @@ def read_skill_folder(folder: Path) -> ParsedSkill:
         folder=folder, name=name, description=meta["description"], when_to_use=when, steps=steps,
         evidence=evidence, path=[" ".join(t.split()) for t in path], skill_id=extra.get(skill_md.META_ID, ""),
         author=extra.get(skill_md.META_AUTHOR) or "import", helpful=_count(extra.get(skill_md.META_HELPFUL)),
-        harmful=_count(extra.get(skill_md.META_HARMFUL)), warnings=warnings,
+        harmful=_count(extra.get(skill_md.META_HARMFUL)), warnings=warnings, code=code,
     )
 
 
@@ -406,8 +410,9 @@ class _Importer:
             row["evidence"] = encode(known)
             row["sources"] = len({e["tutorial_id"] for e in known})
             changes.append(f"{len(fresh)} evidence span(s) added")
-        steps = encode(skill.steps)
-        if by_id and (steps_of(row) != skill.steps or row["when_to_use"] != skill.when_to_use):
+        steps = encode_steps(skill.steps, skill.code)
+        if by_id and (steps_of(row) != skill.steps or code_steps_of(row) != skill.code
+                      or row["when_to_use"] != skill.when_to_use):
             row["steps"], row["when_to_use"] = steps, skill.when_to_use
             changes.append("steps or when-to-use edited")
         status = "unchanged"
@@ -459,7 +464,8 @@ class _Importer:
         evidence = [e.model_dump() for e in skill.evidence]
         row = {**skill_row(id=skill_id, book=self.book, node_id=node_id, name=skill.name,
                            when_to_use=skill.when_to_use, steps=skill.steps, evidence=evidence, author=skill.author,
-                           origin="import", helpful=skill.helpful, harmful=skill.harmful, now=self.now),
+                           origin="import", helpful=skill.helpful, harmful=skill.harmful, now=self.now,
+                           code=skill.code),
                "_status": "added"}
         self.skills[skill_id] = row
         self.by_node.setdefault(node_id, {})[_norm(skill.name)] = skill_id
@@ -492,31 +498,45 @@ def _sections(body: str) -> dict[str, str]:
     return {k: "\n".join(v) for k, v in out.items()}
 
 
-def _list_items(text: str, numbered_only: bool = False) -> list[str]:
+_ITEM_MARK = re.compile(r"\s*(?:\d+[.)]|[-*+])\s")
+
+
+def _list_items(text: str, numbered_only: bool = False, code: list[int] | None = None) -> list[str]:
     """The items of a Markdown list: a wrapped item joined into one line; an item that is a fenced
-    block (``skill_md._step_lines``) keeps its lines, less the item's indent."""
+    block (``skill_md._step_lines``) keeps its lines, less the item's indent, and its index goes
+    into ``code`` when it is a code step (a fence with a language or none, not ``text``)."""
     pattern = r"^(\s{0,3}(?:\d+[.)]|[-*+])\s+)(.*)$"
     if numbered_only:
         pattern = r"^(\s{0,3}\d+[.)]\s+)(.*)$"
     items: list[str] = []
-    fence, pad = "", 0
+    fence, pad, pad_item, is_code = "", 0, 0, True
     block: list[str] = []
     for line in text.splitlines():
         if fence:
             if line.strip() == fence:
+                if code is not None and is_code:
+                    code.append(len(items))
                 items.append("\n".join(block))
                 fence = ""
             else:
                 block.append(line[pad:] if line[:pad].isspace() else line.lstrip())
             continue
+        if items and pad_item and line[:pad_item].isspace() and _ITEM_MARK.match(line[pad_item:]):
+            items[-1] += "\n" + line[pad_item:]  # a nested item of a step of several lines (``_step_lines``)
+            continue
         match = re.match(pattern, line)
-        if match and re.fullmatch(r"`{3,}", match.group(2).strip()):
-            fence, pad, block = match.group(2).strip(), len(match.group(1)), []
+        opening = re.fullmatch(r"(`{3,})(\w*)", match.group(2).strip()) if match else None
+        if opening:
+            fence, pad, block, pad_item = opening.group(1), len(match.group(1)), [], 0
+            is_code = opening.group(2) != "text"
         elif match:
             items.append(match.group(2).strip())
+            pad_item = len(match.group(1))
         elif items and line.startswith("   ") and line.strip():  # a wrapped item
             items[-1] += " " + line.strip()
     if fence:
+        if code is not None and is_code:
+            code.append(len(items))
         items.append("\n".join(block))  # a fence left open: its lines to the end
     return [i for i in items if i.strip()]
 

@@ -18,7 +18,8 @@ import numpy as np
 
 from tutorialbook.memory import lance, where
 from tutorialbook.memory.rows import (
-    clean, encode, evidence_of, node_text, norm as _norm, passage_vector_text, skill_text, skill_vector_text, steps_of,
+    clean, code_steps_of, encode, encode_steps, evidence_of, node_text, norm as _norm, passage_vector_text, skill_text,
+    skill_vector_text, steps_of,
 )
 from tutorialbook.memory.search import search
 from tutorialbook.memory.store import Store
@@ -427,7 +428,9 @@ class Builder:
                 return
             known.append(proof)
             if added:
-                match["steps"] = encode(steps + added)
+                code = {draft.steps[n] for n in draft.code}
+                match["steps"] = encode_steps(steps + added, [*code_steps_of(match), *(
+                    len(steps) + k for k, step in enumerate(added) if step in code)])
             match["evidence"] = encode(known)
             match["sources"] = len({e["tutorial_id"] for e in known})
             match["updated_at"] = self._now
@@ -446,7 +449,7 @@ class Builder:
             "node_id": node_id,
             "name": draft.name,
             "when_to_use": draft.when_to_use,
-            "steps": encode(draft.steps),
+            "steps": encode_steps(draft.steps, draft.code),
             "evidence": encode([proof]),
             "sources": 1,
             "helpful": 0,

@@ -75,6 +75,8 @@ class SkillDraft:
     """What the skill is found by (a passage with its section's title path); empty: name and steps."""
     span: tuple[float, float] | None = None
     """The evidence span when it is part of a segment (a split paragraph); None: the segments'."""
+    code: list[int] = field(default_factory=list)
+    """Which steps are code blocks, to be shown as typed (``rows.encode_steps``)."""
 
 
 def split_sentences(text: str) -> list[str]:

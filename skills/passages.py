@@ -544,9 +544,11 @@ def draft(passage: Passage, context: str) -> SkillDraft:
     the passage's blocks and sentences (code blocks whole), its evidence the whole passage.
     ``context`` (the section's title path) is searched with it."""
     steps: list[str] = []
+    code: list[int] = []
     for kind, block in passage.blocks or [("text", passage.text)]:
         lines = [line.rstrip() for line in block.splitlines() if line.strip()]
         if kind == "code":
+            code.append(len(steps))
             steps.append(block)
         elif kind == "table":
             steps += [line.strip() for line in lines]  # a row a step: joined, its cells ran together
@@ -573,4 +575,4 @@ def draft(passage: Passage, context: str) -> SkillDraft:
     # the steps carry the whole passage; the quote only shows where it starts
     quote = passage.text if words(passage.text) <= 20 else " ".join(passage.text.split()[:14])
     search = f"{context}: {passage.text}" if context else passage.text
-    return SkillDraft(name, when, steps, quote, list(passage.indexes), search, (passage.start, passage.end))
+    return SkillDraft(name, when, steps, quote, list(passage.indexes), search, (passage.start, passage.end), code)

@@ -47,7 +47,8 @@ import numpy as np
 from tutorialbook.memory import history as hist
 from tutorialbook.memory import where
 from tutorialbook.memory.rows import (
-    clean, encode, evidence_of, node_text, norm, skill_row, skill_text, skill_vector_text, steps_of, tutorials_cited,
+    clean, code_steps_of, encode, encode_steps, evidence_of, node_text, norm, skill_row, skill_text, skill_vector_text,
+    steps_of, tutorials_cited,
 )
 from tutorialbook.memory.search import search
 from tutorialbook.models import Evidence, QuestionResult, TutorialRefinement
@@ -561,7 +562,7 @@ def _add_steps(row: dict, steps: list[str]) -> bool:
     extra = [s for s in steps if not qs.contains(body, s)]
     if not extra:
         return False
-    row["steps"] = encode(current + extra)
+    row["steps"] = encode_steps(current + extra, code_steps_of(row))
     return True
 
 

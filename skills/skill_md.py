@@ -92,17 +92,19 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _step_lines(number: int, step: str) -> list[str]:
-    """A step as a numbered item: prose on one line; a step of several lines (a code block, a
-    listing), or a line of code whose spacing Markdown would collapse (``x  <-  1``, an indented
-    command), fenced inside the item, every line indented under it, so its lines and indents
-    survive and no line of it can open a section of the file (``agent_skills._list_items`` reads
-    it back)."""
+def _step_lines(number: int, step: str, code: bool = False) -> list[str]:
+    """A step as a numbered item: prose on one line, its further lines (a nested list) indented
+    under it; a code step, one line or many (or, from a store that did not mark code, a step of
+    several lines or a line whose spacing Markdown would collapse that reads as code), fenced
+    inside the item, every line indented under it, so its lines and indents survive and no line
+    of it can open a section of the file (``agent_skills._list_items`` reads both back)."""
     lines = str(step).strip("\n").splitlines()
-    if len(lines) < 2 and (_one_line(step) == str(step).strip() or not looks_like_code(str(step))):
+    pad = " " * len(f"{number}. ")
+    if not code and not looks_like_code(str(step)) and len(lines) > 1:
+        return [f"{number}. {_one_line(lines[0])}", *[pad + line.rstrip() for line in lines[1:] if line.strip()]]
+    if not code and len(lines) < 2 and (_one_line(step) == str(step).strip() or not looks_like_code(str(step))):
         return [f"{number}. {_one_line(step)}"]
     fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", step)), default=0) + 1)
-    pad = " " * len(f"{number}. ")
     return [f"{number}. {fence}", *[pad + line if line.strip() else "" for line in lines], pad + fence]
 
 
@@ -134,7 +136,7 @@ def render_skill_md(skill: SkillView) -> str:
         "",
         "## Steps",
         "",
-        *[line for i, step in enumerate(skill.steps, 1) for line in _step_lines(i, step)],
+        *[line for i, step in enumerate(skill.steps, 1) for line in _step_lines(i, step, i - 1 in skill.code_steps)],
         "",
         "## Evidence (quoted tutorial material, not instructions)",
         "",

@@ -287,6 +287,32 @@ def test_unusual_skills_export_valid_folders_and_read_back(tmp_path):
     assert skill_slug(views[0].name, views[0].id) == "echecs-la-defense-francaise-toujours-aaaaaa"
 
 
+def test_code_steps_are_fenced_one_line_or_many_and_a_nested_list_is_not(tmp_path, library):
+    """Every sweep found one-line code blocks ("pip install hypothesis", "set -g …") shown as
+    prose steps in SKILL.md while longer ones were fenced, and a nested list fenced as if it were
+    code: a step now knows it was a code block (stored, served as ``code_steps``), SKILL.md fences
+    exactly those and sets a nested list's lines under its item, and import reads both back."""
+    from tutorialbook.skills.agent_skills import read_skill_folder
+
+    page = tmp_path / "install.md"
+    page.write_text("# Hypothesis\n\n## Install\n\nInstall it from PyPI with pip in a fresh environment:\n\n"
+                    "```\npip install hypothesis\n```\n\n"
+                    "Then the exporter works in three stages, which:\n\n"
+                    "1. Reads the notebook\n    - its cells\n    - its outputs\n2. Writes the page\n")
+    library.ingest(str(page), book="hyp", refine_rounds=0)
+    skill = next(s for s in library.skills("hyp") if "pip install hypothesis" in s.steps)
+    assert [skill.steps[n] for n in skill.code_steps] == ["pip install hypothesis"]
+    folder = tmp_path / "out"
+    library.export_skills("hyp", str(folder))
+    written = {p.parent.name: p.read_text() for p in folder.glob("*/SKILL.md")}
+    text = next(t for t in written.values() if "pip install hypothesis" in t)
+    assert re.search(r"\n\d\. ```\n +pip install hypothesis\n +```\n", text), text
+    assert re.search(r"\n\d\. Reads the notebook\n +- its cells\n +- its outputs\n\d\. Writes the page\n", text), text
+    parsed = read_skill_folder(next(p.parent for p in folder.glob("*/SKILL.md") if "pip install" in p.read_text()))
+    assert [parsed.steps[n] for n in parsed.code] == ["pip install hypothesis"]
+    assert parsed.steps == skill.steps
+
+
 HOSTILE_TUTORIAL = """# Front matter --- and other traps
 
 ## Quoting: "colons", 'apostrophes' and --- dashes

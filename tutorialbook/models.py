@@ -41,6 +41,8 @@ class SkillView(BaseModel):
     name: str
     when_to_use: str
     steps: list[str]
+    code_steps: list[int] = Field(default_factory=list, description="which steps (0-based) are code blocks, "
+                                  "to be used as typed")
     node_id: str
     path: list[str] = Field(description="TOC titles from the book's root to the skill's node")
     evidence: list[Evidence]

@@ -15,7 +15,7 @@ import numpy as np
 from tutorialbook.common import check_book_name, lesson_view, no_book
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.memory import where
-from tutorialbook.memory.rows import evidence_of, root_row, steps_of
+from tutorialbook.memory.rows import code_steps_of, evidence_of, root_row, steps_of
 from tutorialbook.memory.store import Store
 from tutorialbook.memory.tree import Tree, TreeCache, without_hidden
 from tutorialbook.models import (
@@ -151,7 +151,7 @@ class Reading:
         return [
             SkillView(
                 id=r["id"], name=r["name"], when_to_use=r["when_to_use"], steps=steps_of(r),
-                node_id=r["node_id"], path=tree.titles(r["node_id"]),
+                code_steps=code_steps_of(r), node_id=r["node_id"], path=tree.titles(r["node_id"]),
                 evidence=[Evidence(**e) for e in evidence_of(r)],
                 sources=r["sources"], helpful=r["helpful"], harmful=r["harmful"], version=r["version"],
                 author=r["author"], score=None if score is None else round(score, 6),
