@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol
 
-from tutorialbook.memory.rows import decode, encode, norm  # noqa: F401 - norm: questions compare names loosely
+from tutorialbook.memory.rows import decode, encode, norm, steps_of  # noqa: F401 - norm: questions compare names loosely
 from tutorialbook.skills import extract
 from tutorialbook.acquire.transcript import Segment
 
@@ -377,7 +377,7 @@ def _field(skill, name: str):
 
 def _steps(skill) -> list[str]:
     steps = _field(skill, "steps")
-    return decode(steps) if isinstance(steps, str) else list(steps)
+    return steps_of({"steps": steps}) if isinstance(steps, str) else list(steps)
 
 
 def skill_body(skill) -> str:
