@@ -311,6 +311,11 @@ def test_code_steps_are_fenced_one_line_or_many_and_a_nested_list_is_not(tmp_pat
     parsed = read_skill_folder(next(p.parent for p in folder.glob("*/SKILL.md") if "pip install" in p.read_text()))
     assert [parsed.steps[n] for n in parsed.code] == ["pip install hypothesis"]
     assert parsed.steps == skill.steps
+    # refinement reads and repairs such skills too (its grader had met the code step's stored form)
+    report = library.ingest(str(page), book="hyp-refined", refine_rounds=1).tutorials[0]
+    assert report.questions_harvested > 0 and report.pass_rate_after is not None
+    refined = next(s for s in library.skills("hyp-refined") if "pip install hypothesis" in s.steps)
+    assert [refined.steps[n] for n in refined.code_steps] == ["pip install hypothesis"]
 
 
 HOSTILE_TUTORIAL = """# Front matter --- and other traps
