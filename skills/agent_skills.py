@@ -526,7 +526,7 @@ def _list_items(text: str, numbered_only: bool = False, code: list[int] | None =
             continue
         match = re.match(pattern, line)
         opening = re.fullmatch(r"(`{3,})(\w*)", match.group(2).strip()) if match else None
-        if opening:
+        if opening and match:
             fence, pad, block, pad_item = opening.group(1), len(match.group(1)), [], 0
             is_code = opening.group(2) != "text"
         elif match:

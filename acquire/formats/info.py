@@ -115,7 +115,8 @@ def _node_text(chunk: str) -> str:
     header, body = _parts(chunk)
     if not header.startswith("File:"):
         return ""
-    lines, menu, entries, indexed = [], False, 0, 0
+    lines: list[str] = []
+    menu, entries, indexed = False, 0, 0
     notes_at: int | None = None
     for line in body.splitlines():
         if line.startswith("* Menu:"):
