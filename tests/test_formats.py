@@ -2410,6 +2410,13 @@ def test_info_split_manual_is_read_whole_from_its_first_file_and_its_parts_are_n
     assert not readable(tmp_path / "frob.info-x")
 
 
+def _info(tmp_path, text: str):
+    """An Info manual of ``text``, read."""
+    path = tmp_path / "frob.info"
+    path.write_text(text)
+    return read_source(path)
+
+
 def test_info_definitions_are_sections_named_by_what_they_define(tmp_path):
     """texinfo's @deffn in Info ("-- Command: acladd USERNAMES" over its meaning, indented): 114 of
     screen's skills had been named "-- Command: …", three to six entries a skill. Each is a
@@ -2426,9 +2433,7 @@ def test_info_definitions_are_sections_named_by_what_they_define(tmp_path):
             "     Open the file NAME for rewriting.\n\n"
             "\x1f\nFile: frob.info,  Node: Quit,  Up: Commands\n\n2.1 Quit\n========\n\n"
             " -- Command: quit\n     Leave frob, keeping every backup.\n")
-    path = tmp_path / "frob.info"
-    path.write_text(text)
-    transcript = read_source(path)
+    transcript = _info(tmp_path, text)
     assert [(level, title) for _, level, title in transcript.headings] == [
         (1, "2 Commands"), (2, "acladd"), (2, "frob_open"), (2, "2.1 Quit")]
     assert [(s.kind, s.text) for s in transcript.segments] == [
@@ -2458,9 +2463,7 @@ def test_info_fourth_level_titles_table_headers_wrapped_signatures_and_rules_in_
             "     -----------------------------------------------\n     [2]    100.0    0.00  main [2]\n\n"
             " -- Macro: FROB_PROG ([MINIMUM-VERSION], [ACTION-IF-FOUND],\n"
             "     [ACTION-IF-NOT-FOUND]) Search for frob in ‘PATH’.  If it is\n     found, ‘FROB’ is set.\n")
-    path = tmp_path / "frob.info"
-    path.write_text(text)
-    transcript = read_source(path)
+    transcript = _info(tmp_path, text)
     assert [(level, title) for _, level, title in transcript.headings] == [
         (4, "3.2.2.1 Functions"), (4, "3.2.2.2 Recognized Options"), (5, "FROB_PROG")]
     texts = [s.text for s in transcript.segments]
