@@ -455,16 +455,17 @@ _LINKING = re.compile(
     r"|(?:so far|next up|first of all|now then),"
     r"|so(?! far\b| that\b)|and|but|now(?! that\b| is\b)|okay|ok|well|then|first(?! of\b)|next(?! up\b)|finally|also"
     r"|thus|hence|therefore|however|namely"
-    r"|for (?:example|instance)|e\.g\.|i\.e\.|that is|in (?:other words|addition|fact|this case|particular)"
+    r"|for (?:example|instance)|e\.g\.|i\.e\.|that is|in (?:other words|fact|this case|particular)"
     r"|similarly|likewise|of course|here|basically|actually|as you can see|(?:note|notice|remember) that"
     # these only with their comma: "Instead of X" is no link
-    r"|(?:on the (?:other|one) hand|in (?:this|that|the same) way|in (?:general|practice|short|summary|turn"
+    r"|(?:on the (?:other|one) hand|in (?:this|that|the same) way|in (?:addition|general|practice|short|summary|turn"
     r"|contrast)|by contrast|instead|otherwise|alternatively|additionally|moreover|furthermore|meanwhile|again"
     r"|as (?:a result|such|mentioned|noted|shown)(?: (?:before|above|earlier))?|at this point),"
     r"|(?:it is|it's) worth (?:noting|mentioning) that|keep in mind that|the point is(?: that)?"
     # a version badge over what changed (Sphinx's versionadded/versionchanged: "Changed in version 3.6:")
     r"|(?:new|changed) in version [\d.]+\.?|deprecated since version [\d.]+\.?"
-    r")[,:]?\s+)+",
+    # and a word follows: "And - construct with a list" names ``And``, the code word it opens with
+    r")[,:]?\s+)+(?=[\w\"'“‘(\[`])",
     re.I,
 )
 #: a form of "to be" that opens what is left once the linking words are gone: they were its subject

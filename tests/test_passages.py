@@ -212,6 +212,15 @@ def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_bef
     assert passages.title_phrase("In some cases, tig shows the diff view first.") == "Tig shows the diff view first"
     assert passages.title_phrase("If the file is missing, Flask raises an error.") == "If the file is missing"
     assert passages.title_phrase("To create the table, run:") == "To create the table"
+    # sweeps L and N: "In addition to X" is no link ("To a full XPath implementation" flipped its
+    # meaning), "In addition," is; a code word opening the sentence ("And - construct…") is its subject
+    assert passages.title_phrase("In addition to a full XPath implementation, lxml supports ElementPath.") == (
+        "In addition to a full XPath implementation")
+    assert passages.title_phrase("In addition, the parser keeps comments.") == "The parser keeps comments"
+    assert passages.title_phrase("And - construct with a list of ParserElements, all of which must match.") == (
+        "And - construct with a list of ParserElements")
+    assert passages.title_phrase("And then the loop stops when the list is empty.") == (
+        "The loop stops when the list is empty")
 
 
 def test_a_lead_of_a_word_or_two_does_not_name_the_skill(tmp_path, library):
