@@ -1986,6 +1986,17 @@ def test_a_title_left_bracketed_by_a_converter_is_read_without_brackets():
     assert transcript.title == "YT-DLP"
 
 
+def test_rst_inline_literals_inside_emphasis_lose_their_backticks():
+    """pyparsing's HowTo (sweep N): docutils nests no markup, so "*So ``parseString()`` is being
+    renamed*" kept its double backticks in the text."""
+    from tutorialbook.acquire.formats import read_document
+
+    page = read_document(".rst", "T\n=\n\n*So ``parseString()`` is being renamed to ``parse_string()``.* "
+                                 "Use ``parse_string()`` now.\n", "howto.rst")
+    assert [s.text for s in page.segments] == [
+        "So parseString() is being renamed to parse_string(). Use parse_string() now."]
+
+
 def test_rst_footnote_mark_heads_its_text():
     """A footnote's label was a paragraph "1" of its own, a step (docutils' primer and FAQ); one
     the text refers to is read there (test_footnotes_are_read_where_the_text_refers_to_them)."""

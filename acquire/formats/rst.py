@@ -44,9 +44,23 @@ def read_rst(text: str, name: str, labels: Mapping[str, str] | None = None) -> D
     _name_references(tree, labels or {})
     _drop_bibliography(tree)
     _inline_footnotes(tree)
+    _unmark_nested_literals(tree)
     doc = Document(name)
     _blocks(tree, doc, 1)
     return doc
+
+
+#: an inline literal docutils leaves as written inside emphasis (it nests no markup): ``parse_string()``
+_NESTED_LITERAL = re.compile(r"``([^`]+)``")
+
+
+def _unmark_nested_literals(tree: nodes.Element) -> None:
+    """Inline literals set inside emphasis ("*So ``parseString()`` is being renamed*"), which
+    docutils does not parse, read as their words, not with their backticks (pyparsing's docs)."""
+    for marked in list(tree.findall(lambda n: isinstance(n, (nodes.emphasis, nodes.strong)))):
+        for text in list(marked.findall(nodes.Text)):
+            if "``" in text and text.parent is not None:
+                text.parent.replace(text, nodes.Text(_NESTED_LITERAL.sub(r"\1", str(text))))
 
 
 #: a footnote longer than this stays where the author put it
