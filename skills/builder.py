@@ -120,8 +120,8 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
                 OutlineNode(passages.title_phrase(transcript.segments[central].text), "section", list(range(a, b)))
             )
     keys = passages.heading_keys([tutorial.title, *(title for _, _, title in transcript.headings)])
-    licences = {id(inner) for node in chapter.walk() if node is not chapter and _is_licence(node, transcript)
-                for inner in node.walk()}
+    # a licence's own text, the whole tutorial's too (a manual's appendix page holding the GNU FDL)
+    licences = {id(inner) for node in chapter.walk() if _is_licence(node, transcript) for inner in node.walk()}
     for node, path in _with_paths(chapter):
         if id(node) in licences:
             continue  # a licence's own text teaches nothing: no skill of any of its clauses

@@ -387,6 +387,15 @@ def test_a_licence_appendix_is_no_skill_and_a_section_teaching_licence_notices_i
                                     "Kelley. Permission to use, copy, and distribute this software and its "
                                     "documentation for any purpose with or without fee is hereby granted.")
     assert not passages.is_licence_text("Copyright notices", "Put a copyright notice in every file you write.")
+    # a manual's appendix page that is the licence (texinfo's split HTML: aspell's, sweep M, 52 skills):
+    # the whole page is the licence's text, not only a section below its top
+    page = tmp_path / "fdl.html"
+    licence = MANUAL[MANUAL.index("## Appendix: GNU Free Documentation License"):].split("\n", 1)[1]
+    page.write_text("<html><head><title>Frob: GNU Free Documentation License</title></head><body>"
+                    "<h3>E.1 GNU Free Documentation License</h3>" + "".join(
+                        f"<p>{part}</p>" for part in licence.split("\n\n") if part.strip()) + "</body></html>")
+    report = library.ingest(str(page), book="fdl", refine_rounds=0).tutorials[0]
+    assert report.skills_added == 0 and library.skills("fdl") == []
 
 
 def test_a_title_repeated_as_text_and_its_credit_are_no_skill(tmp_path, library):
