@@ -553,12 +553,19 @@ def test_html_definition_of_prose_and_a_nested_list_is_one_block_and_a_terms_bre
     segments = [(s.kind, s.text) for s in read_source(page).segments]
     assert segments == [
         ("paragraph", "Calc takes these options on its command line."),
-        ("list", "-d <date|num>:\nPrint the appointments for the given date or number of days. Two formats are "
-                 "supported:\n  - a date.\n  - a number n.\nIn the first case, the list for that date is printed; "
-                 "in the second, for the n days to come."),
+        ("list", "-d <date|num>:\n  Print the appointments for the given date or number of days. Two formats are "
+                 "supported:\n    - a date.\n    - a number n.\n  In the first case, the list for that date is "
+                 "printed; in the second, for the n days to come."),
         ("paragraph", "-x: Export the data:"), ("code", "$ calc -x > my_data.dat"),
         ("list", "# apt-get install build-essential, # apt-get build-dep linux\n"
                  "  This will install the packages the build needs.")]
+    # the skill holds the term with its whole meaning, its paragraphs one meaning (not "supported:., In the …")
+    transcript = read_source(page)
+    drafts = [passages.draft(p, "") for p in passages.group(transcript.segments, [1])]
+    assert [d.steps for d in drafts] == [[
+        "-d <date|num>: Print the appointments for the given date or number of days. Two formats are supported:\n"
+        "    - a date.\n    - a number n. In the first case, the list for that date is printed; in the second, "
+        "for the n days to come."]]
 
 
 def test_html_nested_list_a_div_wraps_keeps_its_items_apart(tmp_path):

@@ -693,10 +693,11 @@ class _Walker:
                 self.doc.label(", ".join(_term_lines(item)), join=True)
             elif isinstance(item.tag, str) and not any(True for _ in item.iter(*_BLOCKY)) \
                     and len(lines := _item_lines(item)) > 1:
-                # a meaning of prose and lists only is one block: its paragraph after a nested list
-                # ("In the first case, …" after calcurse's "-d: Two formats are supported:") had
-                # parted from its term and started a skill of its own
-                self.emit("list", "\n".join(lines))
+                # a meaning of prose and lists only is one block, set under its term: its paragraph after
+                # a nested list ("In the first case, …" after calcurse's "-d: Two formats are supported:")
+                # had parted from its term and started a skill of its own; its paragraphs stand as one
+                # meaning, not as terms of their own ("name_phonet.dat., If name is…")
+                self.emit("list", "\n".join("  " + line for line in lines))
             elif isinstance(item.tag, str):
                 self.container(item, depth)
 
