@@ -2426,6 +2426,11 @@ def test_info_split_manual_is_read_whole_from_its_first_file_and_its_parts_are_n
         read_source(index)
     assert readable(tmp_path / "frob.info-2") and readable(tmp_path / "frob.info-12.gz")
     assert not readable(tmp_path / "frob.info-x")
+    # a part read alone, in a coding only its first file declares: a clear error, not mojibake
+    latin = tmp_path / "latin.info-3"
+    latin.write_bytes(head + b"\x1f\nFile: frob.info,  Node: Keys\n\nThe digraph \xa4 is the euro sign.\n")
+    with pytest.raises(TutorialbookError, match=r"latin.info-3 is not UTF-8 text \(byte \d+\)"):
+        read_source(latin)
 
 
 def _info(tmp_path, text: str):

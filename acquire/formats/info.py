@@ -34,7 +34,7 @@ _FOOTNOTE = re.compile(r"^\s*\((\d{1,3})\)\s+(.+?)(?=\n\s*\(\d{1,3}\)\s|\Z)", re
 FOOTNOTE_CHARS = 1000
 #: a definition's line ("-- Command: acladd USERNAMES", "-- Function: int png_foo (png_structp p)")
 _DEFINITION = re.compile(r"^ -- (?P<category>[^:\n]{1,40}): (?P<signature>\S.*)$")
-_MEANING = "     "  # a definition's text is indented five spaces under it, a long signature's rest ten
+_MEANING = "     "  # a definition's text is indented five spaces under it (a wrapped signature goes on there too)
 _CODING = re.compile(rb"\x1f\r?\nLocal Variables:\r?\ncoding:\s*([\w.-]{1,40})")
 #: the most parts of a split manual read (makeinfo splits at 300 KB: 100 parts is 30 MB)
 MAX_PARTS = 100
