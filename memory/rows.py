@@ -8,9 +8,9 @@ other text than it was built from ranks differently after a repair)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
 import re
 import time
+from collections.abc import Collection
 from datetime import datetime, timezone
 from typing import Any, TypedDict
 

@@ -68,6 +68,10 @@ def spread_rows(rows: Iterable[Iterable[tuple[str, int, int]]]) -> list[list[str
     return out
 
 
+#: a footnote longer than this stays where the document puts it, not read in brackets where referred to
+FOOTNOTE_CHARS = 1000
+
+
 #: the labels documentation generators put over a note or warning (docutils' and DocBook's
 #: admonition names): read as a prefix of the text they head ("Note: …"), not a block of their own
 ADMONITIONS = frozenset({"note", "warning", "tip", "hint", "important", "caution", "attention", "danger",

@@ -35,7 +35,7 @@ from collections import defaultdict
 from lxml import etree
 from lxml import html as lxml_html
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, Document, spread_rows, squash
+from tutorialbook.acquire.formats.document import ADMONITIONS, FOOTNOTE_CHARS, Document, spread_rows, squash
 from tutorialbook.acquire.formats.plain import read_plain
 from tutorialbook.errors import NothingToLearn, TutorialbookError
 
@@ -135,8 +135,6 @@ _FOOTNOTE_CLASSES = frozenset({"footnote", "footnotes", "footnote-list"})
 #: a footnote's own mark before its text ("[2] ", "1", "*"), and pandoc's way back ("↩︎")
 _FOOTNOTE_MARK = re.compile(r"^\s*[\[(]?\s*(?:\d{1,3}|[*†‡§¶])\s*[\])]?\.?\s*")
 _FOOTNOTE_BACK = re.compile(r"\s*[↩\ufe0e]+\s*$")
-#: a footnote longer than this stays where the page puts it
-FOOTNOTE_CHARS = 1000
 
 
 def _footnote_body(el) -> list:
@@ -635,7 +633,6 @@ class _Walker:
         """A data table, a row a line; a table laying out an admonition (asciidoc-py's icon cell,
         "Note", beside its text: the label heads the text) or a page (DocBook's admonitions, a
         links column beside the text) is read as its blocks."""
-        icon = _icon_cell(el)
         if el.get("summary", "").strip().lower() == "callout list":
             # DocBook's callouts: each mark's number beside what it explains ("1. Declare the pointer…"),
             # not a two-column table of "| …" rows whose first row headed every piece of it
@@ -643,7 +640,7 @@ class _Walker:
             self.emit("list", "\n".join(
                 f"{squash(cells[0].text_content()) or next((_alt(i) for i in cells[0].iter('img')), '')}. "
                 f"{squash(' '.join(c.text_content() for c in cells[1:]))}" for cells in rows if len(cells) >= 2))
-        elif icon is not None:
+        elif (icon := _icon_cell(el)) is not None:
             label = squash(icon.text_content()) or next((squash(i.get("alt", "")) for i in icon.iter("img")), "")
             for cell in el.iter("td", "th"):
                 if cell is not icon:
@@ -785,7 +782,7 @@ def _alt(img) -> str:
     "_images/code-cells_20_0.png", texinfo "figures/plotting4" for figures/plotting4.png)."""
     alt = img.get("alt", "").strip()
     src = img.get("src", "")
-    if "formula" in " ".join(_class_words(img)) or "formulainl" in _class_words(img):
+    if any(word.startswith("formula") for word in _class_words(img)):
         alt = re.sub(r"[{}$]", "", re.sub(r"\\([A-Za-z]+)", r"\1", alt))  # Doxygen's "{\LaTeX}": LaTeX
     named = src.rsplit(".", 1)[0] if "." in src.rsplit("/", 1)[-1] else src
     return "" if _FILE_NAME.match(alt) or alt in (src, named) else alt

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from tutorialbook.acquire.formats.document import Document, squash
+from tutorialbook.acquire.formats.document import FOOTNOTE_CHARS, Document, squash
 from tutorialbook.acquire.formats.plain import MARKS, read_plain, underlined_exactly
 from tutorialbook.errors import TutorialbookError
 
@@ -30,8 +30,6 @@ _NOTE_NODE = re.compile(r"\*([Nn])ote\s+([^:*]+?)::")
 _NOTE_LABEL = re.compile(r"\*([Nn])ote\s+([^:*]+?):\s+(?:\([^()\s]*\))?[^.,:*]+?[.,]")
 #: a footnote after the rule: its number in brackets, its text up to the next one
 _FOOTNOTE = re.compile(r"^\s*\((\d{1,3})\)\s+(.+?)(?=\n\s*\(\d{1,3}\)\s|\Z)", re.M | re.S)
-#: a footnote longer than this stays where makeinfo puts it
-FOOTNOTE_CHARS = 1000
 #: a definition's line ("-- Command: acladd USERNAMES", "-- Function: int png_foo (png_structp p)")
 _DEFINITION = re.compile(r"^ -- (?P<category>[^:\n]{1,40}): (?P<signature>\S.*)$")
 _MEANING = "     "  # a definition's text is indented five spaces under it (a wrapped signature goes on there too)

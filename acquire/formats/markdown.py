@@ -180,7 +180,7 @@ def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
     elif body:
         # any other directive holds Markdown (pip's ```{tab} Linux, ```{versionchanged} 23.1): its
         # blocks as the page's, headed by what the directive says; they had been one block of code
-        label = _VERSIONED.get(name, "") + (f" {argument}" if name in _VERSIONED else argument)
+        label = f"{_VERSIONED[name]} {argument}" if name in _VERSIONED else argument
         if label.strip():
             doc.doc.label(label.strip())
         starts = doc.starts[node.map[0] + 1 + popped:] if doc.starts is not None and node.map else None

@@ -18,7 +18,7 @@ from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, Parser, directives, roles, states
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, Document, spread_rows
+from tutorialbook.acquire.formats.document import ADMONITIONS, FOOTNOTE_CHARS, Document, spread_rows
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.errors import TutorialbookError
 
@@ -63,8 +63,6 @@ def _unmark_nested_literals(tree: nodes.Element) -> None:
                 text.parent.replace(text, nodes.Text(_NESTED_LITERAL.sub(r"\1", str(text))))
 
 
-#: a footnote longer than this stays where the author put it
-FOOTNOTE_CHARS = 1000
 
 
 def _inline_footnotes(tree: nodes.Element) -> None:
