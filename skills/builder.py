@@ -53,6 +53,7 @@ class OutlineNode:
     drafts: list[SkillDraft] = field(default_factory=list)
     children: list["OutlineNode"] = field(default_factory=list)
     summary: str = ""  # a written one-line summary (an LLM's); empty: extracted from the segments
+    menu: bool = False  # a manual's page of headings only: its children, other pages, join only by title
 
     def walk(self):
         yield self
@@ -185,6 +186,17 @@ def cap_drafts(outline: OutlineNode, limit: int) -> int:
     return dropped
 
 
+def within_chapters(outline: OutlineNode, titles: list[str]) -> OutlineNode:
+    """``outline`` as sections of chapters of these titles, the first innermost: a manual's page
+    in the chapters its menu pages make (pages of headings only, which teach nothing themselves)."""
+    for title in titles:
+        children = outline.children if outline.kind == "root" else [outline]
+        for child in children:
+            child.kind = "section"
+        outline = OutlineNode(title, "chapter", children=children, menu=True)
+    return outline
+
+
 class Builder:
     """Merges one tutorial's outline into a book."""
 
@@ -269,7 +281,7 @@ class Builder:
         for draft in local.drafts:
             self._add_skill(tutorial, draft, node["id"], self._vectors[id(draft)])
         for child in local.children:
-            self._merge(tutorial, child, node["id"], SECTION_MATCH)
+            self._merge(tutorial, child, node["id"], _TITLE_ONLY if local.menu else SECTION_MATCH)
 
     def _content_vector(self, tutorial: TutorialContext, local: OutlineNode) -> np.ndarray:
         """What a node is about: the centroid of its segments (its title when it has none)."""

@@ -223,8 +223,11 @@ def test_section_pages_name_their_chapter_page_as_parent_and_chapters_none():
 def test_a_docbook_manuals_section_pages_are_sections_of_their_chapter(tmp_path):
     """DocBook and texinfo split a manual into a page a section, each naming its chapter's page as
     its parent (rel="up"): the sections stand under their chapter in the book, in their order,
-    and a chapter stays at the top (its parent is the manual's first page). A section page whose
-    chapter page taught nothing (a list of links: not in the book) stands at the top itself."""
+    and a chapter stays at the top (its parent is the manual's first page). A chapter page that is
+    only a menu of its section pages (headings and links: it teaches nothing, no skill) is still
+    their chapter: its sections had floated up to the top, the chapter lost (aspell's "5 Working
+    With Dictionaries"), and a menu inside a menu nests likewise. The section pages under a menu
+    join only a node of their own title (two about baking stay two)."""
     docs = tmp_path / "guide"
     docs.mkdir()
     texts = {"index.html": ("Bread guide", "ch1.html", None, "This guide teaches how to bake bread at home."),
@@ -232,15 +235,22 @@ def test_a_docbook_manuals_section_pages_are_sections_of_their_chapter(tmp_path)
              "ch1s1.html": ("1.1. Mixing", "ch1s2.html", "ch1.html", "Mix the flour and water until smooth."),
              "ch1s2.html": ("1.2. Kneading", "ch2.html", "ch1.html", "Knead the dough for ten minutes."),
              "ch2.html": ("2. Baking", "ch2s1.html", "index.html", ""),
-             "ch2s1.html": ("2.1. Oven heat", None, "ch2.html", "Bake the loaf at 230 degrees for forty minutes.")}
+             "ch2s1.html": ("2.1. Oven heat", "ch2s2.html", "ch2.html", "Bake the loaf at 230 degrees for forty "
+                                                                      "minutes."),
+             "ch2s2.html": ("2.2. Tins", "ch2s3.html", "ch2.html", ""),
+             "ch2s3.html": ("2.2.1. Greasing", None, "ch2s2.html", "Bake the loaf in a tin greased with butter "
+                                                                   "for forty minutes.")}
     for name, (title, next_, up, text) in texts.items():
         body = f"<p>{text}</p>" if text else '<ul><li><a href="ch2s1.html">2.1. Oven heat</a></li></ul>'
         (docs / name).write_bytes(page(title, next_, up, body=body))
     library = Library(store=str(tmp_path / "store"), allowed_roots=[str(tmp_path)])
-    library.ingest(str(docs), book="bread", refine_rounds=0)
+    report = library.ingest(str(docs), book="bread", refine_rounds=0)
 
     def shape(nodes) -> list:
         return [(node.title, shape(node.subnodes)) for node in nodes]
 
     assert shape(library.browse("bread", depth=5).children) == [
-        ("Bread guide", []), ("1. Dough", [("1.1. Mixing", []), ("1.2. Kneading", [])]), ("2.1. Oven heat", [])]
+        ("Bread guide", []), ("1. Dough", [("1.1. Mixing", []), ("1.2. Kneading", [])]),
+        ("2. Baking", [("2.1. Oven heat", []), ("2.2. Tins", [("2.2.1. Greasing", [])])])]
+    assert sorted(f.source.rsplit("/", 1)[-1] for f in report.files if f.status == "skipped") == ["ch2.html",
+                                                                                                   "ch2s2.html"]

@@ -16,7 +16,13 @@ class NotFound(TutorialbookError):
 
 class NothingToLearn(TutorialbookError):
     """A readable source that holds no text to learn from (a page of links only, headings with
-    nothing under them): a lone file's error, a folder's skipped file."""
+    nothing under them): a lone file's error, a folder's skipped file. ``heading``: the top
+    heading of a page of headings only (a manual's chapter page that is a menu of its section
+    pages), which the pages below it are filed under."""
+
+    def __init__(self, field: str, reason: str, heading: str | None = None):
+        super().__init__(field, reason)
+        self.heading = heading
 
 
 class Cancelled(Exception):

@@ -157,12 +157,16 @@ class Ingestion:
         rows = self.store.rows("tutorials", clause, columns=["id"])
         return frozenset(r["id"] for r in rows)
 
-    def _section_of(self, book: str, tree, above: tuple[str, ...]) -> str | None:
+    def _section_of(self, book: str, tree, above: tuple[str, ...]) -> tuple[str | None, list[str]]:
         """The node a section page goes under: the highest node of the nearest page above it that
-        the book holds (a page that taught nothing, a contents page, is passed over), or None."""
+        the book holds (a page that taught nothing, a contents page, is passed over), or None; and
+        the headings of the pages of headings only passed over on the way (nearest first), the
+        chapters it goes in there: texinfo's chapter page is a menu of its section pages."""
+        menus: list[str] = []
         for source in above:
             stored = self._pages_stored(book, frozenset([source]))
             if not stored:
+                menus += [heading] if (heading := self._menu_heading(Path(source))) else []
                 continue
             tutorial = next(iter(stored))
             rows = self.store.rows("nodes", where.both(where.of_book(book), where.cites_tutorial(tutorial)),
@@ -170,8 +174,18 @@ class Ingestion:
             held = [r["id"] for r in rows if r["id"] in tree.nodes
                     and any(e["tutorial_id"] == tutorial for e in evidence_of(r))]
             if held:
-                return min(held, key=lambda node_id: len(tree.path(node_id)))
-        return None
+                return min(held, key=lambda node_id: len(tree.path(node_id))), menus
+        return None, menus
+
+    def _menu_heading(self, page: Path) -> str | None:
+        """The top heading of a manual's page that holds headings only, else None."""
+        try:
+            read_source(page, self.settings.max_text_bytes, text_readers(), self.source_policy())
+        except NothingToLearn as exc:
+            return exc.heading
+        except (TutorialbookError, OSError):
+            return None
+        return None  # read now: a page that failed before, not a menu
 
     def source_policy(self) -> SourcePolicy:
         """What an ingest may read (settings.allowed_roots; never the store or the tokens file)."""
@@ -310,7 +324,8 @@ class Ingestion:
                                        "(TUTORIALBOOK_MAX_TUTORIAL_SKILLS)")
         document = document or Place()
         kin = self._pages_stored(book, document.pages - {str(path.resolve())})
-        under = self._section_of(book, tree, document.above)
+        under, menus = self._section_of(book, tree, document.above)
+        outline = build.within_chapters(outline, menus)
         plan = build.Builder(self.store, self.embed, book, tree, kin=kin, under=under).build(context, outline)
         extra = pack.extra_rows(context, plan)
         timings["consolidate"] = _lap(clock)

@@ -159,14 +159,14 @@ class Document:
         return start
 
     def transcript(self) -> Transcript:
+        top = min((level for _, level, _ in self._headings), default=0)
+        heading = next((t for _, level, t in self._headings if level == top), None)
         if not self._segments:
             what = "headings but no paragraphs" if self._headings else "no text"
             why = f" ({'; '.join(self.warnings)})" if self.warnings else ""
-            raise NothingToLearn("source", f"{self.name} holds {what} to learn from{why}")
-        title = self.title
-        if title is None and self._headings:
-            top = min(level for _, level, _ in self._headings)
-            title = next(t for _, level, t in self._headings if level == top)
+            raise NothingToLearn("source", f"{self.name} holds {what} to learn from{why}",
+                                 heading=squash(heading) if heading else None)
+        title = self.title if self.title is not None else heading
         if title and re.fullmatch(r"\[[^\[\]]+\]", title.strip()):
             title = title.strip()[1:-1]  # a logo's alt text a converter left bracketed: "[YT-DLP]"
         text = self.source if self.source is not None else "".join(self._parts)
