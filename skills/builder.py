@@ -111,6 +111,7 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
             node = OutlineNode(title, "section" if len(stack) == 1 else "subsection", list(range(start, end)))
             stack[-1][1].children.append(node)
             stack.append((level, node))
+        _echoes_lifted(chapter)
     else:
         cuts = [0] + extract.topic_boundaries(tutorial.vectors) + [n]
         if len(cuts) == 2:
@@ -159,6 +160,22 @@ def _is_licence(node: OutlineNode, transcript) -> bool:
         if len(words) >= passages.LICENCE_OPENING_WORDS:
             break
     return passages.is_licence_text(node.title, " ".join(words))
+
+
+def _echoes_lifted(node: OutlineNode) -> None:
+    """A section titled as the node it is in is that node's text going on, lifted into it: a page's
+    title repeated as its first heading with others beside it (a README's h1, then "license" as
+    another h1), texinfo's section heading repeated after definitions for the prose between them.
+    Each had been a node inside a node of the same name."""
+    children: list[OutlineNode] = []
+    for child in node.children:
+        _echoes_lifted(child)
+        if _same_title(child.title, node.title):
+            node.segments = sorted(node.segments + child.segments)
+            children += child.children
+        else:
+            children.append(child)
+    node.children = children
 
 
 def _same_title(a: str, b: str) -> bool:

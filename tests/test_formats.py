@@ -2494,3 +2494,37 @@ def test_info_fourth_level_titles_table_headers_wrapped_signatures_and_rules_in_
            "If it is found, ‘FROB’ is set." in texts
     assert any("-----------------------------------------------\n[2]" in t for t in texts), texts
     assert not any("Directory variable" in title for _, _, title in transcript.headings)
+
+
+def test_a_heading_repeating_the_title_of_the_node_it_is_in_is_that_nodes_text(tmp_path, library):
+    """A README's title heading with a closing top heading beside it ("license"), and texinfo's
+    section heading repeated after definitions for the prose between them: each had made a node
+    inside a node of the same name (gitolite's "Gitolite README › Gitolite README", mpfr's
+    "5.1 Initialization Functions" twice, sweep O and Q)."""
+    readme = tmp_path / "README.md"
+    readme.write_text("Gitolite README\n===============\n\n## Assumptions\n\nYou are familiar with ssh keys "
+                      "and with git itself.\n\n## Installation\n\nRun the install script from a clone of the "
+                      "repository as the hosting user.\n\n# license\n\nThe code is released under GPL v2.\n")
+    page = tmp_path / "Initialization-Functions.html"
+    page.write_text("""<html><head><title>Initialization Functions (GNU MPFR 4.2.0)</title></head><body>
+<h3 class="section">5.1 Initialization Functions</h3>
+<p>An object must be initialized before storing the first value in it.</p>
+<dl class="def"><dt><span class="category">Function: </span><strong>mpfr_init2</strong> (mpfr_t x, prec)</dt>
+<dd><p>Initialize x and set its precision to be exactly prec bits and its value to NaN.</p></dd></dl>
+<p>Here is an example of how to use several initialization functions in one program.</p>
+<dl class="def"><dt><span class="category">Function: </span><strong>mpfr_init</strong> (mpfr_t x)</dt>
+<dd><p>Initialize x and set its precision to the default precision and its value to NaN.</p></dd></dl>
+</body></html>""")
+    library.ingest(str(readme), book="readme", refine_rounds=0)
+    library.ingest(str(page), book="mpfr", refine_rounds=0)
+
+    def shape(nodes) -> list:
+        return [(node.title, shape(node.subnodes)) for node in nodes]
+
+    assert shape(library.browse("readme", depth=5).children) == [
+        ("Gitolite README", [("Assumptions", []), ("Installation", []), ("license", [])])]
+    assert shape(library.browse("mpfr", depth=5).children) == [
+        ("5.1 Initialization Functions", [("mpfr_init2", []), ("mpfr_init", [])])]
+    chapter = library.browse("mpfr", depth=1).children[0]
+    assert any("several initialization functions" in " ".join(s.steps) for s in library.skills("mpfr")
+               if s.node_id == chapter.id)
