@@ -52,17 +52,50 @@ def inner(path: Path) -> Path:
 
 
 def readable(path: Path) -> bool:
-    """Whether an ingest reads this file: a supported type, or a text one gzipped (not media)."""
+    """Whether an ingest reads this file: a supported type, or a text one gzipped (not media), or
+    text named without an extension."""
     if path.suffix.lower() == GZIP:
         named = inner(path)
-        return named.suffix.lower() in supported_extensions() - media_extensions() or document_format(named) is not None
-    return path.suffix.lower() in supported_extensions() or document_format(path) is not None
+        return (named.suffix.lower() in supported_extensions() - media_extensions()
+                or document_format(named) is not None or _unnamed_text(path))
+    return path.suffix.lower() in supported_extensions() or document_format(path) is not None or _unnamed_text(path)
+
+
+def _unnamed_text(path: Path) -> bool:
+    """A text file named without an extension, as /usr/share/doc names its README, FAQ and
+    QuickStart (gzipped too): its first 8 KB printable text. Not a hidden file nor a program
+    (executable, or opening with "#!")."""
+    named = inner(path)
+    if named.suffix or named.name.startswith("."):
+        return False
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o111:
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+        if named != path:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, _SNIFF_BYTES)
+    except (OSError, zlib.error):
+        return False
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:  # a character cut at the end of the 8 KB is still text
+        if exc.start < len(head) - 3:
+            return False
+        text = head[:exc.start].decode("utf-8")
+    printable = sum(ch.isprintable() or ch.isspace() for ch in text)
+    return bool(text.strip()) and "\x00" not in text and not text.startswith("#!") and printable >= 0.95 * len(text)
+
+
+_SNIFF_BYTES = 8192
 
 
 def unsupported_reason(path: Path) -> str:
     """Why an ingest does not read this file, and what it reads."""
     return (f"unsupported file type {path.suffix or '(none)'!r} for {path.name}; "
-            f"supported: {', '.join(sorted(supported_extensions()))} (the text ones also gzipped, as README.md.gz)")
+            f"supported: {', '.join(sorted(supported_extensions()))} (the text ones also gzipped, as README.md.gz; "
+            "a text file without an extension, as README, is read as text)")
 
 
 def expand(source: str, policy: SourcePolicy) -> list[Path]:
@@ -173,6 +206,8 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
         return read_document(fmt, _read_bytes(path, max_text_bytes) if fmt in BINARY_FORMATS
                              else _read_text(path, max_text_bytes), named.name, labels)
     data = _read_bytes(path, max_text_bytes)
+    if not suffix:  # README, FAQ: text named without an extension (``_unnamed_text``)
+        suffix = ".txt"
     if suffix in TEXT_EXTENSIONS:
         from tutorialbook.acquire.formats.info import looks_like_info
 

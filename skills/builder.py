@@ -117,10 +117,7 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
         if len(cuts) == 2:
             chapter.segments = list(range(n))
         for a, b in zip(cuts, cuts[1:]) if len(cuts) > 2 else []:
-            central = a + extract.central_index(tutorial.vectors[a:b])
-            chapter.children.append(
-                OutlineNode(passages.title_phrase(transcript.segments[central].text), "section", list(range(a, b)))
-            )
+            chapter.children.append(OutlineNode(section_title(tutorial, a, b), "section", list(range(a, b))))
     keys = passages.heading_keys([tutorial.title, *(title for _, _, title in transcript.headings)])
     # a licence's own text, the whole tutorial's too (a manual's appendix page holding the GNU FDL)
     licences = {id(inner) for node in chapter.walk() if _is_licence(node, transcript) for inner in node.walk()}
@@ -160,6 +157,24 @@ def _is_licence(node: OutlineNode, transcript) -> bool:
         if len(words) >= passages.LICENCE_OPENING_WORDS:
             break
     return passages.is_licence_text(node.title, " ".join(words))
+
+
+def section_title(tutorial: TutorialContext, a: int, b: int) -> str:
+    """A title for segments ``a:b`` of a text without headings: a phrase of its most central
+    sentence in words, not of a listing, a table or a command (tmux's sections had been named "’",
+    "4", "-C"; procmail's "Cat mbox | formail -s procmail")."""
+    segments = tutorial.transcript.segments
+    worded = [i for i in range(a, b) if segments[i].kind not in ("code", "table") and _in_words(segments[i].text)]
+    worded = worded or list(range(a, b))
+    central = worded[extract.central_index(tutorial.vectors[worded])]
+    return passages.title_phrase(segments[central].text)
+
+
+def _in_words(text: str) -> bool:
+    """Whether a text is words, as a sentence is: four or more, three in four of its tokens."""
+    tokens = text.split()
+    words = sum(bool(re.fullmatch(r"[(\"'“]?[^\W\d_][\w'’-]*[.,;:!?)\"'”]*", token)) for token in tokens)
+    return words >= 4 and words >= 0.75 * len(tokens)
 
 
 def _echoes_lifted(node: OutlineNode) -> None:

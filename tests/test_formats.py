@@ -2528,3 +2528,47 @@ def test_a_heading_repeating_the_title_of_the_node_it_is_in_is_that_nodes_text(t
     chapter = library.browse("mpfr", depth=1).children[0]
     assert any("several initialization functions" in " ".join(s.steps) for s in library.skills("mpfr")
                if s.node_id == chapter.id)
+
+
+def test_plain_text_a_line_a_sentence_left_open_shows_is_code_and_a_title_between_rules_is_its_words(tmp_path):
+    """Exim's filter guide: "…the first text in an Exim filter file must be" / "# Exim filter": the
+    line was read as a heading (its text in no skill, nine skills under a section "Sieve
+    filter"). procmail's FAQ is titled "----- Frequently Asked Questions -----" on one line."""
+    text = ("------------------------------\n------- Frequently Asked Questions -------\n"
+            "------------------------------\n\n"
+            "Format of filter files\n----------------------\n\n"
+            "Apart from leading white space, the first text in an Exim filter file must be\n\n# Exim filter\n\n"
+            "This is what distinguishes it from a conventional .forward file.\n\n"
+            "Commands\n--------\n\nEach command is on a line of its own, and its arguments follow it.\n")
+    transcript = read_written(tmp_path, "filter.txt", text)
+    assert transcript.title == "Frequently Asked Questions"
+    assert [title for _, _, title in transcript.headings] == ["Format of filter files", "Commands"]
+    assert ("code", "# Exim filter") in [(s.kind, s.text) for s in transcript.segments]
+
+
+def test_a_text_file_named_without_an_extension_is_read_as_text(tmp_path, library):
+    """/usr/share/doc names its texts README, FAQ, QuickStart (gzipped when large): each was
+    refused ("unsupported file type '(none)'"), a folder of them "holds no supported files". A
+    program (executable, or opening with "#!"), a binary file and a hidden file beside them are
+    not read."""
+    import gzip
+
+    from tutorialbook.acquire.sources import readable
+
+    docs = tmp_path / "procmail"
+    docs.mkdir()
+    (docs / "QuickStart").write_text("procmail QuickStart\n\nPut a .forward file in your home directory "
+                                     "that pipes each message to procmail.\n")
+    (docs / "FAQ.gz").write_bytes(gzip.compress(b"Frequently Asked Questions\n\nProcmail locks the mailbox "
+                                                b"with a lockfile before it writes a message.\n", mtime=0))
+    (docs / "mkdist").write_text("#!/bin/sh\nmake dist\n")
+    tool = docs / "lockfile"
+    tool.write_text("Lock a file before it is written, then remove the lock after the write.\n")
+    tool.chmod(0o755)
+    (docs / "logo").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (docs / ".cvsignore").write_text("Makefile and the objects the build leaves behind.\n")
+    assert sorted(p.name for p in docs.iterdir() if readable(p)) == ["FAQ.gz", "QuickStart"]
+    report = library.ingest(str(docs), book="procmail", refine_rounds=0)
+    assert sorted(t.title for t in report.tutorials) == ["Frequently Asked Questions", "procmail QuickStart"]
+    with pytest.raises(TutorialbookError, match="unsupported file type '\\(none\\)' for logo"):
+        library.ingest(str(docs / "logo"), book="procmail", refine_rounds=0)

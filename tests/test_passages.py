@@ -610,3 +610,22 @@ def test_a_version_badge_does_not_name_the_change_it_heads():
     assert name("Changed in version 3.6: All optional parameters are now keyword-only.") == (
         "All optional parameters are now keyword-only")
     assert name("New in version 2.5.") == "New in version 2.5"
+
+
+def test_a_section_of_a_text_without_headings_is_titled_by_a_sentence_not_a_command():
+    """A text without headings is cut at its topic shifts, each part titled by a phrase of its most
+    central segment: a command line or a lone symbol had titled them (procmail's QuickStart: "Cat
+    mbox | formail -s procmail"; tmux's man page: "’", "4", "-C"). Of the segments in words."""
+    import numpy as np
+
+    from tutorialbook.acquire.transcript import Transcript
+    from tutorialbook.skills.builder import TutorialContext, section_title
+
+    segments = [Segment(0, 30, "cat mbox | formail -s procmail", "paragraph"),
+                Segment(31, 100, "If you have to refilter an old mail folder, run formail over it.", "paragraph"),
+                Segment(101, 122, "mailstat procmail.log", "code"), Segment(123, 125, "4", "paragraph")]
+    vectors = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1], [1.0, 0.05]])
+    context = TutorialContext("t", "QuickStart", "file:///q", Transcript(segments, duration=125.0, timed=False),
+                              vectors)
+    assert section_title(context, 0, 4).startswith("If you have to refilter")
+    assert section_title(context, 2, 4)  # no segment in words: the central one still titles it

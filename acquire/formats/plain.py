@@ -47,6 +47,8 @@ from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
 from tutorialbook.acquire.formats.wrapping import Spelling, unwrapped
 
 _RULE = re.compile(r"^\s*([=\-~^*+#_])\1{2,}\s*$")
+#: a title set between rules on its line ("----- Frequently Asked Questions -----")
+_BETWEEN_RULES = re.compile(r"^\s*([=\-~^*+#_])\1{2,}\s+(?P<title>\S(?:.*\S)?)\s+\1{3,}\s*$")
 #: a mail or news posting's header field, as FAQs posted to Usenet open
 _HEADER_FIELD = re.compile(r"^[A-Z][A-Za-z]*(?:-[A-Za-z]+)*: \S")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*+])\1{2,}\s*$")
@@ -127,9 +129,8 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
         block = _Block(lines)
         meaning = bool(events) and events[-1][0] == "term"
         shown = i > 0 and _shows(blocks[i - 1].lines[-1], block, width or TERMINAL)
-        alone = _standing_alone(block, prose, following)
-        if underlined and alone is not None and alone[0] == "heading":
-            alone = None
+        alone = _heading_here(_standing_alone(block, prose, following), lines, underlined,
+                              blocks[i - 1].lines[-1] if events and events[-1][0] == "block" else None)
         events.append(alone or (("code", lines) if shown else _block_event(block, prose, spelling, meaning)))
     events = _without_listed_headings(events)
     levels = _levels([e[1] for e in events if e[0] == "heading"])
@@ -159,8 +160,14 @@ def _title_block(lines: list[str]) -> str | None:
     lines = [line for line in lines if not _RULE.match(line)]
     if 1 <= len(lines) <= 3 and all(len(line.strip()) <= MAX_HEADING_CHARS and not _SENTENCE_END.search(line)
                                     for line in lines) and _title_like(lines[0]):
-        return squash(lines[0])
+        return squash(_unruled(lines[0]))
     return None
+
+
+def _unruled(line: str) -> str:
+    """A line without the rules a title is set between on it."""
+    between = _BETWEEN_RULES.match(line)
+    return between["title"] if between else line
 
 
 def _without_contents(blocks: list[_Block]) -> list[_Block]:
@@ -206,7 +213,7 @@ def _heading(raw: str, outdented: bool, following: _Block | None) -> tuple[tuple
     atx = _ATX.match(raw)
     title = (atx.group(2) if style[0] == "atx" and atx else raw.strip(": ") if style == ("label",)
              else raw.rstrip(": ") if style == ("title case",) else raw)
-    return style, title
+    return style, _unruled(title)
 
 
 def _heading_style(raw: str, outdented: bool, following: _Block | None) -> tuple | None:
@@ -406,6 +413,28 @@ def _shows(before: str, block: _Block, width: int) -> bool:
             and all(len(line) <= 0.75 * width and not re.search(r"[.!?]$", line) for line in lines)
             and all(_broken(a, b, width) for a, b in zip(lines, lines[1:]))
             and sum(ch in "=;{}()$<>|/_-" for ch in "".join(lines)) >= len(lines))
+
+
+def _heading_here(alone: tuple | None, lines: list[str], underlined: bool,
+                  paragraph_before: str | None) -> tuple | None:
+    """A block standing alone as it reads where it stands: no heading in a text titled only by
+    underlines; code where a paragraph's sentence is left open for it ("…its first line is" /
+    "# Sieve filter"), unless numbered."""
+    if alone is None or alone[0] != "heading":
+        return alone
+    if underlined:
+        return None
+    if alone[1][0] != "number" and paragraph_before is not None and _leads_in(paragraph_before):
+        return ("code", lines)
+    return alone
+
+
+def _leads_in(line: str) -> bool:
+    """Whether a paragraph's last line leaves its sentence open for what is shown next: it ends in
+    a colon, or in a verb or a small word that wants more ("the first text in an Exim filter file
+    must be")."""
+    words = line.split()
+    return len(words) >= 4 and (line.rstrip().endswith(":") or words[-1] in _AUXILIARIES | _SMALL_WORDS)
 
 
 def _introduces(line: str) -> bool:
