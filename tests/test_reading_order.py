@@ -226,8 +226,9 @@ def test_a_docbook_manuals_section_pages_are_sections_of_their_chapter(tmp_path)
     and a chapter stays at the top (its parent is the manual's first page). A chapter page that is
     only a menu of its section pages (headings and links: it teaches nothing, no skill) is still
     their chapter: its sections had floated up to the top, the chapter lost (aspell's "5 Working
-    With Dictionaries"), and a menu inside a menu nests likewise. The section pages under a menu
-    join only a node of their own title (two about baking stay two)."""
+    With Dictionaries"), and a menu inside a menu nests likewise; a page below a section page of a
+    menu stays under that section (MIT Scheme's "4.2.1 Standard Names" had gone beside "4.2"). The
+    section pages under a menu join only a node of their own title (two about baking stay two)."""
     docs = tmp_path / "guide"
     docs.mkdir()
     texts = {"index.html": ("Bread guide", "ch1.html", None, "This guide teaches how to bake bread at home."),
@@ -235,8 +236,10 @@ def test_a_docbook_manuals_section_pages_are_sections_of_their_chapter(tmp_path)
              "ch1s1.html": ("1.1. Mixing", "ch1s2.html", "ch1.html", "Mix the flour and water until smooth."),
              "ch1s2.html": ("1.2. Kneading", "ch2.html", "ch1.html", "Knead the dough for ten minutes."),
              "ch2.html": ("2. Baking", "ch2s1.html", "index.html", ""),
-             "ch2s1.html": ("2.1. Oven heat", "ch2s2.html", "ch2.html", "Bake the loaf at 230 degrees for forty "
-                                                                      "minutes."),
+             "ch2s1.html": ("2.1. Oven heat", "ch2s1s1.html", "ch2.html", "Bake the loaf at 230 degrees for "
+                                                                        "forty minutes."),
+             "ch2s1s1.html": ("2.1.1. Preheating", "ch2s2.html", "ch2s1.html", "Turn the oven on half an hour "
+                                                                              "before the loaf goes in."),
              "ch2s2.html": ("2.2. Tins", "ch2s3.html", "ch2.html", ""),
              "ch2s3.html": ("2.2.1. Greasing", None, "ch2s2.html", "Bake the loaf in a tin greased with butter "
                                                                    "for forty minutes.")}
@@ -251,6 +254,6 @@ def test_a_docbook_manuals_section_pages_are_sections_of_their_chapter(tmp_path)
 
     assert shape(library.browse("bread", depth=5).children) == [
         ("Bread guide", []), ("1. Dough", [("1.1. Mixing", []), ("1.2. Kneading", [])]),
-        ("2. Baking", [("2.1. Oven heat", []), ("2.2. Tins", [("2.2.1. Greasing", [])])])]
+        ("2. Baking", [("2.1. Oven heat", [("2.1.1. Preheating", [])]), ("2.2. Tins", [("2.2.1. Greasing", [])])])]
     assert sorted(f.source.rsplit("/", 1)[-1] for f in report.files if f.status == "skipped") == ["ch2.html",
                                                                                                    "ch2s2.html"]

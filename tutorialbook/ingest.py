@@ -163,19 +163,29 @@ class Ingestion:
         the headings of the pages of headings only passed over on the way (nearest first), the
         chapters it goes in there: texinfo's chapter page is a menu of its section pages."""
         menus: list[str] = []
-        for source in above:
+        for k, source in enumerate(above):
             stored = self._pages_stored(book, frozenset([source]))
             if not stored:
                 menus += [heading] if (heading := self._menu_heading(Path(source))) else []
                 continue
             tutorial = next(iter(stored))
             rows = self.store.rows("nodes", where.both(where.of_book(book), where.cites_tutorial(tutorial)),
-                                   columns=["id", "evidence"])
-            held = [r["id"] for r in rows if r["id"] in tree.nodes
+                                   columns=["id", "title", "evidence"])
+            theirs = set(self._menus_over(book, above[k + 1:]))  # the chapters that page went in cite it too
+            held = [r["id"] for r in rows if r["id"] in tree.nodes and r["title"] not in theirs
                     and any(e["tutorial_id"] == tutorial for e in evidence_of(r))]
             if held:
                 return min(held, key=lambda node_id: len(tree.path(node_id))), menus
         return None, menus
+
+    def _menus_over(self, book: str, above: tuple[str, ...]) -> list[str]:
+        """The headings of the menu pages above a page, up to the nearest page the book holds."""
+        menus: list[str] = []
+        for source in above:
+            if self._pages_stored(book, frozenset([source])):
+                break
+            menus += [heading] if (heading := self._menu_heading(Path(source))) else []
+        return menus
 
     def _menu_heading(self, page: Path) -> str | None:
         """The top heading of a manual's page that holds headings only, else None."""
