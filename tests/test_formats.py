@@ -2572,3 +2572,26 @@ def test_a_text_file_named_without_an_extension_is_read_as_text(tmp_path, librar
     assert sorted(t.title for t in report.tutorials) == ["Frequently Asked Questions", "procmail QuickStart"]
     with pytest.raises(TutorialbookError, match="unsupported file type '\\(none\\)' for logo"):
         library.ingest(str(docs / "logo"), book="procmail", refine_rounds=0)
+
+
+def test_plain_text_terms_over_meanings_indented_under_them_are_items_each(tmp_path):
+    """texinfo's tables in Info (and texts laid out so): a term or two at the margin, its meaning
+    indented under it, no blank line between items. They ran together as one paragraph, cut at
+    sentences across items (find's "'-print0' '-fprint0' Always print … '-ok' '-okdir' Always
+    …", sweep O). A list item wrapped with a hanging indent and code over its indented lines stay
+    what they were."""
+    text = ("Unusual characters are handled differently by various actions, as\ndescribed below.\n\n"
+            "'-print0'\n'-fprint0'\n     Always print the exact file name, unchanged, even if the output is\n"
+            "     going to a terminal.\n'-ok'\n'-okdir'\n     Always print the exact file name, unchanged.\n"
+            "'0'\n     No problems occurred.\n\n"
+            "  N. Do not retitle any existing section to be Entitled\n     \"Endorsements\" or to conflict in "
+            "title.\n\n"
+            "  png_structp png_ptr = png_create_read_struct\n     (PNG_LIBPNG_VER_STRING, (png_voidp)user_error_ptr,\n"
+            "     user_error_fn, user_warning_fn);\n")
+    segments = [(s.kind, s.text) for s in read_written(tmp_path, "find.txt", text).segments]
+    assert segments[1:4] == [
+        ("paragraph", "'-print0', '-fprint0': Always print the exact file name, unchanged, even if the output is "
+                      "going to a terminal."),
+        ("paragraph", "'-ok', '-okdir': Always print the exact file name, unchanged."),
+        ("paragraph", "'0': No problems occurred.")], segments
+    assert not any(": \"Endorsements\"" in t or "create_read_struct:" in t for _, t in segments), segments

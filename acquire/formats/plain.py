@@ -39,9 +39,10 @@ letters and a terminal's colour codes are taken out when the file is read: ``sou
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
 from tutorialbook.acquire.formats.wrapping import Spelling, unwrapped
@@ -88,6 +89,8 @@ MAX_QUESTION_CHARS = 160
 @dataclass
 class _Block:
     lines: list[str]
+    term: bool = False  # a term of a list whose meanings are indented under their terms
+    meaning: bool = False  # a term's meaning in words under it (prose however short or deep)
 
     @property
     def indent(self) -> int:
@@ -102,7 +105,7 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
               for part in re.split(r"\n\s*\n", text)]
     blocks = _without_contents(_without_running_heads([b for b in blocks if b.lines]))
     width, prose = _wrap_width(blocks), _prose_indent(blocks)
-    blocks = [part for block in blocks for part in _parts(block, width, prose)]
+    blocks = [item for block in blocks for part in _parts(block, width, prose) for item in _term_items(part)]
     spelling = Spelling(b.lines for b in blocks)
     doc = Document(name)
     if blocks and len(blocks[0].lines) >= 2 and all(_HEADER_FIELD.match(line) for line in blocks[0].lines):
@@ -122,11 +125,14 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
             if lines[2:]:
                 events.append(_block_event(_Block(lines[2:]), prose, spelling))
             continue
+        if block.term:
+            events.append(("term", ", ".join(line.strip() for line in lines).removesuffix(".")))
+            continue
         # rules between blocks; one inside a listing (gprof's call graph: "-----" between its entries) is the listing's
         lines = [line for line in lines if not (_RULE.match(line) and _indent(line) <= prose)]
         if not any(re.search(r"\w", line) for line in lines):
             continue  # a rule, or a frame of punctuation
-        block = _Block(lines)
+        block = replace(block, lines=lines)
         meaning = bool(events) and events[-1][0] == "term"
         shown = i > 0 and _shows(blocks[i - 1].lines[-1], block, width or TERMINAL)
         alone = _heading_here(_standing_alone(block, prose, following), lines, underlined,
@@ -331,8 +337,8 @@ def _block_event(block: _Block, prose: int, spelling: Spelling, meaning: bool = 
         return ("block", *drawn)
     if sum(bool(_BULLET.match(line)) for line in lines) >= max(1, len(lines) // 3) and _BULLET.match(lines[0]):
         return ("block", "list", _dedent(_items_unwrapped(lines)))
-    if deeper > 0 and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)
-                       and not (meaning and _says(lines))):
+    if deeper > 0 and not block.meaning and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)
+                                             and not (meaning and _says(lines))):
         return ("code", lines)
     widest = _widest(lines)
     if len(lines) >= 3 and len({_indent(line) for line in lines}) == 1 and all(
@@ -483,6 +489,54 @@ def _parts(block: _Block, width: int, prose: int) -> list[_Block]:
         i += 1
     bounds = [0, *cuts, len(lines)]
     return [_Block(lines[a:b]) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def _term_items(block: _Block) -> list[_Block]:
+    """A block that is a list of terms each over its meaning indented deeper, with no blank line
+    between them (texinfo's tables in Info: "'-print0'" / "'-fprint0'" / "     Always print the
+    exact file name…"), cut into each term's lines (one to three short ones at the block's margin)
+    and its meaning in words; else the block. The items had run together as one paragraph."""
+    lines, margin = block.lines, block.indent
+    items: list[_Block] = []
+    i = 0
+    while i < len(lines):
+        terms = list(itertools.takewhile(lambda line: _indent(line) == margin, lines[i:]))
+        meaning = list(itertools.takewhile(lambda line: _indent(line) >= margin + 3, lines[i + len(terms):]))
+        if not (1 <= len(terms) <= 3 and meaning and _worded(meaning[:2]) and not _wrapped(terms[-1], meaning[0])
+                and not _BULLET.match(terms[0]) and not _NUMBERED.match(terms[0].strip())
+                and all(len(line.strip()) <= MAX_TERM_CHARS and not _CODE_LINE.search(line) for line in terms)):
+            return [block]
+        if len(terms) > 1 and terms[0].rstrip().endswith(":"):  # "Examples:" over the first term
+            items.append(_Block(terms[:1]))
+            terms = terms[1:]
+        items += [_Block(terms, term=True), _Block(meaning, meaning=True)]
+        i += len(terms) + len(meaning)
+    return items
+
+
+#: a term over its meaning is at most this long (a line of a paragraph is longer)
+MAX_TERM_CHARS = 60
+#: a line of code, not a term: continued, a substitution, a pipe or arrow, a block opened, a comment
+_CODE_LINE = re.compile(r"\\$|\$\(|->|\|\s|[;{]$|^\s*(?:/\*|\*|//)")
+#: a word as prose writes it, quotes and punctuation about it
+_WORD = re.compile(r"[(\"'‘“]?[^\W\d_]+(?:['’-][^\W\d_]+)*[.,;:!?)\"'’”]*")
+
+
+def _wrapped(line: str, below: str) -> bool:
+    """Whether ``below`` goes on with the sentence ``line`` holds, set with a hanging indent ("C.
+    State on the Title page the name of the publisher of the" / "     Modified Version…")."""
+    words = line.split()
+    return (line.rstrip().endswith(",") or words[-1] in _SMALL_WORDS | _AUXILIARIES
+            or bool(re.match(r"\s*[a-z]", below)) and not re.search(r"[.:!?'’\"”]$", line.rstrip()))
+
+
+def _worded(lines: list[str]) -> bool:
+    """Words, as a meaning is: three or more, two in three of its tokens, no line a statement of
+    code (not a listing's lines)."""
+    tokens = " ".join(lines).split()
+    words = sum(bool(_WORD.fullmatch(token)) for token in tokens)
+    return (words >= 3 and words >= 2 / 3 * len(tokens) and not re.match(r"\s*(?:/\*|//|#)", lines[0])
+            and not any(re.search(r"[;{}]$", line) for line in lines))
 
 
 def _reads_as_prose(lines: list[str]) -> bool:
