@@ -2595,3 +2595,22 @@ def test_plain_text_terms_over_meanings_indented_under_them_are_items_each(tmp_p
         ("paragraph", "'-ok', '-okdir': Always print the exact file name, unchanged."),
         ("paragraph", "'0': No problems occurred.")], segments
     assert not any(": \"Endorsements\"" in t or "create_read_struct:" in t for _, t in segments), segments
+
+
+def test_html_asciidoc_callout_lists_are_numbered_lists(tmp_path):
+    """asciidoc-py sets a listing's callouts as ``div.colist`` over a table of icon and text
+    (Asciidoctor likewise, the number as text): each had been a table row, "| NFS server error
+    message.", cut from its number and named after its second row (sweep Q, crmsh's guide)."""
+    page = tmp_path / "history.html"
+    page.write_text("""<html><head><title>T</title></head><body><h1>History</h1>
+<div class="listingblock"><div class="content"><pre><code>crm(live)history# exclude nfs <b>&lt;1&gt;</b></code></pre></div></div>
+<div class="colist arabic"><table>
+<tr><td><img src="/img/icons/callouts/1.png" alt="1"></td><td>
+NFS server error message.
+</td></tr>
+<tr><td><img src="/img/icons/callouts/2.png" alt="2"></td><td>Warning about a non-existing user id.</td></tr>
+</table></div>
+<div class="colist arabic"><table><tr><td><i class="conum" data-value="1"></i><b>1</b></td>
+<td>Library import</td></tr></table></div></body></html>""")
+    lists = [s.text for s in read_source(page).segments if s.kind == "list"]
+    assert lists == ["1. NFS server error message.\n2. Warning about a non-existing user id.", "1. Library import"]

@@ -633,9 +633,11 @@ class _Walker:
         """A data table, a row a line; a table laying out an admonition (asciidoc-py's icon cell,
         "Note", beside its text: the label heads the text) or a page (DocBook's admonitions, a
         links column beside the text) is read as its blocks."""
-        if el.get("summary", "").strip().lower() == "callout list":
-            # DocBook's callouts: each mark's number beside what it explains ("1. Declare the pointer…"),
-            # not a two-column table of "| …" rows whose first row headed every piece of it
+        parent = el.getparent()
+        if el.get("summary", "").strip().lower() == "callout list" \
+                or parent is not None and "colist" in (parent.get("class") or "").split():
+            # DocBook's and AsciiDoc's callouts: each mark's number beside what it explains ("1. Declare the
+            # pointer…"), not a two-column table of "| …" rows whose first row headed every piece of it
             rows = [[cell for cell in row if isinstance(cell.tag, str) and cell.tag == "td"] for row in el.iter("tr")]
             self.emit("list", "\n".join(
                 f"{squash(cells[0].text_content()) or next((_alt(i) for i in cells[0].iter('img')), '')}. "
