@@ -172,8 +172,9 @@ def sentence_case(phrase: str) -> str:
         return phrase
     first = tokens[0].rstrip(",:;!?")
     if not re.fullmatch(r"[a-z][a-z'’-]*", first) or (len(tokens) > 1 and _OPERATOR.match(tokens[1])) \
-            or len(tokens) > 1 and tokens[1].startswith("(") and tokens[0] == first:
-        return phrase  # "ischar (x) returns …": a call
+            or len(tokens) > 1 and tokens[1].startswith("(") and tokens[0] == first \
+            or len(tokens) > 2 and re.fullmatch(r"\**\w*[_\d]\w*", tokens[1]) and tokens[2].startswith("("):
+        return phrase  # "ischar (x) returns …": a call; "void mpfr_init (mpfr_t x)": a declaration
     return phrase[:1].upper() + phrase[1:]
 
 

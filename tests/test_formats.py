@@ -2614,3 +2614,16 @@ NFS server error message.
 <td>Library import</td></tr></table></div></body></html>""")
     lists = [s.text for s in read_source(page).segments if s.kind == "list"]
     assert lists == ["1. NFS server error message.\n2. Warning about a non-existing user id.", "1. Library import"]
+
+
+def test_html_texinfo_entry_signature_is_read_without_its_category(tmp_path):
+    """texinfo 7 sets an entry's category in ``span.category`` ("Function: "): it headed every
+    entry's text, and 131 of mpfr's skills were named "Function: int mpfr_cosh" (sweep O)."""
+    page = tmp_path / "Init.html"
+    page.write_text("""<html><head><title>T</title></head><body><h3>5.1 Initialization Functions</h3>
+<dl class="def"><dt><span class="category">Function: </span><span><em>void</em> <strong class="def-name">mpfr_init2</strong>
+<em>(mpfr_t x, mpfr_prec_t prec)</em></span></dt><dd><p>Initialize x and set its precision.</p></dd></dl></body></html>""")
+    transcript = read_source(page)
+    assert [t for _, _, t in transcript.headings] == ["5.1 Initialization Functions", "mpfr_init2"]
+    assert [s.text for s in transcript.segments] == [
+        "void mpfr_init2 (mpfr_t x, mpfr_prec_t prec): Initialize x and set its precision."]

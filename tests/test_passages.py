@@ -549,6 +549,8 @@ def test_a_name_keeps_a_leading_dot_and_a_call_its_case():
     assert name("ischar (x): Return true if x is a character array.") == (
         "ischar (x): Return true if x is a character array")
     assert name("... and then the dough rests here for an hour.") == "And then the dough rests here"
+    # a C declaration heading its description (texinfo's entries: mpfr's "Void mpfr_init (mpfr_t x)")
+    assert name("void mpfr_init (mpfr_t x): Initialize x.").startswith("void mpfr_init (mpfr_t x)")
 
 
 def test_a_licence_clause_is_boilerplate_however_long_and_teaching_as_is_is_not():

@@ -730,8 +730,12 @@ def _entry_name(dt, owner: str = "") -> str:
 
 
 def _signature(dt) -> str:
-    """An entry's signature as written, without texinfo's category mark (": ")."""
-    return squash(dt.text_content()).lstrip(": ").strip()
+    """An entry's signature as written, without texinfo's category ("Function: ", span.category in
+    texinfo 7; a mark ": " before): mpfr's 131 skills had been named "Function: int mpfr_cosh"."""
+    text = squash(dt.text_content())
+    category = next((squash(e.text_content()) for e in dt.iter() if isinstance(e.tag, str)
+                     and "category" in _class_words(e)), "")
+    return text.removeprefix(category).lstrip(": ").strip() if category else text.lstrip(": ").strip()
 
 
 def _with_breaks(el, depth: int = 0) -> str:
