@@ -2627,3 +2627,17 @@ def test_html_texinfo_entry_signature_is_read_without_its_category(tmp_path):
     assert [t for _, _, t in transcript.headings] == ["5.1 Initialization Functions", "mpfr_init2"]
     assert [s.text for s in transcript.segments] == [
         "void mpfr_init2 (mpfr_t x, mpfr_prec_t prec): Initialize x and set its precision."]
+
+
+def test_pdf_sentence_stopping_on_a_word_it_cannot_end_on_goes_on_across_the_page(tmp_path):
+    """xfig's guide: "If the Text Flag for that text is set to" | page break | "Special, then it
+    will be incorporated verbatim": the rest of the sentence, opening with a capital, had become a
+    skill of its own (sweep P). A sentence ended on a page stays apart from the next."""
+    pages = [[(20, 30, "body", 11, "Text is printed as typed. If the Text Flag for that text is set to")],
+             [(20, 30, "body", 11, "Special, then it will be incorporated verbatim."),
+              (20, 45, "body", 11, "Fonts are chosen in the text panel.")],
+             [(20, 30, "body", 11, "Rulers show the page size in inches.")]]
+    texts = [s.text for s in read_source(_laid_out_pdf(tmp_path / "xfig.pdf", pages)).segments]
+    assert texts[0] == ("Text is printed as typed. If the Text Flag for that text is set to Special, then it will "
+                        "be incorporated verbatim.")
+    assert "Rulers show the page size in inches." in texts

@@ -317,10 +317,16 @@ def _contents(box: _Box) -> bool:
     return not re.search(r"\w", box.text) or dots >= 0.3 * len(ink)
 
 
+#: words a sentence cannot stop on: a block ending in one goes on in the next, whatever its case
+#: ("If the Text Flag for that text is set to" | page break | "Special, then it will be…")
+_WANTS_MORE = frozenset("a an and as at by for from in into of on or the to with is are be was were that".split())
+
+
 def _merge(boxes: list[_Box], spelling: Spelling) -> list[_Box]:
     """Join what the layout analysis cut apart: the pieces of a code listing (laid out again
     by their place on the page), and a paragraph whose sentence runs on into the next block,
-    on the same page or the next."""
+    on the same page or the next (the next opens in lower case, or this one stops on a word a
+    sentence cannot end on)."""
     out: list[_Box] = []
     for b in boxes:
         prev = out[-1] if out else None
@@ -329,7 +335,9 @@ def _merge(boxes: list[_Box], spelling: Spelling) -> list[_Box]:
         if same and prev is not None and b.mono:
             prev.rows.extend(_Row(r.text, r.x, r.top - 10_000 * (b.page - prev.page), r.char_width) for r in b.rows)
             prev.text = f"{prev.text} {b.text}"
-        elif same and prev is not None and not re.search(r"[.!?:;]$", prev.text) and b.text[:1].islower():
+        elif same and prev is not None and not re.search(r"[.!?:;]$", prev.text) and (
+                b.text[:1].islower() or prev.text.split()[-1].lower() in _WANTS_MORE
+                and not re.match(r"[•▪◦∗*–-]\s", b.text)):  # a list's first item stays the list's
             out[-1] = _Box(prev.page, prev.rows + b.rows, prev.size, prev.mono, joined(prev.text, b.text, spelling))
         else:
             out.append(b)
