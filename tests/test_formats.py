@@ -2641,3 +2641,19 @@ def test_pdf_sentence_stopping_on_a_word_it_cannot_end_on_goes_on_across_the_pag
     assert texts[0] == ("Text is printed as typed. If the Text Flag for that text is set to Special, then it will "
                         "be incorporated verbatim.")
     assert "Rulers show the page size in inches." in texts
+
+
+def test_html_docbook_variable_list_set_as_a_table_reads_each_term_over_its_meaning(tmp_path):
+    """xsltproc sets a DocBook variable list as a table (``table.variablelist``): each term and its
+    meaning had been paragraphs apart, a term ending one skill and its meaning opening the next
+    (cockpit-ws's "--for-tls-proxy", sweep Q)."""
+    page = tmp_path / "cockpit-ws.8.html"
+    page.write_text("""<html><head><title>cockpit-ws</title></head><body><h2>OPTIONS</h2>
+<div class="variablelist"><table border="0" class="variablelist"><colgroup><col><col></colgroup><tbody>
+<tr><td><p><span class="term"><code class="option">--port</code> <em>PORT</em></span></p></td>
+<td><p>Serve HTTP requests on PORT instead of port 9090.</p><p>Usually it is started on demand.</p></td></tr>
+<tr><td><p><span class="term"><code class="option">--no-tls</code></span></p></td><td><p>Don't use TLS.</p></td></tr>
+</tbody></table></div></body></html>""")
+    assert [s.text for s in read_source(page).segments] == [
+        "--port PORT: Serve HTTP requests on PORT instead of port 9090.", "Usually it is started on demand.",
+        "--no-tls: Don't use TLS."]

@@ -642,6 +642,18 @@ class _Walker:
             self.emit("list", "\n".join(
                 f"{squash(cells[0].text_content()) or next((_alt(i) for i in cells[0].iter('img')), '')}. "
                 f"{squash(' '.join(c.text_content() for c in cells[1:]))}" for cells in rows if len(cells) >= 2))
+        elif "variablelist" in _class_words(el) | _class_words(parent if parent is not None else el):
+            # DocBook's variable list set as a table (xsltproc's variablelist.as.table): each term
+            # heads its meaning, as a definition list's does; a term had ended one skill, its meaning
+            # opened the next (cockpit-ws's "--for-tls-proxy")
+            for row in el.iter("tr"):
+                cells = [cell for cell in row if isinstance(cell.tag, str) and cell.tag in ("td", "th")]
+                if len(cells) == 2 and squash(cells[0].text_content()):
+                    self.doc.label(squash(cells[0].text_content()), join=True)
+                    self.container(cells[1], depth)
+                else:
+                    for cell in cells:
+                        self.container(cell, depth)
         elif (icon := _icon_cell(el)) is not None:
             label = squash(icon.text_content()) or next((squash(i.get("alt", "")) for i in icon.iter("img")), "")
             for cell in el.iter("td", "th"):
