@@ -2657,3 +2657,16 @@ def test_html_docbook_variable_list_set_as_a_table_reads_each_term_over_its_mean
     assert [s.text for s in read_source(page).segments] == [
         "--port PORT: Serve HTTP requests on PORT instead of port 9090.", "Usually it is started on demand.",
         "--no-tls: Don't use TLS."]
+
+
+def test_info_emphasis_marks_are_no_text_and_codes_stars_stay(tmp_path):
+    """makeinfo marks @strong with stars and @emph with underscores: "*_Never_* try", "_not_" stood
+    in skills and their names, some hundred times in four manuals (sweep O). A star or an
+    underscore in code stays."""
+    text = ("This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+            "\x1f\nFile: frob.info,  Node: Rules,  Up: Top\n\n1 Rules\n*******\n\n"
+            "*_Never_* try to set the interface numbers by hand; frob does _not_ check _every_ one.\n\n"
+            "     int *ptr = a*b*c;  /* my_var_name */\n     rm *.o\n")
+    texts = [s.text for s in _info(tmp_path, text).segments]
+    assert texts[0] == "Never try to set the interface numbers by hand; frob does not check every one."
+    assert "int *ptr = a*b*c;  /* my_var_name */" in texts[1] and "rm *.o" in texts[1]

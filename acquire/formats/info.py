@@ -63,6 +63,11 @@ def joined(first: bytes, parts: list[bytes]) -> bytes:
     return first + b"".join(part[part.find(b"\x1f"):] for part in parts if b"\x1f" in part)
 
 
+#: makeinfo's marks of @strong ("*Warning*") and @emph ("_not_") around words (not code's stars)
+_STRONG = re.compile(r"(?<![\w*/])\*([^\W\d][\w' -]*[^\W\d]|[^\W\d])\*(?![\w*/])")
+_EMPHASIS = re.compile(r"(?<![\w/.-])_([^\W\d_][^\W\d_' -]*[^\W\d_]|[^\W\d_])_(?!\w)")
+
+
 def read_info(data: bytes, name: str) -> Document:
     """The manual's nodes as one plain text (titles, paragraphs, examples as ``plain.py`` reads
     them). A split manual's first file read without its parts (``joined``) holds no text: an
@@ -141,7 +146,8 @@ def _node_text(chunk: str) -> str:
             lines[n] = line[3:]
     text = "\n".join(lines).strip("\n")
     text = _NOTE_NODE.sub(_see, text)
-    return _NOTE_LABEL.sub(_see, text)
+    text = _NOTE_LABEL.sub(_see, text)
+    return _EMPHASIS.sub(r"\1", _STRONG.sub(r"\1", text))  # "*_Never_* try": "Never try"
 
 
 def _see(note: re.Match) -> str:
