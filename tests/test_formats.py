@@ -2670,3 +2670,27 @@ def test_info_emphasis_marks_are_no_text_and_codes_stars_stay(tmp_path):
     texts = [s.text for s in _info(tmp_path, text).segments]
     assert texts[0] == "Never try to set the interface numbers by hand; frob does not check every one."
     assert "int *ptr = a*b*c;  /* my_var_name */" in texts[1] and "rm *.o" in texts[1]
+
+
+def test_html_sphinx_see_also_links_bare_version_notes_and_rubrics(tmp_path):
+    """Sphinx furniture (a measured Sphinx manual, greenlet's): a "See also" box of links only (under
+    terms naming them) is a pointer, no text (one read like the answer to a question and ranked
+    first); a version note that says only its version ("New in version 1.0.0.") is no skill; a
+    rubric ("Example") heads the block after it. A "See also" box that says something stays, and
+    so does a version note saying what changed."""
+    page = tmp_path / "greenlet.html"
+    page.write_text("""<html><head><title>T</title></head><body><h1>Concepts</h1>
+<div class="versionadded"><p><span class="versionmodified added">New in version 1.0.0.</span></p></div>
+<div class="admonition seealso"><p class="admonition-title">See also</p><dl class="simple">
+<dt>Where does execution go when a greenlet dies?</dt><dd><p><a href="#parents">Greenlet Parents</a></p></dd></dl></div>
+<p>A greenlet is a small independent pseudo-thread.</p>
+<p class="rubric">Example</p><p>Let us pull together an example of those concepts.</p>
+<div class="versionchanged"><p><span class="versionmodified changed">Changed in version 2.5: </span>added the
+<em>scrollable</em> argument.</p></div>
+<div class="admonition seealso"><p class="admonition-title">See also</p><p>The <a href="x.html">threading</a>
+module, which runs real threads.</p></div></body></html>""")
+    assert [s.text for s in read_source(page).segments] == [
+        "A greenlet is a small independent pseudo-thread.",
+        "Example: Let us pull together an example of those concepts.",
+        "Changed in version 2.5: added the scrollable argument.",
+        "See also: The threading module, which runs real threads."]

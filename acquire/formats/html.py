@@ -472,6 +472,38 @@ def _mostly_links(el) -> bool:
     return text > 0 and linked >= (0.8 if listing or el.tag == "p" else 0.5) * text
 
 
+def _says_nothing(el, tag: str) -> bool:
+    """A block that is no text: navigation, a pointer, an image alone, a "See also" box of links,
+    a bare version note."""
+    return (_mostly_links(el) or _is_pointer(el) or tag in ("p", "div", "figure") and _image_only(el)
+            or tag == "div" and (_links_box(el) or _bare_version(el)))
+
+
+def _links_box(el) -> bool:
+    """A "See also" box (Sphinx's ``div.seealso``) of links only, each maybe under a term naming
+    it: a pointer, no text (greenlet's "See also: Details And Examples / Creating And Executing
+    Greenlets" had been a skill reading like the answer to a question, and ranked first)."""
+    if "seealso" not in _class_words(el):
+        return False
+    said = [p for p in el.iter("p", "dd", "li") if not set((p.get("class") or "").split()) & _BOX_TITLES
+            and not any(True for _ in p.iter("p", "dd", "li") if _ is not p)]
+    return bool(said) and all(p.find(".//a") is not None and _weight(_words_of(p)) <= sum(
+        _weight(_words_of(a)) for a in p.iter("a")) for p in said)
+
+
+#: Sphinx's version notes: "New in version 1.0.0." and what changed, if it says
+_VERSION_NOTES = frozenset({"versionadded", "versionchanged", "deprecated"})
+
+
+def _bare_version(el) -> bool:
+    """A version note that says only its version ("New in version 1.0.0."): no skill of its own
+    (greenlet's context variables page had opened with one)."""
+    if not _class_words(el) & _VERSION_NOTES:
+        return False
+    badge = "".join(s.text_content() for s in el.iter("span") if "versionmodified" in _class_words(s))
+    return bool(badge) and not squash(squash(el.text_content()).replace(squash(badge), "", 1)).strip(" .:")
+
+
 def _is_pointer(el) -> bool:
     """A short paragraph that only sends the reader elsewhere through its link ("Click here for
     the corresponding HTML documentation", "Go to the next section or return to the index"),
@@ -608,7 +640,7 @@ class _Walker:
             lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
             self.emit("code", "\n".join(line.text_content().rstrip() for line in lines) if lines
                       else el.text_content())
-        elif _mostly_links(el) or _is_pointer(el) or tag in ("p", "div", "figure") and _image_only(el):
+        elif _says_nothing(el, tag):
             return
         elif tag == "dl" and _is_entry(el):
             self.entries(el, depth)
@@ -618,8 +650,9 @@ class _Walker:
             self.table(el, depth)
         elif tag == "blockquote" and not any(True for _ in el.iter(*_BLOCKY, *_LISTS)):
             self.emit("quote", el.text_content())
-        elif _is_box_title(el):
-            self.doc.label(squash(el.text_content()).strip(": "))  # a box's own title ("Scoping Behavior")
+        elif _is_box_title(el) or tag == "p" and "rubric" in _class_words(el):
+            # a box's own title ("Scoping Behavior"), Sphinx's rubric (a heading that makes no section)
+            self.doc.label(squash(el.text_content()).strip(": "))
         elif tag == "summary":  # a disclosure's label heads what it discloses, less the widget's own words
             self.doc.label(": ".join(part for part in re.split(r"\s*:\s+", squash(el.text_content()))
                                      if part and not _UI_LABEL.match(part)))
