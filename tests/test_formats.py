@@ -2694,3 +2694,17 @@ module, which runs real threads.</p></div></body></html>""")
         "Example: Let us pull together an example of those concepts.",
         "Changed in version 2.5: added the scrollable argument.",
         "See also: The threading module, which runs real threads."]
+
+
+def test_html_word_joiners_in_anchors_are_no_text(tmp_path):
+    """Publican's DocBook HTML puts a word joiner (U+2060) in the anchor before each title: it led
+    every section title ("\u2060Chapter 2. Using SystemTap") and stood as a step of its own in 43
+    skills of the SystemTap guide (a measured DocBook guide)."""
+    page = tmp_path / "scripts.html"
+    page.write_text('<html><head><title>T</title></head><body><h2 class="title"><a id="scripts">\u2060</a>'
+                    '3.2. SystemTap Scripts</h2><div class="example"><a id="timer">\u2060</a>'
+                    '<p class="title"><b>Example 3.3. timer-s.stp</b></p><p>A probe prints hello world.</p></div>'
+                    '</body></html>', encoding="utf-8")
+    transcript = read_source(page)
+    assert [t for _, _, t in transcript.headings] == ["3.2. SystemTap Scripts"]
+    assert not any("\u2060" in s.text or not s.text.strip() for s in transcript.segments), transcript.segments

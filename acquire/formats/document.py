@@ -27,10 +27,15 @@ _PROMPT = re.compile(r"(?:In|Out)\s*\[[\s\d*]*\]:?|\[[\s\d*]*\]:")  # not "[1]",
 _PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 
 
+#: characters that take no room and say nothing: zero-width space (Asciidoctor's after an ellipsis,
+#: "…&#8203;"), word joiner (Publican's in every anchor before a title), zero-width no-break space
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
+
+
 def squash(text: str) -> str:
-    """Inline text as prose: runs of whitespace (line breaks, tabs, nbsp) become one space; a
-    zero-width space (Asciidoctor's after an ellipsis, "…&#8203;") is none."""
-    return _SPACE.sub(" ", text.replace("\u200b", "")).strip()
+    """Inline text as prose: runs of whitespace (line breaks, tabs, nbsp) become one space;
+    invisible characters (``_INVISIBLE``) are none."""
+    return _SPACE.sub(" ", _INVISIBLE.sub("", text)).strip()
 
 
 def squash_lines(text: str) -> str:
