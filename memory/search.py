@@ -239,6 +239,9 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Calla
     if len(ranked_hits) < k:
         ranked_hits += _fill(store, tree, allowed, vector, {h.row["id"] for h in ranked_hits}, k - len(ranked_hits),
                              columns, snapshot)
+    if len(ranked_hits) < k:  # branches holding fewer than k skills: the best matches elsewhere after theirs
+        seen = {h.row["id"] for h in ranked_hits}
+        ranked_hits += [h for h in skill_hits if h.row["id"] not in seen][:k - len(ranked_hits)]
     return ranked_hits[:k], route
 
 

@@ -27,6 +27,10 @@ def test_toc_mode_returns_the_route_it_took(baking, tmp_path):
     assert (1, "Sourdough bread basics") not in chosen[:1]
     assert found.skills[0].name == "Never force-push a shared branch"
     assert all(r.reason for r in found.route if r.chosen)
+    # branches holding fewer skills than asked for: the best matches elsewhere come after theirs
+    # (a measured manual's toc returned 2 of 5 where its chosen sections were short)
+    more = baking.retrieve("should I force push my branch", "baking", k=5, mode="toc")
+    assert len(more.skills) == 5 and more.skills[0].name == "Never force-push a shared branch"
 
 
 def test_keyword_mode_is_literal(baking):
