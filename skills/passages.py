@@ -22,6 +22,9 @@ WORDS = 55
 MAX_WORDS = 110
 #: the longest block read as a table's caption when a table follows it
 CAPTION_WORDS = 12
+#: a line this long is a sentence: a list it introduces is no index ("It is also possible to use
+#: the following timer events:" over "timer.ms(milliseconds)", "timer.us(…)", …)
+SENTENCE_WORDS = 8
 #: a passage this long or longer is closed by a term (``Document.label``): shorter, the term joins it
 TERM_WORDS = 8
 
@@ -101,7 +104,8 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
     if len(lines) >= 4:
         if headings and sum(_key(line) in headings for line in lines) >= 0.6 * len(lines):
             return True
-        if sum(words(line) <= 2 for line in lines) >= 0.8 * len(lines) and not looks_like_code(text):
+        if sum(words(line) <= 2 for line in lines) >= 0.8 * len(lines) and not looks_like_code(text) \
+                and not any(words(line) >= SENTENCE_WORDS for line in lines):  # no sentence introduces it
             return True
     return False
 

@@ -160,6 +160,12 @@ def test_a_table_of_contents_is_not_a_skill():
     toc = "\n".join(f"- {i}.{n} {t}" for i, (n, t) in enumerate(zip(range(1, 5), titles), 1))
     assert passages.is_boilerplate(toc, keys)
     assert not passages.is_boilerplate("Season the pan before first use, then cook something fatty in it.", keys)
+    # an index's runs of short entries are no skill; short entries a sentence introduces are taught
+    # (the SystemTap guide's timer events had been lost with the paragraph over them)
+    assert passages.is_boilerplate("rust, 9\nseasoning, 3, 12\nsoap, 4\nsteel, 7\nstorage, 2")
+    assert not passages.is_boilerplate("Example 3.3 prints hello world every 4 seconds. It is also possible to use "
+                                       "the following timer events:\n- timer.ms(milliseconds)\n"
+                                       "- timer.us(microseconds)\n- timer.ns(nanoseconds)\n- timer.hz(hertz)")
 
 
 def test_a_line_of_navigation_words_is_not_a_skill():
