@@ -171,6 +171,8 @@ def sentence_case(phrase: str) -> str:
     if not tokens:
         return phrase
     first = tokens[0].rstrip(",:;!?")
+    if tokens[0].endswith(":") and len(tokens) > 1:
+        return phrase  # a term over its meaning ("sshd: Start the ssh daemon"): as the author wrote it
     if not re.fullmatch(r"[a-z][a-z'’-]*", first) or (len(tokens) > 1 and _OPERATOR.match(tokens[1])) \
             or len(tokens) > 1 and tokens[1].startswith("(") and tokens[0] == first \
             or len(tokens) > 2 and re.fullmatch(r"\**\w*[_\d]\w*", tokens[1]) and tokens[2].startswith("("):

@@ -393,8 +393,8 @@ def step_name(text: str, sentences: list[str] | None = None) -> str:
     from tutorialbook.skills.extract import name_from
 
     for sentence in [s for s in (split_sentences(text) if sentences is None else sentences) if words(s) >= 3][:4]:
-        if is_instructive(sentence) and len(sentence) <= 100:
-            return name_from(sentence)
+        if is_instructive(sentence) and len(sentence) <= 100 and not sentence.startswith("("):
+            return name_from(sentence)  # an aside in brackets ("(Note that this could be a subclass.)") names nothing
     return title_phrase(text)
 
 
@@ -404,14 +404,17 @@ def title_phrase(text: str, limit: int = 8) -> str:
     that only link the sentence to the one before ("For example,", "Note that", "Thus") are not
     a title, and a clause of fewer than ``MIN_TITLE_WORDS`` words runs on into the next."""
     sentences = [s for s in split_sentences(text) if words(s) >= 3] or [text]
-    chosen = _unwrapped(next((s for s in sentences[:4] if is_instructive(s)), sentences[0]).strip())
+    said = [s for s in sentences if not s.startswith("(")] or sentences  # not an aside in brackets
+    chosen = _unwrapped(next((s for s in said[:4] if is_instructive(s)), said[0]).strip())
     unlinked = _LINKING.sub("", chosen)
     # "Here is what the view does": a word the sentence stands on (its subject) stays
     chosen = chosen.strip() if _BE.match(unlinked) else unlinked
     # a clause ends outside brackets and quotes ("kept short (50 characters or so)", "f(a, b)")
     ends = [m.start() for m in _CLAUSE_END.finditer(chosen) if _balanced(chosen[:m.start()])] + [len(chosen)]
-    # the first clause end with enough words before it: a shorter clause runs on into the next
-    cut = next(e for e in ends if words(chosen[:e]) >= MIN_TITLE_WORDS or e == len(chosen))
+    # the first clause end with enough words before it, not on a word that wants more: a shorter
+    # clause runs on into the next ("The parent is where execution continues…" had named "The parent is")
+    cut = next(e for e in ends if words(chosen[:e]) >= MIN_TITLE_WORDS
+               and chosen[:e].split()[-1].lower() not in _WEAK_END or e == len(chosen))
     rest = chosen[cut:].lstrip(" ,;:")
     if _FRAME.match(chosen) and words(chosen[:cut]) <= 4 and words(rest) >= MIN_TITLE_WORDS:
         # "If you want, you can…", "In some cases, tig…": a frame of the main clause names nothing
@@ -480,7 +483,8 @@ _CLAUSE_END = re.compile(
 
 
 _WEAK_END = frozenset(
-    "a an the and or of to in on at by for with from into as is are be that this its your their".split()
+    "a an the and or of to in on at by for with from into as is are be that this its your their when where which if"
+    .split()
 )
 
 

@@ -637,3 +637,20 @@ def test_a_section_of_a_text_without_headings_is_titled_by_a_sentence_not_a_comm
                               vectors)
     assert section_title(context, 0, 4).startswith("If you have to refilter")
     assert section_title(context, 2, 4)  # no segment in words: the central one still titles it
+
+
+def test_a_name_is_no_aside_in_brackets_no_clause_ending_on_a_word_that_wants_more_and_keeps_a_terms_case():
+    """Measured manuals (greenlet, the FAI guide): "(Note that this could be a subclass.)" named the
+    definition of the current greenlet; "The parent is where execution continues…" was named "The
+    parent is"; a term over its meaning lost its case ("Sshd: Start the ssh daemon")."""
+    from tutorialbook.skills.passages import Passage
+
+    def name(text: str) -> str:
+        return passages.draft(Passage([0], text, 0, 1, [("text", text)]), "").name
+
+    assert not name("The current greenlet is the one running now. (Note that this could be a subclass.) "
+                    "Call getcurrent() to get it.").startswith("(")
+    assert name("The parent is where execution continues when a greenlet dies.") == (
+        "The parent is where execution continues")
+    assert name("sshd: Start the ssh daemon. It is needed for remote access.") == "sshd: Start the ssh daemon"
+    assert name("Note: Always back up first.") == "Always back up first"
