@@ -406,6 +406,11 @@ def title_phrase(text: str, limit: int = 8) -> str:
     sentences = [s for s in split_sentences(text) if words(s) >= 3] or [text]
     said = [s for s in sentences if not s.startswith("(")] or sentences  # not an aside in brackets
     chosen = _unwrapped(next((s for s in said[:4] if is_instructive(s)), said[0]).strip())
+    term = _TERM_LABEL.match(chosen)
+    if term and words(chosen[term.end():]) >= MIN_TITLE_WORDS:
+        # a term over its meaning ("-i: By default, if an event …"): the term, then a title of the meaning
+        # (it had been named "-i: By default", the term counted as one of the title's words)
+        return f"{term.group(1)} {title_phrase(chosen[term.end():], limit)}"
     unlinked = _LINKING.sub("", chosen)
     # "Here is what the view does": a word the sentence stands on (its subject) stays
     chosen = chosen.strip() if _BE.match(unlinked) else unlinked
@@ -481,6 +486,9 @@ _BE = re.compile(r"^(?:is|are|was|were|will be|has been)\b", re.I)
 _CLAUSE_END = re.compile(
     r"(?<=\w)(?:[,;:](?=\s|$)| \((?!\?\))| - | – | — |\s(?:which|because|so that|where|although|but)\s)")
 
+
+#: a term heading its meaning: one word or option and a colon ("-i:", "rowcount:", "--ts-offset offset:")
+_TERM_LABEL = re.compile(r"^((?:-{1,2}[\w-]+(?: [\w<>\[\]-]+)?|[^\s:]{1,30}):)\s+(?=\S)")
 
 _WEAK_END = frozenset(
     "a an the and or of to in on at by for with from into as is are be that this its your their when where which if"

@@ -654,3 +654,6 @@ def test_a_name_is_no_aside_in_brackets_no_clause_ending_on_a_word_that_wants_mo
         "The parent is where execution continues")
     assert name("sshd: Start the ssh daemon. It is needed for remote access.") == "sshd: Start the ssh daemon"
     assert name("Note: Always back up first.") == "Always back up first"
+    # the term heading a meaning is no word of its title (trace-cmd's "-i: By default")
+    assert name("-i: By default, if an event is listed that trace-cmd does not find, it will exit.") == (
+        "-i: By default, if an event is listed")
