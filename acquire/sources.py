@@ -68,11 +68,11 @@ def _unnamed_text(path: Path) -> bool:
     named = inner(path)
     if named.suffix or named.name.startswith("."):
         return False
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o111:
-            return False
-        with open(path, "rb") as handle:
+    try:  # as _read_bytes opens: a FIFO swapped in must not block
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o111:
+                return False
             head = handle.read(_SNIFF_BYTES)
         if named != path:
             head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, _SNIFF_BYTES)
@@ -128,7 +128,7 @@ def expand_documents(source: str, policy: SourcePolicy,
         raise TutorialbookError("source", f"cannot read {given}: {exc.strerror}") from None
     if entries is not None:
         resolved = ((p, Path(os.path.realpath(p))) for p in entries)
-        files = [real for p, real in resolved if readable(real) and policy.allows(real)]
+        files = [real for p, real in resolved if policy.allows(real) and readable(real)]  # nothing private is read
         if not files:
             folders = [p.name for p in entries if not p.is_symlink() and p.is_dir() and not p.name.startswith(".")]
             inside = (f"; subfolders are not read, ingest one of them ({', '.join(folders[:5])}"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, TypeVar
 
 from tutorialbook.acquire.formats.document import Document, squash
-from tutorialbook.acquire.formats.wrapping import Spelling, joined, unwrapped
+from tutorialbook.acquire.formats.wrapping import WANTS_MORE, Spelling, joined, unwrapped
 from tutorialbook.errors import TutorialbookError
 
 _MONO = re.compile(r"mono|courier|code|typewriter|consol|menlo|inconsolata|\btt|cmtt|nimbusmon", re.I)
@@ -317,11 +317,6 @@ def _contents(box: _Box) -> bool:
     return not re.search(r"\w", box.text) or dots >= 0.3 * len(ink)
 
 
-#: words a sentence cannot stop on: a block ending in one goes on in the next, whatever its case
-#: ("If the Text Flag for that text is set to" | page break | "Special, then it will be…")
-_WANTS_MORE = frozenset("a an and as at by for from in into of on or the to with is are be was were that".split())
-
-
 def _merge(boxes: list[_Box], spelling: Spelling) -> list[_Box]:
     """Join what the layout analysis cut apart: the pieces of a code listing (laid out again
     by their place on the page), and a paragraph whose sentence runs on into the next block,
@@ -336,7 +331,7 @@ def _merge(boxes: list[_Box], spelling: Spelling) -> list[_Box]:
             prev.rows.extend(_Row(r.text, r.x, r.top - 10_000 * (b.page - prev.page), r.char_width) for r in b.rows)
             prev.text = f"{prev.text} {b.text}"
         elif same and prev is not None and not re.search(r"[.!?:;]$", prev.text) and (
-                b.text[:1].islower() or prev.text.split()[-1].lower() in _WANTS_MORE
+                b.text[:1].islower() or prev.text.split()[-1].lower() in WANTS_MORE
                 and not re.match(r"[•▪◦∗*–-]\s", b.text)):  # a list's first item stays the list's
             out[-1] = _Box(prev.page, prev.rows + b.rows, prev.size, prev.mono, joined(prev.text, b.text, spelling))
         else:

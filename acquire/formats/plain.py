@@ -45,7 +45,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
-from tutorialbook.acquire.formats.wrapping import Spelling, unwrapped
+from tutorialbook.acquire.formats.wrapping import WANTS_MORE, Spelling, unwrapped
 
 _RULE = re.compile(r"^\s*([=\-~^*+#_])\1{2,}\s*$")
 #: a title set between rules on its line ("----- Frequently Asked Questions -----")
@@ -440,7 +440,7 @@ def _leads_in(line: str) -> bool:
     a colon, or in a verb or a small word that wants more ("the first text in an Exim filter file
     must be")."""
     words = line.split()
-    return len(words) >= 4 and (line.rstrip().endswith(":") or words[-1] in _AUXILIARIES | _SMALL_WORDS)
+    return len(words) >= 4 and (line.rstrip().endswith(":") or words[-1] in WANTS_MORE)
 
 
 def _introduces(line: str) -> bool:
@@ -526,7 +526,7 @@ def _wrapped(line: str, below: str) -> bool:
     """Whether ``below`` goes on with the sentence ``line`` holds, set with a hanging indent ("C.
     State on the Title page the name of the publisher of the" / "     Modified Version…")."""
     words = line.split()
-    return (line.rstrip().endswith(",") or words[-1] in _SMALL_WORDS | _AUXILIARIES
+    return (line.rstrip().endswith(",") or words[-1] in WANTS_MORE
             or bool(re.match(r"\s*[a-z]", below)) and not re.search(r"[.:!?'’\"”]$", line.rstrip()))
 
 

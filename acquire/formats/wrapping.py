@@ -13,6 +13,12 @@ _HYPHENS = ("-", "\u2010", "\u00ad")
 _CUT = re.compile(r"(-?)([A-Za-z]+)[-\u2010\u00ad]$")
 
 
+#: words a sentence cannot stop on: a line or block ending in one goes on in the next ("…the first text
+#: in an Exim filter file must be" / "# Exim filter"; "If the Text Flag … is set to" | page break | "Special…")
+WANTS_MORE = frozenset("""a an and as at by for from in into of on or that the to with
+    is are was were be been has have had will would can could should must may might do does""".split())
+
+
 class Spelling:
     """How a document's prose spells words inside its lines: the words it uses, and those it
     writes with a hyphen ("well-known"); a word cut at a line's end is neither. ``paragraphs``:
