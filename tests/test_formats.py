@@ -2708,3 +2708,29 @@ def test_html_word_joiners_in_anchors_are_no_text(tmp_path):
     transcript = read_source(page)
     assert [t for _, _, t in transcript.headings] == ["3.2. SystemTap Scripts"]
     assert not any("\u2060" in s.text or not s.text.strip() for s in transcript.segments), transcript.segments
+
+
+def test_html_a_text_set_in_pre_is_read_as_text_and_a_listing_stays_code(tmp_path):
+    """haproxy's manuals (haproxy-dconv) set every section's text in ``<pre class="text">``, wrapped
+    at 80 columns: each section had been one code step of up to 6 KB, named by its first line (sweep
+    Q). A text written in sentences is read as a plain text is; a listing, a session at a prompt
+    and a commented configuration stay code."""
+    prose = ("Load balancing consists in aggregating multiple components in order to achieve\n"
+             "a total processing capacity above each component's individual capacity, without\n"
+             "any intervention from the end user and in a scalable way. This results in more\n"
+             "operations being performed simultaneously by the time it takes a component to\n"
+             "perform only one. A single operation however will still be performed on a single\n"
+             "component at a time and will not get faster than without load balancing.\n\n"
+             "Examples of load balancing :\n\n  - Process scheduling in multi-processor systems\n"
+             "  - Link load balancing (e.g. EtherChannel, Bonding)\n")
+    config = "\n".join(f"# Pick the {n}th mirror of the list that answers first and use it from now on.\n"
+                       f"d-i mirror/http/hostname string mirror{n}.example.org" for n in range(4))
+    page = tmp_path / "intro.html"
+    page.write_text(f'<html><head><title>T</title></head><body><h2>3.1. Load balancing</h2><pre class="text">{prose}'
+                    f'</pre><p>A configuration:</p><pre>{config}</pre></body></html>')
+    segments = [(s.kind, s.text) for s in read_source(page).segments]
+    assert segments[0][0] == "paragraph" and segments[0][1].startswith("Load balancing consists in aggregating "
+                                                                        "multiple components in order to achieve a")
+    assert ("list", "- Process scheduling in multi-processor systems\n- Link load balancing (e.g. EtherChannel, "
+                    "Bonding)") in segments, segments
+    assert segments[-1] == ("code", config)

@@ -472,6 +472,26 @@ def _mostly_links(el) -> bool:
     return text > 0 and linked >= (0.8 if listing or el.tag == "p" else 0.5) * text
 
 
+#: a ``<pre>`` of this many lines or more may be a text set in it, not a listing
+PROSE_PRE_LINES = 6
+#: a word as prose writes it, quotes, brackets and punctuation about it
+_PROSE_WORD = re.compile(r"[(\"'‘“]?[^\W\d_]+(?:['’-][^\W\d_]+)*[.,;:!?)\"'’”]*")
+
+
+def _written_prose(text: str) -> bool:
+    """A ``<pre>`` holding a text written in sentences and wrapped by hand (haproxy's manuals set
+    every section so): half its lines or more words (six or more, four in five of their tokens),
+    three sentence ends or more, no prompt and few comment marks. Read as a plain text, not one
+    listing: a section had been one 6 KB code step, named by its first 80-column line."""
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    if len(lines) < PROSE_PRE_LINES or any(tokens[0] in ("$", ">>>", "%", "#") for tokens in lines) \
+            or sum(tokens[0].startswith(("#", "//", ";", "--")) for tokens in lines) >= 0.2 * len(lines):
+        return False  # a session at a prompt, a commented configuration
+    worded = sum(len(tokens) >= 6 and sum(bool(_PROSE_WORD.fullmatch(t)) for t in tokens) >= 0.8 * len(tokens)
+                 for tokens in lines)
+    return worded >= 0.5 * len(lines) and len(re.findall(r"[^\W\d_][.!?](?:\s|$)", text)) >= 3
+
+
 def _says_nothing(el, tag: str) -> bool:
     """A block that is no text: navigation, a pointer, an image alone, a "See also" box of links,
     a bare version note."""
@@ -635,7 +655,8 @@ class _Walker:
             texinfo = [_TEXINFO_DEPTHS[c] for c in (el.get("class") or "").split() if c in _TEXINFO_DEPTHS]
             self.heading(texinfo[0] if texinfo and tag != "h1" else _HEADINGS[tag], el.text_content())
         elif tag == "pre":
-            self.emit("code", _with_breaks(el))
+            text = _with_breaks(el)
+            self.laid_out(text) if _written_prose(text) else self.emit("code", text)
         elif _is_listing(el):
             lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
             self.emit("code", "\n".join(line.text_content().rstrip() for line in lines) if lines
