@@ -27,6 +27,7 @@ from tutorialbook.memory.tree import Tree
 from tutorialbook.skills import extract, passages
 from tutorialbook.skills.candidates import sibling_candidates
 from tutorialbook.skills.extract import SkillDraft
+from tutorialbook.acquire.formats.document import prose_words
 from tutorialbook.acquire.transcript import Transcript
 
 #: A new tutorial joins an existing chapter when their contents' centroids are this close, or
@@ -173,7 +174,7 @@ def section_title(tutorial: TutorialContext, a: int, b: int) -> str:
 def _in_words(text: str) -> bool:
     """Whether a text is words, as a sentence is: four or more, three in four of its tokens."""
     tokens = text.split()
-    words = sum(bool(re.fullmatch(r"[(\"'“]?[^\W\d_][\w'’-]*[.,;:!?)\"'”]*", token)) for token in tokens)
+    words = prose_words(tokens)
     return words >= 4 and words >= 0.75 * len(tokens)
 
 

@@ -61,6 +61,7 @@ class Ingestion:
                  llm: Callable[[], LLM | None]):
         self.store, self.embed, self.settings = store, embed, settings
         self.reading, self.refinement, self._llm = reading, refinement, llm
+        self._menus: dict[tuple[str, int, int], list[str]] = {}  # _menu_of's pages read
         self.retention = retention.Retention(settings.keep_versions_seconds, settings.upkeep_every,
                                              settings.table_versions_seconds)
 
@@ -166,7 +167,7 @@ class Ingestion:
         for k, source in enumerate(above):
             stored = self._pages_stored(book, frozenset([source]))
             if not stored:
-                menus += [heading] if (heading := self._menu_heading(Path(source))) else []
+                menus += self._menu_of(Path(source))
                 continue
             tutorial = next(iter(stored))
             rows = self.store.rows("nodes", where.both(where.of_book(book), where.cites_tutorial(tutorial)),
@@ -184,18 +185,26 @@ class Ingestion:
         for source in above:
             if self._pages_stored(book, frozenset([source])):
                 break
-            menus += [heading] if (heading := self._menu_heading(Path(source))) else []
+            menus += self._menu_of(Path(source))
         return menus
 
-    def _menu_heading(self, page: Path) -> str | None:
-        """The top heading of a manual's page that holds headings only, else None."""
+    def _menu_of(self, page: Path) -> list[str]:
+        """The top heading of a manual's page that holds headings only, else nothing; read once
+        per version of the page (each of its section pages asks)."""
         try:
-            read_source(page, self.settings.max_text_bytes, text_readers(), self.source_policy())
-        except NothingToLearn as exc:
-            return exc.heading
-        except (TutorialbookError, OSError):
-            return None
-        return None  # read now: a page that failed before, not a menu
+            info = page.stat()
+        except OSError:
+            return []
+        key = (str(page), info.st_mtime_ns, info.st_size)
+        if key not in self._menus:
+            try:
+                read_source(page, self.settings.max_text_bytes, text_readers(), self.source_policy())
+                self._menus[key] = []  # read now: a page that failed before, not a menu
+            except NothingToLearn as exc:
+                self._menus[key] = [exc.heading] if exc.heading else []
+            except (TutorialbookError, OSError):
+                self._menus[key] = []
+        return self._menus[key]
 
     def source_policy(self) -> SourcePolicy:
         """What an ingest may read (settings.allowed_roots; never the store or the tokens file)."""

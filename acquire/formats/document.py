@@ -32,6 +32,17 @@ _PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010f
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
 
 
+#: a word as prose writes it: letters, an apostrophe or hyphen inside, quotes, brackets and
+#: punctuation about it (not code's "mpfr_init", "$(BIN)", "x2")
+_PROSE_WORD = re.compile(r"[(\"'‘“]?[^\W\d_]+(?:['’-][^\W\d_]+)*[.,;:!?)\"'’”]*")
+
+
+def prose_words(tokens: list[str]) -> int:
+    """How many of ``tokens`` (a text split on whitespace) are words as prose writes them: what
+    tells a sentence from a listing, a command or a table row."""
+    return sum(bool(_PROSE_WORD.fullmatch(token)) for token in tokens)
+
+
 def squash(text: str) -> str:
     """Inline text as prose: runs of whitespace (line breaks, tabs, nbsp) become one space;
     invisible characters (``_INVISIBLE``) are none."""

@@ -35,7 +35,8 @@ from collections import defaultdict
 from lxml import etree
 from lxml import html as lxml_html
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, FOOTNOTE_CHARS, Document, spread_rows, squash
+from tutorialbook.acquire.formats.document import (ADMONITIONS, FOOTNOTE_CHARS, Document, prose_words, spread_rows,
+                                                   squash)
 from tutorialbook.acquire.formats.plain import read_plain
 from tutorialbook.errors import NothingToLearn, TutorialbookError
 
@@ -474,8 +475,6 @@ def _mostly_links(el) -> bool:
 
 #: a ``<pre>`` of this many lines or more may be a text set in it, not a listing
 PROSE_PRE_LINES = 6
-#: a word as prose writes it, quotes, brackets and punctuation about it
-_PROSE_WORD = re.compile(r"[(\"'‘“]?[^\W\d_]+(?:['’-][^\W\d_]+)*[.,;:!?)\"'’”]*")
 
 
 def _written_prose(text: str) -> bool:
@@ -487,8 +486,7 @@ def _written_prose(text: str) -> bool:
     if len(lines) < PROSE_PRE_LINES or any(tokens[0] in ("$", ">>>", "%", "#") for tokens in lines) \
             or sum(tokens[0].startswith(("#", "//", ";", "--")) for tokens in lines) >= 0.2 * len(lines):
         return False  # a session at a prompt, a commented configuration
-    worded = sum(len(tokens) >= 6 and sum(bool(_PROSE_WORD.fullmatch(t)) for t in tokens) >= 0.8 * len(tokens)
-                 for tokens in lines)
+    worded = sum(len(tokens) >= 6 and prose_words(tokens) >= 0.8 * len(tokens) for tokens in lines)
     return worded >= 0.5 * len(lines) and len(re.findall(r"[^\W\d_][.!?](?:\s|$)", text)) >= 3
 
 
@@ -505,7 +503,7 @@ def _links_box(el) -> bool:
     Greenlets" had been a skill reading like the answer to a question, and ranked first)."""
     if "seealso" not in _class_words(el):
         return False
-    said = [p for p in el.iter("p", "dd", "li") if not set((p.get("class") or "").split()) & _BOX_TITLES
+    said = [p for p in el.iter("p", "dd", "li") if not _is_box_title(p)
             and not any(True for _ in p.iter("p", "dd", "li") if _ is not p)]
     return bool(said) and all(p.find(".//a") is not None and _weight(_words_of(p)) <= sum(
         _weight(_words_of(a)) for a in p.iter("a")) for p in said)
@@ -521,7 +519,7 @@ def _bare_version(el) -> bool:
     if not _class_words(el) & _VERSION_NOTES:
         return False
     badge = "".join(s.text_content() for s in el.iter("span") if "versionmodified" in _class_words(s))
-    return bool(badge) and not squash(squash(el.text_content()).replace(squash(badge), "", 1)).strip(" .:")
+    return bool(badge) and not squash(el.text_content()).replace(squash(badge), "", 1).strip(" .:")
 
 
 def _is_pointer(el) -> bool:

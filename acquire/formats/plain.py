@@ -44,7 +44,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
+from tutorialbook.acquire.formats.document import ADMONITIONS, Document, prose_words, squash
 from tutorialbook.acquire.formats.wrapping import WANTS_MORE, Spelling, unwrapped
 
 _RULE = re.compile(r"^\s*([=\-~^*+#_])\1{2,}\s*$")
@@ -518,8 +518,6 @@ def _term_items(block: _Block) -> list[_Block]:
 MAX_TERM_CHARS = 60
 #: a line of code, not a term: continued, a substitution, a pipe or arrow, a block opened, a comment
 _CODE_LINE = re.compile(r"\\$|\$\(|->|\|\s|[;{]$|^\s*(?:/\*|\*|//)")
-#: a word as prose writes it, quotes and punctuation about it
-_WORD = re.compile(r"[(\"'‘“]?[^\W\d_]+(?:['’-][^\W\d_]+)*[.,;:!?)\"'’”]*")
 
 
 def _wrapped(line: str, below: str) -> bool:
@@ -534,7 +532,7 @@ def _worded(lines: list[str]) -> bool:
     """Words, as a meaning is: three or more, two in three of its tokens, no line a statement of
     code (not a listing's lines)."""
     tokens = " ".join(lines).split()
-    words = sum(bool(_WORD.fullmatch(token)) for token in tokens)
+    words = prose_words(tokens)
     return (words >= 3 and words >= 2 / 3 * len(tokens) and not re.match(r"\s*(?:/\*|//|#)", lines[0])
             and not any(re.search(r"[;{}]$", line) for line in lines))
 
