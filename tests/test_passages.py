@@ -301,6 +301,31 @@ def test_the_chapter_rule_both_ways():
     assert joins("Getting started basics", between) is None, "words any title may carry do not count"
 
 
+def test_a_footer_every_page_repeats_is_not_what_a_page_is_about():
+    """trace-cmd's man pages end alike (SEE ALSO, AUTHOR, COPYING): the centroid a page is matched
+    to chapters by leaves out what teaches nothing, so a shared footer does not make pages alike."""
+    import numpy as np
+
+    from tutorialbook.acquire.transcript import Segment, Transcript
+    from tutorialbook.memory.tree import Tree
+    from tutorialbook.skills.builder import Builder, OutlineNode, TutorialContext
+
+    said = [Segment(0, 1, "Run trace-cmd record -e sched to record the scheduler's events."),
+            Segment(1, 2, "Written by Steven Rostedt, <rostedt@goodmis.org>"),
+            Segment(2, 3, "Copyright (C) 2010 Red Hat, Inc. Free use of this software is granted under the terms "
+                          "of the GNU Public License (GPL).")]
+    vectors = np.eye(3, 8, dtype=np.float32)
+    context = TutorialContext("t", "TRACE-CMD-RECORD(1)", "file:///x", Transcript(said, 3.0), vectors)
+    builder = Builder(None, None, "b", Tree(book="b", root_id="root", nodes={}, children={}))
+    page = OutlineNode("TRACE-CMD-RECORD(1)", "chapter", children=[
+        OutlineNode("OPTIONS", "section", segments=[0]), OutlineNode("AUTHOR", "section", segments=[1]),
+        OutlineNode("COPYING", "section", segments=[2])])
+    assert np.allclose(builder._content_vector(context, page), vectors[0])
+    footer_only = OutlineNode("COPYING", "section", segments=[1, 2])
+    assert np.allclose(builder._content_vector(context, footer_only), (vectors[1] + vectors[2]) / 2 ** 0.5), \
+        "a node of nothing but such lines is about them"
+
+
 REGISTER = """# Registering a user
 
 ## What the view does
@@ -586,6 +611,23 @@ def test_a_term_after_the_items_nested_under_the_last_one_is_an_item_of_its_own(
              "  Same as set()", "Return type", "  boolean"]
     assert passages._items(lines) == ["Parameters\n  - key (str) – the key\n  - timeout (int) – 0 never expires",
                                       "Returns: Same as set()", "Return type: boolean"]
+
+
+def test_a_man_pages_byline_grant_and_references_are_no_skill():
+    """trace-cmd's 28 HTML man pages each end on SEE ALSO, AUTHOR and COPYING: "trace-cmd(1),
+    trace-cmd-record(1), …", "Written by Steven Rostedt, <…>", "Free use of this software is granted
+    under the terms of the GNU Public License (GPL)." were skills, and the same in every page."""
+    for text in ("trace-cmd(1), trace-cmd-record(1), trace-cmd-report(1),\ntrace-cmd-split(1), trace-cmd-list(1)",
+                 "ls(1), stat(2) and dircolors(1).", "Written by Steven Rostedt, <rostedt@goodmis.org>",
+                 "Copyright (C) 2010 Red Hat, Inc. Free use of this software is granted under\nthe terms of the "
+                 "GNU Public License (GPL).", "Free use of this software is granted under the terms of the GPL."):
+        assert passages.is_boilerplate(text), text
+    for text in ("Run ls(1) on the folder, then stat(2) each file it lists to see its size.",
+                 "written by the function into the buffer, the bytes are flushed at exit.",
+                 "The output is written by the writer thread once the ring buffer fills.",
+                 "Choose a licence for your project: under the terms of the license you pick, others may reuse "
+                 "it, so read each one before you publish the code and say which one in a LICENSE file."):
+        assert not passages.is_boilerplate(text), text
 
 
 def test_subscribing_to_a_mailing_list_is_taught_and_a_video_sign_off_is_not():
