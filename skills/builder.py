@@ -317,11 +317,15 @@ class Builder:
             self._merge(tutorial, child, node["id"], _TITLE_ONLY if local.menu else SECTION_MATCH)
 
     def _content_vector(self, tutorial: TutorialContext, local: OutlineNode) -> np.ndarray:
-        """What a node is about: the centroid of its segments (its title when it has none)."""
+        """What a node is about: the centroid of its segments that teach (its title when it has
+        none): the footer every page of a manual repeats (AUTHOR, COPYING, SEE ALSO) made
+        trace-cmd's man pages alike."""
         segments = [i for n in local.walk() for i in n.segments]
         if not segments:
             return self._vectors[id(local)]
-        return _unit(tutorial.vectors[segments].mean(axis=0))
+        said = tutorial.transcript.segments
+        teaching = [i for i in segments if not passages.is_boilerplate(said[i].text)] or segments
+        return _unit(tutorial.vectors[teaching].mean(axis=0))
 
     def _match_node(self, local: OutlineNode, parent_id: str, vector: np.ndarray, threshold: float) -> dict | None:
         found = sibling_candidates(self.store, self.tree, parent_id, _norm, local.title, vector)
@@ -361,7 +365,7 @@ class Builder:
             return
         rows = {r["id"]: r for r in self.store.rows("nodes", where.in_list("id", wanted))}
         spans = {i: [(e["tutorial_id"], e["start"], e["end"]) for e in evidence_of(rows[i])] for i in wanted}
-        contents = self._contents(spans)
+        contents = self._contents({i: _founders(rows[i], spans[i]) for i in wanted})
         for i in wanted:  # a stored node's id: the row exists
             row = rows[i]
             row["_content"] = contents[i]
@@ -371,14 +375,15 @@ class Builder:
 
     def _contents(self, spans: dict[str, list[tuple[str, float, float]]]) -> dict[str, np.ndarray | None]:
         """Each node's content: the unit centroid of the stored segments lying within its spans
-        (node id -> its (tutorial, start, end) spans), None when none do. The spans' tutorials'
+        (node id -> its (tutorial, start, end) spans) that teach (all of them when none does), None
+        when none lie there. The spans' tutorials'
         segments are read by the indexed ``tutorial_id`` in one query, as columns, and each
         node's spans checked on arrays, its segments taken in the table's order: a root chapter's
         candidates at 400 tutorials span ~2,400 segments, which as Python rows cost ~20 ms a
         chapter to convert and, with their vectors as lists, ~45 MB of peak memory."""
         tutorial_ids = {span[0] for node in spans.values() for span in node}
         found = self.store.columns("segments", where.in_list("tutorial_id", tutorial_ids),
-                                   ["tutorial_id", "start", "end", "vector"]) if tutorial_ids else None
+                                   ["tutorial_id", "start", "end", "vector", "text"]) if tutorial_ids else None
         if found is None or not found.num_rows:
             return {i: None for i in spans}
         tutorials = np.asarray(found["tutorial_id"].to_pylist(), dtype=object)
@@ -386,12 +391,15 @@ class Builder:
         starts = found["start"].to_numpy().astype(np.float64)
         ends = found["end"].to_numpy().astype(np.float64)
         vectors = lance.matrix(found["vector"])
+        teaches = np.array([not passages.is_boilerplate(t) for t in found["text"].to_pylist()], dtype=bool)
         contents: dict[str, np.ndarray | None] = {}
         for node_id, node_spans in spans.items():
             inside = np.zeros(found.num_rows, dtype=bool)
             for tutorial_id, start, end in node_spans:  # where.lies_within, on arrays
                 slack = where.SPAN_SLACK
                 inside |= of_tutorial[tutorial_id] & (starts >= start - slack) & (ends <= end + slack)
+            if (inside & teaches).any():  # as _content_vector: what teaches, else all there is
+                inside &= teaches
             contents[node_id] = _unit(vectors[inside].mean(axis=0)) if inside.any() else None
         return contents
 
@@ -653,6 +661,15 @@ def _search_text(draft: SkillDraft) -> str:
     """What a skill's vector is made from: a passage's own words (its section titles are found
     by keyword, through the row's text), else the name and steps."""
     return passage_vector_text(draft.steps) if draft.search_text else skill_vector_text(draft.name, draft.steps)
+
+
+def _founders(node: dict, spans: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
+    """The spans of the tutorial that made a node (all its spans when none are left): what the node
+    is about stays what its founder taught. A chapter's content had been the centroid of every
+    tutorial that joined it, each joining page drawing it nearer the next: 24 of trace-cmd's 28 man
+    pages joined the first one's chapter, though only 5 came that near the first page itself."""
+    own = [span for span in spans if span[0] == node.get("origin")]
+    return own or spans
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

@@ -395,3 +395,38 @@ def test_skills_a_tutorial_would_give_one_name_are_named_by_their_sections(libra
     assert [n for n in names if "Type: boolean" in n] == [
         "3.1. imap_passive: Type: boolean Default: no", "3.2. beep_new: Type: boolean Default: no",
         "3.3. mark_old: Type: boolean Default: no"], names
+
+
+def test_a_chapter_stays_about_what_its_founder_taught(baking):
+    """A chapter's content, which a new tutorial must come close to to join it, is the centroid
+    of what the tutorial that made it teaches: not of every tutorial that joined since (each
+    drew it nearer the next: 24 of trace-cmd's 28 man pages joined the first page's chapter,
+    only 5 of them near that page), nor of a footer every page repeats (a man page's COPYING)."""
+    import numpy as np
+
+    from tutorialbook.memory import lance, where
+    from tutorialbook.memory.rows import evidence_of
+    from tutorialbook.skills import passages
+    from tutorialbook.skills.builder import Builder
+
+    chapter = children(baking, "baking")["Sourdough bread basics"]
+    row = baking.store.get("nodes", chapter.id)
+    spans = evidence_of(row)
+    assert len({e["tutorial_id"] for e in spans}) == 2, "the troubleshooting video joined the chapter"
+
+    def centroid(tutorial_ids):
+        found = baking.store.columns("segments", where.in_list("tutorial_id", tutorial_ids),
+                                     ["tutorial_id", "start", "end", "vector", "text"])
+        vectors = lance.matrix(found["vector"])
+        keep = [i for i, (t, s, e, text) in enumerate(zip(*(found[c].to_pylist() for c in (
+                    "tutorial_id", "start", "end", "text"))))
+                if any(span["tutorial_id"] == t and span["start"] - 1 <= s and e <= span["end"] + 1 for span in spans)
+                and not passages.is_boilerplate(text)]
+        mean = vectors[keep].mean(axis=0)
+        return mean / np.linalg.norm(mean)
+
+    builder = Builder(baking.store, baking.embed, "baking", baking.reading.tree("baking"))
+    builder._read_stored([chapter.id])
+    content = builder._read[chapter.id]["_content"]
+    assert np.allclose(content, centroid([row["origin"]]), atol=1e-5)
+    assert not np.allclose(content, centroid([e["tutorial_id"] for e in spans]), atol=1e-3)
