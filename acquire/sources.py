@@ -91,8 +91,28 @@ def _unnamed_text(path: Path) -> bool:
 _SNIFF_BYTES = 8192
 
 
+#: file names a folder's reading passes over, what each such file is: a licence or copyright
+#: notice (Debian's ``copyright``, ``COPYING``, ``LICENSE.md``, ``NOTICE``: each of /usr/share/doc's
+#: folders holds ``copyright``, which had become a chapter of "Files: … Copyright: …" sections) and
+#: a change log (mako's Sphinx ``changelog.html``, 31% of its book: release after release of "[bug]
+#: Fixed …", dates and credits outranking the manual). Neither teaches how to do anything.
+_EXTRAS = r"(?:[._-](?:lib|lesser|gpl|lgpl|mit|bsd|apache|\d[\w.]*|txt|md|rst|markdown|html?|xhtml))*"
+_UNTAUGHT = ((re.compile(r"(?:copying|copyright|notice|(?:un)?licen[cs]e)" + _EXTRAS, re.I),
+              "a licence or copyright notice"),
+             (re.compile(r"(?:change[-_]?log|changes|release[-_]?notes|whats[-_]?new)" + _EXTRAS, re.I),
+              "a change log"))
+
+
+def untaught(path: Path) -> str:
+    """What a file is by its name (gzipped too) when a folder's reading passes it over, else ''."""
+    name = inner(path).name
+    return next((what for pattern, what in _UNTAUGHT if pattern.fullmatch(name)), "")
+
+
 def unsupported_reason(path: Path) -> str:
     """Why an ingest does not read this file, and what it reads."""
+    if untaught(path) and readable(path):
+        return f"{path.name} is {untaught(path)}, which teaches nothing (name the file alone to read it)"
     return (f"unsupported file type {path.suffix or '(none)'!r} for {path.name}; "
             f"supported: {', '.join(sorted(supported_extensions()))} (the text ones also gzipped, as README.md.gz; "
             "a text file without an extension, as README, is read as text)")
@@ -128,11 +148,15 @@ def expand_documents(source: str, policy: SourcePolicy,
         raise TutorialbookError("source", f"cannot read {given}: {exc.strerror}") from None
     if entries is not None:
         resolved = ((p, Path(os.path.realpath(p))) for p in entries)
-        files = [real for p, real in resolved if policy.allows(real) and readable(real)]  # nothing private is read
+        files = [real for p, real in resolved  # nothing private is read
+                 if policy.allows(real) and not untaught(real) and readable(real)]
         if not files:
             folders = [p.name for p in entries if not p.is_symlink() and p.is_dir() and not p.name.startswith(".")]
             inside = (f"; subfolders are not read, ingest one of them ({', '.join(folders[:5])}"
                       f"{', ...' if len(folders) > 5 else ''})" if folders else "")
+            passed = [p.name for p in entries if untaught(p)]
+            inside += (f"; {', '.join(passed[:5])}{', ...' if len(passed) > 5 else ''}: licences and change logs "
+                       "are not read in a folder, name one alone to read it" if passed else "")
             raise TutorialbookError(
                 "source",
                 f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))}){inside}")

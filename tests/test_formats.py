@@ -2574,6 +2574,47 @@ def test_a_text_file_named_without_an_extension_is_read_as_text(tmp_path, librar
         library.ingest(str(docs / "logo"), book="procmail", refine_rounds=0)
 
 
+def test_a_folders_licence_copyright_and_change_log_files_are_not_read(tmp_path, library):
+    """Every folder of /usr/share/doc holds ``copyright``: read as text since extensionless files
+    are, podman's became a chapter "Copyright" of "Files: … Copyright: 2017 …" sections, and its
+    NOTICE another; mako's Sphinx changelog.html was 31% of its book. A folder's licence, copyright
+    and change log files are passed over, each said why; one named alone is read (the user asked)."""
+    import gzip
+
+    from tutorialbook.acquire.sources import untaught
+
+    docs = tmp_path / "podman"
+    docs.mkdir()
+    (docs / "README.md").write_text("# Podman\n\nRun a container with podman run and list them with podman ps.\n")
+    (docs / "copyright").write_text("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\n"
+                                    "Files: *\nCopyright: 2017 Red Hat\nLicense: Apache-2.0\n")
+    (docs / "NOTICE").write_text("This product includes software developed by the Docker project.\n")
+    (docs / "COPYING.gz").write_bytes(gzip.compress(b"The GNU Lesser General Public License, version 2.1.\n"))
+    (docs / "LICENSE.md").write_text("# MIT License\n\nPermission is hereby granted, free of charge.\n")
+    (docs / "changelog.html").write_text("<h1>Changelog</h1><h2>1.3.5</h2><p>[bug] Fixed the loop.</p>")
+    assert [p.name for p in sorted(docs.iterdir()) if untaught(p)] == [
+        "COPYING.gz", "LICENSE.md", "NOTICE", "changelog.html", "copyright"]
+    assert untaught(tmp_path / "COPYING.LIB") == untaught(tmp_path / "LICENSE-2.0.txt") == (
+        "a licence or copyright notice")
+    assert untaught(tmp_path / "CHANGES.rst") == untaught(tmp_path / "RELEASE_NOTES.md.gz") == "a change log"
+    assert not any(untaught(tmp_path / name) for name in ("README.md", "licensing-howto.md", "history.html",
+                                                          "changing-settings.html", "notices.txt"))
+    report = library.ingest(str(docs), book="podman", refine_rounds=0)
+    assert [t.title for t in report.tutorials] == ["Podman"]
+    skipped = {f.source.rsplit("/", 1)[-1]: f.reason for f in report.files if f.status == "skipped"}
+    assert set(skipped) == {"COPYING.gz", "LICENSE.md", "NOTICE", "changelog.html", "copyright"}
+    assert skipped["changelog.html"].startswith("changelog.html is a change log, which teaches nothing")
+    assert skipped["NOTICE"].startswith("NOTICE is a licence or copyright notice, which teaches nothing")
+    legal = tmp_path / "legal"
+    legal.mkdir()
+    (legal / "COPYING").write_text("Everyone is permitted to copy and distribute verbatim copies.\n")
+    with pytest.raises(TutorialbookError, match="holds no supported files .*; COPYING: licences and change logs "
+                                                "are not read in a folder, name one alone to read it"):
+        library.ingest(str(legal), book="legal", refine_rounds=0)
+    alone = library.ingest(str(docs / "NOTICE"), book="legal", refine_rounds=0)
+    assert alone.tutorials[0].status == "added"
+
+
 def test_plain_text_terms_over_meanings_indented_under_them_are_items_each(tmp_path):
     """texinfo's tables in Info (and texts laid out so): a term or two at the margin, its meaning
     indented under it, no blank line between items. They ran together as one paragraph, cut at
