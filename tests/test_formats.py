@@ -975,6 +975,23 @@ def test_markdown_badges_and_the_pages_own_contents_list_are_no_text(tmp_path):
         "eSpeak NG is a speech synthesizer. logo", "Many voices.", "See the guide and:", "- Building\n- Voices"]
 
 
+def test_markdown_raw_html_headings_are_headings(tmp_path):
+    """A GitHub README opens on raw HTML: a centred logo, ``<h1 align="center"> Yargs </h1>``, a
+    tag line. Read as one paragraph, the README was titled by its first Markdown heading
+    ("Description") and its first skill was "Yargs Yargs be a node.js library"."""
+    transcript = read_written(tmp_path, "README.md", (
+        '<p align="center">\n  <img width="250" src="/yargs-logo.png">\n</p>\n<h1 align="center"> Yargs </h1>\n'
+        '<p align="center">\n  <b>Yargs be a node.js library fer hearties</b>\n</p>\n\n'
+        "## Description\n\nYargs helps you build interactive command line tools.\n\n"
+        '<div align="center"><h2>Sponsors</h2>Thanks to <a href="https://x.org">X</a>.</div>\n'))
+    assert transcript.title == "Yargs"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Yargs"), (2, "Description"), (2, "Sponsors")]
+    assert [s.text for s in transcript.segments] == [
+        "Yargs be a node.js library fer hearties", "Yargs helps you build interactive command line tools.",
+        "Thanks to X."]
+
+
 def test_markdown_front_matter_gives_the_title_and_is_not_text(tmp_path):
     text = "---\nlayout: post\ntitle: \"Pruning roses\"\ntags: [garden]\n---\n\nCut above an outward bud.\n"
     path = tmp_path / "2026-03-01-roses.md"

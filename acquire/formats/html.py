@@ -220,12 +220,44 @@ def _site_names(root, title: str | None) -> frozenset[str]:
     return frozenset(p.lower() for p in map(squash, parts) if len(parts) >= 2 and p and p.lower() not in own)
 
 
-def fragment_text(markup: str) -> str:
-    """The words of an HTML fragment (raw HTML inside Markdown)."""
+def fragment_parts(markup: str) -> list[tuple[int, str]]:
+    """An HTML fragment as its headings and the words between them, in order: (level 1-6, title)
+    for a heading, (0, words) for the rest. A GitHub README opens on ``<h1 align="center">Yargs
+    </h1>`` inside raw HTML: read as one paragraph, its title was lost and the README was titled
+    by its first Markdown heading ("Description")."""
     try:
-        return squash(lxml_html.fragment_fromstring(markup, create_parent="div").text_content())
+        root = lxml_html.fragment_fromstring(markup, create_parent="div")
     except (etree.ParserError, ValueError):
-        return ""
+        return []
+    parts: list[tuple[int, str]] = []
+    words: list[str] = []
+
+    def flush() -> None:
+        text = squash("".join(words))
+        if text:
+            parts.append((0, text))
+        words.clear()
+
+    def walk(element) -> None:
+        words.append(element.text or "")
+        for child in element:
+            tag = child.tag if isinstance(child.tag, str) else ""
+            if tag in _HEADINGS:
+                flush()
+                title = squash(child.text_content())
+                if title:
+                    parts.append((_HEADINGS[tag], title))
+            elif child.xpath("boolean(.//h1|.//h2|.//h3|.//h4|.//h5|.//h6)"):
+                walk(child)  # a centring div or p around the heading: look inside
+            elif tag:
+                gap = "" if tag in _INLINE and tag != "br" else " "  # a block's words stand apart
+                words.append(gap + child.text_content() + gap)
+            words.append(child.tail or "")
+
+    walk(root)
+    flush()
+    return parts
+
 
 
 def _parse(data: bytes, name: str):

@@ -141,11 +141,20 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
             doc.block("table", "\n".join(
                 " | ".join(inline_text(cell) for cell in row.children) for row in _rows(child)), child)
         elif kind == "html_block":
-            from tutorialbook.acquire.formats.html import fragment_text
-
-            doc.block("paragraph", fragment_text(child.content), child)
+            _html_block(child, doc)
         elif child.children:
             _blocks(child, doc)
+
+
+def _html_block(node: SyntaxTreeNode, doc: "_Spans") -> None:
+    """Raw HTML: its headings are headings (a README's ``<h1 align="center">``), the rest text."""
+    from tutorialbook.acquire.formats.html import fragment_parts
+
+    for level, text in fragment_parts(node.content):
+        if level:
+            doc.heading(level, text)
+        else:
+            doc.block("paragraph", text, node)
 
 
 def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
