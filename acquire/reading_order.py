@@ -79,7 +79,7 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None],
             entries = _toctree_entries(text, kind)
             listed[name] = [known[k] for k in map(_page_key, entries) if k in known and known[k] != name]
             targets = _MD_LINK.findall(text) if kind == "md" else []
-        pages = [known.get(_page_key(_same_folder(t))) for t in targets]
+        pages = [known.get(_page_key(_same_folder(t) or (_file_named(t) if kind == "md" else ""))) for t in targets]
         linked[name] = list(dict.fromkeys(p for p in pages if p))
     if not up and not following and not any(listed.values()):
         listed.update(_contents_page(names, linked))
@@ -194,13 +194,17 @@ def _depth_first(roots: list[str], children: dict[str, list[str]], seen: set[str
 
 def _kind(name: str) -> str:
     """How a page says where it stands: an HTML page by its links, a Sphinx source by its toctree
-    (the reader ``formats.document_format`` picks; gzipped files are not looked into)."""
-    return {".html": "html", ".rst": "rst", ".md": "md"}.get(document_format(Path(name)) or "", "")
+    (the reader ``formats.document_format`` picks), gzipped (``api.md.gz``) or not."""
+    return {".html": "html", ".rst": "rst", ".md": "md"}.get(document_format(Path(_ungzipped(name))) or "", "")
+
+
+def _ungzipped(name: str) -> str:
+    return name[:-3] if name.lower().endswith(".gz") else name
 
 
 def _page_key(name: str | None) -> str:
-    """A page's name without the suffix its format or Sphinx's copy gave it."""
-    lower = (name or "").lower()
+    """A page's name without the suffix its format or Sphinx's copy gave it (nor gzip's)."""
+    lower = _ungzipped(name or "").lower()
     for suffix in _PAGE_SUFFIXES:
         if lower.endswith(suffix):
             return lower[:-len(suffix)]
@@ -238,6 +242,15 @@ def _same_folder(href: str) -> str:
         return ""
     path = posixpath.normpath(unquote(parts.path))
     return "" if "/" in path or path in (".", "..") else path
+
+
+def _file_named(href: str) -> str:
+    """The file name a relative or repository-absolute link ends on (a README's ``/docs/api.md``,
+    ``docs/api.md``: Markdown folders are copied out of their repositories), else ''."""
+    parts = urlsplit(href.strip())
+    if parts.scheme or parts.netloc or not parts.path:
+        return ""
+    return posixpath.basename(unquote(parts.path))
 
 
 def _toctree_entries(text: str, kind: str) -> list[str]:

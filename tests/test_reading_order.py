@@ -102,6 +102,17 @@ def test_pages_that_say_no_order_follow_their_sidebar_and_are_one_document():
     assert documents(sorted(alone), lambda n: alone[n]) == [["a.html", "c.md"], ["b.html"]]
 
 
+def test_markdown_pages_linked_from_their_repository_or_gzipped_are_one_document():
+    """yargs' docs as Debian ships them: README.md links "/docs/api.md" and "docs/advanced.md"
+    (paths in its repository), and api.md is gzipped. No link was found, each file was a
+    document alone, and api.md's chapter joined advanced.md's by its content."""
+    pages = {"README.md": b"# Yargs\n\nRead the [API](/docs/api.md) and [advanced topics](docs/advanced.md).\n",
+             "advanced.md": b"# Advanced Topics\n\nCommands, then [the API](./api.md#commands).\n",
+             "api.md.gz": b"# API reference\n\nSee [Advanced](advanced.md).\n",
+             "other.md": b"# Other\n\nNothing links here, it links to [yargs](https://x.org/docs/api.md).\n"}
+    assert documents(sorted(pages), lambda n: pages[n]) == [["README.md", "api.md.gz", "advanced.md"], ["other.md"]]
+
+
 def test_cycles_self_links_unreadable_and_other_files_keep_every_file_once():
     pages = {"a.html": page("A", "b.html"), "b.html": page("B", "a.html"), "c.html": page("C", "c.html"),
              "d.html": None, "e.srt": None, "f.html": b"", "g.html": b"\x00\xff not html <<<"}
