@@ -550,14 +550,17 @@ class Builder:
             return None
         # on the tree's snapshot: a book's vectors are scanned in memory while its table is small
         hits = search(self.store, "skills", self.book, "", vector, "vector", 1, snapshot=self.tree.skill_rows)
-        if hits and hits[0].row.get("origin") not in self.kin and (
+        # another page of this manual's skill only when it is this passage word for word: the notice
+        # every chapter page of the Debian New Maintainers' Guide opens on had been 9 skills
+        kin = bool(hits) and hits[0].row.get("origin") in self.kin
+        if hits and (not kin or hits[0].score >= SKILL_MATCH) and (
                 hits[0].score >= SKILL_MATCH or _norm(hits[0].row["name"]) == key and hits[0].score >= NAMED_MATCH):
             if hits[0].row["id"] in pending.by_id:  # an earlier draft merged into it: one row to rewrite
                 row = pending.rows[pending.by_id[hits[0].row["id"]]]
-                return row if _same_names(draft, row) else None
+                return row if _same_names(draft, row) and not (kin and not _verbatim(draft, row)) else None
             stored = self.store.rows("skills", where.by_id(hits[0].row["id"]))  # whole, with its vector
-            if not stored or not _same_names(draft, stored[0]):  # replaced since the tree was read; or alike only
-                return None
+            if not stored or not _same_names(draft, stored[0]) or kin and not _verbatim(draft, stored[0]):
+                return None  # replaced since the tree was read; or alike only
             row = clean(stored[0])
             row["_status"] = "updated"
             self.plan.skills.append(row)
@@ -655,6 +658,12 @@ def _same_names(draft: SkillDraft, row: dict) -> bool:
 
     return names(skill_text(draft.name, draft.when_to_use, draft.steps)) == \
         names(skill_text(row["name"], row["when_to_use"], steps_of(row)))
+
+
+def _verbatim(draft: SkillDraft, row: dict) -> bool:
+    """Whether a stored skill's steps are the draft's, word for word (case and spacing aside)."""
+    said = lambda steps: " ".join(" ".join(steps).split()).casefold()  # noqa: E731
+    return said(draft.steps) == said(steps_of(row))
 
 
 def _search_text(draft: SkillDraft) -> str:

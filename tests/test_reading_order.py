@@ -174,7 +174,9 @@ def _starter_pages(folder: Path, linked: bool) -> None:
     folder.mkdir()
     (folder / "a-feeding.html").write_bytes(page("Feeding the starter", "b-notes.html" if linked else None,
                                                  body=feeding))
-    (folder / "b-notes.html").write_bytes(page("Starter notes", None, body=feeding))
+    # the same passages in other words (two pages of a manual are alike by nature, never verbatim
+    # but for the furniture every page repeats, below)
+    (folder / "b-notes.html").write_bytes(page("Starter notes", None, body=feeding.replace("every day", "each day")))
 
 
 def test_pages_of_one_manual_keep_their_own_chapters_and_skills(tmp_path):
@@ -194,6 +196,32 @@ def test_pages_of_one_manual_keep_their_own_chapters_and_skills(tmp_path):
         else:
             assert chapters == ["Feeding the starter"]
             assert len(skills) == 1 and {s["sources"] for s in skills} == {2}
+
+
+def test_a_notice_every_page_of_a_manual_repeats_is_one_skill(tmp_path):
+    """Each chapter page of the Debian New Maintainers' Guide opens on the same notice ("The
+    rewrite of this tutorial document … is available as Guide for Debian Maintainers"): 9
+    identical skills, one a chapter. A passage another page of the manual holds word for word is
+    that page's skill, its source added; the pages' own passages stay theirs."""
+    notice = ("<p>The rewrite of this tutorial document with updated contents and more practical examples is "
+              "available as the Guide for Debian Maintainers. Please use the new tutorial as the primary one, as this "
+              "document is kept only for the readers who still follow its older examples and the historical "
+              "record.</p>")
+    folder = tmp_path / "guide"
+    folder.mkdir()
+    bodies = {"a.html": "<p>Choose the package name from lower case letters, digits and the plus sign.</p>",
+              "b.html": "<p>Run debuild in the source tree to build the binary package and sign it.</p>",
+              "c.html": "<p>Upload the package to the archive with dput once the lintian checks pass.</p>"}
+    titles = {"a.html": "Getting started", "b.html": "Building the package", "c.html": "Uploading the package"}
+    nexts = {"a.html": "b.html", "b.html": "c.html", "c.html": None}
+    for name, body in bodies.items():
+        (folder / name).write_bytes(page(titles[name], nexts[name], body=notice + body))
+    library = Library(store=str(tmp_path / "store"), allowed_roots=[str(tmp_path)])
+    library.ingest(str(folder), book="guide", refine_rounds=0)
+    skills = library.store.rows("skills", "book = 'guide'")
+    noticed = [s for s in skills if "rewrite of this tutorial" in s["steps"]]
+    assert len(noticed) == 1 and noticed[0]["sources"] == 3
+    assert len(skills) == 4 and [c.title for c in library.browse("guide").children] == list(titles.values())
 
 
 def test_texi2html_titles_and_accesskeys_say_next_and_a_chapter_citing_others_is_no_contents():
