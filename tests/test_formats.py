@@ -2485,6 +2485,47 @@ def test_info_definitions_are_sections_named_by_what_they_define(tmp_path):
         ("paragraph", "quit: Leave frob, keeping every backup.")]
 
 
+def test_info_table_items_set_apart_by_blank_lines_are_terms_over_their_meaning(tmp_path):
+    """sed's "Reporting Bugs": an item at the margin, a blank line, its meaning indented 5. The
+    item had ended the skill before as a step and its meaning opened the next without it; a
+    cross-reference wrapped inside a meaning ("*note Invocation: Invoking\n     sed.") put the
+    next line at the margin; a later paragraph of the meaning was read as code for its quoted
+    escapes. An example set deeper stays code; a sentence over a table is no term."""
+    text = ("This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+            "\x1f\nFile: frob.info,  Node: Bugs,  Up: Top\n\n3 Reporting Bugs\n****************\n\n"
+            "Here are a few commonly reported bugs that are not bugs.\n\n"
+            "'N' command on the last line\n\n"
+            "     Most versions of 'frob' exit without printing anything when the\n"
+            "     'N' command is issued on the last line of a file.\n\n"
+            "          $ seq 3 | frob N\n\n"
+            "     In addition, this version supports several escape characters\n"
+            "     ('\\a', '\\c', '\\d', '\\o') to insert non-printable characters.\n\n"
+            "'-i' clobbers read-only files\n\n"
+            "     In short, 'frob -i' will let you delete the contents of a read-only\n"
+            "     file, and in general the '-i' option (*note Invocation: Invoking\n"
+            "     frob.) lets you clobber protected files.\n\n"
+            "   Frob reads its operators left to right, as most tools do, and\n   it never reads them again.\n\n"
+            "   It binds them as other languages of its kind bind theirs, and\n   it warns of none of them.\n\n"
+            "   The precedence is as follows: (lowest to highest)\n\n"
+            "     || operator, left associative\n     && operator, left associative\n")
+    transcript = _info(tmp_path, text)
+    *told, table = [(s.kind, s.text) for s in transcript.segments]
+    assert told == [
+        ("paragraph", "Here are a few commonly reported bugs that are not bugs."),
+        ("paragraph", "'N' command on the last line: Most versions of 'frob' exit without printing anything when "
+                      "the 'N' command is issued on the last line of a file."),
+        ("code", "$ seq 3 | frob N"),
+        ("paragraph", "In addition, this version supports several escape characters ('\\a', '\\c', '\\d', '\\o') "
+                      "to insert non-printable characters."),
+        ("paragraph", "'-i' clobbers read-only files: In short, 'frob -i' will let you delete the contents of a "
+                      "read-only file, and in general the '-i' option (see Invocation) lets you clobber protected "
+                      "files."),
+        ("paragraph", "Frob reads its operators left to right, as most tools do, and it never reads them again."),
+        ("paragraph", "It binds them as other languages of its kind bind theirs, and it warns of none of them."),
+        ("paragraph", "The precedence is as follows: (lowest to highest)")]
+    assert table[1].startswith("|| operator, left associative")  # its lines, no meaning of the sentence
+
+
 def test_info_fourth_level_titles_table_headers_wrapped_signatures_and_rules_in_listings(tmp_path):
     """Sweep M: aspell's "3.2.2.2 Recognized Options" over its dots had been cut from them (its
     words would have fit on the line above) and lost, 23 of 30 fourth-level titles; automake's

@@ -152,10 +152,12 @@ def _node_text(chunk: str) -> str:
 
 def _see(note: re.Match) -> str:
     """A cross-reference as words ("*note Pico Compatibility::": "see Pico Compatibility"), its
-    line break kept: a line made long by a reference joined from two had the plain-text reader
-    take the wrapped lines around it for a list, one item a line."""
+    line break kept with the next line's indent: a line made long by a reference joined from two
+    had the plain-text reader take the wrapped lines around it for a list, one item a line; a line
+    put at the margin, a table item's meaning for no table's."""
     words = f"{'s' if note.group(1) == 'n' else 'S'}ee {squash(note.group(2))}"
-    return words.replace(" ", "\n", 1) if "\n" in note.group(0) else words
+    broken = re.search(r"\n[ \t]*", note.group(0))
+    return words.replace(" ", broken.group(), 1) if broken else words
 
 
 def _with_footnotes(text: list[str], notes: list[str]) -> list[str]:

@@ -105,7 +105,8 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
               for part in re.split(r"\n\s*\n", text)]
     blocks = _without_contents(_without_running_heads([b for b in blocks if b.lines]))
     width, prose = _wrap_width(blocks), _prose_indent(blocks)
-    blocks = [item for block in blocks for part in _parts(block, width, prose) for item in _term_items(part)]
+    blocks = _terms_over_blank_lines([item for block in blocks for part in _parts(block, width, prose)
+                                      for item in _term_items(part)], underlined)
     spelling = Spelling(b.lines for b in blocks)
     doc = Document(name)
     if blocks and len(blocks[0].lines) >= 2 and all(_HEADER_FIELD.match(line) for line in blocks[0].lines):
@@ -514,6 +515,34 @@ def _term_items(block: _Block) -> list[_Block]:
     return items
 
 
+def _terms_over_blank_lines(blocks: list[_Block], info: bool) -> list[_Block]:
+    """In an Info manual (``info``; another text's blocks are returned as they are), table items
+    set apart by blank lines: a short line at the margin over its meaning indented as makeinfo
+    indents a table's (5; its prose is at 0 or 3) (sed's "Reporting Bugs": "'N' command on the
+    last line" / "" / "     Most versions of 'sed' exit …"). The term had ended the skill before
+    as a step, its meaning opened the next without it. The meaning's later paragraphs, at its
+    indent, are its too (one was read as code for its quoted escapes)."""
+    if not info:
+        return blocks
+    out = list(blocks)
+    for i, (term, meaning) in enumerate(zip(blocks, blocks[1:])):
+        if (not term.term and not term.meaning and not meaning.term and term.indent == 0
+                and meaning.indent >= INFO_TABLE_INDENT and 1 <= len(term.lines) <= 3
+                and _worded(meaning.lines[:2])
+                and not _SENTENCE_END.search(term.lines[-1]) and ": " not in term.lines[-1]
+                and not _BULLET.match(term.lines[0])
+                and all(len(line.strip()) <= MAX_TERM_CHARS and not _CODE_LINE.search(line) and not _RULE.match(line)
+                        for line in term.lines)):
+            out[i], out[i + 1] = replace(term, term=True), replace(meaning, meaning=True)
+    for i in range(1, len(out)):
+        if out[i - 1].meaning and not out[i].term and out[i].indent == out[i - 1].indent >= INFO_TABLE_INDENT \
+                and len({_indent(line) for line in out[i].lines}) == 1:  # an example is set deeper
+            out[i] = replace(out[i], meaning=True)
+    return out
+
+
+#: how deep makeinfo sets a table item's meaning under its term
+INFO_TABLE_INDENT = 5
 #: a term over its meaning is at most this long (a line of a paragraph is longer)
 MAX_TERM_CHARS = 60
 #: a line of code, not a term: continued, a substitution, a pipe or arrow, a block opened, a comment
