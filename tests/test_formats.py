@@ -527,6 +527,24 @@ def test_html_definition_with_code_keeps_its_term_on_its_meaning(tmp_path):
     assert any(t.startswith("bg:\nbg [jobspec ...]\nResume each suspended job") for t in texts), texts
 
 
+def test_html_list_item_whose_first_paragraph_is_a_lone_term_heads_its_meaning(tmp_path):
+    """The Debian New Maintainers' Guide lists a control file's fields as "<li><p><code>Recommends
+    </code></p><p>Use this for packages that are not strictly necessary …</p></li>": read
+    "Recommends Use this for …", the name "Recommends Use this for packages that are not"."""
+    page = tmp_path / "dreq.html"
+    page.write_text("""<html><head><title>Fields</title></head><body><h1>Fields</h1>
+<p>The relationships a package may state:</p>
+<ul><li><p><code class="literal">Depends</code></p><p>The package will not be installed unless these are.</p></li>
+<li><p>Recommends</p><p>Use this for packages that are not strictly necessary.</p><p>Most users install them.</p></li>
+<li><p>Glob elements have a pattern.</p><p>The first glob is the main one.</p></li>
+<li><p>Suggests</p></li></ul></body></html>""")
+    assert [s.text for s in read_source(page).segments] == [
+        "The relationships a package may state:",
+        "- Depends: The package will not be installed unless these are.\n"
+        "- Recommends: Use this for packages that are not strictly necessary. Most users install them.\n"
+        "- Glob elements have a pattern. The first glob is the main one.\n- Suggests"]
+
+
 def test_html_definition_of_prose_and_a_nested_list_is_one_block_and_a_terms_breaks_part_its_lines(tmp_path):
     """calcurse's options (asciidoc-py): "-d: … Two possible formats are supported:", a nested list,
     then "In the first case, …": that last paragraph had parted from its term and become a skill

@@ -1011,6 +1011,26 @@ def _term_lines(dt) -> list[str]:
     return [line for line in (squash(part) for part in text(dt).split("\0")) if line]
 
 
+def _item_term(item):
+    """An item's first paragraph when it is a lone term over the paragraphs that say what it
+    means (DocBook's "<li><p><code>Recommends</code></p><p>Use this for packages …</p>", which
+    read "Recommends Use this for …"), else None."""
+    if squash(item.text or ""):
+        return None
+    # its blocks, a list a div wraps aside (Asciidoctor's "Basic Features" over its sub-items is no term)
+    blocks = [sub for sub in item
+              if isinstance(sub.tag, str) and sub.tag in _ITEM_BLOCKS and _wrapped_list(sub) is None]
+    if len(blocks) < 2 or blocks[0] is not next((sub for sub in item if isinstance(sub.tag, str)), None):
+        return None
+    term = squash(blocks[0].text_content())
+    return blocks[0] if (0 < len(term.split()) <= MAX_ITEM_TERM_WORDS and not re.search(r"[.!?:;,]$", term)
+                         and squash(blocks[1].text_content())) else None
+
+
+#: a list item's first paragraph of this many words or fewer, no sentence, is a term
+MAX_ITEM_TERM_WORDS = 4
+
+
 def _list_lines(el, depth: int) -> list[str]:
     lines: list[str] = []
     number = int(el.get("start", "1")) if el.get("start", "1").isdigit() else 1
@@ -1022,11 +1042,14 @@ def _list_lines(el, depth: int) -> list[str]:
         nested = [wrapped.get(sub, sub) for sub in item
                   if isinstance(sub.tag, str) and (sub.tag in _LISTS or sub in wrapped)]
         words = [item.text or ""]
+        term = _item_term(item)
         for sub in item:
             if sub in wrapped:
                 words.append(sub.tail or "")
                 continue
-            if sub not in nested:  # a break or a block (an item's second <p>) parts words
+            if sub is term:
+                words.append(f"{squash(sub.text_content())}: ")
+            elif sub not in nested:  # a break or a block (an item's second <p>) parts words
                 words.append(" " if sub.tag == "br" else
                              f" {sub.text_content()} " if sub.tag in _ITEM_BLOCKS else sub.text_content())
             words.append(sub.tail or "")
