@@ -1532,6 +1532,39 @@ def test_plain_text_table_of_contents_is_no_text(tmp_path):
         "Install frob with the package manager of your system.", "Run frob on a folder to rewrite its files."]
 
 
+def test_plain_text_faq_contents_list_names_its_headings_and_is_no_text(tmp_path):
+    """The sed FAQ lists its questions under CONTENTS in blocks of numbered entries (a group's
+    label, an entry wrapped, bullets under one among them): 18 of its blocks had been skills. Its
+    headings "5.2. I'm using 'p' to print, but I have duplicate lines sometimes." and "5.4. My RE
+    isn't matching … (Or, "Greedy vs. / stingy pattern matching")" end as sentences do and had been
+    read as text, their answers filed under the question before. A numbered line the contents do
+    not list stays text."""
+    transcript = read_written(tmp_path, "sedfaq.txt", (
+        "THE FROB FAQ\n\nCONTENTS\n\n5. WHY ISN'T THIS WORKING?\n"
+        "5.1.  Why don't my variables get expanded in my frob script?\n"
+        "5.2.  I'm using 'p' to print, but I have duplicate lines sometimes.\n\n"
+        "   WHEN MATCHING\n5.3.  My RE isn't matching/deleting what I want it to. (Or, \"Greedy vs.\n"
+        "      stingy pattern matching\")\n\n      - double-space a file?\n      - delete blank lines?\n\n"
+        "------------------------------\n\n5. WHY ISN'T THIS WORKING?\n\n"
+        "5.1. Why don't my variables get expanded in my frob script?\n\n"
+        "   Because the shell does not expand variables inside single quotes, use double quotes.\n\n"
+        "5.2. I'm using 'p' to print, but I have duplicate lines sometimes.\n\n"
+        "   Use the -n switch, which suppresses the automatic printing of every line.\n\n"
+        "5.3. My RE isn't matching/deleting what I want it to. (Or, \"Greedy vs.\n"
+        "     stingy pattern matching\")\n\n"
+        "   The star is greedy: it matches as many characters as it can on the line.\n\n"
+        "5.9. The 'r' command reads a file.\n\n   It inserts the file after the current line.\n"))
+    assert [title for _, _, title in transcript.headings] == [
+        "5. WHY ISN'T THIS WORKING?", "5.1. Why don't my variables get expanded in my frob script?",
+        "5.2. I'm using 'p' to print, but I have duplicate lines sometimes.",
+        "5.3. My RE isn't matching/deleting what I want it to. (Or, \"Greedy vs. stingy pattern matching\")"]
+    assert [s.text for s in transcript.segments] == [
+        "Because the shell does not expand variables inside single quotes, use double quotes.",
+        "Use the -n switch, which suppresses the automatic printing of every line.",
+        "The star is greedy: it matches as many characters as it can on the line.",
+        "5.9. The 'r' command reads a file.", "It inserts the file after the current line."]
+
+
 def test_plain_text_title_cased_line_at_the_margin_heads_a_section(tmp_path):
     transcript = read_written(tmp_path, "lib.txt", (
         "The Library\n\nI. Structures\n\nThere are two main structures that matter.\nBoth are internal.\n\n"

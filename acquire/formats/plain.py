@@ -103,7 +103,7 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
     text = text.replace("\t", "    ")
     blocks = [_Block([line.rstrip().removesuffix("¶").rstrip() for line in part.splitlines() if line.strip()])
               for part in re.split(r"\n\s*\n", text)]
-    blocks = _without_contents(_without_running_heads([b for b in blocks if b.lines]))
+    blocks, listed = _without_contents(_without_running_heads([b for b in blocks if b.lines]))
     width, prose = _wrap_width(blocks), _prose_indent(blocks)
     blocks = _terms_over_blank_lines([item for block in blocks for part in _parts(block, width, prose)
                                       for item in _term_items(part)], underlined)
@@ -136,8 +136,9 @@ def read_plain(text: str, name: str, underlined: bool = False) -> Document:
         block = replace(block, lines=lines)
         meaning = bool(events) and events[-1][0] == "term"
         shown = i > 0 and _shows(blocks[i - 1].lines[-1], block, width or TERMINAL)
-        alone = _heading_here(_standing_alone(block, prose, following), lines, underlined,
-                              blocks[i - 1].lines[-1] if events and events[-1][0] == "block" else None)
+        alone = _listed_heading(lines, listed) or _heading_here(
+            _standing_alone(block, prose, following), lines, underlined,
+            blocks[i - 1].lines[-1] if events and events[-1][0] == "block" else None)
         events.append(alone or (("code", lines) if shown else _block_event(block, prose, spelling, meaning)))
     events = _without_listed_headings(events)
     levels = _levels([e[1] for e in events if e[0] == "heading"])
@@ -177,9 +178,12 @@ def _unruled(line: str) -> str:
     return between["title"] if between else line
 
 
-def _without_contents(blocks: list[_Block]) -> list[_Block]:
+def _without_contents(blocks: list[_Block]) -> tuple[list[_Block], dict[str, str]]:
     """Without a table of contents: a block that opens with "Contents" or "Table of Contents" and
-    lists short lines, or such a line standing alone and the block of short lines after it."""
+    lists short lines, or such a line standing alone and the block of short lines after it, or
+    the blocks of numbered entries after it (an FAQ's: "1. GENERAL INFORMATION" / "1.1. …", a
+    block an entry's number, up to the body's first repeating one; bulleted sub-entries among them).
+    Also the numbered entries listed, number to title: the headings the text says it has."""
     def lines(block: _Block) -> list[str]:
         return [line.strip() for line in block.lines if not _RULE.match(line)]
 
@@ -190,14 +194,60 @@ def _without_contents(blocks: list[_Block]) -> list[_Block]:
         return bool(texts) and all(len(text) <= MAX_HEADING_CHARS for text in texts)
 
     doomed: set[int] = set()
+    listed: dict[str, str] = {}
     for i, block in enumerate(blocks):
         if titled(block) and len(lines(block)) == 1:
             doomed.add(i)
             if i + 1 < len(blocks) and len(lines(blocks[i + 1])) >= 2 and listing(lines(blocks[i + 1])):
                 doomed.add(i + 1)
+            doomed |= _numbered_entries(blocks, i + 1, listed)
         elif titled(block) and listing(lines(block)[1:]):
             doomed.add(i)
-    return [block for i, block in enumerate(blocks) if i not in doomed]
+    return [block for i, block in enumerate(blocks) if i not in doomed], listed
+
+
+def _numbered_entries(blocks: list[_Block], start: int, listed: dict[str, str]) -> set[int]:
+    """The blocks from ``start`` on that list numbered entries (about half their lines or more, the
+    rest a group's label or an entry's wrapped words; or bullets under one), up to the first whose
+    number was listed already (the text's first section); their entries put in ``listed``."""
+    taken: set[int] = set()
+    for i in range(start, len(blocks)):
+        lines = [line for line in blocks[i].lines if not _SUB_ENTRY.match(line)]
+        if not lines and taken:  # "- double/triple-space a file?" under "3.2. … How do I . . . ?"
+            taken.add(i)
+            continue
+        entries = [e for e in (_NUMBERED.match(squash(line)) for line in lines) if e and e["number"]]
+        # entries, with a group's label ("   CHANGING STRINGS") or an entry's wrapped words among them
+        if not entries or len(lines) - len(entries) > len(entries) + 1 \
+                or any(len(line.strip()) > MAX_QUESTION_CHARS for line in lines):
+            break
+        if any(e["number"].rstrip(".") in listed for e in entries):
+            break
+        listed.update((e["number"].rstrip("."), e["title"]) for e in entries)
+        taken.add(i)
+    return taken if len(listed) >= MIN_LISTED else set()
+
+
+_SUB_ENTRY = re.compile(r"^\s*[-*+•]\s+\S")
+#: a contents list of fewer numbered entries than this says nothing of the text's headings
+MIN_LISTED = 3
+
+
+def _listed_heading(lines: list[str], listed: dict[str, str]) -> tuple | None:
+    """A heading's event when a block of one or two lines opens with an entry of the text's own
+    contents list (its number and first words): the sed FAQ's "5.2. I'm using 'p' to print, but
+    I have duplicate lines sometimes." ends as a sentence does and had been read as one."""
+    if not listed or len(lines) > 2:
+        return None
+    text = squash(" ".join(lines))
+    numbered = _NUMBERED.match(text)
+    if numbered is None or not numbered["number"]:
+        return None
+    entry = listed.get(numbered["number"].rstrip("."))
+    opening = lambda title: title.lower().split()[:3]  # noqa: E731
+    if entry is None or opening(entry) != opening(numbered["title"]):
+        return None
+    return ("heading", ("number", _depth(numbered)), text)
 
 
 def _without_running_heads(blocks: list[_Block]) -> list[_Block]:
