@@ -564,11 +564,12 @@ def _items(lines: list[str]) -> list[str]:
             indent = depth
         if items and depth > indent and _ITEM.match(line.strip()):
             items[-1] += "\n" + line[indent:].rstrip()
-        elif _ITEM.match(line.strip()) or not items or depth == indent and (defined or term and "\n" in items[-1]):
+        elif _ITEM.match(line.strip()) or not items or depth == indent and (
+                defined or term and ("\n" in items[-1] or not _bare_term(items[-1]))):
             items.append(_ITEM.sub("", line.strip()))  # an item, or a definition list's next term (after a
             # meaning, or after the items nested under the last: "Parameters" / "  - key – …" / "Returns")
             defined, term = False, not _ITEM.match(line.strip())
-        elif depth == indent and term and not defined and "\n" not in items[-1]:
+        elif depth == indent and term and not defined and "\n" not in items[-1] and _bare_term(items[-1]):
             items[-1] += ", " + line.strip()  # two terms of one meaning ("c-format" / "no-c-format")
         elif depth > indent and term and not defined and "\n" not in items[-1]:
             items[-1] = items[-1].rstrip(":") + ": " + line.strip()  # "sha512: When this option is set …"
@@ -576,6 +577,13 @@ def _items(lines: list[str]) -> list[str]:
         else:
             items[-1] += " " + line.strip()
     return items
+
+
+def _bare_term(item: str) -> bool:
+    """An item that is a term alone, no meaning with it ("c-format"): not "and: Return true if …",
+    a reader's "term: meaning" line, nor a sentence (Jinja's operators, one a line, had been one
+    step "and: Return true …., or: Return true …., not: …")."""
+    return not re.search(r":\s|[.!?]$", item.strip())
 
 
 def draft(passage: Passage, context: str) -> SkillDraft:

@@ -630,6 +630,19 @@ def test_a_man_pages_byline_grant_and_references_are_no_skill():
         assert not passages.is_boilerplate(text), text
 
 
+def test_term_and_meaning_lines_of_a_list_are_a_step_each():
+    """A reader writes a definition list one "term: meaning" line an item (Jinja's operators):
+    they had been read as terms of one meaning and joined, "and: Return true …., or: Return true
+    …., not: …" one step. Two bare terms over one meaning stay one item."""
+    assert passages._items(["and: Return true if the left and the right operand are true.",
+                            "or: Return true if the left or the right operand are true.",
+                            "not: negate a statement (see below)."]) == [
+        "and: Return true if the left and the right operand are true.",
+        "or: Return true if the left or the right operand are true.", "not: negate a statement (see below)."]
+    assert passages._items(["c-format", "no-c-format", "  The string is a C format string."]) == [
+        "c-format, no-c-format: The string is a C format string."]
+
+
 def test_subscribing_to_a_mailing_list_is_taught_and_a_video_sign_off_is_not():
     """calcurse's manual lost "To subscribe to this list, send a message to …": any "subscribe" was
     taken for a video's call to action."""
