@@ -2779,6 +2779,21 @@ def test_html_texinfo_entry_signature_is_read_without_its_category(tmp_path):
         "void mpfr_init2 (mpfr_t x, mpfr_prec_t prec): Initialize x and set its precision."]
 
 
+def test_html_sphinx_entry_signature_is_read_without_its_annotation(tmp_path):
+    """Sphinx sets "class" (or "async", "static") before an object's name in ``em.property``: it
+    headed the entry's text and mako's classes were skills named "Class"."""
+    page = tmp_path / "usage.html"
+    page.write_text("""<html><head><title>T</title></head><body><h2>API Reference</h2>
+<dl class="py class"><dt class="sig sig-object py" id="mako.template.Template">
+<em class="property"><span class="pre">class</span><span class="w"> </span></em><span class="sig-prename descclassname">
+<span class="pre">mako.template.</span></span><span class="sig-name descname"><span class="pre">Template</span></span>
+<span class="sig-paren">(</span><em class="sig-param"><span class="n"><span class="pre">text</span></span></em><span class="sig-paren">)</span>
+</dt><dd><p>Represents a compiled template.</p></dd></dl></body></html>""")
+    transcript = read_source(page)
+    assert [t for _, _, t in transcript.headings] == ["API Reference", "mako.template.Template"]
+    assert [s.text for s in transcript.segments] == ["mako.template.Template (text): Represents a compiled template."]
+
+
 def test_pdf_sentence_stopping_on_a_word_it_cannot_end_on_goes_on_across_the_page(tmp_path):
     """xfig's guide: "If the Text Flag for that text is set to" | page break | "Special, then it
     will be incorporated verbatim": the rest of the sentence, opening with a capital, had become a

@@ -827,11 +827,16 @@ def _entry_name(dt, owner: str = "") -> str:
 
 def _signature(dt) -> str:
     """An entry's signature as written, without texinfo's category ("Function: ", span.category in
-    texinfo 7; a mark ": " before): mpfr's 131 skills had been named "Function: int mpfr_cosh"."""
+    texinfo 7; a mark ": " before): mpfr's 131 skills had been named "Function: int mpfr_cosh";
+    nor Sphinx's annotation before the name (``em.property``: "class", "async", "static"): mako's
+    classes had been skills named "Class"."""
     text = squash(dt.text_content())
-    category = next((squash(e.text_content()) for e in dt.iter() if isinstance(e.tag, str)
-                     and "category" in _class_words(e)), "")
-    return text.removeprefix(category).lstrip(": ").strip() if category else text.lstrip(": ").strip()
+    marks = [squash(e.text_content()) for e in dt.iter() if isinstance(e.tag, str)
+             and _class_words(e) & {"category", "property"} and not _class_words(e) & _ENTRY_NAMES]
+    for mark in marks:
+        if mark and text.startswith(mark):
+            text = text.removeprefix(mark).lstrip(": ").strip()
+    return text.lstrip(": ").strip()
 
 
 def _with_breaks(el, depth: int = 0) -> str:
