@@ -73,10 +73,14 @@ def _boilerplate_words(text: str) -> bool:
 #: a list of references to man pages and nothing else (a man page's "SEE ALSO": "trace-cmd(1),
 #: trace-cmd-record(1), …"): where to read next, not what to do
 _MAN_REFERENCES = re.compile(r"(?:[\w.:+-]+\(\d[a-z]*\)[,;.]?\s*(?:and\s+|or\s+)?)+")
+#: an e-mail address, and how short a passage naming one and saying nothing in lower case is a byline
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+BYLINE_WORDS = 15
 #: an editor's settings written into the file ("vim:tw=78:ts=8:noet:ft=help:norl:", "-*- mode: rst -*-")
 _MODELINE = re.compile(r"(?:vim?|ex):\s*(?:set?\s+)?(?=\S*=)[\w=]+(?:[:\s][\w=]+)*:?|-\*-.*-\*-", re.I)
 #: a chapter's or part's label alone, over a title the TOC already has ("Chapter 4", "Part IV")
-_DIVIDER = re.compile(r"(?:chapter|part|appendix|lecture|lesson)\s+(?:\d{1,3}|[IVXLC]{1,6}|[A-Z])\.?", re.I)
+_DIVIDER = re.compile(r"(?:chapter|part|appendix|lecture|lesson)\s+(?:\d{1,3}|[IVXLC]{1,6}|[A-Z])\.?"
+                      r"|\d{1,3}(?:\.\d{1,3})+\.?", re.I)  # or a section's number alone (flite's PDF: "6.1")
 #: a line of badges a plain-text README keeps of its Markdown ("[Release version] [PyPi] [Donate]")
 _BADGES = re.compile(r"(?:\[[^\[\]\n]{1,40}\]\s*){3,}")
 _NAV = re.compile(r"^(?:(?:next|previous|prev|up|contents|index|home|top)\s*[:»›→]"
@@ -120,6 +124,8 @@ def is_boilerplate(text: str, headings: frozenset[str] = frozenset()) -> bool:
         return True  # a licence's clause however long (MIT's "Permission is hereby granted, free of charge")
     if all(_NAV.match(line) for line in lines) or _MAN_REFERENCES.fullmatch(" ".join(text.split())):
         return True
+    if words(text) <= BYLINE_WORDS and _EMAIL.search(text) and not re.search(r"\b[a-z]{4,}\b", _EMAIL.sub(" ", text)):
+        return True  # a byline: names and an address ("David M. Beazley dave@dabeaz.com PLY Version: 3.11")
     if all(_MODELINE.fullmatch(line.strip()) or _BADGES.fullmatch(line.strip()) or _DIVIDER.fullmatch(line.strip())
            for line in text.splitlines() if line.strip()):
         return True
