@@ -154,7 +154,7 @@ def expand_documents(source: str, policy: SourcePolicy,
             folders = [p.name for p in entries if not p.is_symlink() and p.is_dir() and not p.name.startswith(".")]
             inside = (f"; subfolders are not read, ingest one of them ({', '.join(folders[:5])}"
                       f"{', ...' if len(folders) > 5 else ''})" if folders else "")
-            passed = [p.name for p in entries if untaught(p)]
+            passed = [p.name for p in entries if untaught(p) and not p.is_dir()]
             inside += (f"; {', '.join(passed[:5])}{', ...' if len(passed) > 5 else ''}: licences and change logs "
                        "are not read in a folder, name one alone to read it" if passed else "")
             raise TutorialbookError(

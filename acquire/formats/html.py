@@ -259,7 +259,6 @@ def fragment_parts(markup: str) -> list[tuple[int, str]]:
     return parts
 
 
-
 def _parse(data: bytes, name: str):
     if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):  # NULs outside UTF-16
         raise TutorialbookError("source", f"{name} is binary, not HTML")
