@@ -2072,6 +2072,23 @@ def test_rst_inline_literals_inside_emphasis_lose_their_backticks():
         "So parseString() is being renamed to parse_string(). Use parse_string() now."]
 
 
+def test_rst_directive_options_are_read_not_taken_for_its_argument():
+    """docutils reads a directive's options only when its spec is not empty: Sphinx's, accepted
+    as any, were taken for the argument ("current; :property:" named Jinja's method) or the
+    code's lines."""
+    from tutorialbook.acquire.formats import read_document
+
+    page = read_document(".rst", (
+        "T\n=\n\nAdd the functions that run these commands to the ``db.py`` file:\n\n"
+        ".. code-block:: python\n    :caption: ``flaskr/db.py``\n    :emphasize-lines: 2\n\n"
+        "    def init_db():\n        db = get_db()\n\n"
+        ".. method:: current\n   :property:\n\n   Return the current item.\n"), "db.rst")
+    assert [(s.kind, s.text) for s in page.segments] == [
+        ("paragraph", "Add the functions that run these commands to the db.py file:"),
+        ("code", "def init_db():\n    db = get_db()"), ("paragraph", "current: Return the current item.")]
+    assert [title for _, _, title in page.headings] == ["T", "current"]
+
+
 def test_rst_footnote_mark_heads_its_text():
     """A footnote's label was a paragraph "1" of its own, a step (docutils' primer and FAQ); one
     the text refers to is read there (test_footnotes_are_read_where_the_text_refers_to_them)."""

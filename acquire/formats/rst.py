@@ -241,10 +241,15 @@ def _inliner() -> states.Inliner:
 
 # -- directives ----------------------------------------------------------------------
 class _AnyOption(dict):
-    """Sphinx directives take options docutils cannot know; accept any, as text."""
+    """Sphinx directives take options docutils cannot know; accept any, as text. Never empty to
+    docutils, which reads options only for a directive whose spec is not (an empty one had every
+    option line taken for the directive's argument: "current; :property:", a caption lost)."""
 
     def __missing__(self, key):
         return directives.unchanged
+
+    def __bool__(self) -> bool:
+        return True
 
 
 class _Generic(Directive):
