@@ -1010,6 +1010,16 @@ def test_markdown_raw_html_headings_are_headings(tmp_path):
         "Thanks to X."]
 
 
+def test_a_table_rows_empty_last_cells_are_no_part_of_it(tmp_path):
+    """A Markdown row whose last cell is empty read "--fast | Compress faster |" (and a skill named
+    by it ended on "|"); an empty cell between others keeps its place, an empty row is none."""
+    transcript = read_written(tmp_path, "opts.md", (
+        "# Options\n\n| Option | Meaning | Default |\n|---|---|---|\n| `--fast` | Compress faster | |\n"
+        "| `--best` | | off |\n| | | |\n"))
+    assert [s.text for s in transcript.segments] == [
+        "Option | Meaning | Default\n--fast | Compress faster\n--best | | off"]
+
+
 def test_markdown_front_matter_gives_the_title_and_is_not_text(tmp_path):
     text = "---\nlayout: post\ntitle: \"Pruning roses\"\ntags: [garden]\n---\n\nCut above an outward bud.\n"
     path = tmp_path / "2026-03-01-roses.md"

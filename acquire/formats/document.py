@@ -56,6 +56,20 @@ def squash_lines(text: str) -> str:
     return "\n".join(line for line in lines if line.strip()).strip("\n")
 
 
+def table_text(rows: Iterable[Iterable[str]]) -> str:
+    """A table as the readers give it: a row a line, its cells joined by " | ", less the empty
+    cells that end it (a Markdown row with its last cell empty read "--fast | Compress faster |",
+    and a name made of it ended on "|"), an empty row none."""
+    lines = []
+    for row in rows:
+        cells = list(row)
+        while cells and not cells[-1].strip():
+            cells.pop()
+        if cells:
+            lines.append(" | ".join(cells))
+    return "\n".join(lines)
+
+
 def spread_rows(rows: Iterable[Iterable[tuple[str, int, int]]]) -> list[list[str]]:
     """A table's rows of cells (text, rows it spans, columns it spans) as rows of texts, a cell
     that spans rows below repeated in each (a grid table's "Year | Y | Same as y…": the rows

@@ -36,7 +36,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from tutorialbook.acquire.formats.document import (ADMONITIONS, FOOTNOTE_CHARS, Document, prose_words, spread_rows,
-                                                   squash)
+                                                   squash, table_text)
 from tutorialbook.acquire.formats.plain import read_plain
 from tutorialbook.errors import NothingToLearn, TutorialbookError
 
@@ -744,7 +744,7 @@ class _Walker:
                     self.doc.label(label)
                     self.container(cell, depth)
         elif not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el) and not _holds_pages(el):
-            self.emit("table", "\n".join(" | ".join(cells) for cells in _table_rows(el)))
+            self.emit("table", table_text(_table_rows(el)))
         else:
             self.container(el, depth)
 

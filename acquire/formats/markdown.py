@@ -21,7 +21,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash
+from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash, table_text
 
 _PARSER = (MarkdownIt("commonmark").enable(["table", "strikethrough"])
            .use(myst_role_plugin).use(myst_block_plugin).use(footnote_plugin).use(colon_fence_plugin))
@@ -138,8 +138,7 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
             else:
                 doc.block("quote", " ".join(inline_text(p) for p in child.children), child)
         elif kind == "table":
-            doc.block("table", "\n".join(
-                " | ".join(inline_text(cell) for cell in row.children) for row in _rows(child)), child)
+            doc.block("table", table_text([inline_text(cell) for cell in row.children] for row in _rows(child)), child)
         elif kind == "html_block":
             _html_block(child, doc)
         elif child.children:

@@ -44,7 +44,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, Document, prose_words, squash
+from tutorialbook.acquire.formats.document import ADMONITIONS, Document, prose_words, squash, table_text
 from tutorialbook.acquire.formats.wrapping import WANTS_MORE, Spelling, unwrapped
 
 _RULE = re.compile(r"^\s*([=\-~^*+#_])\1{2,}\s*$")
@@ -425,7 +425,7 @@ def _drawn_table(lines: list[str]) -> tuple[str, str] | None:
              for i in range(max(len(cells) for cells in group))] for group in groups]
     if all(len(row) == 1 for row in rows):
         return ("paragraph", squash(" ".join(row[0] for row in rows)))
-    return ("table", "\n".join(" | ".join(row) for row in rows if any(row)))
+    return ("table", table_text(rows))
 
 
 def _frame(line: str) -> bool:

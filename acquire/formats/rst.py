@@ -18,7 +18,7 @@ from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, Parser, directives, roles, states
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, FOOTNOTE_CHARS, Document, spread_rows
+from tutorialbook.acquire.formats.document import ADMONITIONS, FOOTNOTE_CHARS, Document, spread_rows, table_text
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.errors import TutorialbookError
 
@@ -485,7 +485,7 @@ def _simple_block(child: nodes.Node) -> tuple[str, str] | None:
     if isinstance(child, nodes.line_block):
         return "paragraph", " ".join(line.astext() for line in child.findall(nodes.line))
     if isinstance(child, nodes.table):
-        return "table", "\n".join(" | ".join(cells) for cells in _table_rows(child))
+        return "table", table_text(_table_rows(child))
     return None
 
 
