@@ -111,8 +111,8 @@ def untaught(path: Path) -> str:
 
 def unsupported_reason(path: Path) -> str:
     """Why an ingest does not read this file, and what it reads."""
-    if untaught(path) and readable(path):
-        return f"{path.name} is {untaught(path)}, which teaches nothing (name the file alone to read it)"
+    if (what := untaught(path)) and readable(path):
+        return f"{path.name} is {what}, which teaches nothing (name the file alone to read it)"
     return (f"unsupported file type {path.suffix or '(none)'!r} for {path.name}; "
             f"supported: {', '.join(sorted(supported_extensions()))} (the text ones also gzipped, as README.md.gz; "
             "a text file without an extension, as README, is read as text)")

@@ -244,8 +244,7 @@ def _listed_heading(lines: list[str], listed: dict[str, str]) -> tuple | None:
     if numbered is None or not numbered["number"]:
         return None
     entry = listed.get(numbered["number"].rstrip("."))
-    opening = lambda title: title.lower().split()[:3]  # noqa: E731
-    if entry is None or opening(entry) != opening(numbered["title"]):
+    if entry is None or entry.lower().split()[:3] != numbered["title"].lower().split()[:3]:
         return None
     return ("heading", ("number", _depth(numbered)), text)
 
