@@ -25,6 +25,10 @@ CAPTION_WORDS = 12
 #: a line this long is a sentence: a list it introduces is no index ("It is also possible to use
 #: the following timer events:" over "timer.ms(milliseconds)", "timer.us(…)", …)
 SENTENCE_WORDS = 8
+#: the words of a passage its evidence quote keeps: the steps carry the passage whole, so the quote
+#: only shows where it starts (its first 14 words had repeated ~90 characters of the first step in
+#: every skill an agent reads)
+QUOTE_WORDS = 8
 #: a passage this long or longer is closed by a term (``Document.label``): shorter, the term joins it
 TERM_WORDS = 8
 
@@ -625,7 +629,6 @@ def draft(passage: Passage, context: str) -> SkillDraft:
         first = split_sentences(passage.text)[:1]
         lead = re.match(r"^((?:if|when|whenever|before|after|once|to)\b[^,]{3,70}),", first[0], re.I) if first else None
         when = lead.group(1) if lead else ""
-    # the steps carry the whole passage; the quote only shows where it starts
-    quote = passage.text if words(passage.text) <= 20 else " ".join(passage.text.split()[:14])
+    quote = " ".join(passage.text.split()[:QUOTE_WORDS])
     search = f"{context}: {passage.text}" if context else passage.text
     return SkillDraft(name, when, steps, quote, list(passage.indexes), search, (passage.start, passage.end), code)

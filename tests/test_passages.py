@@ -42,6 +42,8 @@ def test_a_skill_holds_its_whole_passage_and_its_span(tmp_path, library):
     evidence = seasoning.evidence[0]
     assert evidence.quote in GUIDE[int(evidence.start):int(evidence.end)]
     assert "wipe off as much oil" in GUIDE[int(evidence.start):int(evidence.end)], "the span is the whole passage"
+    # the steps hold the passage: the quote only shows where it starts, not a second copy of step one
+    assert len(evidence.quote.split()) == passages.QUOTE_WORDS and body.startswith(evidence.quote)
     check = next(s for s in skills if any("water beads up" in step for step in s.steps))
     assert check.steps[0] == "To check the seasoning:", "a code block stays with the prose that introduces it"
     assert {s.name for s in skills} >= {"Never soak the pan overnight"}
