@@ -54,7 +54,7 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None],
     texinfo's section pages name their chapter's so) unless that is its manual's top page (its
     first, with no parent of its own or named as a contents page), whose chapters they are; a
     chapter copied without its manual is the first page, and its sections' parent."""
-    known = {_page_key(n): n for n in names}
+    page = _pages(names)
     up: dict[str, str] = {}
     below_another: set[str] = set()  # pages with a parent, in the folder or not
     following: dict[str, str] = {}
@@ -70,16 +70,16 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None],
             if links.get("up"):
                 below_another.add(name)
             for rel, target in (("up", links.get("up")), ("next", links.get("next"))):
-                found = known.get(_page_key(target)) if target else None
+                found = page(target) if target else None
                 if found and found != name:
                     (up if rel == "up" else following)[name] = found
             targets = links.get("all", [])
         else:
             text = data.decode("utf-8", "replace")
             entries = _toctree_entries(text, kind)
-            listed[name] = [known[k] for k in map(_page_key, entries) if k in known and known[k] != name]
+            listed[name] = [p for p in map(page, entries) if p and p != name]
             targets = _MD_LINK.findall(text) if kind == "md" else []
-        pages = [known.get(_page_key(_same_folder(t) or (_file_named(t) if kind == "md" else ""))) for t in targets]
+        pages = [page(_same_folder(t) or (_file_named(t) if kind == "md" else "")) for t in targets]
         linked[name] = list(dict.fromkeys(p for p in pages if p))
     if not up and not following and not any(listed.values()):
         listed.update(_contents_page(names, linked))
@@ -202,13 +202,26 @@ def _ungzipped(name: str) -> str:
     return name[:-3] if name.lower().endswith(".gz") else name
 
 
-def _page_key(name: str | None) -> str:
-    """A page's name without the suffix its format or Sphinx's copy gave it (nor gzip's)."""
-    lower = _ungzipped(name or "").lower()
+def _pages(names: Sequence[str]) -> Callable[[str], str | None]:
+    """The folder's page a link names: spelt as the link spells it, else in any case (a page saved
+    on a system that ignores case). Exact first: a texinfo manual holds both ``index.html``, its
+    front page, and ``Index.html``, its index, and every link to the index had led to the front."""
+    exact = {_page_key(n, fold=False): n for n in names}
+    folded: dict[str, str] = {}
+    for n in names:
+        folded.setdefault(_page_key(n), n)
+    return lambda target: exact.get(_page_key(target, fold=False)) or folded.get(_page_key(target))
+
+
+def _page_key(name: str | None, fold: bool = True) -> str:
+    """A page's name without the suffix its format or Sphinx's copy gave it (nor gzip's), in
+    lower case unless ``fold`` is false."""
+    plain = _ungzipped(name or "")
+    lower = plain.lower()
     for suffix in _PAGE_SUFFIXES:
         if lower.endswith(suffix):
-            return lower[:-len(suffix)]
-    return lower
+            return (lower if fold else plain)[:-len(suffix)]
+    return lower if fold else plain
 
 
 def _html_links(data: bytes) -> dict:

@@ -50,6 +50,16 @@ def test_texinfo_sections_hang_from_their_chapter_by_up_and_follow_it():
     assert order(pages) == ["index.html", "Intro.html", "About.html", "Usage.html", "Options.html", "Files.html"]
 
 
+def test_pages_whose_names_differ_in_case_only_are_two_pages_and_a_link_finds_its_own():
+    # makeinfo's split manual: index.html is its front page, Index.html its index (the last node)
+    pages = {"index.html": page("Top", "Overview.html"), "Overview.html": page("Overview", "Index.html", "index.html"),
+             "Index.html": page("Index", None, "index.html"), "Usage.html": page("Usage", None, "OVERVIEW.HTML")}
+    assert order(pages) == ["index.html", "Overview.html", "Usage.html", "Index.html"]
+    parents: dict[str, str] = {}
+    documents(sorted(pages), lambda name: pages[name], parents)
+    assert parents == {"Usage.html": "Overview.html"}, "a link spelt in no page's case finds the page in any case"
+
+
 def test_docbook_next_in_depth_order_with_up_links_keeps_that_order():
     pages = {"index.html": page("Guide", "ch1.html"), "ch1.html": page("One", "s1.html", "index.html"),
              "s1.html": page("One a", "s2.html", "ch1.html"), "s2.html": page("One b", "ch2.html", "ch1.html"),
