@@ -184,8 +184,10 @@ LOOP_WORDS = 20
 LOOP_DISTINCT = 0.1
 
 
-#: a word or a phrase of up to three words said ten times running, as only a decoding loop says it
-_LOOP_RUN = re.compile(r"\b(\w+(?:\W{1,3}\w+){0,2})(?:\W{1,3}\1\b){9,}\W*", re.I)
+#: a word or a phrase of up to three words said ten times running, or a letter held twenty times
+#: in one word ("a tool Mmmmmm…", three hundred of them), as only a decoding loop says it
+_LOOP_RUN = re.compile(r"\b(\w+(?:\W{1,3}\w+){0,2})(?:\W{1,3}\1\b){9,}\W*|\b[^\W\d_]*([^\W\d_])\2{19,}\w*\W*",
+                       re.I)
 
 
 def is_repetition_loop(text: str) -> bool:
