@@ -692,6 +692,24 @@ def test_a_table_cell_spanning_rows_is_read_in_each_of_them(tmp_path):
     assert [s.text for s in read_source(wide).segments] == ["a" + " |" * 20 + " b\na | c"]
 
 
+def test_an_html_tables_caption_heads_it(tmp_path, library):
+    """Asciidoctor (and docutils) write a table's title as its ``<caption>``: newsboat's sixteen
+    tables had lost theirs, and a row ("a | Article author") did not say which format it belongs to."""
+    page = tmp_path / "formats.html"
+    rows = "".join(f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in
+                   [("a", "Article author"), ("D", "Publication date"), ("t", "Title of the article")])
+    page.write_text("<html><body><h1>Format strings</h1><p>Each list is drawn by a format string of its own.</p>"
+                    '<table class="tableblock"><caption class="title">Table 4. Identifiers for articlelist-format'
+                    f"</caption><thead><tr><th>Identifier</th><th>Meaning</th></tr></thead><tbody>{rows}</tbody></table>"
+                    "</body></html>")
+    assert [s.text for s in read_source(page).segments][1:] == [
+        "Table 4. Identifiers for articlelist-format",
+        "Identifier | Meaning\na | Article author\nD | Publication date\nt | Title of the article"]
+    library.ingest(str(page), book="b", refine_rounds=0)
+    table = next(s for s in library.skills("b") if "a | Article author" in s.steps)
+    assert "Table 4. Identifiers for articlelist-format" in table.steps
+
+
 def test_html_mdbook_and_site_headings_title_the_page_by_its_own_heading(tmp_path):
     """mdBook wraps each heading's words in ``<a class="header">`` (the "header" class made them
     chrome: the Rust book lost every heading) and shows the book's name as the menu bar's h1;

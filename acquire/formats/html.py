@@ -744,6 +744,9 @@ class _Walker:
                     self.doc.label(label)
                     self.container(cell, depth)
         elif not any(True for _ in el.iter("pre", *_HEADINGS)) and not _admonition_layout(el) and not _holds_pages(el):
+            caption = el.find("caption")  # its title ("Table 4. Available identifiers for articlelist-format"),
+            if caption is not None:  # which heads it as a caption above it does; none of its rows says what
+                self.emit("paragraph", caption.text_content())  # the table lists ("a | Article author")
             self.emit("table", table_text(_table_rows(el)))
         else:
             self.container(el, depth)
