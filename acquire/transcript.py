@@ -47,6 +47,9 @@ class Segment:
     """For documents, the block this is: "paragraph", "list", "code", "table", "quote" ("text" otherwise)."""
     words: tuple[Word, ...] = ()
     """For speech, the words heard, with their probabilities (the text marks the unsure ones)."""
+    ruled: bool = False
+    """For documents, a thematic break stands before it (HTML's ``<hr>``, Markdown's ``---``):
+    it opens another matter, as the next entry of a reference set apart by rules."""
 
 
 @dataclass

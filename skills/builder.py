@@ -128,7 +128,7 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
         context = " > ".join(path[-2:])
         segments = passages.without_boilerplate(transcript.segments, node.segments, keys)
         kept = [i for i in node.segments if i in segments]
-        for passage in passages.group(segments, kept):
+        for passage in passages.group(segments, kept, leaf=not node.children):
             if passages.teaches(passage, keys):
                 node.drafts.append(passages.draft(passage, context))
     _named_by_sections(chapter)

@@ -20,6 +20,9 @@ from tutorialbook.skills.extract import SkillDraft, is_instructive, sentence_cas
 #: target words per passage; a block never joins a passage it would take past MAX_WORDS
 WORDS = 55
 MAX_WORDS = 110
+#: a section without subsections this short is one passage (a chapter's introduction, above its
+#: sections, is grouped as any text: it often holds a notice every page repeats)
+SECTION_WORDS = MAX_WORDS
 #: the longest block read as a table's caption when a table follows it
 CAPTION_WORDS = 12
 #: a line this long is a sentence: a list it introduces is no index ("It is also possible to use
@@ -242,11 +245,12 @@ def heading_keys(titles: list[str]) -> frozenset[str]:
 
 
 def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
-          kinds: list[str] | None = None) -> list[Passage]:
+          kinds: list[str] | None = None, leaf: bool = False) -> list[Passage]:
     """Consecutive segments of one section into passages of about ``WORDS`` words: a code block
     stays with the prose before it (which usually introduces it, ending in ':'), a short block
     joins its neighbour, and a paragraph or a list far over ``MAX_WORDS`` is cut at sentence
-    ends or between its items."""
+    ends or between its items. A ``leaf`` section (no subsections) of at most ``SECTION_WORDS``
+    words is one passage, unless it holds terms over their meanings (a reference's entries)."""
     out: list[Passage] = []
     current: list[int] = []
     size = 0
@@ -261,6 +265,12 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
             out.append(Passage(current, text, first.start, last.end, blocks))
         current, size = [], 0
 
+    if leaf and indexes and sum(words(segments[i].text) for i in indexes) <= SECTION_WORDS \
+            and not any((kinds[n] if kinds else getattr(segments[i], "kind", "text")) == "term"
+                        or getattr(segments[i], "ruled", False) for n, i in enumerate(indexes) if n):
+        current = list(indexes)  # a short section is one idea: its paragraphs apart, the answer had sat
+        flush()  # in the piece after the one a question's words match
+        return out
     for n, i in enumerate(indexes):
         seg = segments[i]
         kind = kinds[n] if kinds else getattr(seg, "kind", "text")
@@ -287,8 +297,9 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
             flush()
             out.extend(runs)
             continue
-        if current and kind == "term" and size >= TERM_WORDS:
-            flush()  # a definition's term ("bg:" over its synopsis) opens its meaning, not the passage before
+        if current and kind == "term" and size >= TERM_WORDS or getattr(seg, "ruled", False):
+            flush()  # a definition's term ("bg:" over its synopsis) opens its meaning, not the passage before;
+            # a block after a rule opens another matter
         # a block is introduced by the one before (a code block by its prose, anything by a line
         # ending in ':'), or goes on with the sentence a code block cut ("… the program\n<code>\n
         # prints hello": prose that opens in lower case after code)
@@ -446,6 +457,7 @@ def title_phrase(text: str, limit: int = 8) -> str:
         # (it had been named "-i: By default", the term counted as one of the title's words)
         return f"{term.group(1)} {title_phrase(chosen[term.end():], limit)}"
     unlinked = _LINKING.sub("", chosen)
+    named = _NAMED_IN_CASE.match(chosen.strip()) if unlinked == chosen else None
     # "Here is what the view does": a word the sentence stands on (its subject) stays
     chosen = chosen.strip() if _BE.match(unlinked) else unlinked
     # a clause ends outside brackets and quotes ("kept short (50 characters or so)", "f(a, b)")
@@ -468,6 +480,8 @@ def title_phrase(text: str, limit: int = 8) -> str:
         phrase = phrase.strip("\"'“”‘’")
     elif phrase[:1] in "'\"" and phrase[-1:] == phrase[:1] and phrase.count(phrase[:1]) == 2:
         phrase = phrase[1:-1]  # a name wholly quoted
+    if named and phrase.startswith(named.group(1) + " "):
+        return phrase  # "cmp is useful…": a command the author wrote in its own case, not "Cmp is useful"
     return sentence_case(phrase) or "Untitled"
 
 
@@ -514,6 +528,11 @@ _LINKING = re.compile(
     r")[,:]?\s+)+(?=[\w\"'“‘(\[`])",
     re.I,
 )
+#: a sentence an author opens in lower case with the subject of a verb ("diff can produce…", "cmp is
+#: useful…", "sdiff has alternate names"): a command or a name written in its own case, as written
+_NAMED_IN_CASE = re.compile(
+    r"^(?!(?:it|this|that|these|those|there|they|he|she|we|you|i|one|each|all|both|some|any|which|what|who)\b)"
+    r"([a-z][\w.+-]*) (?:is|are|was|were|can|cannot|could|has|have|does|do|will|would|may|might|must|should|shall)\b")
 #: a form of "to be" that opens what is left once the linking words are gone: they were its subject
 _BE = re.compile(r"^(?:is|are|was|were|will be|has been)\b", re.I)
 #: where a clause ends; an unsure word's mark (the transcript's ``(?)``) is part of its word

@@ -710,6 +710,34 @@ def test_an_html_tables_caption_heads_it(tmp_path, library):
     assert "Table 4. Identifiers for articlelist-format" in table.steps
 
 
+def test_a_thematic_break_ends_a_passage_in_html_markdown_and_rst(tmp_path, library):
+    """newsboat's configuration reference sets each option apart by a rule (``<hr>``): a skill
+    had held one option's description and the next one's syntax. A passage never runs across a
+    rule (HTML's ``<hr>``, Markdown's ``---``, reStructuredText's transition)."""
+    entries = [("reload-threads", "The number of parallel reload threads started when all feeds are reloaded."),
+               ("reload-time", "The number of minutes between automatic reloads of every feed."),
+               ("show-read-feeds", "If set to yes, feeds without unread articles are listed too.")]
+    html = "".join(f"<div id='{o}' class='sidebarblock'><p><strong>Syntax:</strong> {o} NUMBER</p></div>"
+                   f"<p>{d}</p><hr>" for o, d in entries)
+    markdown = "\n\n---\n\n".join(f"Syntax: {o} NUMBER\n\n{d}" for o, d in entries)
+    rst = "\n\n----------\n\n".join(f"Syntax: {o} NUMBER\n\n{d}" for o, d in entries)
+    sources = {"options.html": f"<html><body><h1>Options</h1><p>Every option is set in the config file.</p><hr>{html}"
+                               "</body></html>",
+               "options.md": f"# Options\n\nEvery option is set in the config file.\n\n---\n\n{markdown}\n",
+               "options.rst": f"Options\n=======\n\nEvery option is set in the config file.\n\n----------\n\n{rst}\n"}
+    for name, text in sources.items():
+        path = tmp_path / name
+        path.write_text(text)
+        ruled = [s.ruled for s in read_source(path).segments]
+        assert ruled == [False] + [True, False] * 3, (name, ruled)
+        book = name.replace(".", "-")
+        library.ingest(str(path), book=book, refine_rounds=0)
+        bodies = [" ".join(s.steps) for s in library.skills(book)]
+        for option, description in entries:
+            body = next((b for b in bodies if f"{option} NUMBER" in b), bodies)
+            assert description in body and sum(o in body for o, _ in entries) == 1, (name, body)
+
+
 def test_html_mdbook_and_site_headings_title_the_page_by_its_own_heading(tmp_path):
     """mdBook wraps each heading's words in ``<a class="header">`` (the "header" class made them
     chrome: the Rust book lost every heading) and shows the book's name as the menu bar's h1;

@@ -44,8 +44,8 @@ def test_a_skill_holds_its_whole_passage_and_its_span(tmp_path, library):
     assert "wipe off as much oil" in GUIDE[int(evidence.start):int(evidence.end)], "the span is the whole passage"
     # the steps hold the passage: the quote only shows where it starts, not a second copy of step one
     assert len(evidence.quote.split()) == passages.QUOTE_WORDS and body.startswith(evidence.quote)
-    check = next(s for s in skills if any("water beads up" in step for step in s.steps))
-    assert check.steps[0] == "To check the seasoning:", "a code block stays with the prose that introduces it"
+    # a short section is one skill: its paragraphs, and the code block with the prose that introduces it
+    assert "To check the seasoning:" in seasoning.steps and any("water beads up" in step for step in seasoning.steps)
     assert {s.name for s in skills} >= {"Never soak the pan overnight"}
 
 
@@ -122,6 +122,32 @@ def test_prose_a_code_block_cut_mid_sentence_goes_on_in_the_same_passage():
             Segment(6, 7, "then the loop stops. " * 12, "paragraph")]
     out = passages.group(segs, list(range(len(segs))))
     assert [p.indexes for p in out] == [[0, 1, 2, 3], [4, 5], [6]]
+
+
+def test_a_short_section_is_one_passage_and_a_longer_one_is_cut():
+    """doit's "check_file_uptodate" (about 100 words: its options, a note, an example) had been
+    three skills of ~33 words, the answer in the piece after the one a question matched."""
+    blocks = [("paragraph", "Whether a task is up to date is decided by its file dependencies: each one is checked "
+                            "by its md5 sum or by its timestamp, the way the option check_file_uptodate says."),
+              ("list", "- md5: use the md5sum.\n- timestamp: use the timestamp."),
+              ("paragraph", "Note: the md5 check reads the whole of every file, which is slower for big files, but it "
+                            "is robust when a file is touched and its content stays the same."),
+              ("paragraph", "To choose the timestamp check for every task, set it in the configuration:"),
+              ("code", "DOIT_CONFIG = {'check_file_uptodate': 'timestamp'}")]
+    segs = [Segment(n, n + 1, text, kind) for n, (kind, text) in enumerate(blocks)]
+    assert sum(passages.words(s.text) for s in segs) <= passages.SECTION_WORDS
+    assert [p.indexes for p in passages.group(segs, [0, 1, 2, 3, 4], leaf=True)] == [[0, 1, 2, 3, 4]]
+    assert len(passages.group(segs, [0, 1, 2, 3, 4])) > 1, "a chapter's introduction above its sections is cut"
+    terms = [Segment(0, 1, "bg:", "term"), Segment(1, 2, "bg [jobspec ...]", "code"),
+             Segment(2, 3, "Resume each suspended job in the background, as if it had been started with &.",
+                     "paragraph"),
+             Segment(3, 4, "set -e:", "term"), Segment(4, 5, "set -e", "code"),
+             Segment(5, 6, "Exit at once when a pipeline returns a status other than zero.", "paragraph")]
+    assert len(passages.group(terms, list(range(6)), leaf=True)) == 2, "a reference's entries stay apart"
+    longer = [Segment(n, n + 1, "Each task names its files and the actions that build them from the files. " * 3,
+                      "paragraph") for n in range(3)]
+    assert sum(passages.words(s.text) for s in longer) > passages.SECTION_WORDS
+    assert len(passages.group(longer, [0, 1, 2], leaf=True)) == 3
 
 
 def test_a_long_paragraphs_last_run_ending_in_a_colon_opens_what_it_introduces():
@@ -720,3 +746,15 @@ def test_a_name_is_no_aside_in_brackets_no_clause_ending_on_a_word_that_wants_mo
     # the term heading a meaning is no word of its title (trace-cmd's "-i: By default")
     assert name("-i: By default, if an event is listed that trace-cmd does not find, it will exit.") == (
         "-i: By default, if an event is listed")
+
+
+def test_a_command_opening_a_sentence_in_its_own_case_names_it_so():
+    """texinfo manuals open sentences with a command in lower case ("cmp is useful…"); 29 of
+    diffutils' skill names had raised it ("Cmp is useful", "Sdiff has alternate names"). A
+    pronoun or a word after linking words is still raised, as a title starts."""
+    assert passages.title_phrase("cmp is useful when you need to know whether two files are identical.") \
+        == "cmp is useful when you need to know"
+    assert passages.title_phrase("sdiff has alternate names for some of its commands.").startswith("sdiff has")
+    assert passages.title_phrase("it is useful to compare the files first.").startswith("It is useful")
+    assert passages.title_phrase("Then the file is read again from its start.").startswith("The file is read")
+    assert passages.title_phrase("use the md5sum of each file to check it.").startswith("Use the md5sum")

@@ -212,7 +212,8 @@ def test_a_notice_every_page_of_a_manual_repeats_is_one_skill(tmp_path):
     """Each chapter page of the Debian New Maintainers' Guide opens on the same notice ("The
     rewrite of this tutorial document … is available as Guide for Debian Maintainers"): 9
     identical skills, one a chapter. A passage another page of the manual holds word for word is
-    that page's skill, its source added; the pages' own passages stay theirs."""
+    that page's skill, its source added; the pages' own passages stay theirs. (Like the Guide's,
+    each chapter page has sections: its introduction, above them, is not one passage whole.)"""
     notice = ("<p>The rewrite of this tutorial document with updated contents and more practical examples is "
               "available as the Guide for Debian Maintainers. Please use the new tutorial as the primary one, as this "
               "document is kept only for the readers who still follow its older examples and the historical "
@@ -225,7 +226,7 @@ def test_a_notice_every_page_of_a_manual_repeats_is_one_skill(tmp_path):
     titles = {"a.html": "Getting started", "b.html": "Building the package", "c.html": "Uploading the package"}
     nexts = {"a.html": "b.html", "b.html": "c.html", "c.html": None}
     for name, body in bodies.items():
-        (folder / name).write_bytes(page(titles[name], nexts[name], body=notice + body))
+        (folder / name).write_bytes(page(titles[name], nexts[name], body=f"{notice}<h2>In short</h2>{body}"))
     library = Library(store=str(tmp_path / "store"), allowed_roots=[str(tmp_path)])
     library.ingest(str(folder), book="guide", refine_rounds=0)
     skills = library.store.rows("skills", "book = 'guide'")

@@ -123,6 +123,7 @@ class Document:
         self._segments: list[Segment] = []
         self._headings: list[tuple[int, int, str]] = []
         self._label = ""  # an admonition's label waiting for its text
+        self._ruled = False  # a thematic break waits for the block after it
 
     def label(self, text: str, join: bool = False) -> None:
         """An admonition's label ("Note", "Warning") or a definition's term: it heads the next
@@ -133,8 +134,13 @@ class Document:
             text = f"{self._label}, {text}" if text else self._label
         self._label = text
 
+    def rule(self) -> None:
+        """A thematic break (HTML's ``<hr>``, Markdown's ``---``, reStructuredText's transition):
+        the next block opens another matter (a passage never runs across it)."""
+        self._ruled = bool(self._segments)
+
     def heading(self, level: int, text: str) -> None:
-        self._label = ""
+        self._label, self._ruled = "", False
         text = squash(_PRIVATE_USE.sub("", text))  # an icon font's glyph (MkDocs' permalink mark, U+F0C1): none
         if any(ch.isalpha() for ch in text):  # not "(19)": a footnote's number is no section
             self._headings.append((len(self._segments), max(1, min(level, 6)), text))
@@ -175,7 +181,8 @@ class Document:
                 start = self._place(piece)
                 end = start + len(piece)
             done += len(piece) + 1
-            self._segments.append(Segment(float(start), float(end), piece, kind))
+            self._segments.append(Segment(float(start), float(end), piece, kind, ruled=self._ruled))
+            self._ruled = False
 
     def _place(self, text: str) -> int:
         if self.source is not None:

@@ -623,6 +623,9 @@ class _Walker:
             tag = child.tag.lower() if isinstance(child.tag, str) else ""
             if tag in _INLINE:
                 run += _pieces(child, tag)
+            elif tag == "hr":  # a thematic break: what follows is another matter
+                self._flush(run)
+                self.doc.rule()
             else:
                 self._flush(run)
                 self.block(child, tag, depth + 1)

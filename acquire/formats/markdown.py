@@ -118,6 +118,8 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
         kind = child.type
         if kind == "heading":
             doc.heading(int(child.tag[1]), inline_text(child))
+        elif kind == "hr":
+            doc.doc.rule()
         elif kind in _NO_TEXT or _shows_nothing(child):
             continue
         elif kind == "paragraph":
@@ -126,23 +128,27 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
             _directive(child, doc)
         elif kind in ("fence", "code_block"):
             doc.block("code", child.content, child)
-        elif kind in _LISTS:
-            if _holds(child, _BLOCKY):  # code or tables inside items: keep them as their own blocks
-                for item in child.children:
-                    _blocks(item, doc)
-            else:
-                doc.block("list", "\n".join(_list_lines(child, 0)), child)
-        elif kind == "blockquote":
-            if _holds(child, _BLOCKY | set(_LISTS)):
-                _blocks(child, doc)
-            else:
-                doc.block("quote", " ".join(inline_text(p) for p in child.children), child)
+        elif kind in _LISTS or kind == "blockquote":
+            _list_or_quote(child, doc)
         elif kind == "table":
             doc.block("table", table_text([inline_text(cell) for cell in row.children] for row in _rows(child)), child)
         elif kind == "html_block":
             _html_block(child, doc)
         elif child.children:
             _blocks(child, doc)
+
+
+def _list_or_quote(node: SyntaxTreeNode, doc: _Spans) -> None:
+    """A list, or a block quote: one block, unless code or tables sit inside (each then a block of its own)."""
+    if node.type == "blockquote" and not _holds(node, _BLOCKY | set(_LISTS)):
+        doc.block("quote", " ".join(inline_text(p) for p in node.children), node)
+    elif node.type == "blockquote":
+        _blocks(node, doc)
+    elif _holds(node, _BLOCKY):  # code or tables inside items: keep them as their own blocks
+        for item in node.children:
+            _blocks(item, doc)
+    else:
+        doc.block("list", "\n".join(_list_lines(node, 0)), node)
 
 
 def _html_block(node: SyntaxTreeNode, doc: "_Spans") -> None:

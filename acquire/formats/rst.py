@@ -452,7 +452,9 @@ def _blocks(node: nodes.Element, doc: Document, level: int) -> None:
 
 def _block(node: nodes.Element, child: nodes.Node, doc: Document, level: int) -> None:
     """One child of ``node`` that is no section."""
-    if isinstance(child, _SKIP):
+    if isinstance(child, nodes.transition):
+        doc.rule()
+    elif isinstance(child, _SKIP):
         if isinstance(child, nodes.title) and not isinstance(node, nodes.section):
             _own_title(node, child, doc)
     elif isinstance(child, (nodes.term, nodes.classifier, nodes.field_name)):
