@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from tutorialbook.acquire.formats.document import ADMONITIONS
 from tutorialbook.acquire.transcript import Segment
 from tutorialbook.skills.code_text import looks_like_code
 from tutorialbook.skills.extract import SkillDraft, is_instructive, sentence_case, split_sentences
@@ -297,7 +298,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
             flush()
             out.extend(runs)
             continue
-        if current and kind == "term" and size >= TERM_WORDS or getattr(seg, "ruled", False):
+        if (current and kind == "term" and size >= TERM_WORDS) or getattr(seg, "ruled", False):
             flush()  # a definition's term ("bg:" over its synopsis) opens its meaning, not the passage before;
             # a block after a rule opens another matter
         # a block is introduced by the one before (a code block by its prose, anything by a line
@@ -437,9 +438,13 @@ def step_name(text: str, sentences: list[str] | None = None) -> str:
     the text's)."""
     from tutorialbook.skills.extract import name_from
 
-    for sentence in [s for s in (split_sentences(text) if sentences is None else sentences) if words(s) >= 3][:4]:
-        if is_instructive(sentence) and len(sentence) <= 100 and not sentence.startswith("("):
-            return name_from(sentence)  # an aside in brackets ("(Note that this could be a subclass.)") names nothing
+    said = [s for s in (split_sentences(text) if sentences is None else sentences) if words(s) >= 3][:4]
+    # an aside in brackets ("(Note that this could be a subclass.)") names nothing; a note's
+    # label marks one that names the passage only when nothing else in it does
+    told = [s for s in said if is_instructive(s) and len(s) <= 100 and not s.startswith("(")]
+    plain = [s for s in told if not _ASIDE.match(s)]
+    if plain or told and all(_ASIDE.match(s) for s in said):
+        return name_from((plain or told)[0])
     return title_phrase(text)
 
 
@@ -450,7 +455,7 @@ def title_phrase(text: str, limit: int = 8) -> str:
     a title, and a clause of fewer than ``MIN_TITLE_WORDS`` words runs on into the next."""
     sentences = [s for s in split_sentences(text) if words(s) >= 3] or [text]
     said = [s for s in sentences if not s.startswith("(")] or sentences  # not an aside in brackets
-    chosen = _unwrapped(next((s for s in said[:4] if is_instructive(s)), said[0]).strip())
+    chosen = _unwrapped(next((s for s in said[:4] if is_instructive(s) and not _ASIDE.match(s)), said[0]).strip())
     term = _TERM_LABEL.match(chosen)
     if term and words(chosen[term.end():]) >= MIN_TITLE_WORDS:
         # a term over its meaning ("-i: By default, if an event …"): the term, then a title of the meaning
@@ -503,6 +508,9 @@ def _balanced(text: str) -> bool:
             and text.count("“") <= text.count("”"))
 
 
+#: a note's or a warning's label over its text ("Note: Unless you use the body method…"): an aside to
+#: the passage's own words, which name it (an aside alone is still named by its opening)
+_ASIDE = re.compile(r"^(?:%s)\s*:" % "|".join(sorted(ADMONITIONS)), re.I)
 #: a title names something: shorter clauses run on into the next one
 MIN_TITLE_WORDS = 3
 #: words that open a clause framing the main one ("If you want,", "In some cases,", "To avoid it,")

@@ -758,3 +758,12 @@ def test_a_command_opening_a_sentence_in_its_own_case_names_it_so():
     assert passages.title_phrase("it is useful to compare the files first.").startswith("It is useful")
     assert passages.title_phrase("Then the file is read again from its start.").startswith("The file is read")
     assert passages.title_phrase("use the md5sum of each file to check it.").startswith("Use the md5sum")
+
+
+def test_a_notes_label_marks_an_aside_that_does_not_name_the_passage():
+    """Sinatra's filters: the passage was named "Note: Unless you use the body method rather than",
+    the aside after its own words ("you must" made it an instruction). A note alone still names itself."""
+    text = ("Filters optionally take a pattern, causing them to be evaluated only if the request path matches "
+            "that pattern. Note: Unless you use the body method, you must set the headers yourself.")
+    assert passages.step_name(text) == "Filters optionally take a pattern"
+    assert passages.step_name("Warning: Always stop the server before you upgrade it.").startswith("Warning: Always")
