@@ -643,9 +643,13 @@ def test_html_images_standing_alone_and_their_captions_are_no_text(tmp_path):
     """keepassxc's guide (Asciidoctor): 31 captions "Figure N. …" and 11 alt texts ("theme
     comparison") were steps, three skills nothing else; maxima's texinfo: 21 steps
     "figures/plotting4" (an alt text that is the image's path). An image inside a sentence keeps
-    its words; a figure with words of its own keeps them."""
+    its words; a figure with words of its own keeps them. Beautiful Soup's guide sets its epigraph
+    picture between the heading and the first paragraph, a bare ``<img>``: its alt text ("The
+    Fish-Footman began by producing…") had been a skill named "The"."""
     page = tmp_path / "guide.html"
-    page.write_text("""<html><head><title>T</title></head><body><h1>Guide</h1><p>Choose a theme in the settings.</p>
+    page.write_text("""<html><head><title>T</title></head><body><h1>Guide</h1>
+<img alt="The Fish-Footman began by producing from under his arm a great letter." src="_images/6.1.jpg" />
+<p>Choose a theme in the settings.</p>
 <div class="imageblock"><div class="content"><img src="data:image/png;base64,AAAA" alt="theme comparison"></div>
 <div class="title">Figure 1. Light and Dark Themes</div></div>
 <p><img src="figures/plotting4.png" alt="figures/plotting4"></p>

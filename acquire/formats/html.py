@@ -636,7 +636,7 @@ class _Walker:
         """A run of inline text: a paragraph; its lines apart when ``<br>`` breaks it into three
         or more short ones (a program, an address); read as a plain text when longer lines have
         blank lines among them (a text laid out in lines); nothing when every line of three or
-        more is a link (a contents list)."""
+        more is a link (a contents list), or when it is images alone."""
         lines: list[list[tuple[str, str]]] = [[]]
         for kind, text in run:
             if kind == "br":
@@ -646,6 +646,9 @@ class _Walker:
         run.clear()
         texts = [squash("".join(text for _, text in line)) for line in lines]
         said = [(text, line) for text, line in zip(texts, lines) if text]
+        if all(kind == "image" for _, line in said for kind, text in line if text.strip()):
+            return  # an image standing alone between blocks: its alt text ("The Fish-Footman began by
+            # producing…", Beautiful Soup's epigraph) had been a skill named "The"
         linked = [_weight(" ".join(t for kind, t in line if kind == "link")) for _, line in said]
         total = [_weight(text) for text, _ in said]
         if len(said) >= 3 and all(0 < a == b for a, b in zip(linked, total)):
@@ -864,7 +867,8 @@ def _pieces(el, tag: str, depth: int = 0) -> list[tuple[str, str]]:
     if tag == "sup" and el.find(".//a") is None and (el.text or "").strip():  # 2<sup>51</sup>: 2^51, not 251
         return [("text", "^" + el.text_content().strip())]
     if tag == "a" or tag == "img" or tag not in _INLINE or depth > MAX_DEPTH:
-        return [("link" if tag == "a" else "text", _alt(el) if tag == "img" else el.text_content())]
+        return [("link" if tag == "a" else "image" if tag == "img" else "text",
+                 _alt(el) if tag == "img" else el.text_content())]
     return _inside(el, depth)
 
 
