@@ -266,15 +266,15 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
             out.append(Passage(current, text, first.start, last.end, blocks))
         current, size = [], 0
 
+    kinds = kinds or [getattr(segments[i], "kind", "text") for i in indexes]
     if leaf and indexes and sum(words(segments[i].text) for i in indexes) <= SECTION_WORDS \
-            and not any((kinds[n] if kinds else getattr(segments[i], "kind", "text")) == "term"
-                        or getattr(segments[i], "ruled", False) for n, i in enumerate(indexes) if n):
+            and not any(kinds[n] == "term" or getattr(segments[i], "ruled", False)
+                        for n, i in enumerate(indexes) if n):
         current = list(indexes)  # a short section is one idea: its paragraphs apart, the answer had sat
         flush()  # in the piece after the one a question's words match
         return out
     for n, i in enumerate(indexes):
-        seg = segments[i]
-        kind = kinds[n] if kinds else getattr(seg, "kind", "text")
+        seg, kind = segments[i], kinds[n]
         w = words(seg.text)
         if w > MAX_WORDS and kind not in ("code", "list", "table"):
             flush()
