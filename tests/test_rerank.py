@@ -54,6 +54,44 @@ def test_a_query_of_function_words_or_a_single_hit_leaves_the_ranking_as_it_is(t
     assert rerank.rerank("How do I delete a variable?", [], tokens) == []
 
 
+def test_a_skill_is_matched_with_its_sections_title(tokens):
+    """The author's heading says what a passage is about in the words a question uses, and the
+    passage seldom repeats it: two passages alike word for word part on their sections' titles."""
+    keep = {"id": "k", "name": "Keep the input", "when_to_use": "",
+            "steps": json.dumps(["Give -k to keep the input file; by default it is deleted."])}
+    compress = Hit({**keep, "id": "c", "node_id": "n_compress"}, 0.61)
+    decompress = Hit({**keep, "id": "d", "node_id": "n_decompress"}, 0.60)
+    titles = {"n_compress": "Compressing files", "n_decompress": "Decompressing an archive"}.get
+    query = "How do I keep the archive when decompressing?"
+    assert [h.row["id"] for h in rerank.rerank(query, [compress, decompress], tokens)] == ["c", "d"]  # a tie
+    ranked = rerank.rerank(query, [compress, decompress], tokens, lambda node_id: titles(node_id, ""))
+    assert [h.row["id"] for h in ranked] == ["d", "c"]
+    assert rerank.row_text(decompress.row, "Decompressing an archive").startswith("Decompressing an archive. Keep")
+    assert rerank.row_text(decompress.row) == "Keep the input. . " + json.loads(keep["steps"])[0]
+
+
+def test_retrieve_matches_each_skill_with_its_sections_title(baking):
+    """Retrieval hands late interaction the title of each skill's node (the section)."""
+    seen: list[str] = []
+    source = baking.retrieval._tokens
+
+    def recording():
+        inner = source()
+
+        def tokens(texts):
+            seen.extend(texts)
+            return inner(texts)
+        return tokens
+
+    baking.retrieval._tokens = recording
+    result = baking.retrieve(QUERIES[0], "baking", k=5, mode="hybrid")
+    tree = baking.reading.tree("baking")
+    titles = {s.id: tree.nodes[s.node_id]["title"] for s in result.skills}
+    assert len(set(titles.values())) > 1  # the five come from more than one section
+    for skill in result.skills:
+        assert any(text.startswith(f"{titles[skill.id]}. {skill.name}.") for text in seen), skill.name
+
+
 QUERIES = ["how do I shape the dough into a tight ball", "my starter is sluggish",
            "when is the bread done baking", "what should I avoid when seasoning"]
 

@@ -96,7 +96,8 @@ class Retrieval:
         it); ``halves`` lets searches of one query share their work (see ``search``). A query
         that spells out chess moves from the start ranks the skills that continue
         those moves first; otherwise, except in ``keyword`` mode or with ``late`` False, the first
-        ``rerank.TOP`` are put in order by late interaction (``tutorialbook/rerank.py``)."""
+        ``rerank.TOP`` are put in order by late interaction (``tutorialbook/rerank.py``), each
+        skill matched with its section's title."""
         from tutorialbook.skills.chess import query as chess_query
 
         if vector is None:
@@ -119,7 +120,8 @@ class Retrieval:
         if moves:
             hits = chess_query.moves_first(hits, moves)[:k]
         elif tokens:
-            hits = rerank.rerank(query, hits, tokens)[:k]
+            nodes = tree.nodes
+            hits = rerank.rerank(query, hits, tokens, lambda node_id: nodes.get(node_id, {}).get("title", ""))[:k]
         return hits, route
 
     def _position_first(self, fen: str, book: str, hits: list, k: int) -> list:
