@@ -56,9 +56,10 @@ def test_similar_lesson_is_stored_and_the_similar_ones_returned(baking):
 
 def test_feedback_counts_helpful_and_harmful(baking):
     a = a_skill(baking, "score the loaf with a razor")
-    b = a_skill(baking, "preheat the dutch oven")
+    b = a_skill(baking, "my starter is sluggish")
+    assert a.id != b.id  # (one passage teaches shaping, scoring and the preheated Dutch oven together)
     result = baking.record_lesson(
-        "Scoring deep worked; the preheat time was too short for my oven.", "baking", "partial",
+        "Scoring deep worked; the starter advice did not help in my cold kitchen.", "baking", "partial",
         feedback=[SkillFeedback(skill_id=a.id, verdict="helpful"), SkillFeedback(skill_id=b.id, verdict="harmful")],
     )
     counts = {f.skill_id: (f.helpful, f.harmful) for f in result.feedback}
