@@ -245,8 +245,7 @@ def heading_keys(titles: list[str]) -> frozenset[str]:
     return frozenset(_key(t) for t in titles if _key(t))
 
 
-def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
-          kinds: list[str] | None = None, leaf: bool = False) -> list[Passage]:
+def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf: bool = False) -> list[Passage]:
     """Consecutive segments of one section into passages of about ``WORDS`` words: a code block
     stays with the prose before it (which usually introduces it, ending in ':'), a short block
     joins its neighbour, and a paragraph or a list far over ``MAX_WORDS`` is cut at sentence
@@ -261,20 +260,19 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
         nonlocal current, size
         if current:
             first, last = segments[current[0]], segments[current[-1]]
-            blocks = [(getattr(segments[i], "kind", "text"), _trimmed(segments[i])) for i in current]
+            blocks = [(segments[i].kind, _trimmed(segments[i])) for i in current]
             text = "\n".join(block for _, block in blocks)
             out.append(Passage(current, text, first.start, last.end, blocks))
         current, size = [], 0
 
-    kinds = kinds or [getattr(segments[i], "kind", "text") for i in indexes]
     if leaf and indexes and sum(words(segments[i].text) for i in indexes) <= SECTION_WORDS \
-            and not any(kinds[n] == "term" or getattr(segments[i], "ruled", False)
-                        for n, i in enumerate(indexes) if n):
+            and not any(segments[i].kind == "term" or segments[i].ruled for i in indexes[1:]):
         current = list(indexes)  # a short section is one idea: its paragraphs apart, the answer had sat
         flush()  # in the piece after the one a question's words match
         return out
-    for n, i in enumerate(indexes):
-        seg, kind = segments[i], kinds[n]
+    for i in indexes:
+        seg = segments[i]
+        kind = seg.kind
         w = words(seg.text)
         if w > MAX_WORDS and kind not in ("code", "list", "table"):
             flush()
@@ -298,7 +296,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
             flush()
             out.extend(runs)
             continue
-        if (current and kind == "term" and size >= TERM_WORDS) or getattr(seg, "ruled", False):
+        if (current and kind == "term" and size >= TERM_WORDS) or seg.ruled:
             flush()  # a definition's term ("bg:" over its synopsis) opens its meaning, not the passage before;
             # a block after a rule opens another matter
         # a block is introduced by the one before (a code block by its prose, anything by a line
@@ -308,7 +306,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int],
                                         or kind == "table" and words(segments[current[-1]].text) <= CAPTION_WORDS
                                         or _continues(seg.text, [segments[c] for c in current]))
         last = current[-1] if current else -1
-        leads_in = introduced and getattr(segments[last], "kind", "text") != "code" \
+        leads_in = introduced and segments[last].kind != "code" \
             and segments[last].text.rstrip().endswith(":")
         if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS) \
                 and not (leads_in and len(current) == 1):
@@ -341,17 +339,17 @@ def _with_leads(out: list[Passage], leads: set[int]) -> list[Passage]:
 def _trimmed(seg: Segment) -> str:
     """A block's text without the blank space around it; code keeps its first line's indent (a
     table printed by a notebook cell: its header stands over its columns)."""
-    return seg.text.strip("\n").rstrip() if getattr(seg, "kind", "text") == "code" else seg.text.strip()
+    return seg.text.strip("\n").rstrip() if seg.kind == "code" else seg.text.strip()
 
 
 def _continues(text: str, before: list[Segment]) -> bool:
     """Prose that finishes a sentence a code block cut: it opens in lower case right after the
     code, and the prose before the code stopped mid-sentence ("it is valid to rewrite" <code>
     "into:")."""
-    if len(before) < 2 or getattr(before[-1], "kind", "text") != "code" or not text.lstrip()[:1].islower():
+    if len(before) < 2 or before[-1].kind != "code" or not text.lstrip()[:1].islower():
         return False
     lead = before[-2].text.rstrip()
-    return getattr(before[-2], "kind", "text") != "code" and lead[-1:].isalnum()
+    return before[-2].kind != "code" and lead[-1:].isalnum()
 
 
 def _top_items(text: str) -> list[str]:
