@@ -223,7 +223,12 @@ def one_line(text: str, limit: int = 160) -> str:
 
 def summary(segments, indexes: list[int], vectors: np.ndarray, ideas: int = 2) -> str:
     """A node's summary: the opening sentence of its most central segment and, where it holds
-    more than one idea, of the central segment least like that one, in document order."""
+    more than one idea, of the central segment least like that one, in document order. Only a
+    node of code alone is summed up by its code: a section's prose says what it teaches, its
+    examples' lines (">>> r = requests.get(…)") are not what a person writes as a summary."""
+    prose = [j for j, i in enumerate(indexes) if segments[i].kind != "code"]
+    if prose and len(prose) < len(indexes):
+        indexes, vectors = [indexes[j] for j in prose], vectors[prose]
     first = central_index(vectors)
     chosen = [first]
     if len(indexes) >= 4 and ideas > 1:

@@ -2976,3 +2976,16 @@ def test_html_a_text_set_in_pre_is_read_as_text_and_a_listing_stays_code(tmp_pat
     assert ("list", "- Process scheduling in multi-processor systems\n- Link load balancing (e.g. EtherChannel, "
                     "Bonding)") in segments, segments
     assert segments[-1] == ("code", config)
+
+
+def test_rst_term_its_author_ends_with_a_colon_heads_its_definition_with_one_colon():
+    """Requests' advanced guide writes its hooks as a definition list whose term ends with a colon
+    (``response``:); the definition came out as "response:: The response generated …"."""
+    from tutorialbook.acquire.formats import read_document
+
+    hooks = read_document(".rst", "Hooks\n=====\n\nAvailable hooks:\n\n``response``:\n"
+                                  "    The response generated from a Request.\n", "hooks.rst")
+    assert [s.text for s in hooks.segments][-1] == "response: The response generated from a Request."
+    blocky = read_document(".rst", "Hooks\n=====\n\n``response``:\n    The response generated from a Request::\n\n"
+                                   "        hooks={'response': print_url}\n", "hooks.rst")
+    assert blocky.segments[0].text == "response: The response generated from a Request:"

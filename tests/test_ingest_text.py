@@ -430,3 +430,39 @@ def test_a_chapter_stays_about_what_its_founder_taught(baking):
     content = builder._read[chapter.id]["_content"]
     assert np.allclose(content, centroid([row["origin"]]), atol=1e-5)
     assert not np.allclose(content, centroid([e["tutorial_id"] for e in spans]), atol=1e-3)
+
+
+SESSIONS = '''# Requests in practice
+
+## Sessions
+
+A session keeps cookies and default headers across the requests you make with it.
+
+```python
+s = requests.Session()
+s.get("https://example.org/cookies/set/a/1")
+```
+
+```python
+s.headers.update({"x-test": "true"})
+s.get("https://example.org/headers")
+```
+
+```python
+with requests.Session() as s:
+    s.get("https://example.org/cookies")
+```
+
+Closing the session releases its pooled connections.
+'''
+
+
+def test_a_section_is_summed_up_by_its_prose_not_its_examples(tmp_path, library):
+    source = tmp_path / "sessions.md"
+    source.write_text(SESSIONS)
+    library.ingest(str(source), book="web")
+    chapter = children(library, "web")["Requests in practice"]
+    sessions = children(library, "web", chapter.id)["Sessions"]
+    summary = library.browse("web", sessions.id).node.summary
+    assert summary.startswith("A session keeps cookies and default headers"), summary
+    assert "s.get(" not in summary and "requests.Session()" not in summary, "an example's line is no summary"

@@ -128,8 +128,9 @@ class Document:
     def label(self, text: str, join: bool = False) -> None:
         """An admonition's label ("Note", "Warning") or a definition's term: it heads the next
         block ("Note: …"; before code or a table, a line "Note:" of its own). ``join``: after a
-        label still waiting (two terms of one definition), both, as "-v, --verbose"."""
-        text = squash(text)
+        label still waiting (two terms of one definition), both, as "-v, --verbose". A term its
+        author ended with a colon ("``response``:") keeps one: the block's own colon follows."""
+        text = squash(text).rstrip(": ")
         if join and self._label:
             text = f"{self._label}, {text}" if text else self._label
         self._label = text

@@ -535,8 +535,8 @@ def _list_lines(node: nodes.Element, depth: int) -> list[str]:
                     nested.extend(_list_lines(sub, depth + 1))
                 else:
                     words.append(" ".join(sub.astext().split()))
-        if not marker and len(words) > 1:  # a term or field name, then what it means
-            words = [f"{words[0]}: {' '.join(words[1:])}"]
+        if not marker and len(words) > 1:  # a term or field name (less a colon its author gave it), then what it means
+            words = [f"{words[0].rstrip(': ')}: {' '.join(words[1:])}"]
         lines.append("  " * depth + marker + " ".join(words))
         lines.extend(nested)
     return lines
