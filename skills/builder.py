@@ -446,9 +446,8 @@ class Builder:
     def _summary(self, tutorial: TutorialContext, local: OutlineNode) -> str:
         if local.summary:
             return local.summary
-        if local.segments and local.children:  # an introduction says what the chapter is (its prose, not its code)
-            own = [tutorial.transcript.segments[i] for i in local.segments]
-            return extract.one_line(next((seg for seg in own if seg.kind != "code"), own[0]).text)
+        if local.segments and local.children:  # an introduction says what the chapter is
+            return extract.opening([tutorial.transcript.segments[i] for i in local.segments])
         segments = [i for n in local.walk() for i in n.segments]
         if not segments:
             return ""

@@ -221,23 +221,42 @@ def one_line(text: str, limit: int = 160) -> str:
     return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
+def states(line: str) -> bool:
+    """A whole sentence that says something: not a lead-in announcing what follows ("Run:") nor a
+    word or two ("True")."""
+    return not line.endswith(":") and len(line.split()) >= 3
+
+
+def opening(segments) -> str:
+    """What a chapter's introduction says first: its first segment stating something in prose."""
+    lines = [one_line(seg.text) for seg in segments if seg.kind != "code"] or [one_line(segments[0].text)]
+    return next((line for line in lines if states(line)), lines[0])
+
+
 def summary(segments, indexes: list[int], vectors: np.ndarray, ideas: int = 2) -> str:
     """A node's summary: the opening sentence of its most central segment and, where it holds
     more than one idea, of the central segment least like that one, in document order. Only a
     node of code alone is summed up by its code: a section's prose says what it teaches, its
-    examples' lines (">>> r = requests.get(…)") are not what a person writes as a summary."""
+    examples' lines (">>> r = requests.get(…)") are not what a person writes as a summary; nor
+    is a lead-in that announces what follows ("Run:", "The format for running diff is:") or a
+    word or two ("True"), while a segment saying something in a whole sentence is there."""
     prose = [j for j, i in enumerate(indexes) if segments[i].kind != "code"]
     if prose and len(prose) < len(indexes):
         indexes, vectors = [indexes[j] for j in prose], vectors[prose]
-    first = central_index(vectors)
+    lines = [one_line(segments[i].text) for i in indexes]
+    stated = np.array([states(line) for line in lines])
+    if not stated.any():
+        stated[:] = True
+    centre = vectors.mean(axis=0)
+    centrality = vectors @ centre if len(indexes) > 2 else -np.arange(len(indexes), dtype=np.float32)
+    first = int(np.argmax(np.where(stated, centrality, -np.inf)))
     chosen = [first]
     if len(indexes) >= 4 and ideas > 1:
-        centre = vectors.mean(axis=0)
-        fit = vectors @ centre - vectors @ vectors[first]  # central overall, unlike the first
+        fit = np.where(stated, vectors @ centre - vectors @ vectors[first], -np.inf)  # central, unlike the first
         fit[first] = -np.inf
-        chosen.append(int(np.argmax(fit)))
-    lines = [one_line(segments[indexes[i]].text) for i in sorted(chosen)]
-    return " ".join(dict.fromkeys(line for line in lines if line))
+        if np.isfinite(fit.max()):
+            chosen.append(int(np.argmax(fit)))
+    return " ".join(dict.fromkeys(lines[i] for i in sorted(chosen) if lines[i]))
 
 
 def topic_boundaries(vectors: np.ndarray, window: int = 3, min_size: int = 4) -> list[int]:
