@@ -397,6 +397,19 @@ def test_back_to_a_move_number_and_a_move_chosen_instead():
     assert branch == [(2, "c5"), (3, "Nc3"), (4, "Nc6")]
 
 
+def test_back_to_a_move_number_heard_as_its_sound_alike():
+    """Speech recognition writes "back to move two." as "back to move to." and "one" as "won": the
+    branch starts at that move, not at the last one played."""
+    opening = "White opens with c4, black replies with e5, and knight c3 knight f6, g3 d5."
+    two = track_lines(segments(opening, "Let's go back to move to.", "Black can choose knight c6 instead."))
+    assert [(e.ply, e.san) for e in two if e.line == 2] == [(4, "Nc6")]
+    one = track_lines(segments(opening, "Let's go back to move won.", "Black can choose the symmetrical c5 instead."))
+    assert [(e.ply, e.san) for e in one if e.line == 2] == [(2, "c5")]
+    # a "to" that goes on is no number: "back to move to the centre" leaves the cursor where it was
+    on = track_lines(segments(opening, "Let's go back to move to the centre.", "Black can choose knight c6 instead."))
+    assert [(e.ply, e.san) for e in on if e.line == 2] == [(6, "Nc6")]
+
+
 def test_a_misheard_file_that_derails_the_line_is_heard_again():
     # "e5" heard as "d5": legal (the Scandinavian), so it was played, and the moves that need the
     # e-pawn gone (the bishop to c5, then castling) fit nowhere; of the rhyming files only e5 lets

@@ -69,12 +69,15 @@ _ALTERNATIVE = re.compile(
     re.IGNORECASE,
 )
 # "going back to move two": the position where move two is played (White's or Black's, the moves say)
+# "back to move two" as speech recognition writes it: "back to move to." (a number's sound-alike
+# only where the sentence or clause ends on it)
 _BACK_TO_MOVE = re.compile(
-    r"\b(?:back|return(?:ing)?)\s+to\s+move\s+(?:number\s+)?(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|"
-    r"nine|ten|eleven|twelve)\b",
+    r"\b(?:back|return(?:ing)?)\s+to\s+move\s+(?:number\s+)?(?:(?P<n>\d{1,3}|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve)\b|(?P<heard>to|too|for|won)(?=\s*(?:[.,;:!?]|$)))",
     re.IGNORECASE,
 )
 _NUMBERS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
+_NUMBERS |= {"to": 2, "too": 2, "for": 4, "won": 1}
 _SUPPOSE = re.compile(r"\b(?:suppose|what\s+if|imagine)\b", re.IGNORECASE)
 # A move named in a rule about move order is not made: "get the bishop out before you play e3",
 # "without playing e3", "if you play e3 first (too early), the bishop is locked in".
@@ -475,7 +478,7 @@ class _Tracker:
         if _RESTART.search(text):
             self.restart()
         elif back := _BACK_TO_MOVE.search(text):
-            n = back.group("n").lower()
+            n = (back.group("n") or back.group("heard")).lower()
             self.back_to_move(int(n) if n.isdigit() else _NUMBERS[n])
         held, self.held = self.held, None
         restore: tuple[_Line | None, int] | None = held  # after a warned-against line, back to the lesson
