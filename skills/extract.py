@@ -222,9 +222,11 @@ def one_line(text: str, limit: int = 160) -> str:
 
 
 def states(line: str) -> bool:
-    """A whole sentence that says something: not a lead-in announcing what follows ("Run:") nor a
-    word or two ("True")."""
-    return not line.endswith(":") and len(line.split()) >= 3
+    """A sentence that says something: not a short lead-in announcing what follows ("Run:", "You
+    get this:") nor a word or two ("True"). A longer lead-in says what follows is about ("Sinatra
+    applications can be run directly:"): it stays."""
+    words = len(line.split())
+    return words >= 3 and not (line.endswith(":") and words < 5)
 
 
 def opening(segments) -> str:
@@ -238,8 +240,8 @@ def summary(segments, indexes: list[int], vectors: np.ndarray, ideas: int = 2) -
     more than one idea, of the central segment least like that one, in document order. Only a
     node of code alone is summed up by its code: a section's prose says what it teaches, its
     examples' lines (">>> r = requests.get(…)") are not what a person writes as a summary; nor
-    is a lead-in that announces what follows ("Run:", "The format for running diff is:") or a
-    word or two ("True"), while a segment saying something in a whole sentence is there."""
+    is a short lead-in ("Run:", "You get this:") or a word or two ("True"), while a segment
+    saying something (:func:`states`) is there."""
     prose = [j for j, i in enumerate(indexes) if segments[i].kind != "code"]
     if prose and len(prose) < len(indexes):
         indexes, vectors = [indexes[j] for j in prose], vectors[prose]

@@ -468,20 +468,22 @@ def test_a_section_is_summed_up_by_its_prose_not_its_examples(tmp_path, library)
     assert "s.get(" not in summary and "requests.Session()" not in summary, "an example's line is no summary"
 
 
-def test_a_summary_is_a_whole_sentence_not_a_lead_in_or_a_stray_word():
-    """Sinatra's "Configuration" was summed up as "Run once, at startup, in any environment:", doit's
-    "Tasks" as "… True": the most central segment, whatever it said. A segment stating something in a
-    whole sentence is taken first; a node of lead-ins alone keeps its most central one."""
+def test_a_summary_says_something_not_a_short_lead_in_or_a_stray_word():
+    """doit's "pip" was summed up as "package:", its "Tasks" as "… True", Sinatra's "Error" as "… You
+    get this:": the most central segment, whatever it said. A segment saying something is taken
+    first; a node of such lead-ins alone keeps its most central one."""
     import numpy as np
 
     from tutorialbook.acquire.transcript import Segment
     from tutorialbook.skills import extract
 
-    segments = [Segment(0, 1, "Run once, at startup, in any environment:", "paragraph"),
+    segments = [Segment(0, 1, "You get this:", "paragraph"),
                 Segment(1, 2, "True", "paragraph"),
                 Segment(2, 3, "Settings made in a configure block apply to every route.", "paragraph"),
                 Segment(3, 4, "configure do\n  set :option, 'value'\nend", "code")]
     vectors = np.array([[1.0, 0.0], [0.9, 0.1], [0.6, 0.8], [1.0, 0.0]], dtype=np.float32)
-    assert extract.summary(segments, [0, 1, 2, 3], vectors) == "Settings made in a configure block apply to every route."
-    assert extract.summary(segments, [0, 1], vectors[:2]) == "Run once, at startup, in any environment:"
-    assert extract.opening(segments) == "Settings made in a configure block apply to every route."
+    said = "Settings made in a configure block apply to every route."
+    assert extract.summary(segments, [0, 1, 2, 3], vectors) == said
+    assert extract.summary(segments, [0, 1], vectors[:2]) == "You get this:"
+    assert extract.opening(segments) == said
+    assert extract.states("Sinatra applications can be run directly:"), "a longer lead-in says what follows is about"
