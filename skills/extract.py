@@ -250,6 +250,7 @@ def summary(segments, indexes: list[int], vectors: np.ndarray, ideas: int = 2) -
     if not stated.any():
         stated[:] = True
     centre = vectors.mean(axis=0)
+    # as central_index: the row nearest the centroid, and of one or two rows the first
     centrality = vectors @ centre if len(indexes) > 2 else -np.arange(len(indexes), dtype=np.float32)
     first = int(np.argmax(np.where(stated, centrality, -np.inf)))
     chosen = [first]
