@@ -206,12 +206,14 @@ def keywords(texts: list[str], n: int = 4) -> list[str]:
     return sorted(top, key=first.__getitem__)
 
 
-def central_index(vectors: np.ndarray) -> int:
-    """The row most similar to all the others: the best one-line summary of a span."""
+def central_index(vectors: np.ndarray, among: np.ndarray | None = None) -> int:
+    """The row most similar to all the others: the best one-line summary of a span. ``among`` (a
+    mask with at least one row set) limits which rows may be chosen; the centroid is still all
+    of them's. Of one or two rows, the first allowed."""
     if len(vectors) <= 2:
-        return 0
-    centroid = vectors.mean(axis=0)
-    return int(np.argmax(vectors @ centroid))
+        return int(np.argmax(among)) if among is not None else 0
+    scores = vectors @ vectors.mean(axis=0)
+    return int(np.argmax(scores if among is None else np.where(among, scores, -np.inf)))
 
 
 def one_line(text: str, limit: int = 160) -> str:
@@ -249,12 +251,10 @@ def summary(segments, indexes: list[int], vectors: np.ndarray, ideas: int = 2) -
     stated = np.array([states(line) for line in lines])
     if not stated.any():
         stated[:] = True
-    centre = vectors.mean(axis=0)
-    # as central_index: the row nearest the centroid, and of one or two rows the first
-    centrality = vectors @ centre if len(indexes) > 2 else -np.arange(len(indexes), dtype=np.float32)
-    first = int(np.argmax(np.where(stated, centrality, -np.inf)))
+    first = central_index(vectors, stated)
     chosen = [first]
     if len(indexes) >= 4 and ideas > 1:
+        centre = vectors.mean(axis=0)
         fit = np.where(stated, vectors @ centre - vectors @ vectors[first], -np.inf)  # central, unlike the first
         fit[first] = -np.inf
         if np.isfinite(fit.max()):
