@@ -41,6 +41,9 @@ _LEARNER = r"(?:you|us|users?|the user|one)"
 #: alone, nobody could tell what it asks about
 _ANAPHORIC = re.compile(r"^(?:(?:it|its|this|that|these|those|they|them|their|such|so|not)\b"
                         r"|\w{2,}(?<!e)ed\b)", re.I)
+#: a word pointing back at, or on to, what another sentence names ("select it", "turn this off",
+#: "when I do so", "what is below?"): a question holding one asks about nothing a reader could place
+_POINTING = re.compile(r"\b(?:it|this|these|those|them|so|below|above|following|preceding|former|latter)\b", re.I)
 #: a fact that opens on a subordinating word is not the sentence's main clause
 _SUBORDINATE = re.compile(r"^(?:\(|(?:because|since|as|although|though|while|whereas|unless|until)\b)", re.I)
 _HOW = [
@@ -123,7 +126,7 @@ def how_questions(source: HarvestSource) -> Iterable[Candidate]:
                 continue
             goal, means = m.group("goal").strip(), m.group("means").strip()
             answer = _phrase(means, raw)
-            if answer and goal.split()[0].lower() not in extract.STOPWORDS | {"be"}:
+            if answer and goal.split()[0].lower() not in extract.STOPWORDS | {"be"} and not _POINTING.search(goal):
                 yield Candidate("how", f"How do I {_learner(goal)}?", answer, segment, raw)
             break
 
@@ -132,7 +135,8 @@ def what_questions(source: HarvestSource) -> Iterable[Candidate]:
     for segment, raw, sentence in _teaching(source):
         m = _WHAT.match(sentence)
         term = m.group("term").strip() if m else ""
-        if not m or _PRONOUN_SUBJECT.match(term) or not key_words(term) or not term[0].isalnum() \
+        if not m or _PRONOUN_SUBJECT.match(term) or _POINTING.search(term) or not key_words(term) \
+                or not term[0].isalnum() \
                 or any(w.lower() in _NOT_IN_TERM for w in term.split()):
             continue
         term = _lower_first(term)
@@ -163,8 +167,8 @@ def why_questions(source: HarvestSource) -> Iterable[Candidate]:
 
 def behaviour_questions(source: HarvestSource) -> Iterable[Candidate]:
     for segment, raw, m in _matching(source, _WHEN):
-        if _ANAPHORIC.match(m.group("cond")):
-            continue
+        if _ANAPHORIC.match(m.group("cond")) or _POINTING.search(m.group("cond")) or len(m.group("cond").split()) < 2:
+            continue  # a condition needs a subject and what it does: "when applicable" names neither
         answer = _phrase(m.group("result"), raw)
         if answer:
             yield Candidate("behaviour", f"What happens when {_learner(m.group('cond'))}?", answer, segment, raw)
@@ -174,8 +178,9 @@ def code_questions(source: HarvestSource) -> Iterable[Candidate]:
     """A code block introduced by prose that states its goal: what code does it, answered by
     the block's line whose words are rarest in the tutorial."""
     frequency = Counter(t for s in source.segments for t in re.findall(r"\w+", s.text.lower()))
+    taught = {id(s) for s in source.taught}
     for before, segment in zip(source.segments, source.segments[1:]):
-        if not _is_code(segment) or _is_code(before):
+        if id(segment) not in taught or not _is_code(segment) or _is_code(before):
             continue
         intro = (extract.split_sentences(before.text) or [""])[-1]
         section = source.section_of(segment.start, segment.end)

@@ -31,6 +31,7 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Iterable, Protocol
 
 from tutorialbook.memory.rows import decode, encode, norm, steps_of  # noqa: F401 - norm: questions compare names loosely
@@ -78,6 +79,22 @@ class HarvestSource:
     timed: bool = True
     link: str = ""
     sections: list[tuple[float, float, str]] = field(default_factory=list)  # (start, end, title)
+
+    @cached_property
+    def taught(self) -> list[Segment]:
+        """The segments a question may be asked of: none inside a licence's own section, of which
+        the book keeps no skill (the builder's judgement, ``passages.is_licence_text``), so an
+        exam asking about it would fail for what the book rightly left out."""
+        from tutorialbook.skills.passages import LICENCE_OPENING_WORDS, is_licence_text
+
+        licences = []
+        for start, end, title in self.sections:
+            inside = [s for s in self.segments if start - 0.01 <= s.start and s.end <= end + 0.01]
+            words = " ".join(s.text for s in inside).split()[:LICENCE_OPENING_WORDS]
+            if is_licence_text(title, " ".join(words)):
+                licences.append((start, end))
+        return [s for s in self.segments
+                if not any(start - 0.01 <= s.start and s.end <= end + 0.01 for start, end in licences)]
 
     def section_of(self, start: float, end: float) -> str:
         """Title of the narrowest section whose span holds [start, end] ('' when none)."""
@@ -183,8 +200,9 @@ def key_words(text: str) -> list[str]:
 # -- generators -------------------------------------------------------------------
 
 def _sentences(source: HarvestSource) -> Iterable[tuple[Segment, str, str]]:
-    """(segment, raw sentence, cleaned sentence) of every sentence of the tutorial."""
-    for segment in source.segments:
+    """(segment, raw sentence, cleaned sentence) of every sentence of the tutorial outside its
+    licence."""
+    for segment in source.taught:
         for raw in extract.split_sentences(segment.text):
             yield segment, raw, _clean(raw)
 
@@ -280,7 +298,7 @@ def avoid_questions(source: HarvestSource) -> Iterable[Candidate]:
 
 def next_step_questions(source: HarvestSource) -> Iterable[Candidate]:
     """"Which step comes after …?" over numbered procedures (two or more steps)."""
-    for segment in source.segments:
+    for segment in source.taught:
         lines = extract._join_wrapped_lines(segment.text)
         steps = [_clean(line) for line in lines if extract._NUMBERED.match(line)]
         if len(steps) < 2:

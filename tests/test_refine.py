@@ -311,6 +311,14 @@ The library allows user programs to deal with dates.
 
 The planner allows dictionaries to be created by unprivileged users.
 
+To select this output format, use the --normal option.
+
+Below is a summary of the options.
+
+When you do so, the method is called from thereon.
+
+When applicable, include the version of the compiler.
+
 SELECT EXTRACT(EPOCH FROM now()) - 3:
 
     SELECT 1;
@@ -338,6 +346,38 @@ def test_learner_questions_are_not_asked_of_sentences_that_point_back():
                                    "What happens when the server restarts?",
                                    "What happens when there is no match to the pattern?",
                                    "Why is it that the index is rebuilt every night?"]
+
+
+#: a manual whose last section is its licence's own text (as GNU manuals append the FDL)
+LICENSED = """# Compressing files
+
+To compress a file, use the bzip2 command.
+
+If the file already exists, bzip2 refuses to overwrite it.
+
+# Copying
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this manual.
+
+If you modify this manual, you must mark your changes clearly.
+
+To distribute modified copies, use the terms of section 4.
+"""
+
+
+def test_no_question_is_asked_of_a_licence_the_book_keeps_no_skill_of():
+    segments = parse_markdown(LICENSED).segments
+    copying = next(i for i, s in enumerate(segments) if "Permission" in s.text)
+    sections = [(segments[0].start, segments[copying - 1].end, "Compressing files"),
+                (segments[copying].start, segments[-1].end, "Copying")]
+    source = HarvestSource("t", "Manual", segments, timed=False, sections=sections)
+    asked = qs.harvest(source)
+    assert {q.question for q in asked if q.kind in ("how", "behaviour")} == {
+        "How do I compress a file?", "What happens when the file already exists?"}
+    assert all(q.evidence["start"] < segments[copying].start for q in asked)
+    # the same sentences under a heading that names no licence are asked about
+    plain = HarvestSource("t", "Manual", segments, timed=False, sections=[sections[0], (*sections[1][:2], "Changes")])
+    assert any(q.evidence["start"] >= segments[copying].start for q in qs.harvest(plain))
 
 
 def test_learner_questions_are_graded_by_the_evidence_returned():
