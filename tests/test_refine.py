@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -378,6 +379,42 @@ def test_no_question_is_asked_of_a_licence_the_book_keeps_no_skill_of():
     # the same sentences under a heading that names no licence are asked about
     plain = HarvestSource("t", "Manual", segments, timed=False, sections=[sections[0], (*sections[1][:2], "Changes")])
     assert any(q.evidence["start"] >= segments[copying].start for q in qs.harvest(plain))
+
+
+MANUAL_WITH_FDL = """# Compressing files with squeeze
+
+To compress a file, use the squeeze command with the file's name.
+
+If the file already exists, squeeze refuses to overwrite it.
+
+To keep the original file, use the --keep option.
+
+When the input is a terminal, squeeze reads nothing and stops.
+
+# GNU Free Documentation License
+
+The purpose of this License is to make a manual, textbook, or other functional and useful
+document free in the sense of freedom.
+
+If you have Invariant Sections without Cover Texts, merge those two alternatives to suit the situation.
+
+To use this License in a document you have written, include a copy of the License in the document.
+
+When the Document is included in an aggregate, this License does not apply to the other works.
+"""
+
+
+def test_refinement_writes_no_skill_from_a_licence(library, tmp_path):
+    """The exam asks nothing of a licence's section, so no failed question there makes a repair
+    write the licence into the book (the builder keeps none of it)."""
+    path = tmp_path / "squeeze.md"
+    path.write_text(MANUAL_WITH_FDL)
+    report = library.ingest(str(path), book="tools", domain="general").tutorials[0]
+    assert report.questions_harvested >= 3
+    texts = [" ".join([r["name"], r["steps"]]) for r in library.store.rows("skills")]
+    assert any("--keep" in t for t in texts)
+    assert not [t for t in texts if re.search(r"Invariant|this License|aggregate", t)]
+    assert not [r for r in library.store.rows("questions") if "License" in json.loads(r["evidence"])["quote"]]
 
 
 def test_learner_questions_are_graded_by_the_evidence_returned():
