@@ -117,6 +117,15 @@ def is_instructive(sentence: str) -> bool:
     return False
 
 
+def _procedure_name(title: str) -> str:
+    """A numbered procedure no line introduces is named after its section: "How to install
+    Flask" where the heading states a step, else the heading itself ("The Application Factory",
+    not "How to the Application Factory"; a section number dropped)."""
+    title = re.sub(r"^\d+(?:\.\d+)*\.?\s+", "", title.strip())
+    first = title.split()[0].lower() if title else ""
+    return f"How to {title[:1].lower()}{title[1:]}" if first in IMPERATIVE_VERBS else title
+
+
 def skill_drafts(paragraph: str, segment_index: int, context: str) -> list[SkillDraft]:
     """Skills of one segment: a numbered list is one procedure; other instructive
     sentences are one skill each. ``context`` (the section title) fills "when to use"."""
@@ -126,7 +135,7 @@ def skill_drafts(paragraph: str, segment_index: int, context: str) -> list[Skill
     if len(numbered) >= 2:
         steps = [_strip_markup(_LIST_ITEM.sub("", line)) for line in numbered]
         intro = [line for line in lines if not _LIST_ITEM.match(line)]
-        name = name_from(intro[0]) if intro else f"How to {context[:1].lower()}{context[1:]}".strip()
+        name = name_from(intro[0]) if intro else _procedure_name(context) or name_from(steps[0])
         drafts.append(
             SkillDraft(name, _when(" ".join(intro), context), steps, paragraph.strip(), [segment_index])
         )

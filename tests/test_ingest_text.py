@@ -487,3 +487,18 @@ def test_a_summary_says_something_not_a_short_lead_in_or_a_stray_word():
     assert extract.summary(segments, [0, 1], vectors[:2]) == "You get this:"
     assert extract.opening(segments) == said
     assert extract.states("Sinatra applications can be run directly:"), "a longer lead-in says what follows is about"
+
+
+def test_a_procedure_no_line_introduces_is_named_after_its_section():
+    """A numbered list with no introducing line (as refinement's repairs draft one) takes its
+    section's heading: "How to …" only where the heading states a step."""
+    from tutorialbook.skills import extract
+
+    steps = "1. Open the file.\n2. Read its header.\n3. Close it again.\n"
+    named = {title: extract.skill_drafts(steps, 0, title)[0].name
+             for title in ("The Application Factory", "6.8 Syntax Error Handling", "Install Flask", "")}
+    assert named == {"The Application Factory": "The Application Factory",
+                     "6.8 Syntax Error Handling": "Syntax Error Handling",
+                     "Install Flask": "How to install Flask", "": extract.name_from("Open the file.")}
+    assert extract.skill_drafts(steps, 0, "The Application Factory")[0].steps == [
+        "Open the file.", "Read its header.", "Close it again."]
