@@ -333,6 +333,18 @@ def test_a_sound_alike_on_the_titled_line_beats_a_confirmed_book_move_off_it():
     assert [e.san for e in track_lines(lesson)][0] == "b4"  # without the title, what was heard stands
 
 
+def test_a_file_letter_run_into_the_square_after_a_piece_is_where_the_piece_leaves():
+    # "knight b d7" written "knight bd7": the b is the knight's file, not a bishop (Bd7 is legal too)
+    said = ["White starts with pawn to d4, black plays pawn to d5, and white offers a pawn with c4.",
+            "Black declines with pawn to e6, and white develops the knight to c3.",
+            "Black plays knight to f6, and white pins it with bishop to g5.",
+            "Black answers bishop to e7, then pawn to e3.", "Go back to the position after bishop to g5."]
+    events = track_lines(segments(*said, "Black can also play knight bd7, setting the Elephant Trap."))
+    assert [(e.line, e.san) for e in events[-3:]] == [(1, "Be7"), (1, "e3"), (2, "Nbd7")]
+    assert events[-1].epd_before == events[-3].epd_before  # played where the lesson went back to
+    assert track_lines(segments(*said, "Then bd7."))[-1].san == "Bd7"  # no piece named: a bishop
+
+
 def test_a_lesson_whose_title_names_no_opening_leans_to_the_one_it_names_first():
     named = segments("Welcome back, today's topic is the Scotch Game.", *SCOTCH_HEARD)
     assert [e.san for e in track_lines(named, "lesson 3")][:2] == ["e4", "e5"]

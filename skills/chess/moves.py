@@ -179,6 +179,12 @@ def _raw_tokens(text: str) -> list[_Tok]:
             continue
         if m.group("castle"):
             toks.append(_Tok("castle", s, e, raw, "Q" if m.group("long") else "K", written={"check": m.group("cchk")}))
+        elif m.group("san") and m.group("piece") == "b" and toks and toks[-1].kind == "piece":
+            # "knight bd7": after a piece named, a lower-case b is the file it leaves ("knight b d7"
+            # run together by speech recognition), not a bishop
+            toks.append(_Tok("file", s, s + 1, "b", 1))
+            toks.extend(_Tok(t.kind, t.start + s + 1, t.end + s + 1, t.text, t.value, t.weak, t.written)
+                        for t in _raw_tokens(raw[1:]))
         elif m.group("san"):
             piece = m.group("piece")
             toks.append(
