@@ -122,10 +122,9 @@ _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reac
 # What staying in the opening book is worth, against a sound-alike's discount of 4 × (1 - 0.3) = 2.8
 # (moves.py): one book move does not outweigh what was heard, two in a row do.
 _BOOK_BONUS = 2.0
-# What the opening a lesson is titled after is worth on top of theory's bonus: more than a
-# sound-alike's discount (2.8), so where theory confirms both, the sound-alike on the titled line
-# beats the move as heard off it (a Scotch Game heard "king pawns, b4 and d5": 1.e4, not 1.b4).
-_TITLE_BONUS = 3.0
+# What the opening a lesson is titled after is worth on top of theory's bonus: a sound-alike that
+# stays on the titled line beats the move as heard without a second book move to confirm it.
+_TITLE_BONUS = 2.0
 #: the positions along the opening the lesson being read is titled after (``openings.named_in``):
 #: set by ``track_lines`` for its own call, so concurrent readings of other lessons keep theirs
 _TITLED: ContextVar[frozenset[str]] = ContextVar("titled", default=frozenset())
