@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -87,14 +88,20 @@ class HarvestSource:
         exam asking about it would fail for what the book rightly left out."""
         from tutorialbook.skills.passages import LICENCE_OPENING_WORDS, is_licence_text
 
-        licences = []
-        for start, end, title in self.sections:
-            inside = [s for s in self.segments if start - 0.01 <= s.start and s.end <= end + 0.01]
-            words = " ".join(s.text for s in inside).split()[:LICENCE_OPENING_WORDS]
-            if is_licence_text(title, " ".join(words)):
-                licences.append((start, end))
-        return [s for s in self.segments
-                if not any(start - 0.01 <= s.start and s.end <= end + 0.01 for start, end in licences)]
+        order = sorted(range(len(self.segments)), key=lambda i: self.segments[i].start)
+        starts = [self.segments[i].start for i in order]
+        left_out: set[int] = set()
+        for start, end, title in self.sections:  # each reads its opening words only, found by bisection
+            inside = [i for i in order[bisect_left(starts, start - 0.01):bisect_right(starts, end + 0.01)]
+                      if self.segments[i].end <= end + 0.01]
+            words: list[str] = []
+            for i in inside:
+                words += self.segments[i].text.split()
+                if len(words) >= LICENCE_OPENING_WORDS:
+                    break
+            if is_licence_text(title, " ".join(words[:LICENCE_OPENING_WORDS])):
+                left_out.update(inside)
+        return [s for i, s in enumerate(self.segments) if i not in left_out]
 
     def section_of(self, start: float, end: float) -> str:
         """Title of the narrowest section whose span holds [start, end] ('' when none)."""
