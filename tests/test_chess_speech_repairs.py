@@ -320,11 +320,27 @@ def test_the_opening_a_lesson_is_titled_after_wins_a_tie_between_hearings():
     assert [e.san for e in track_lines(lesson, "My favourite opening")][:2] == ["e4", "c5"]
 
 
+def test_a_bare_square_whose_piece_was_lost_may_be_the_titled_move_there():
+    # "gains time with knight c3" heard "gains time without c3": c3 as heard is a pawn's move out of
+    # theory; the lesson's title names the Scandinavian, whose 3.Nc3 the next moves follow
+    said = ["After one e4, black immediately hits the center with d5.", "White grabs the pawn, e takes d5.",
+            "Black recaptures with the queen.", "The queen is exposed, so white gains time without c3, hid in third.",
+            "The main retreat is queen a5.", "White continues with d4, and black develops the king's knight to f6."]
+    main = ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qa5", "d4", "Nf6"]
+    assert [e.san for e in track_lines(segments(*said), "Scandinavian Defense")] == main
+    assert [e.san for e in track_lines(segments(*said))][4] == "c3"  # without the title, what was heard stands
+    # a title named only by the lesson's own first sentences does not reach bare squares
+    named = segments("Today we look at the Scandinavian Defense.", *said)
+    assert [e.san for e in track_lines(named, "lesson 4")][4] == "c3"
+
+
 def test_a_lesson_that_plays_another_opening_than_its_title_keeps_what_was_said():
     # the title is a prior on speech recognition's guesses, not on what was clearly said: a
     # Queen's Gambit lesson that shows 1.e4 e5 (confirmed by the moves after it) keeps it
     lesson = segments("White opens with pawn to e4, black answers pawn to e5.", "Knight to f3, knight to c6.")
     assert [e.san for e in track_lines(lesson, "Queen's Gambit Declined")] == ["e4", "e5", "Nf3", "Nc6"]
+    bare = segments("White plays e4 and black plays e5.", "Knight f3, knight c6, bishop c4.")
+    assert [e.san for e in track_lines(bare, "Queen's Gambit Declined")] == ["e4", "e5", "Nf3", "Nc6", "Bc4"]
 
 
 def test_a_file_letter_run_into_the_square_after_a_piece_is_where_the_piece_leaves():

@@ -128,6 +128,9 @@ _TITLE_BONUS = 2.0
 #: the positions along the opening the lesson being read is titled after (``openings.named_in``):
 #: set by ``track_lines`` for its own call, so concurrent readings of other lessons keep theirs
 _TITLED: ContextVar[frozenset[str]] = ContextVar("titled", default=frozenset())
+#: whether those positions come from the lesson's title (not from its first sentences): only then may a
+#: square said bare be heard again as the titled line's move there
+_BY_TITLE: ContextVar[bool] = ContextVar("by_title", default=False)
 #: how many of a lesson's first sentences may name its opening when its title names none, and how
 #: much of them (and of a title) is read for a name: a transcript without full stops is one sentence
 _NAMING_SENTENCES = 2
@@ -253,6 +256,7 @@ class _Tracker:
             return move
         scored = mention.scored(board, strict)
         heard = {alt for _, alt in scored}
+        scored += _titled_guesses(mention, board, heard) if strict else []
         if not mention.candidates(board, strict, sound_alikes=False):
             scored = mention.scored(board, strict, loose=True)
         values: dict[chess.Move, float] = {}
@@ -729,6 +733,24 @@ def _reason(text: str, mention: Mention, mentions: list[Mention]) -> str:
     return text.strip()
 
 
+def _titled_guesses(mention: Mention, board: chess.Board, heard: set[chess.Move]) -> list[tuple[float, chess.Move]]:
+    """What a square said without its piece or "to" may have been, read loosely (a rhyming file,
+    another piece: "gains time with knight c3" heard "without c3"), where that reaches a position
+    of the opening the lesson's title names. Weighed as sound-alikes are, so it wins only where
+    what was heard lacks theory's confirmation (``_Tracker.resolve``)."""
+    titled = _TITLED.get()
+    if not (titled and _BY_TITLE.get()):
+        return []
+    guesses = []
+    for score, alt in mention.scored(board, False):
+        if alt not in heard:
+            board.push(alt)
+            if openings.epd(board) in titled:
+                guesses.append((score, alt))
+            board.pop()
+    return guesses
+
+
 def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]:
     """Every move a narrated lesson mentions, in order, placed in its line of play; where moves said
     fit nowhere, the squares speech recognition may have misheard before them are heard again
@@ -739,12 +761,14 @@ def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]
     sentences = _read(list(segments))
     saids = [_roles(text) for text, _, _ in sentences]
     opening = " ".join(text for text, _, _ in sentences[:_NAMING_SENTENCES])[:_NAMING_CHARS]
-    token = _TITLED.set((openings.named_in(title[:_NAMING_CHARS]) if title else frozenset())
-                        or openings.named_in(opening))
+    named = openings.named_in(title[:_NAMING_CHARS]) if title else frozenset()
+    token = _TITLED.set(named or openings.named_in(opening))
+    by_title = _BY_TITLE.set(bool(named))
     try:
         return rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume)).events
     finally:
         _TITLED.reset(token)
+        _BY_TITLE.reset(by_title)
 
 
 def _read(segments: list[Segment]) -> list[tuple[str, str, Callable[[int], Segment]]]:
