@@ -334,6 +334,14 @@ def test_a_bare_square_whose_piece_was_lost_may_be_the_titled_move_there():
     assert [e.san for e in track_lines(named, "lesson 4")][4] == "c3"
 
 
+def test_a_square_said_again_after_a_place_is_the_move():
+    # "White opens with the c-pawn, c4" heard "the c4, c4": a list of places names each once
+    lesson = segments("White opens with the c4, c4.", "Black replies with e5, a reversed Sicilian.")
+    assert [e.san for e in track_lines(lesson)] == ["c4", "e5"]
+    places = segments("Pawn to e4, pawn to e5.", "White has pawns on c3, d4 and d3.")
+    assert [e.san for e in track_lines(places)] == ["e4", "e5"]  # a list of places stays places
+
+
 def test_a_lesson_that_plays_another_opening_than_its_title_keeps_what_was_said():
     # the title is a prior on speech recognition's guesses, not on what was clearly said: a
     # Queen's Gambit lesson that shows 1.e4 e5 (confirmed by the moves after it) keeps it

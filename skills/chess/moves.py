@@ -645,6 +645,7 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
     mentions: list[Mention] = []
     floor = 0  # tokens before this belong to an earlier mention
     listing = False  # the last mention was a place: "pawns on c3, d4 and e3" lists more places
+    listed: dict = {}  # the squares of the last mention
     place: Mention | None = None  # the last piece named where it stands
     i = 0
     while i < len(toks):
@@ -664,9 +665,10 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
             continue
         mention, end = built
         _number(toks, mention)
-        if listing and mention.bare and all(tok.kind == "filler" or tok.text == "," for tok in toks[floor:i]):
+        if listing and mention.bare and all(tok.kind == "filler" or tok.text == "," for tok in toks[floor:i]) \
+                and mention.targets != listed:  # a list names each place once: "the c4, c4" says it again as the move
             mention.location = True
-        listing = mention.location
+        listing, listed = mention.location, mention.targets
         if mention.location and mention.piece is not None and len(mention.targets) == 1:
             place = mention  # "the knight on d5": what a later "it" stands for
         elif place is not None and mention.piece is None and any(tok.text in _PRONOUNS for tok in toks[floor:i]):
