@@ -256,9 +256,10 @@ class _Tracker:
             return move
         scored = mention.scored(board, strict)
         heard = {alt for _, alt in scored}
-        scored += _titled_guesses(mention, board, heard) if strict else []
         if not mention.candidates(board, strict, sound_alikes=False):
             scored = mention.scored(board, strict, loose=True)
+        elif strict:
+            scored += _titled_guesses(mention, board, heard)
         values: dict[chess.Move, float] = {}
         for score, alt in scored:
             after = board.copy()

@@ -645,7 +645,7 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
     mentions: list[Mention] = []
     floor = 0  # tokens before this belong to an earlier mention
     listing = False  # the last mention was a place: "pawns on c3, d4 and e3" lists more places
-    listed: dict = {}  # the squares of the last mention
+    listed: dict[int, float] = {}  # the squares of the last mention
     place: Mention | None = None  # the last piece named where it stands
     i = 0
     while i < len(toks):
