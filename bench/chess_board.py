@@ -9,8 +9,9 @@ played, timed where ``track_lines`` places it in the script text) drive a board 
 SVG rendered by cairosvg) that shows each position as its sentence is said, goes back where the
 narrator goes back, highlights the last move and draws an arrow for the next one now and then. The board is placed in a
 1280x720, 25 fps frame beside a webcam box, a caption bar and a moving overlay in a corner, in a
-different look per lesson (colour theme, piece set — python-chess's, or a font's chess glyphs the
-reader has no template for — size, place, coordinates, one board flipped).
+different look per lesson (colour theme, piece set — python-chess's, a font's chess glyphs the
+reader has no template for, or python-chess's shapes drawn in ivory and dark red rather than greys
+— size, place, coordinates, one board flipped).
 
 Printed, in the same run:
 * per-square accuracy of the reader on sampled frames (an unread square counts as wrong);
@@ -51,7 +52,7 @@ LOOKS = [
     bm.Look(theme="purple", pieces="glyph", size=300, x=60, y=330),
     bm.Look(theme="green", pieces="cburnett", size=520, x=300, y=20, background=(245, 245, 245)),
     bm.Look(theme="brown", pieces="glyph", size=420, x=700, y=150, webcam=False, flipped=True),
-    bm.Look(theme="blue", pieces="glyph", size=380, x=40, y=40, coordinates=True),
+    bm.Look(theme="blue", pieces="tinted", size=380, x=40, y=40, coordinates=True),
 ]
 FPS = 25
 

@@ -38,8 +38,12 @@ LINE = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7".split()
     bm.Look(theme="green", pieces="glyph", size=300, x=520, y=220),
     bm.Look(theme="blue", size=420, x=90, y=120, coordinates=True, flipped=True),
     bm.Look(theme="purple", size=256, x=600, y=60, webcam=False, caption=False),
-], ids=["brown", "glyph-set", "flipped-with-coordinates", "small-purple"])
+    bm.Look(theme="green", pieces="tinted", size=340, x=380, y=150),
+    bm.Look(theme="brown", pieces="tinted", size=300, x=60, y=300, coordinates=True, flipped=True),
+], ids=["brown", "glyph-set", "flipped-with-coordinates", "small-purple", "coloured-set", "coloured-set-flipped"])
 def test_every_square_is_read_in_every_look(look):
+    """Whatever the look; a set drawn in colours (ivory and dark red, not greys) too, which the
+    reader must not take for arrows."""
     reader = BoardReader()
     schedule = bm.line_schedule(LINE, first=0, every=1)
     for shown in schedule:
@@ -56,6 +60,25 @@ def test_every_square_is_read_in_every_look(look):
         assert unread <= under_arrows
     x, y, w, _ = bm.board_box(look)
     assert abs(reader.grid.x - x) < 2 and abs(reader.grid.y - y) < 2 and abs(8 * reader.grid.size - w) < 3
+
+
+def test_a_coloured_set_calibrates_under_an_arrow_and_arrows_stay_arrows():
+    """An arrow drawn on the starting position of a set drawn in colours: the arrow's colour is
+    not taken for a piece's, then or later (an arrow over an empty square leaves it empty)."""
+    look = bm.Look(theme="blue", pieces="tinted", size=360, x=200, y=100)
+    reader = BoardReader()
+    start = reader.read(bm.compose(bm.render_board(chess.Board(), look, None, [(chess.G1, chess.F3)]), look, 0.0))
+    assert start.found and reader.templates.calibrated and not start.flipped
+    assert {sq: p for sq, p in start.placement.items() if p is not None} == _truth(chess.Board())
+    board = chess.Board()
+    board.push_san("e4")
+    arrows = [(chess.B8, chess.C6), (chess.D1, chess.H5)]
+    reading = reader.read(bm.compose(bm.render_board(board, look, board.peek(), arrows), look, 1.0))
+    read = {sq: p for sq, p in reading.placement.items() if p is not None}
+    assert read == {sq: p for sq, p in _truth(board).items() if sq in read}  # nothing misread
+    assert set(_truth(board)) - set(read) <= {chess.B8, chess.D1}  # unread only where an arrow starts
+    for empty in (chess.C6, chess.E2, chess.F3, chess.G4):  # under the arrows
+        assert empty not in reading.placement
 
 
 def test_no_board_and_half_drawn_boards_are_not_read():

@@ -14,6 +14,9 @@ No model: classical image processing (OpenCV, numpy).
 * **Templates.** Calibrated from the starting position, which opening lessons show: any piece set
   then reads, and which side stands at the bottom says whether the board is flipped. Before a
   starting position is seen, templates are python-chess's own SVG pieces rendered at run time.
+* **Colours.** Most sets are drawn in greys, so a coloured pixel is taken for an arrow or a marker.
+  A set drawn in colours (cream, gold, red) shows its colours on the starting position: they become
+  its palette, and a pixel of the palette is piece.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ _OFF_PLANE = 14  # colour distance from the square's piece plane (see describe) 
 _MATCH = 22.0  # mean grey difference (0-255) above which a cell matches no template
 _UNCHANGED = 6  # grey levels (0-255) a board thumbnail's pixel may drift and still be the same picture
 _MARGIN = 1.5  # the best template must beat the best of another class by this much
+_BIN = 16  # levels a colour channel is cut into for a piece set's palette
+_PALETTE_SHARE = 0.002  # least share of the starting position's piece pixels a palette colour holds
 
 Placement = dict[int, tuple[int, bool] | None]
 """square -> (piece type, is white), None for unknown; empty squares are absent."""
@@ -204,21 +209,67 @@ def _checkered(cells: np.ndarray) -> bool:
 
 # -- reading -------------------------------------------------------------------------------------
 
-def describe(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per cell: a descriptor (grey where the piece is, neutral elsewhere, 14x14 flattened), how
-    much of each descriptor pixel is visible (not under an arrow or marker), the share of the
-    cell that is piece, and the mean grey of the piece."""
+def _inner(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each cell without its rim, its background colour, and how far each pixel is from it."""
     bg = _backgrounds(cells)
     inner = cells[:, _INSET:CELL - _INSET, _INSET:CELL - _INSET]
-    diff = np.abs(inner - bg[:, None, None, :]).max(axis=3)
-    # Pieces are drawn in greys, so a piece pixel blended with its square lies in the plane of
-    # colours spanned by the grey axis and the square's colour; an arrow or marker, drawn in
-    # colour, leaves that plane. (On a grey square the plane is undefined: saturation decides.)
+    return inner, bg, np.abs(inner - bg[:, None, None, :]).max(axis=3)
+
+
+def _coloured(inner: np.ndarray, bg: np.ndarray) -> np.ndarray:
+    """Pixels off the plane of greys blended with their square's colour: where most piece sets are
+    drawn in greys, an arrow's or a marker's colour. (On a grey square the plane is undefined:
+    saturation decides.)"""
     normal = np.cross(np.array([1, 1, 1], dtype=np.float32), bg)
     norm = np.linalg.norm(normal, axis=1)
     off_plane = np.einsum("nhwc,nc->nhw", inner, normal / np.maximum(norm, 1e-6)[:, None])
     saturation = inner.max(axis=3) - inner.min(axis=3)
-    coloured = np.where((norm > 8)[:, None, None], np.abs(off_plane) >= _OFF_PLANE, saturation >= _SATURATED)
+    return np.where((norm > 8)[:, None, None], np.abs(off_plane) >= _OFF_PLANE, saturation >= _SATURATED)
+
+
+def _bins(pixels: np.ndarray) -> np.ndarray:
+    """Each RGB pixel's cell of a coarse colour grid (`_BIN` levels a channel), as one integer."""
+    q = np.clip(pixels // (256 // _BIN), 0, _BIN - 1).astype(np.int32)
+    return (q[..., 0] * _BIN + q[..., 1]) * _BIN + q[..., 2]
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The colours a piece set is drawn in (cream, gold, red ... where most sets use greys), seen on
+    the starting position: a pixel of one of them is piece, not an arrow."""
+
+    bins: np.ndarray  # (_BIN ** 3,) bool: the colour grid's cells the pieces fill, grown by one cell
+
+    @staticmethod
+    def learn(inner: np.ndarray, piece: np.ndarray, marking: np.ndarray) -> Palette:
+        """The colours of the `piece` pixels of `inner` cells but those of `marking` pixels (an
+        arrow or a marker on the starting position's empty squares)."""
+        def seen(mask: np.ndarray) -> np.ndarray:
+            counts = np.bincount(_bins(inner[mask]).ravel(), minlength=_BIN ** 3).reshape(_BIN, _BIN, _BIN)
+            return counts >= max(_PALETTE_SHARE * piece.sum(), 1)
+
+        colours = seen(piece)
+        padded = np.pad(colours, 1)  # a roll brings in the padding's False, not the far edge
+        grown = colours.copy()
+        for axis in range(3):
+            for step in (-1, 1):
+                grown |= np.roll(padded, step, axis=axis)[1:-1, 1:-1, 1:-1]
+        return Palette((grown & ~seen(marking)).ravel())
+
+    def holds(self, inner: np.ndarray) -> np.ndarray:
+        return self.bins[_bins(inner)]
+
+
+def describe(cells: np.ndarray, palette: Palette | None = None,
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell: a descriptor (grey where the piece is, neutral elsewhere, 14x14 flattened), how
+    much of each descriptor pixel is visible (not under an arrow or marker), the share of the
+    cell that is piece, and the mean grey of the piece. A coloured pixel is an arrow's or a
+    marker's unless the piece set's `palette` holds its colour."""
+    inner, bg, diff = _inner(cells)
+    coloured = _coloured(inner, bg)
+    if palette is not None:
+        coloured &= ~palette.holds(inner)
     covered = (diff > _FG) & coloured
     mask = (diff > _FG) & ~covered
     grey = inner @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
@@ -302,6 +353,7 @@ class BoardReader:
         self.grid: Grid | None = None
         self.templates: Templates | None = None
         self.flipped: bool | None = None
+        self.palette: Palette | None = None  # a coloured piece set's colours, from its starting position
         self._last: tuple[np.ndarray, Reading] | None = None  # the board's thumbnail, its reading
 
     def read(self, frame: Frame | np.ndarray) -> Reading:
@@ -329,8 +381,11 @@ class BoardReader:
                 return Reading(None)
             cells = _cells(image, grid)
         self.grid = grid
-        desc, visible, share, tone = describe(cells)
-        self._calibrate(desc, share, tone)
+        desc, visible, share, tone = describe(cells, self.palette)
+        if self.templates is None or not self.templates.calibrated:
+            self._calibrate(cells, desc, share, tone)
+            if self.palette is not None:
+                desc, visible, share, tone = describe(cells, self.palette)
         if self.templates is None:
             self.templates = _rendered(max(CELL, int(round(cast(Grid, grid).size))))  # cells were cut from it
         labels = self.templates.classify(desc, visible, share)
@@ -344,17 +399,32 @@ class BoardReader:
             unknown += label is None
         return Reading(grid, placement, flipped, unknown)
 
-    def _calibrate(self, desc: np.ndarray, share: np.ndarray, tone: np.ndarray) -> None:
-        """Take the templates from a starting position: four full rows, four empty ones."""
-        if self.templates is not None and self.templates.calibrated:
+    def _calibrate(self, cells: np.ndarray, desc: np.ndarray, share: np.ndarray, tone: np.ndarray) -> None:
+        """Take the templates from a starting position (`cells` and what `describe` made of them):
+        four full rows, four empty ones, the lighter pieces White's. Where the grey rule hid the
+        pieces or their tones (a set drawn in cream, gold or red: its outlines alone are grey),
+        the colours they are drawn in become the set's palette and the position is read again."""
+        if self._take_start(desc, share, tone, None):
             return
+        inner, _, diff = _inner(cells)
+        drawn = diff > _FG
+        rows = (drawn.mean(axis=(1, 2)) >= _EMPTY_SHARE).reshape(8, 8)
+        if not (rows[[0, 1, 6, 7]].all() and _start_rows(share >= _EMPTY_SHARE, middle_only=True)):
+            return  # no two full rows at each side, or something grey between them
+        pieces = np.zeros((8, 8), bool)
+        pieces[[0, 1, 6, 7]] = True
+        pieces = pieces.ravel()[:, None, None]
+        palette = Palette.learn(inner, drawn & pieces, drawn & ~pieces)  # between: arrows, markers
+        desc, _, share, tone = describe(cells, palette)
+        self._take_start(desc, share, tone, palette)
+
+    def _take_start(self, desc: np.ndarray, share: np.ndarray, tone: np.ndarray, palette: Palette | None) -> bool:
         occupied = share >= _EMPTY_SHARE
-        rows = occupied.reshape(8, 8)
-        if not (rows[[0, 1, 6, 7]].all() and not rows[2:6].any()):
-            return
+        if not _start_rows(occupied):
+            return False
         top, bottom = tone.reshape(8, 8)[:2].mean(), tone.reshape(8, 8)[6:].mean()
         if abs(top - bottom) < 20:
-            return
+            return False
         flipped = top > bottom  # the lighter pieces (White) stand at the top
         indexes = [i for i in range(64) if occupied[i]]
         labels = []
@@ -362,7 +432,15 @@ class BoardReader:
             piece = cast(chess.Piece, _START.piece_at(square_at(i, flipped)))  # a start row: occupied
             labels.append((piece.piece_type, piece.color))
         self.templates = Templates(desc[indexes], labels, calibrated=True)
-        self.flipped = flipped
+        self.flipped, self.palette = flipped, palette
+        return True
+
+
+def _start_rows(occupied: np.ndarray, middle_only: bool = False) -> bool:
+    """Whether the cells occupied (reading order) are a starting position's: two full rows at
+    each side (unless `middle_only`), none between."""
+    rows = occupied.reshape(8, 8)
+    return bool((middle_only or rows[[0, 1, 6, 7]].all()) and not rows[2:6].any())
 
 
 def _white_on_top(labels: list) -> bool:

@@ -4,12 +4,14 @@ overlay, encoded by ffmpeg with an optional narration track.
 
 A helper module for tests and benchmarks (not a test file); nothing generated is committed.
 Themes and piece sets vary what a reader must cope with: board colours, last-move highlights,
-arrows, a flipped board, and a second piece set drawn from a font's chess glyphs (DejaVu Sans),
-which python-chess's templates do not know.
+arrows, a flipped board, a second piece set drawn from a font's chess glyphs (DejaVu Sans),
+which python-chess's templates do not know, and a third drawn in colours rather than greys
+(python-chess's shapes in ivory and dark red, as xboard's cream or Freestaunton's red pieces are).
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +32,9 @@ THEMES = {
     "purple": {"square light": "#e8e0f0", "square dark": "#8f7cb0",
                "square light lastmove": "#d8d890", "square dark lastmove": "#a89a58"},
 }
-PIECE_SETS = ("cburnett", "glyph")
+PIECE_SETS = ("cburnett", "glyph", "tinted")
+_TINTS = {chess.WHITE: (("#ffffff", "#f2e3b3"), ("#fff", "#f2e3b3")),
+          chess.BLACK: (("#000000", "#6b1d1d"), ("#000", "#6b1d1d"))}
 _GLYPHS = {chess.KING: "\u265a", chess.QUEEN: "\u265b", chess.ROOK: "\u265c",
            chess.BISHOP: "\u265d", chess.KNIGHT: "\u265e", chess.PAWN: "\u265f"}
 
@@ -56,10 +60,24 @@ class Look:
 def board_svg(board: chess.Board, look: Look, lastmove: chess.Move | None = None,
               arrows: list[tuple[int, int]] = ()) -> str:
     """The SVG of one position in a look (the glyph set replaces python-chess's pieces)."""
-    shown = board if look.pieces == "cburnett" else chess.Board(None)
+    shown = board if look.pieces == "cburnett" else chess.Board(None)  # the others are drawn below
     svg = chess.svg.board(shown, size=look.size, flipped=look.flipped, coordinates=look.coordinates,
                           lastmove=lastmove, colors=THEMES[look.theme],
                           arrows=[chess.svg.Arrow(a, b) for a, b in arrows])
+    if look.pieces == "tinted":
+        margin = 15 if look.coordinates else 0
+        cells = []
+        for square, piece in board.piece_map().items():
+            col, row = chess.square_file(square), 7 - chess.square_rank(square)
+            if look.flipped:
+                col, row = 7 - col, 7 - row
+            drawn = re.sub(r' id="[^"]*"', "", chess.svg.PIECES[piece.symbol()])
+            for old, new in _TINTS[piece.color]:  # the fill only: a black piece's light details stay
+                drawn = drawn.replace(f'fill="{old}"', f'fill="{new}"').replace(f"fill:{old};", f"fill:{new};")
+            cells.append(f'<g transform="translate({margin + col * 45}, {margin + row * 45})">{drawn}</g>')
+        arrow = svg.find('class="arrow')
+        at = svg.rfind("<", 0, arrow) if arrow >= 0 else svg.rfind("</svg>")
+        svg = svg[:at] + "".join(cells) + svg[at:]  # under the arrows, as python-chess draws its own
     if look.pieces == "glyph":
         margin = 15 if look.coordinates else 0
         cells = []
