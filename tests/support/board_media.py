@@ -65,32 +65,36 @@ def board_svg(board: chess.Board, look: Look, lastmove: chess.Move | None = None
                           lastmove=lastmove, colors=THEMES[look.theme],
                           arrows=[chess.svg.Arrow(a, b) for a, b in arrows])
     if look.pieces == "tinted":
-        margin = 15 if look.coordinates else 0
         cells = []
-        for square, piece in board.piece_map().items():
-            col, row = chess.square_file(square), 7 - chess.square_rank(square)
-            if look.flipped:
-                col, row = 7 - col, 7 - row
+        for (x, y), piece in _placed(board, look):
             drawn = re.sub(r' id="[^"]*"', "", chess.svg.PIECES[piece.symbol()])
             for old, new in _TINTS[piece.color]:  # the fill only: a black piece's light details stay
                 drawn = drawn.replace(f'fill="{old}"', f'fill="{new}"').replace(f"fill:{old};", f"fill:{new};")
-            cells.append(f'<g transform="translate({margin + col * 45}, {margin + row * 45})">{drawn}</g>')
+            cells.append(f'<g transform="translate({x}, {y})">{drawn}</g>')
         arrow = svg.find('class="arrow')
         at = svg.rfind("<", 0, arrow) if arrow >= 0 else svg.rfind("</svg>")
         svg = svg[:at] + "".join(cells) + svg[at:]  # under the arrows, as python-chess draws its own
     if look.pieces == "glyph":
-        margin = 15 if look.coordinates else 0
         cells = []
-        for square, piece in board.piece_map().items():
-            col, row = chess.square_file(square), 7 - chess.square_rank(square)
-            if look.flipped:
-                col, row = 7 - col, 7 - row
-            x, y = margin + col * 45 + 22.5, margin + row * 45 + 38
+        for (x, y), piece in _placed(board, look):
             fill, stroke = ("#ffffff", "#000000") if piece.color else ("#000000", "#000000")
-            cells.append(f'<text x="{x}" y="{y}" font-family="DejaVu Sans" font-size="40" text-anchor="middle" '
-                         f'fill="{fill}" stroke="{stroke}" stroke-width="1.2">{_GLYPHS[piece.piece_type]}</text>')
+            cells.append(f'<text x="{x + 22.5}" y="{y + 38}" font-family="DejaVu Sans" font-size="40" '
+                         f'text-anchor="middle" fill="{fill}" stroke="{stroke}" stroke-width="1.2">'
+                         f"{_GLYPHS[piece.piece_type]}</text>")
         svg = svg.replace("</svg>", "".join(cells) + "</svg>")
     return svg
+
+
+def _placed(board: chess.Board, look: Look) -> list[tuple[tuple[float, float], chess.Piece]]:
+    """Each piece with its square's top-left corner in python-chess's SVG units (45 a square)."""
+    margin = 15 if look.coordinates else 0
+    placed = []
+    for square, piece in board.piece_map().items():
+        col, row = chess.square_file(square), 7 - chess.square_rank(square)
+        if look.flipped:
+            col, row = 7 - col, 7 - row
+        placed.append(((margin + col * 45, margin + row * 45), piece))
+    return placed
 
 
 def render_board(board: chess.Board, look: Look, lastmove=None, arrows=()) -> np.ndarray:
