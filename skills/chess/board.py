@@ -46,6 +46,7 @@ _UNCHANGED = 6  # grey levels (0-255) a board thumbnail's pixel may drift and st
 _MARGIN = 1.5  # the best template must beat the best of another class by this much
 _BIN = 16  # levels a colour channel is cut into for a piece set's palette
 _PALETTE_SHARE = 0.002  # least share of the starting position's piece pixels a palette colour holds
+_COLOURED_SET = 0.05  # share of them off the grey plane from which a set is drawn in colours (greys: 0)
 
 Placement = dict[int, tuple[int, bool] | None]
 """square -> (piece type, is white), None for unknown; empty squares are absent."""
@@ -301,6 +302,7 @@ class Templates:
     descriptors: np.ndarray
     labels: list[tuple[int, bool]]
     calibrated: bool = False
+    empty_share: float = _EMPTY_SHARE  # less piece than this is an empty square
 
     def classify(self, desc: np.ndarray, visible: np.ndarray, share: np.ndarray) -> list[tuple[int, bool] | None | str]:
         """Per cell: a label, "empty", or None (unknown). Pixels under an arrow are not compared."""
@@ -309,7 +311,7 @@ class Templates:
             np.maximum(weight.sum(axis=2), 1.0)  # (cells, templates)
         out: list = []
         for i in range(len(desc)):
-            if share[i] < _EMPTY_SHARE:
+            if share[i] < self.empty_share:
                 out.append("empty")
                 continue
             order = np.argsort(dist[i])
@@ -401,27 +403,31 @@ class BoardReader:
 
     def _calibrate(self, cells: np.ndarray, desc: np.ndarray, share: np.ndarray, tone: np.ndarray) -> None:
         """Take the templates from a starting position (`cells` and what `describe` made of them):
-        four full rows, four empty ones, the lighter pieces White's. Where the grey rule hid the
-        pieces or their tones (a set drawn in cream, gold or red: its outlines alone are grey),
-        the colours they are drawn in become the set's palette and the position is read again."""
-        if self._take_start(desc, share, tone, None):
-            return
-        inner, _, diff = _inner(cells)
+        four full rows, four empty ones, the lighter pieces White's. A set drawn in colours (cream,
+        gold, red: the grey rule hides its pieces, or all but their outlines, or its pieces on a
+        highlighted square) has the colours it is drawn in taken as its palette, and the position
+        is read again with it."""
+        inner, bg, diff = _inner(cells)
         drawn = diff > _FG
         rows = (drawn.mean(axis=(1, 2)) >= _EMPTY_SHARE).reshape(8, 8)
         if not (rows[[0, 1, 6, 7]].all() and _start_rows(share >= _EMPTY_SHARE, middle_only=True)):
-            return  # no two full rows at each side, or something grey between them
+            self._take_start(desc, share, tone, None)  # a faint set's start, or none
+            return
         pieces = np.zeros((8, 8), bool)
         pieces[[0, 1, 6, 7]] = True
         pieces = pieces.ravel()[:, None, None]
+        coloured = (_coloured(inner, bg) & drawn & pieces).sum() >= _COLOURED_SET * (drawn & pieces).sum()
+        if not coloured and self._take_start(desc, share, tone, None):
+            return
         palette = Palette.learn(inner, drawn & pieces, drawn & ~pieces)  # between: arrows, markers
         desc, _, share, tone = describe(cells, palette)
         self._take_start(desc, share, tone, palette)
 
     def _take_start(self, desc: np.ndarray, share: np.ndarray, tone: np.ndarray, palette: Palette | None) -> bool:
-        occupied = share >= _EMPTY_SHARE
-        if not _start_rows(occupied):
+        empty = _start_threshold(share)
+        if empty is None:
             return False
+        occupied = share >= empty
         top, bottom = tone.reshape(8, 8)[:2].mean(), tone.reshape(8, 8)[6:].mean()
         if abs(top - bottom) < 20:
             return False
@@ -431,7 +437,7 @@ class BoardReader:
         for i in indexes:
             piece = cast(chess.Piece, _START.piece_at(square_at(i, flipped)))  # a start row: occupied
             labels.append((piece.piece_type, piece.color))
-        self.templates = Templates(desc[indexes], labels, calibrated=True)
+        self.templates = Templates(desc[indexes], labels, calibrated=True, empty_share=empty)
         self.flipped, self.palette = flipped, palette
         return True
 
@@ -441,6 +447,20 @@ def _start_rows(occupied: np.ndarray, middle_only: bool = False) -> bool:
     each side (unless `middle_only`), none between."""
     rows = occupied.reshape(8, 8)
     return bool((middle_only or rows[[0, 1, 6, 7]].all()) and not rows[2:6].any())
+
+
+def _start_threshold(share: np.ndarray) -> float | None:
+    """The share of piece below which a square is empty, when the cells' shares are a starting
+    position's (None when not): `_EMPTY_SHARE`, or less where a small board's faint pieces (white
+    pawns on light squares, ~24-pixel squares) fall under it while the four middle rows stay far
+    below them."""
+    if _start_rows(share >= _EMPTY_SHARE):
+        return _EMPTY_SHARE
+    rows = share.reshape(8, 8)
+    faintest, middle = float(rows[[0, 1, 6, 7]].min()), float(rows[2:6].max())
+    if faintest >= _EMPTY_SHARE / 2 and middle < faintest / 4:
+        return (faintest + middle) / 2
+    return None
 
 
 def _white_on_top(labels: list) -> bool:

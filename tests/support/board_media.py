@@ -5,8 +5,9 @@ overlay, encoded by ffmpeg with an optional narration track.
 A helper module for tests and benchmarks (not a test file); nothing generated is committed.
 Themes and piece sets vary what a reader must cope with: board colours, last-move highlights,
 arrows, a flipped board, a second piece set drawn from a font's chess glyphs (DejaVu Sans),
-which python-chess's templates do not know, and a third drawn in colours rather than greys
-(python-chess's shapes in ivory and dark red, as xboard's cream or Freestaunton's red pieces are).
+which python-chess's templates do not know, a third drawn in colours rather than greys
+(python-chess's shapes in ivory and dark red, as xboard's cream or Freestaunton's red pieces are),
+and text's chess symbols, White's in thin outline (faint on a small board).
 """
 
 from __future__ import annotations
@@ -31,12 +32,16 @@ THEMES = {
              "square light lastmove": "#c3d888", "square dark lastmove": "#92b166"},
     "purple": {"square light": "#e8e0f0", "square dark": "#8f7cb0",
                "square light lastmove": "#d8d890", "square dark lastmove": "#a89a58"},
+    "cream": {"square light": "#f2e3b3", "square dark": "#b58863",  # light squares the tinted set's White
+              "square light lastmove": "#cdd26a", "square dark lastmove": "#aaa23a"},
 }
-PIECE_SETS = ("cburnett", "glyph", "tinted")
+PIECE_SETS = ("cburnett", "glyph", "tinted", "outline")
 _TINTS = {chess.WHITE: (("#ffffff", "#f2e3b3"), ("#fff", "#f2e3b3")),
           chess.BLACK: (("#000000", "#6b1d1d"), ("#000", "#6b1d1d"))}
 _GLYPHS = {chess.KING: "\u265a", chess.QUEEN: "\u265b", chess.ROOK: "\u265c",
            chess.BISHOP: "\u265d", chess.KNIGHT: "\u265e", chess.PAWN: "\u265f"}
+_OUTLINED = {chess.KING: "\u2654", chess.QUEEN: "\u2655", chess.ROOK: "\u2656",
+             chess.BISHOP: "\u2657", chess.KNIGHT: "\u2658", chess.PAWN: "\u2659"}  # Unicode's "white" pieces
 
 
 @dataclass
@@ -74,13 +79,15 @@ def board_svg(board: chess.Board, look: Look, lastmove: chess.Move | None = None
         arrow = svg.find('class="arrow')
         at = svg.rfind("<", 0, arrow) if arrow >= 0 else svg.rfind("</svg>")
         svg = svg[:at] + "".join(cells) + svg[at:]  # under the arrows, as python-chess draws its own
-    if look.pieces == "glyph":
+    if look.pieces in ("glyph", "outline"):
         cells = []
         for (x, y), piece in _placed(board, look):
-            fill, stroke = ("#ffffff", "#000000") if piece.color else ("#000000", "#000000")
+            if look.pieces == "outline":  # text's chess symbols: White's drawn in outline, no stroke
+                glyph, fill, stroke = (_OUTLINED if piece.color else _GLYPHS)[piece.piece_type], "#000000", "none"
+            else:
+                glyph, fill, stroke = _GLYPHS[piece.piece_type], "#ffffff" if piece.color else "#000000", "#000000"
             cells.append(f'<text x="{x + 22.5}" y="{y + 38}" font-family="DejaVu Sans" font-size="40" '
-                         f'text-anchor="middle" fill="{fill}" stroke="{stroke}" stroke-width="1.2">'
-                         f"{_GLYPHS[piece.piece_type]}</text>")
+                         f'text-anchor="middle" fill="{fill}" stroke="{stroke}" stroke-width="1.2">{glyph}</text>')
         svg = svg.replace("</svg>", "".join(cells) + "</svg>")
     return svg
 
