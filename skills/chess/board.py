@@ -16,7 +16,8 @@ No model: classical image processing (OpenCV, numpy).
   starting position is seen, templates are python-chess's own SVG pieces rendered at run time.
 * **Colours.** Most sets are drawn in greys, so a coloured pixel is taken for an arrow or a marker.
   A set drawn in colours (cream, gold, red) shows its colours on the starting position: they become
-  its palette, and a pixel of the palette is piece.
+  its palette, and a pixel of the palette is piece. A faint set (thin outlines on a small board)
+  shows there, too, how little of a square its pieces fill.
 """
 
 from __future__ import annotations
@@ -407,10 +408,12 @@ class BoardReader:
         gold, red: the grey rule hides its pieces, or all but their outlines, or its pieces on a
         highlighted square) has the colours it is drawn in taken as its palette, and the position
         is read again with it."""
+        if not _start_rows(share >= _EMPTY_SHARE, middle_only=True):
+            return  # a piece between the two sides' rows: no start (most frames)
         inner, bg, diff = _inner(cells)
         drawn = diff > _FG
         rows = (drawn.mean(axis=(1, 2)) >= _EMPTY_SHARE).reshape(8, 8)
-        if not (rows[[0, 1, 6, 7]].all() and _start_rows(share >= _EMPTY_SHARE, middle_only=True)):
+        if not rows[[0, 1, 6, 7]].all():
             self._take_start(desc, share, tone, None)  # a faint set's start, or none
             return
         pieces = np.zeros((8, 8), bool)
@@ -424,6 +427,7 @@ class BoardReader:
         self._take_start(desc, share, tone, palette)
 
     def _take_start(self, desc: np.ndarray, share: np.ndarray, tone: np.ndarray, palette: Palette | None) -> bool:
+        """Calibrate on these cells' descriptions if they are a starting position's; whether they were."""
         empty = _start_threshold(share)
         if empty is None:
             return False
