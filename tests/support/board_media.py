@@ -64,7 +64,7 @@ class Look:
 
 def board_svg(board: chess.Board, look: Look, lastmove: chess.Move | None = None,
               arrows: list[tuple[int, int]] = ()) -> str:
-    """The SVG of one position in a look (the glyph set replaces python-chess's pieces)."""
+    """The SVG of one position in a look (sets other than python-chess's own are drawn over its empty board)."""
     shown = board if look.pieces == "cburnett" else chess.Board(None)  # the others are drawn below
     svg = chess.svg.board(shown, size=look.size, flipped=look.flipped, coordinates=look.coordinates,
                           lastmove=lastmove, colors=THEMES[look.theme],
