@@ -42,13 +42,15 @@ LINE = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7".split()
     bm.Look(theme="brown", pieces="tinted", size=300, x=60, y=300, coordinates=True, flipped=True),
     bm.Look(theme="cream", pieces="tinted", size=240, x=700, y=300),
     bm.Look(theme="green", pieces="outline", size=240, x=500, y=100),
+    bm.Look(theme="brown", pieces="tinted", size=320, x=420, y=120, piece_scale=0.6),
 ], ids=["brown", "glyph-set", "flipped-with-coordinates", "small-purple", "coloured-set", "coloured-set-flipped",
-        "coloured-set-on-its-own-colour", "outlined-set"])
+        "coloured-set-on-its-own-colour", "outlined-set", "coloured-set-drawn-small"])
 def test_every_square_is_read_in_every_look(look):
     """Whatever the look; a set drawn in colours (ivory and dark red, not greys) too, which the
     reader must not take for arrows, on a board whose light squares are its White's colour too
     (the outlines alone tell the start, and a dark red piece on a highlighted square stays); and
-    text's chess symbols, whose White is a thin outline: faint, so what is empty is learnt too."""
+    text's chess symbols, whose White is a thin outline: faint, so what is empty is learnt too;
+    and the coloured set drawn small in its squares (faint and coloured at once)."""
     reader = BoardReader()
     schedule = bm.line_schedule(LINE, first=0, every=1)
     for shown in schedule:

@@ -412,9 +412,8 @@ class BoardReader:
             return  # a piece between the two sides' rows: no start (most frames)
         inner, bg, diff = _inner(cells)
         drawn = diff > _FG
-        rows = (drawn.mean(axis=(1, 2)) >= _EMPTY_SHARE).reshape(8, 8)
-        if not rows[[0, 1, 6, 7]].all():
-            self._take_start(desc, share, tone, None)  # a faint set's start, or none
+        if _start_threshold(drawn.mean(axis=(1, 2))) is None:  # the start, faint or not, in any colour
+            self._take_start(desc, share, tone, None)
             return
         pieces = np.zeros((8, 8), bool)
         pieces[[0, 1, 6, 7]] = True

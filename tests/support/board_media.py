@@ -60,6 +60,7 @@ class Look:
     caption: bool = True
     moving_overlay: bool = True
     background: tuple[int, int, int] = (38, 36, 33)
+    piece_scale: float = 1.0  # the tinted set's pieces drawn this much of their square's size, centred
 
 
 def board_svg(board: chess.Board, look: Look, lastmove: chess.Move | None = None,
@@ -75,7 +76,8 @@ def board_svg(board: chess.Board, look: Look, lastmove: chess.Move | None = None
             drawn = re.sub(r' id="[^"]*"', "", chess.svg.PIECES[piece.symbol()])
             for old, new in _TINTS[piece.color]:  # the fill only: a black piece's light details stay
                 drawn = drawn.replace(f'fill="{old}"', f'fill="{new}"').replace(f"fill:{old};", f"fill:{new};")
-            cells.append(f'<g transform="translate({x}, {y})">{drawn}</g>')
+            inset = 22.5 * (1 - look.piece_scale)
+            cells.append(f'<g transform="translate({x + inset}, {y + inset}) scale({look.piece_scale})">{drawn}</g>')
         arrow = svg.find('class="arrow')
         at = svg.rfind("<", 0, arrow) if arrow >= 0 else svg.rfind("</svg>")
         svg = svg[:at] + "".join(cells) + svg[at:]  # under the arrows, as python-chess draws its own
