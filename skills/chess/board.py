@@ -412,7 +412,9 @@ class BoardReader:
             return  # a piece between the two sides' rows: no start (most frames)
         inner, bg, diff = _inner(cells)
         drawn = diff > _FG
-        if _start_threshold(drawn.mean(axis=(1, 2))) is None:  # the start, faint or not, in any colour
+        raw = drawn.mean(axis=(1, 2)).reshape(8, 8)
+        raw[2:6] = share.reshape(8, 8)[2:6]  # between the rows, the grey rule's: an arrow is no piece
+        if _start_threshold(raw.ravel()) is None:  # the start, faint or not, in any colour
             self._take_start(desc, share, tone, None)
             return
         pieces = np.zeros((8, 8), bool)
