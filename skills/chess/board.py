@@ -293,6 +293,7 @@ def square_at(index: int, flipped: bool) -> int:
 
 
 _START = chess.BaseBoard()
+_SIDE_ROWS = np.repeat([True, True, False, False, False, False, True, True], 8)  # cells a start fills
 
 
 @dataclass
@@ -408,18 +409,15 @@ class BoardReader:
         gold, red: the grey rule hides its pieces, or all but their outlines, or its pieces on a
         highlighted square) has the colours it is drawn in taken as its palette, and the position
         is read again with it."""
-        if not _start_rows(share >= _EMPTY_SHARE, middle_only=True):
+        if (share[~_SIDE_ROWS] >= _EMPTY_SHARE).any():
             return  # a piece between the two sides' rows: no start (most frames)
         inner, bg, diff = _inner(cells)
         drawn = diff > _FG
-        raw = drawn.mean(axis=(1, 2)).reshape(8, 8)
-        raw[2:6] = share.reshape(8, 8)[2:6]  # between the rows, the grey rule's: an arrow is no piece
-        if _start_threshold(raw.ravel()) is None:  # the start, faint or not, in any colour
-            self._take_start(desc, share, tone, None)
+        # between the rows, the grey rule's share: an arrow is no piece
+        if _start_threshold(np.where(_SIDE_ROWS, drawn.mean(axis=(1, 2)), share)) is None:
+            self._take_start(desc, share, tone, None)  # the start, faint or not, in any colour
             return
-        pieces = np.zeros((8, 8), bool)
-        pieces[[0, 1, 6, 7]] = True
-        pieces = pieces.ravel()[:, None, None]
+        pieces = _SIDE_ROWS[:, None, None]
         coloured = (_coloured(inner, bg) & drawn & pieces).sum() >= _COLOURED_SET * (drawn & pieces).sum()
         if not coloured and self._take_start(desc, share, tone, None):
             return
@@ -447,11 +445,10 @@ class BoardReader:
         return True
 
 
-def _start_rows(occupied: np.ndarray, middle_only: bool = False) -> bool:
+def _start_rows(occupied: np.ndarray) -> bool:
     """Whether the cells occupied (reading order) are a starting position's: two full rows at
-    each side (unless `middle_only`), none between."""
-    rows = occupied.reshape(8, 8)
-    return bool((middle_only or rows[[0, 1, 6, 7]].all()) and not rows[2:6].any())
+    each side, none between."""
+    return bool(occupied[_SIDE_ROWS].all() and not occupied[~_SIDE_ROWS].any())
 
 
 def _start_threshold(share: np.ndarray) -> float | None:
@@ -461,8 +458,7 @@ def _start_threshold(share: np.ndarray) -> float | None:
     below them."""
     if _start_rows(share >= _EMPTY_SHARE):
         return _EMPTY_SHARE
-    rows = share.reshape(8, 8)
-    faintest, middle = float(rows[[0, 1, 6, 7]].min()), float(rows[2:6].max())
+    faintest, middle = float(share[_SIDE_ROWS].min()), float(share[~_SIDE_ROWS].max())
     if faintest >= _EMPTY_SHARE / 2 and middle < faintest / 4:
         return (faintest + middle) / 2
     return None
