@@ -1980,6 +1980,33 @@ def test_rst_bold_captions_over_toctrees_are_navigation():
     assert [s.text for s in page.segments] == ["Warning", "Bugs go to the tracker on GitHub, with a small example."]
 
 
+def test_rst_lists_of_cross_references_alone_are_navigation_as_in_html(tmp_path):
+    """Sphinx's quickstart writes "Indices and tables" (``* :ref:`genindex```...) into every
+    index.rst; read from the .rst.txt source it made a skill "- genindex - modindex - search",
+    where the HTML build's link-only list was already navigation. A list of cross-references and
+    nothing else (:ref:, :doc:, links) is a table of contents; a reference inside an item that
+    says more stays, and so does a list of API names."""
+    from tutorialbook.acquire.formats import read_document
+
+    text = ("behave\n======\n\nBehave runs tests written in a natural language style.\n\n"
+            "Guides\n------\n\n* :doc:`tutorial`\n* :doc:`Feature setup <gherkin>`\n"
+            "* `behave.example <https://github.com/behave/behave.example>`_\n\n"
+            "  * :ref:`api-runner`\n\n"
+            "Read the :doc:`tutorial` first, then:\n\n* :doc:`api` for the Python side\n"
+            "* :func:`behave.given`\n* :func:`behave.when`\n\nMirrors:\n\n* https://behave.readthedocs.io\n\n"
+            "Indices and tables\n==================\n\n* :ref:`genindex`\n* :ref:`modindex`\n* :ref:`search`\n")
+    page = read_document(".rst", text, "index.rst")
+    texts = [s.text for s in page.segments]
+    assert texts == ["Behave runs tests written in a natural language style.", "Read the tutorial first, then:",
+                     "- api for the Python side\n- behave.given\n- behave.when", "Mirrors:",
+                     "- https://behave.readthedocs.io"]
+    html = tmp_path / "index.html"
+    html.write_text("<html><head><title>behave</title></head><body><h1>behave</h1><p>Behave runs tests written "
+                    "in a natural language style.</p><h2>Indices and tables</h2><ul><li><a href='genindex.html'>"
+                    "Index</a></li><li><a href='search.html'>Search Page</a></li></ul></body></html>")
+    assert [s.text for s in read_source(html).segments] == ["Behave runs tests written in a natural language style."]
+
+
 def test_html_boxes_footnotes_acronyms_superscripts_and_indented_listings_are_read(tmp_path):
     """Sweep C: DocBook's sidebars ("TIP") and docutils' footnotes (<aside class="footnote">) were
     dropped as page furniture, a section id="Author" too; <acronym> stood as a block of its own

@@ -113,6 +113,10 @@ def _drop_bibliography(tree: nodes.Element) -> None:
 _EXPLICIT_TITLE = re.compile(r"^(.+?)\s*<[^<>]+>$", re.S)
 
 
+#: Sphinx's roles that link to a page or a section of the documentation, not name a thing in it
+_CROSS_REFERENCES = frozenset({"ref", "doc", "any", "numref"})
+
+
 def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None):
     """A role docutils does not know (:func:, :keyword:, :ref:, :doc:...) shows its text:
     the explicit title of ``title <target>``; ``~a.b`` shows ``b``; ``!x`` shows ``x``."""
@@ -122,6 +126,8 @@ def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     if not match and shown.startswith("~"):
         shown = shown[1:].rsplit(".", 1)[-1]
     node = nodes.literal(rawtext, shown.lstrip("!"))
+    if name in _CROSS_REFERENCES:
+        node["classes"].append("xref")
     if name == "ref" and not match:
         node["label"] = nodes.fully_normalize_name(shown)  # shown as its section's title: _name_references
     return [node], []
@@ -140,7 +146,7 @@ def _name_references(tree: nodes.document, labels: Mapping[str, str]) -> None:
     for node in list(tree.findall(nodes.literal)):
         if label := node.get("label"):
             shown = titles.get(label) or re.sub(r"[-_]+", " ", label)
-            node.parent.replace(node, nodes.Text(shown))
+            node.parent.replace(node, nodes.inline("", shown, classes=["xref"]))  # still a link: _contents_list
 
 
 #: a label standing over a section's title (an overline allowed, and directives between them, as
@@ -464,6 +470,8 @@ def _block(node: nodes.Element, child: nodes.Node, doc: Document, level: int) ->
     elif (simple := _simple_block(child)) is not None:
         doc.block(*simple)
     elif isinstance(child, _LIST_NODES):
+        if _contents_list(child):
+            return
         if _holds(child, _BLOCKY):
             _blocks(child, doc, level)
         else:
@@ -540,6 +548,27 @@ def _list_lines(node: nodes.Element, depth: int) -> list[str]:
         lines.append("  " * depth + marker + " ".join(words))
         lines.extend(nested)
     return lines
+
+
+def _contents_list(node: nodes.Element) -> bool:
+    """A list whose every item is one cross-reference (``:doc:``, ``:ref:``, a link) and nothing
+    else, its nested lists too: a table of contents (Sphinx quickstart's "Indices and tables"),
+    navigation as the HTML reader judges the same list. A list of API names (``:func:``) names
+    things, and an item that says more than its link is text."""
+    if not isinstance(node, (nodes.bullet_list, nodes.enumerated_list)) or not node.children:
+        return False
+    for item in node.children:
+        parts = [p for p in item.children if not isinstance(p, nodes.comment)]
+        if not parts or not isinstance(parts[0], nodes.paragraph) \
+                or not all(isinstance(p, _LIST_NODES) and _contents_list(p) for p in parts[1:]):
+            return False
+        said = [c for c in parts[0].children if not (isinstance(c, nodes.Text) and not c.astext().strip())
+                and not isinstance(c, nodes.target)]
+        link = said[0] if len(said) == 1 else None
+        if link is None or not (isinstance(link, nodes.reference) and not re.search(r"://|^www\.", link.astext())
+                                or "xref" in link.get("classes", [])):  # a URL shown is a reference, as in HTML
+            return False
+    return True
 
 
 def _holds(node: nodes.Element, kinds) -> bool:
