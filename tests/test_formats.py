@@ -1993,13 +1993,13 @@ def test_rst_lists_of_cross_references_alone_are_navigation_as_in_html(tmp_path)
             "* `behave.example <https://github.com/behave/behave.example>`_\n\n"
             "  * :ref:`api-runner`\n\n"
             "Read the :doc:`tutorial` first, then:\n\n* :doc:`api` for the Python side\n"
-            "* :func:`behave.given`\n* :func:`behave.when`\n\nMirrors:\n\n* https://behave.readthedocs.io\n\n"
+            "* :func:`behave.given`\n* :func:`behave.when`\n\nMirrors:\n\n* Plain words\n* https://behave.readthedocs.io\n* :doc:`tutorial`\n\n"
             "Indices and tables\n==================\n\n* :ref:`genindex`\n* :ref:`modindex`\n* :ref:`search`\n")
     page = read_document(".rst", text, "index.rst")
     texts = [s.text for s in page.segments]
     assert texts == ["Behave runs tests written in a natural language style.", "Read the tutorial first, then:",
                      "- api for the Python side\n- behave.given\n- behave.when", "Mirrors:",
-                     "- https://behave.readthedocs.io"]
+                     "- Plain words\n- https://behave.readthedocs.io\n- tutorial"]
     html = tmp_path / "index.html"
     html.write_text("<html><head><title>behave</title></head><body><h1>behave</h1><p>Behave runs tests written "
                     "in a natural language style.</p><h2>Indices and tables</h2><ul><li><a href='genindex.html'>"

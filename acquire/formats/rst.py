@@ -564,7 +564,7 @@ def _contents_list(node: nodes.Element) -> bool:
             return False
         said = [c for c in parts[0].children if not (isinstance(c, nodes.Text) and not c.astext().strip())
                 and not isinstance(c, nodes.target)]
-        link = said[0] if len(said) == 1 else None
+        link = said[0] if len(said) == 1 and isinstance(said[0], nodes.Element) else None
         if link is None or not (isinstance(link, nodes.reference) and not re.search(r"://|^www\.", link.astext())
                                 or "xref" in link.get("classes", [])):  # a URL shown is a reference, as in HTML
             return False
