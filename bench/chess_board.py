@@ -3,6 +3,7 @@
     python bench/chess_board.py                 # every lesson in bench/data/chess_lessons
     python bench/chess_board.py --lessons 2     # the first two only
     python bench/chess_board.py --no-flite      # skip the second synthesizer's speech-only run
+    python bench/chess_board.py --encodings     # only: squares read after harsher video encodings
 
 Each lesson script (see bench/chess_moves.py) is spoken by espeak-ng; its lines (every move
 played, timed where ``track_lines`` places it in the script text) drive a board (python-chess
@@ -23,6 +24,10 @@ Printed, in the same run:
   ingest costs whatever else runs); ``--screen-baseline``: also with the screen-text reader
   running to the end, as before it gave way to the board reader;
 * speech only in a second synthesizer (flite), against the same truth (target >= 95%).
+``--encodings`` prints only the reader's per-square accuracy on each look's video of one line
+(the Ruy Lopez, 20 plies) as rendered, and again after re-encoding it as videos are shared: H.264
+at CRF 36, scaled to 854x480 and to 640x360 (a 300-px board becomes 150 px: 19-px squares), and
+480p at CRF 32.
 Figures only; nothing is asserted.
 """
 
@@ -55,6 +60,10 @@ LOOKS = [
     bm.Look(theme="blue", pieces="tinted", size=380, x=40, y=40, coordinates=True),
 ]
 FPS = 25
+#: how a shared video may have been re-encoded: ffmpeg's arguments (None: as rendered)
+ENCODINGS = {"as rendered": None, "crf 36": ["-crf", "36"], "480p": ["-vf", "scale=854:480"],
+             "360p": ["-vf", "scale=640:360"], "480p crf 32": ["-vf", "scale=854:480", "-crf", "32"]}
+ENCODED_LINE = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7".split()
 
 
 def schedule_for(lesson: Lesson, spans: list[tuple[float, float, str]]) -> list[bm.Shown]:
@@ -134,6 +143,28 @@ def recovered(library, report, lesson: Lesson) -> set:
     return {(r["epd"], r["move_san"]) for r in rows} & set(lesson.truth)
 
 
+def encodings() -> None:
+    """Per-square accuracy of each look's board video, as rendered and re-encoded (``ENCODINGS``)."""
+    import subprocess
+
+    schedule = bm.line_schedule(ENCODED_LINE)
+    print(f"{'look':<28} " + " ".join(f"{name:>12}" for name in ENCODINGS))
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, look in enumerate(LOOKS):
+            video = bm.board_video(schedule, look, Path(tmp) / f"look{n}.mp4", seconds=schedule[-1].time + 2)
+            row = []
+            for name, args in ENCODINGS.items():
+                encoded = video
+                if args is not None:
+                    encoded = Path(tmp) / f"look{n}-{len(row)}.mp4"
+                    subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", str(video), *args,
+                                    "-c:v", "libx264", "-pix_fmt", "yuv420p", str(encoded)], check=True)
+                right, squares, _, _ = square_accuracy(encoded, schedule)
+                row.append(f"{right / max(squares, 1):>12.2%}")
+            name = f"{look.theme}/{look.pieces}/{look.size}px{'/flipped' if look.flipped else ''}"
+            print(f"{name:<28} " + " ".join(row), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lessons", type=int, default=0, help="only the first N lessons")
@@ -141,7 +172,11 @@ def main() -> None:
     parser.add_argument("--screen-baseline", action="store_true",
                         help="also ingest each video with the screen-text reader running to the end (as before "
                              "it gave way to the board reader), timed in the same run")
+    parser.add_argument("--encodings", action="store_true",
+                        help="only print squares read after harsher encodings (CRF 36, 480p, 360p)")
     args = parser.parse_args()
+    if args.encodings:
+        return encodings()
     from tutorialbook.acquire import transcribe as tx
     from tutorialbook.library import Library
     from tutorialbook.skills.chess.vocabulary import INITIAL_PROMPT

@@ -40,6 +40,7 @@ _FG = 34  # least colour difference from the background that is piece
 _EMPTY_SHARE = 0.12  # less piece than this (share of the cell) is an empty square (an arrow, a marker)
 _MIN_SQUARE = 12  # smallest square, in pixels of the frame, that is read
 _NEUTRAL = 128.0
+_SOFT = 8  # half the width of the colour differences (around _FG) that count as piece in part
 _SATURATED = 48  # a pixel whose channels spread wider than this is colour, not piece
 _OFF_PLANE = 14  # colour distance from the square's piece plane (see describe) that is an arrow
 _MATCH = 22.0  # mean grey difference (0-255) above which a cell matches no template
@@ -275,7 +276,10 @@ def describe(cells: np.ndarray, palette: Palette | None = None,
     covered = (diff > _FG) & coloured
     mask = (diff > _FG) & ~covered
     grey = inner @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
-    neutral = np.where(mask, grey, _NEUTRAL)
+    # a pixel near the line between piece and background counts in part, so that noise around it
+    # (a video's compression; a piece filled in almost its square's colour) moves the descriptor a little
+    part = np.clip((diff - (_FG - _SOFT)) / (2 * _SOFT), 0.0, 1.0) * ~covered
+    neutral = _NEUTRAL + part * (grey - _NEUTRAL)
     n = inner.shape[1] // 2
 
     def pool(a: np.ndarray) -> np.ndarray:
