@@ -34,6 +34,7 @@ Figures only; nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import tempfile
 import time
@@ -145,8 +146,6 @@ def recovered(library, report, lesson: Lesson) -> set:
 
 def encodings() -> None:
     """Per-square accuracy of each look's board video, as rendered and re-encoded (``ENCODINGS``)."""
-    import subprocess
-
     schedule = bm.line_schedule(ENCODED_LINE)
     print(f"{'look':<28} " + " ".join(f"{name:>12}" for name in ENCODINGS))
     with tempfile.TemporaryDirectory() as tmp:

@@ -278,7 +278,7 @@ def describe(cells: np.ndarray, palette: Palette | None = None,
     grey = inner @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
     # a pixel near the line between piece and background counts in part, so that noise around it
     # (a video's compression; a piece filled in almost its square's colour) moves the descriptor a little
-    part = np.clip((diff - (_FG - _SOFT)) / (2 * _SOFT), 0.0, 1.0) * ~covered
+    part = np.clip((diff - (_FG - _SOFT)) / (2 * _SOFT), 0.0, 1.0) * ~coloured  # an arrow's fringe is none
     neutral = _NEUTRAL + part * (grey - _NEUTRAL)
     n = inner.shape[1] // 2
 
