@@ -69,6 +69,56 @@ def test_every_square_is_read_in_every_look(look):
     assert abs(reader.grid.x - x) < 2 and abs(reader.grid.y - y) < 2 and abs(8 * reader.grid.size - w) < 3
 
 
+@pytest.mark.parametrize("look,first,arrows", [
+    (bm.Look(theme="green", pieces="glyph", size=300, x=520, y=220, flipped=True), 5, True),
+    (bm.Look(theme="blue", pieces="tinted", size=340, x=380, y=150), 5, True),
+    (bm.Look(theme="green", pieces="outline", size=240, x=500, y=100), 5, True),
+    (bm.Look(theme="brown", pieces="tinted", size=320, x=420, y=120, piece_scale=0.6), 5, True),
+    (bm.Look(theme="blue", pieces="glyph", size=300, x=300, y=100, flipped=True), 7, False),
+], ids=["glyph-set-flipped", "coloured-set", "outlined-set", "coloured-set-drawn-small",
+        "white-bishop-first-on-a-highlighted-light-square"])
+def test_a_board_first_shown_after_the_start_learns_its_pieces_from_a_position_of_theory(look, first, arrows):
+    """A lesson that opens on the Ruy Lopez after 3.Bb5 or 4.Ba4, never on the starting position:
+    where its pieces stand and which are lighter name one position of opening theory, so the set
+    (one python-chess's templates do not know) is learnt from it, the board's side too, in every
+    colour, faint or not. A first frame with an arrow names no position (the arrow makes its
+    squares another set). After 4.Ba4 White's light-squared bishop stood only on a highlighted
+    square, and a white piece looks another on a light square near its fill's colour: each piece
+    is learnt as it would look on either shade."""
+    reader = BoardReader()
+    schedule = bm.line_schedule(LINE, first=0, every=1, arrows=arrows)[first:]
+    for n, shown in enumerate(schedule):
+        reading = reader.read(bm.compose(bm.render_board(shown.board, look, shown.lastmove, shown.arrows), look,
+                                         shown.time))
+        if n == 0 and arrows:
+            assert shown.arrows and not reader.templates.calibrated
+            continue
+        assert reader.templates.calibrated and reading.flipped == look.flipped
+        under_arrows = {sq for a, b in shown.arrows for sq in chess.SquareSet.between(a, b) | {a, b}}
+        read = {sq: p for sq, p in reading.placement.items() if p is not None}
+        assert read == {sq: p for sq, p in _truth(shown.board).items() if sq in read}, shown.board.fen()
+        assert set(_truth(shown.board)) - set(read) <= under_arrows  # unread only under an arrow
+
+
+def test_a_position_no_line_of_theory_passes_through_teaches_no_pieces():
+    """Pieces on squares no opening reaches (1.a4 h5 2.Ra3 Rh6 3.Rg3 Rb6), or an opening's squares
+    with the colours the other way round, name nothing: the reader keeps python-chess's templates."""
+    look = bm.Look(theme="green", pieces="glyph", size=300, x=520, y=220)
+    board = chess.Board()
+    for san in "a4 h5 Ra3 Rh6 Rg3 Rb6".split():
+        board.push_san(san)
+    reader = BoardReader()
+    assert reader.read(bm.compose(bm.render_board(board, look), look, 0.0)).found
+    assert not reader.templates.calibrated
+    ruy = _positions(LINE[:6])[-1]
+    swapped = chess.Board(None)
+    for square, piece in ruy.piece_map().items():
+        swapped.set_piece_at(square, chess.Piece(piece.piece_type, not piece.color))
+    reader = BoardReader()
+    assert reader.read(bm.compose(bm.render_board(swapped, look), look, 0.0)).found
+    assert not reader.templates.calibrated
+
+
 def test_a_coloured_set_calibrates_under_an_arrow_and_arrows_stay_arrows():
     """An arrow drawn on the starting position of a set drawn in colours: the arrow's colour is
     not taken for a piece's, then or later (an arrow over an empty square leaves it empty)."""

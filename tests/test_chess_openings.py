@@ -7,7 +7,8 @@ from importlib import resources
 import chess
 import pytest
 
-from tutorialbook.skills.chess.openings import Opening, classify, family, lookup, named_in, variation
+from tutorialbook.skills.chess.openings import (Opening, by_occupancy, classify, family, lookup, named_in,
+                                                variation)
 from tests.support.chess_lessons import epd_after
 
 NAJDORF = "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6"
@@ -155,3 +156,24 @@ def test_a_remembered_epd_is_the_boards_own():
     assert openings.epd(after_e4) == after_e4.epd() and openings.epd(after_e4).endswith(" -")
     board = chess.Board("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3")
     assert openings.epd(board).endswith(" f6") and openings.epd(board) == board.epd()
+
+
+def test_where_pieces_stand_names_the_positions_of_theory_that_put_them_there():
+    """What a board reader sees before it knows a piece set: the occupied squares. The Ruy Lopez
+    after 3...a6 is the one position of the list with its pieces there; squares no line reaches
+    name none; the start is one of them. A few sets of squares are two positions' (11 of 7,838):
+    both are named, so a reader can tell it cannot choose."""
+    board = chess.Board()
+    for san in "e4 e5 Nf3 Nc6 Bb5 a6".split():
+        board.push_san(san)
+    assert [b.board_fen() for b in by_occupancy(board.occupied)] == [board.board_fen()]
+    start = chess.BB_RANK_1 | chess.BB_RANK_2 | chess.BB_RANK_7 | chess.BB_RANK_8
+    assert [b.board_fen() for b in by_occupancy(start)] == [chess.STARTING_BOARD_FEN]
+    off_book = chess.Board()
+    for san in "a4 h5 Ra3 Rh6".split():
+        off_book.push_san(san)
+    assert by_occupancy(off_book.occupied) == ()
+    assert by_occupancy(board.occupied ^ chess.BB_E4) == ()  # one square missing is another set
+    scotch = chess.BaseBoard("r1bqkb1r/pppp1ppp/2n2n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R")  # a knight or a pawn on d4
+    assert sorted(b.board_fen() for b in by_occupancy(scotch.occupied)) == \
+        ["r1bqkb1r/pppp1ppp/2n2n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R", "r1bqkb1r/pppp1ppp/2n2n2/8/3PP3/2N5/PPP2PPP/R1BQKB1R"]

@@ -12,8 +12,11 @@ No model: classical image processing (OpenCV, numpy).
   compared with templates (grey levels where the piece is, neutral elsewhere): empty, a piece and
   its colour, or unknown when nothing matches well (an arrow across an empty square).
 * **Templates.** Calibrated from the starting position, which opening lessons show: any piece set
-  then reads, and which side stands at the bottom says whether the board is flipped. Before a
-  starting position is seen, templates are python-chess's own SVG pieces rendered at run time.
+  then reads, and which side stands at the bottom says whether the board is flipped. A lesson that
+  never shows the start mostly shows a position of opening theory: where its pieces stand and which
+  are the lighter name it, and the templates are learnt from it (each piece as it would look on
+  either shade). Before either is seen, templates are python-chess's own SVG pieces rendered at
+  run time.
 * **Colours.** Most sets are drawn in greys, so a coloured pixel is taken for an arrow or a marker.
   A set drawn in colours (cream, gold, red) shows its colours on the starting position: they become
   its palette, and a pixel of the palette is piece. A faint set (thin outlines on a small board)
@@ -31,6 +34,7 @@ import cv2
 import numpy as np
 
 from tutorialbook.acquire.frames import Frame
+from tutorialbook.skills.chess import openings
 
 CELL = 32  # pixels a cell is resampled to
 _INSET = 2  # rim pixels skipped when reading a cell (the grid line itself)
@@ -49,6 +53,8 @@ _MARGIN = 1.5  # the best template must beat the best of another class by this m
 _BIN = 16  # levels a colour channel is cut into for a piece set's palette
 _PALETTE_SHARE = 0.002  # least share of the starting position's piece pixels a palette colour holds
 _COLOURED_SET = 0.05  # share of them off the grey plane from which a set is drawn in colours (greys: 0)
+_OPENING_PIECES = 20  # fewest pieces on a board whose position is looked up in opening theory
+_LIGHTER = 20.0  # how much lighter (mean grey of piece pixels) White's pieces are than Black's, at least
 
 Placement = dict[int, tuple[int, bool] | None]
 """square -> (piece type, is white), None for unknown; empty squares are absent."""
@@ -408,26 +414,31 @@ class BoardReader:
         return Reading(grid, placement, flipped, unknown)
 
     def _calibrate(self, cells: np.ndarray, desc: np.ndarray, share: np.ndarray, tone: np.ndarray) -> None:
+        """Take the templates from a starting position or, on a board never shown at its start, from
+        a position of opening theory it shows."""
+        if not self._calibrate_on_start(cells, desc, share, tone):
+            self._calibrate_on_opening(cells)
+
+    def _calibrate_on_start(self, cells: np.ndarray, desc: np.ndarray, share: np.ndarray, tone: np.ndarray) -> bool:
         """Take the templates from a starting position (`cells` and what `describe` made of them):
         four full rows, four empty ones, the lighter pieces White's. A set drawn in colours (cream,
         gold, red: the grey rule hides its pieces, or all but their outlines, or its pieces on a
         highlighted square) has the colours it is drawn in taken as its palette, and the position
-        is read again with it."""
+        is read again with it. Whether the cells were a start."""
         if (share[~_SIDE_ROWS] >= _EMPTY_SHARE).any():
-            return  # a piece between the two sides' rows: no start (most frames)
+            return False  # a piece between the two sides' rows: no start (most frames)
         inner, bg, diff = _inner(cells)
         drawn = diff > _FG
         # between the rows, the grey rule's share: an arrow is no piece
         if _start_threshold(np.where(_SIDE_ROWS, drawn.mean(axis=(1, 2)), share)) is None:
-            self._take_start(desc, share, tone, None)  # the start, faint or not, in any colour
-            return
+            return self._take_start(desc, share, tone, None)  # the start, faint or not, in any colour
         pieces = _SIDE_ROWS[:, None, None]
         coloured = (_coloured(inner, bg) & drawn & pieces).sum() >= _COLOURED_SET * (drawn & pieces).sum()
         if not coloured and self._take_start(desc, share, tone, None):
-            return
+            return True
         palette = Palette.learn(inner, drawn & pieces, drawn & ~pieces)  # between: arrows, markers
         desc, _, share, tone = describe(cells, palette)
-        self._take_start(desc, share, tone, palette)
+        return self._take_start(desc, share, tone, palette)
 
     def _take_start(self, desc: np.ndarray, share: np.ndarray, tone: np.ndarray, palette: Palette | None) -> bool:
         """Calibrate on these cells' descriptions if they are a starting position's; whether they were."""
@@ -436,7 +447,7 @@ class BoardReader:
             return False
         occupied = share >= empty
         top, bottom = tone.reshape(8, 8)[:2].mean(), tone.reshape(8, 8)[6:].mean()
-        if abs(top - bottom) < 20:
+        if abs(top - bottom) < _LIGHTER:
             return False
         flipped = top > bottom  # the lighter pieces (White) stand at the top
         indexes = [i for i in range(64) if occupied[i]]
@@ -447,6 +458,66 @@ class BoardReader:
         self.templates = Templates(desc[indexes], labels, calibrated=True, empty_share=empty)
         self.flipped, self.palette = flipped, palette
         return True
+
+    def _calibrate_on_opening(self, cells: np.ndarray) -> None:
+        """Take the templates from a position of opening theory: one whose pieces stand where the
+        cells' do (`openings.by_occupancy`, the board either way up) and whose White's pieces are
+        the lighter (as at the start). Read in any colour (a coloured set's palette is learnt as at
+        the start); an arrow or a marker makes the squares another set, so such a frame names none."""
+        inner, bg, diff = _inner(cells)
+        drawn = diff > _FG
+        shares = drawn.mean(axis=(1, 2))
+        empty = _occupancy_threshold(shares)
+        occupied = shares >= empty
+        if occupied.sum() < _OPENING_PIECES:
+            return
+        grey = inner @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
+        tones = np.where(drawn, grey, 0).sum(axis=(1, 2)) / np.maximum(drawn.sum(axis=(1, 2)), 1)
+        named = []
+        for flipped in (False, True):
+            for board in openings.by_occupancy(_bitboard(occupied, flipped)):
+                white = np.array([board.color_at(square_at(i, flipped)) is chess.WHITE for i in range(64)])
+                if tones[white].mean() - tones[occupied & ~white].mean() >= _LIGHTER:
+                    named.append((flipped, board))
+        if len(named) != 1:
+            return
+        flipped, board = named[0]
+        indexes = [i for i in range(64) if occupied[i]]
+        labels = [(piece.piece_type, piece.color) for i in indexes
+                  for piece in [cast(chess.Piece, board.piece_at(square_at(i, flipped)))]]
+        if len(set(labels)) < 12:
+            return  # a piece not on the board would have no template
+        pieces = occupied[:, None, None]
+        coloured = (_coloured(inner, bg) & drawn & pieces).sum() >= _COLOURED_SET * (drawn & pieces).sum()
+        palette = Palette.learn(inner, drawn & pieces, drawn & ~pieces) if coloured else None
+        desc, _, share, _ = describe(cells, palette)
+        if ((share >= empty) != occupied).any():
+            return  # the grey rule (with the palette) does not see the same pieces
+        redrawn = _on_both_shades(cells, indexes)
+        more, _, more_share, _ = describe(redrawn, palette)
+        kept = more_share >= empty  # a piece that vanishes on a shade (its fill that shade's colour) is none
+        descs = np.concatenate([desc[indexes], more[kept]])
+        labels += [label for label, keep in zip(labels + labels, kept) if keep]
+        self.templates = Templates(descs, labels, calibrated=True, empty_share=empty)
+        self.flipped, self.palette = flipped, palette
+
+
+def _on_both_shades(cells: np.ndarray, indexes: list[int]) -> np.ndarray:
+    """The cells at `indexes` redrawn on the board's light and on its dark squares' colour (the
+    medians of the 64 cells' backgrounds, a shade at a time): their piece pixels kept, the rest
+    that colour; the light ones first. A position of theory may show a kind of piece on one shade
+    only (the start shows all but the king and queen on both), and a piece filled near a shade's
+    colour looks another on it (a white bishop on a light square is mostly its outline)."""
+    bg = _backgrounds(cells)
+    shades = [np.median(bg[_PARITY == parity], axis=0) for parity in (0, 1)]  # parity 0: a8's, light
+    chosen = cells[indexes]
+    piece = np.abs(chosen - bg[indexes][:, None, None, :]).max(axis=3) > _FG - _SOFT
+    return np.concatenate([np.where(piece[..., None], chosen, shade.astype(np.float32)) for shade in shades])
+
+
+def _bitboard(cells: np.ndarray, flipped: bool) -> int:
+    """The squares of the cells set in `cells` (reading order), as a python-chess bitboard."""
+    return sum(1 << square_at(int(i), flipped) for i in np.flatnonzero(cells))
 
 
 def _start_rows(occupied: np.ndarray) -> bool:
@@ -466,6 +537,18 @@ def _start_threshold(share: np.ndarray) -> float | None:
     if faintest >= _EMPTY_SHARE / 2 and middle < faintest / 4:
         return (faintest + middle) / 2
     return None
+
+
+def _occupancy_threshold(share: np.ndarray) -> float:
+    """The share of piece below which a square is empty, on a board in any position: `_EMPTY_SHARE`,
+    or less where some squares' shares fall under it but far above every other's (a faint set's
+    pieces, as `_start_threshold` finds them at the start)."""
+    under = share[share < _EMPTY_SHARE]
+    faint = under[under >= _EMPTY_SHARE / 2]
+    rest = under[under < _EMPTY_SHARE / 2]
+    if faint.size and rest.max(initial=0.0) < faint.min() / 4:
+        return float(faint.min() + rest.max(initial=0.0)) / 2
+    return _EMPTY_SHARE
 
 
 def _white_on_top(labels: list) -> bool:

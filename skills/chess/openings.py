@@ -18,7 +18,7 @@ from importlib import resources
 
 import chess
 
-__all__ = ["Opening", "classify", "family", "in_book", "lookup", "named_in", "variation"]
+__all__ = ["Opening", "by_occupancy", "classify", "family", "in_book", "lookup", "named_in", "variation"]
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,25 @@ def in_book(epd: str) -> bool:
     a lesson is likely to walk through, the prior that speech recognition's guesses are weighed by."""
     _load()
     return _normal(epd) in _book
+
+
+
+def by_occupancy(occupied: int) -> tuple[chess.BaseBoard, ...]:
+    """The positions of opening theory whose pieces stand on exactly the squares of `occupied` (a
+    bitboard): what a board reader that sees only where pieces stand can name, and so learn what
+    each piece looks like from. Mostly one or none (11 of 7,838 such sets are two positions')."""
+    return tuple(chess.BaseBoard(fen) for fen in _occupancies().get(occupied, ()))
+
+
+@functools.lru_cache(maxsize=1)
+def _occupancies() -> dict[int, tuple[str, ...]]:
+    """Occupied bitboard -> the piece placements of the book's positions with it (built once, ~0.7 s)."""
+    _load()
+    found: dict[int, set[str]] = {}
+    for known in _book:
+        board = chess.BaseBoard(known.split(" ", 1)[0])
+        found.setdefault(board.occupied, set()).add(board.board_fen())
+    return {occupied: tuple(sorted(fens)) for occupied, fens in found.items()}
 
 
 #: words of an opening's name that say what kind of line it is, not which: a title saying "Defense"
