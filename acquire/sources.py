@@ -222,13 +222,13 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
         return read_document(fmt, _info_manual(path, _read_bytes(path, max_text_bytes), policy, max_text_bytes),
                              named.name)
     if fmt is not None:
+        content = _read_bytes(path, max_text_bytes) if fmt in BINARY_FORMATS else _read_text(path, max_text_bytes)
         labels = None
-        if fmt == ".rst" and policy is not None:  # its :ref:s may name sections of the pages beside it
+        if fmt == ".rst" and policy is not None:  # its :ref:s and :doc:s may name pages beside it
             from tutorialbook.acquire.formats.rst import sphinx_labels
 
-            labels = sphinx_labels(path, policy)
-        return read_document(fmt, _read_bytes(path, max_text_bytes) if fmt in BINARY_FORMATS
-                             else _read_text(path, max_text_bytes), named.name, labels)
+            labels = sphinx_labels(path, policy, str(content))
+        return read_document(fmt, content, named.name, labels)
     data = _read_bytes(path, max_text_bytes)
     if not suffix:  # README, FAQ: text named without an extension (``_unnamed_text``)
         suffix = ".txt"

@@ -1931,6 +1931,38 @@ def test_rst_reference_to_a_page_beside_it_shows_that_sections_title_and_reads_o
     assert "see More Control Flow Tools" in steps
 
 
+def test_rst_reference_to_a_page_shows_its_title_from_the_projects_pages_it_may_read(tmp_path):
+    """Flask's pages send the reader on by page (":doc:`/templates`", ":doc:`appfactories`"):
+    Sphinx shows the page's title, the source showed "/templates". A page is named relative to
+    the page's folder, or from "/" the project's source folder (the highest folder above holding
+    an index, each between too); its first title shows, its inline markup as text. A page none
+    can read shows its name's words; a name leading out of the allowed roots reads nothing."""
+    from tutorialbook.acquire.roots import SourcePolicy
+
+    docs = tmp_path / "_sources"
+    (docs / "patterns").mkdir(parents=True)
+    (tmp_path / "index.rst").write_text("Outside\n=======\n")  # above the roots: not the project's
+    (docs / "index.rst.txt").write_text("Welcome\n=======\n\nThe contents.\n")
+    (docs / "templates.rst.txt").write_text(":orphan:\n\n.. _templates:\n\n=========\nTemplates\n=========\n\nJinja.\n")
+    (docs / "patterns" / "index.rst.txt").write_text("Patterns for Flask\n==================\n")
+    (docs / "patterns" / "javascript.rst.txt").write_text("JavaScript, ``fetch``, and JSON\n"
+                                                           "===============================\n\nText.\n")
+    (tmp_path / "secret.rst").write_text("The launch code is 4711\n=======================\n")
+    (docs / "patterns" / "jquery.rst.txt").write_text(
+        "AJAX with jQuery\n================\n\nObsolete, see :doc:`/patterns/javascript` instead; "
+        "render with :doc:`/templates`, more in :doc:`index`, :doc:`/deploying/proxy-fix`, "
+        ":doc:`../../secret` and :doc:`the guide </templates>`.\n")
+    text = read_source(docs / "patterns" / "jquery.rst.txt", policy=SourcePolicy((str(docs),))).segments[0].text
+    assert text == ("Obsolete, see JavaScript, fetch, and JSON instead; render with Templates, more in Patterns for "
+                    "Flask, proxy fix, secret and the guide.")
+    alone = read_source(docs / "patterns" / "jquery.rst.txt").segments[0].text
+    assert alone.startswith("Obsolete, see javascript instead; render with templates,"), "no policy, no other file"
+    from tutorialbook.acquire.formats.rst import sphinx_labels
+
+    named = sphinx_labels(docs / "index.rst.txt", SourcePolicy((str(docs),)), ":doc:`a\x00b`, :doc:`templates`")
+    assert {k: v for k, v in named.items() if k.startswith("doc:")} == {"doc:templates": "Templates"}  # no error
+
+
 def test_a_boxes_own_title_heads_its_text_in_rst_and_html():
     """A custom admonition's or topic's title ("Scoping Behavior", "select() from a Table vs. ORM
     class") was a block of its own, a one-step skill, its body in the next skill; now it heads

@@ -130,13 +130,16 @@ def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None)
         node["classes"].append("xref")
     if name == "ref" and not match:
         node["label"] = nodes.fully_normalize_name(shown)  # shown as its section's title: _name_references
+    if name == "doc" and not match:
+        node["label"] = DOC_LABEL + shown  # shown as its page's title: _name_references
     return [node], []
 
 
 def _name_references(tree: nodes.document, labels: Mapping[str, str]) -> None:
     """A ``:ref:`label``` without a title shows what Sphinx shows, the title of the section the
-    label stands before, in this file or (``labels``) one beside it; a label none defines reads
-    as words ("optional value")."""
+    label stands before, in this file or (``labels``) one beside it; a ``:doc:`page``` the title
+    of that page (``labels``' ``doc:page``). A label none defines reads as words ("optional
+    value"), a page none titles as its name's ("/deploying/index" "index")."""
     titles: dict[str, str] = {}
     for section in tree.findall(nodes.section):
         title = section.next_node(nodes.title)
@@ -145,7 +148,7 @@ def _name_references(tree: nodes.document, labels: Mapping[str, str]) -> None:
     titles = {**labels, **titles}  # this file's own sections first
     for node in list(tree.findall(nodes.literal)):
         if label := node.get("label"):
-            shown = titles.get(label) or re.sub(r"[-_]+", " ", label)
+            shown = titles.get(label) or re.sub(r"[-_]+", " ", label.removeprefix(DOC_LABEL).rsplit("/", 1)[-1])
             node.parent.replace(node, nodes.inline("", shown, classes=["xref"]))  # still a link: _contents_list
 
 
@@ -157,6 +160,13 @@ _LABELLED_TITLE = re.compile(r"^\.\. _([^:`\n]{1,100}):[ \t]*\n(?:[ \t]*\n)*"
                              r"[ \t]*(\S[^\n]{0,200}?)[ \t]*\n([=\-~^\"'`#*+<>.:_])\4{2,}[ \t]*$", re.M)
 SIBLING_FILES = 300
 SIBLING_BYTES = 1 << 20
+DOC_LABEL = "doc:"  # ``labels``' key of a page's title, before the page's name as a ``:doc:`` writes it
+#: a ``:doc:`` without an explicit title (what it shows is the page's title)
+_DOC_TARGET = re.compile(r":doc:`([^`<>\n]{1,200})`")
+DOC_TARGETS = 100  # pages named by one file whose titles are looked up, at most
+#: a page's first title: a line over- and underlined or underlined as long as it
+_FIRST_TITLE = re.compile(r"^(?:([=\-~^\"'`#*+<>.:_])\1{2,}[ \t]*\n)?[ \t]*(\S[^\n]{0,200}?)[ \t]*\n"
+                          r"(([=\-~^\"'`#*+<>.:_])\4{2,})[ \t]*$", re.M)
 
 
 #: what only reStructuredText writes, each a kind of sign: a directive, an explicit target, an
@@ -188,12 +198,13 @@ def looks_like_rst(text: str) -> bool:
     return len(kinds) >= 3 and bool(kinds & {"directive", "target", "role", "reference"})
 
 
-def sphinx_labels(path: Path, policy: SourcePolicy) -> dict[str, str]:
+def sphinx_labels(path: Path, policy: SourcePolicy, text: str = "") -> dict[str, str]:
     """The section labels of the reStructuredText files beside ``path`` (a Sphinx project's
-    pages, ``.rst`` or ``_sources``' ``.rst.txt``): label -> section title. Only what ``policy``
+    pages, ``.rst`` or ``_sources``' ``.rst.txt``): label -> section title; and the titles of the
+    pages ``text`` (the file's own) names by ``:doc:`` (``_page_titles``). Only what ``policy``
     lets an ingest read (the folder inside its roots, each file allowed); at most
     ``SIBLING_FILES`` files and ``SIBLING_BYTES`` of each."""
-    labels: dict[str, str] = {}
+    labels: dict[str, str] = _page_titles(path, text, policy)
     try:
         folder = policy.resolve(str(path.parent))
         own = policy.resolve(str(path))
@@ -213,6 +224,63 @@ def sphinx_labels(path: Path, policy: SourcePolicy) -> dict[str, str]:
     return labels
 
 
+def _page_titles(path: Path, text: str, policy: SourcePolicy) -> dict[str, str]:
+    """``doc:<page>`` -> that page's first title, for each ``:doc:`` of ``text`` that names a
+    ``.rst``/``.rst.txt`` file ``policy`` lets an ingest read: relative to ``path``'s folder, or
+    with a leading "/" to the project's source folder (the highest folder above it holding an
+    ``index.rst``, each folder between holding one too)."""
+    titles: dict[str, str] = {}
+    targets = list(dict.fromkeys(_DOC_TARGET.findall(text)))[:DOC_TARGETS]
+    if not targets:
+        return titles
+    folder = path.parent
+    top = folder
+    while top.parent != top and _has_index(top.parent, policy):
+        top = top.parent
+    for target in targets:
+        page = target.strip()
+        base = top if page.startswith("/") else folder
+        for suffix in (".rst", ".rst.txt"):
+            try:
+                real = Path(os.path.realpath(base / (page.lstrip("/") + suffix)))
+                if not policy.allows(real):
+                    continue
+                st = os.stat(real)
+            except (OSError, ValueError):  # a name no file can have (a NUL byte)
+                continue
+            if title := _first_title(str(real), st.st_mtime_ns, st.st_size):
+                titles[DOC_LABEL + page] = title
+            break
+    return titles
+
+
+def _has_index(folder: Path, policy: SourcePolicy) -> bool:
+    return any(policy.allows(Path(os.path.realpath(folder / name))) for name in ("index.rst", "index.rst.txt"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _first_title(real: str, mtime_ns: int, size: int) -> str | None:
+    """A page's first title (what Sphinx shows for a ``:doc:`` to it), read once per version."""
+    try:
+        with open(real, "rb") as handle:
+            text = handle.read(SIBLING_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for match in _FIRST_TITLE.finditer(text):
+        if len(match.group(3)) >= len(match.group(2)):
+            return _plain(match.group(2))
+    return None
+
+
+#: inline markup a title may hold: ````literal````, ``*emphasis*``, ``**strong**``, ``:role:`text```, `` `link`_ ``
+_INLINE_MARKUP = re.compile(r"``([^`]+)``|\*\*([^*]+)\*\*|\*([^*]+)\*|(?::[\w:+-]+:)?`([^`<]+?)(?:\s*<[^`>]*>)?`_{0,2}")
+
+
+def _plain(title: str) -> str:
+    """A title read from a page's source as Sphinx shows it: its inline markup's text."""
+    return _INLINE_MARKUP.sub(lambda m: next(g for g in m.groups() if g is not None), title)
+
+
 @functools.lru_cache(maxsize=1024)
 def _file_labels(real: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], ...]:
     """One file's (label, title) pairs, read once per version of the file: a folder's every page
@@ -222,7 +290,7 @@ def _file_labels(real: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], 
             text = handle.read(SIBLING_BYTES).decode("utf-8", "replace")
     except OSError:
         return ()
-    return tuple((nodes.fully_normalize_name(m.group(1)), m.group(3)) for m in _LABELLED_TITLE.finditer(text))
+    return tuple((nodes.fully_normalize_name(m.group(1)), _plain(m.group(3))) for m in _LABELLED_TITLE.finditer(text))
 
 
 def _interpreted(self, rawsource, text, role, lineno):
