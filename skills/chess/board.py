@@ -471,13 +471,17 @@ class BoardReader:
         occupied = shares >= empty
         if occupied.sum() < _OPENING_PIECES:
             return
-        grey = inner @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
-        tones = np.where(drawn, grey, 0).sum(axis=(1, 2)) / np.maximum(drawn.sum(axis=(1, 2)), 1)
+        pieces = occupied[:, None, None]
+        coloured = (_coloured(inner, bg) & drawn & pieces).sum() >= _COLOURED_SET * (drawn & pieces).sum()
+        palette = Palette.learn(inner, drawn & pieces, drawn & ~pieces) if coloured else None
+        desc, _, share, tone = describe(cells, palette)
+        if ((share >= empty) != occupied).any():
+            return  # the grey rule (with the palette) does not see the same pieces
         named = []
         for flipped in (False, True):
             for board in openings.by_occupancy(_bitboard(occupied, flipped)):
                 white = np.array([board.color_at(square_at(i, flipped)) is chess.WHITE for i in range(64)])
-                if tones[white].mean() - tones[occupied & ~white].mean() >= _LIGHTER:
+                if tone[white].mean() - tone[occupied & ~white].mean() >= _LIGHTER:
                     named.append((flipped, board))
         if len(named) != 1:
             return
@@ -487,18 +491,11 @@ class BoardReader:
                   for piece in [cast(chess.Piece, board.piece_at(square_at(i, flipped)))]]
         if len(set(labels)) < 12:
             return  # a piece not on the board would have no template
-        pieces = occupied[:, None, None]
-        coloured = (_coloured(inner, bg) & drawn & pieces).sum() >= _COLOURED_SET * (drawn & pieces).sum()
-        palette = Palette.learn(inner, drawn & pieces, drawn & ~pieces) if coloured else None
-        desc, _, share, _ = describe(cells, palette)
-        if ((share >= empty) != occupied).any():
-            return  # the grey rule (with the palette) does not see the same pieces
-        redrawn = _on_both_shades(cells, indexes)
-        more, _, more_share, _ = describe(redrawn, palette)
+        more, _, more_share, _ = describe(_on_both_shades(cells, indexes), palette)
         kept = more_share >= empty  # a piece that vanishes on a shade (its fill that shade's colour) is none
-        descs = np.concatenate([desc[indexes], more[kept]])
         labels += [label for label, keep in zip(labels + labels, kept) if keep]
-        self.templates = Templates(descs, labels, calibrated=True, empty_share=empty)
+        self.templates = Templates(np.concatenate([desc[indexes], more[kept]]), labels, calibrated=True,
+                                   empty_share=empty)
         self.flipped, self.palette = flipped, palette
 
 
