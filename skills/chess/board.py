@@ -54,6 +54,7 @@ _BIN = 16  # levels a colour channel is cut into for a piece set's palette
 _PALETTE_SHARE = 0.002  # least share of the starting position's piece pixels a palette colour holds
 _COLOURED_SET = 0.05  # share of them off the grey plane from which a set is drawn in colours (greys: 0)
 _OPENING_PIECES = 20  # fewest pieces on a board whose position is looked up in opening theory
+_WHOLE = 0.95  # share of a cell seen (not under an arrow or a marker) from which it may teach a piece
 _LIGHTER = 20.0  # how much lighter (mean grey of piece pixels) White's pieces are than Black's, at least
 
 Placement = dict[int, tuple[int, bool] | None]
@@ -462,21 +463,26 @@ class BoardReader:
     def _calibrate_on_opening(self, cells: np.ndarray) -> None:
         """Take the templates from a position of opening theory: one whose pieces stand where the
         cells' do (`openings.by_occupancy`, the board either way up) and whose White's pieces are
-        the lighter (as at the start). Read in any colour (a coloured set's palette is learnt as at
-        the start); an arrow or a marker makes the squares another set, so such a frame names none."""
+        the lighter (as at the start). Where the pieces stand is read twice: with every pixel that
+        differs from its square (a set drawn in colours, whose palette is then learnt as at the
+        start) and with the grey rule's (a grey set under an arrow or a marker, which are no
+        piece); the cells an arrow crosses teach nothing."""
         inner, bg, diff = _inner(cells)
         drawn = diff > _FG
         shares = drawn.mean(axis=(1, 2))
         empty = _occupancy_threshold(shares)
         occupied = shares >= empty
-        if occupied.sum() < _OPENING_PIECES:
-            return
         pieces = occupied[:, None, None]
         coloured = (_coloured(inner, bg) & drawn & pieces).sum() >= _COLOURED_SET * (drawn & pieces).sum()
         palette = Palette.learn(inner, drawn & pieces, drawn & ~pieces) if coloured else None
-        desc, _, share, tone = describe(cells, palette)
-        if ((share >= empty) != occupied).any():
-            return  # the grey rule (with the palette) does not see the same pieces
+        desc, visible, share, tone = describe(cells, palette)
+        if ((share >= empty) != occupied).any():  # not all in its colours: perhaps greys under an arrow
+            palette = None
+            desc, visible, share, tone = describe(cells)
+            empty = _occupancy_threshold(share)
+            occupied = share >= empty
+        if occupied.sum() < _OPENING_PIECES:
+            return
         named = []
         for flipped in (False, True):
             for board in openings.by_occupancy(_bitboard(occupied, flipped)):
@@ -486,11 +492,11 @@ class BoardReader:
         if len(named) != 1:
             return
         flipped, board = named[0]
-        indexes = [i for i in range(64) if occupied[i]]
+        indexes = [i for i in range(64) if occupied[i] and visible[i].mean() >= _WHOLE]  # no arrow across it
         labels = [(piece.piece_type, piece.color) for i in indexes
                   for piece in [cast(chess.Piece, board.piece_at(square_at(i, flipped)))]]
         if len(set(labels)) < 12:
-            return  # a piece not on the board would have no template
+            return  # a piece not seen whole would have no template
         more, _, more_share, _ = describe(_on_both_shades(cells, indexes), palette)
         kept = more_share >= empty  # a piece that vanishes on a shade (its fill that shade's colour) is none
         labels += [label for label, keep in zip(labels + labels, kept) if keep]
