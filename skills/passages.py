@@ -288,7 +288,8 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
                 caption = current.pop()  # a table's caption ("Table 1.17. List of basic commands") heads it
                 flush()
                 current, size = [caption], words(before)
-            if current and (before.endswith(":") or kind == "table"):  # the sentence introducing it
+            if current and (before.endswith(":") or kind == "table"  # the sentence introducing it
+                            or kind == "list" and _unfinished(segments[current[-1]])):
                 flush()
                 lead = out.pop()
                 runs[0] = Passage(lead.indexes + [i], lead.text + "\n" + runs[0].text, lead.start, runs[0].end,
@@ -304,10 +305,11 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
         # prints hello": prose that opens in lower case after code)
         introduced = bool(current) and (kind == "code" or segments[current[-1]].text.rstrip().endswith(":")
                                         or kind == "table" and words(segments[current[-1]].text) <= CAPTION_WORDS
+                                        or kind == "list" and _unfinished(segments[current[-1]])
                                         or _continues(seg.text, [segments[c] for c in current]))
         last = current[-1] if current else -1
         leads_in = introduced and segments[last].kind != "code" \
-            and segments[last].text.rstrip().endswith(":")
+            and (segments[last].text.rstrip().endswith(":") or kind == "list" and _unfinished(segments[last]))
         if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS) \
                 and not (leads_in and len(current) == 1):
             carried = leads_in and len(current) > 1
@@ -319,6 +321,11 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
         current.append(i)
         size += w
     flush()
+    if len(out) > 1 and len(out[-1].indexes) == 1 and segments[out[-1].indexes[0]].kind == "paragraph" \
+            and out[-1].text.rstrip().endswith(":"):  # "The following bundles are available:" over subsections:
+        lead, before = out.pop(), out.pop()  # what it introduces has headings of its own, so it ends the passage
+        out.append(Passage(before.indexes + lead.indexes, before.text + "\n" + lead.text, before.start, lead.end,
+                           before.blocks + lead.blocks))
     return _with_leads(out, leads)
 
 
@@ -340,6 +347,13 @@ def _trimmed(seg: Segment) -> str:
     """A block's text without the blank space around it; code keeps its first line's indent (a
     table printed by a notebook cell: its header stands over its columns)."""
     return seg.text.strip("\n").rstrip() if seg.kind == "code" else seg.text.strip()
+
+
+def _unfinished(seg: Segment) -> bool:
+    """Prose that stops mid-sentence, as one that runs on into a list does ("signatures support the
+    calling API: meaning that" over its items): it ends in a lower-case word, not a stop or a colon."""
+    text = seg.text.rstrip()
+    return seg.kind == "paragraph" and text[-1:].isalpha() and text[-1:].islower() and words(text) >= 3
 
 
 def _continues(text: str, before: list[Segment]) -> bool:

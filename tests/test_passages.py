@@ -584,6 +584,30 @@ def test_a_lead_in_opens_what_it_introduces_when_the_passage_before_is_full():
     assert [p.indexes for p in found] == [[0, 1], [2]]
 
 
+def test_a_sentence_running_on_into_a_list_opens_it_and_a_lead_in_ending_its_section_is_not_alone():
+    """Celery's guide: "As stated, signatures support the calling API: meaning that" over a long
+    list of calls was a skill of its own, the items in the next; and "The following bundles are
+    available:", whose bundles are subsections, was a skill saying nothing. The sentence opens the
+    list it runs into; a lead-in that ends its section's text ends the passage before it."""
+    items = "\n".join(f"- sig.call{n}(args): Calls the signature with optional partial arguments and partial "
+                      "keyword arguments, and supports partial execution options as well." for n in range(6))
+    segs = [Segment(0, 1, "As stated, signatures support the calling API: meaning that", "paragraph"),
+            Segment(1, 2, items, "list")]
+    found = passages.group(segs, [0, 1])
+    assert found[0].indexes == [0, 1] and found[0].text.startswith("As stated") and "sig.call0" in found[0].text
+    assert "sig.call5" not in found[0].text  # the list is still cut into runs
+    stopped = [Segment(0, 1, "This is a full sentence.", "paragraph"), Segment(1, 2, items, "list")]
+    assert passages.group(stopped, [0, 1])[0].indexes == [0]  # a finished sentence does not run on
+    intro = ("Celery also defines a group of bundles that can be used to install Celery and the dependencies "
+             "for a given feature. You can specify these in your requirements or on the pip command line by "
+             "using brackets, and several bundles by separating them by commas, as in the examples below. ")
+    segs = [Segment(0, 1, intro, "paragraph"), Segment(1, 2, "$ pip install \"celery[redis,auth,msgpack]\"", "code"),
+            Segment(2, 3, "The following bundles are available:", "paragraph")]
+    found = passages.group(segs, [0, 1, 2])
+    assert [p.indexes for p in found] == [[0, 1, 2]]
+    assert found[-1].text.endswith("The following bundles are available:")
+
+
 def test_editor_modelines_and_a_line_of_badges_are_no_skill():
     """vim's user manual ends on "vim:tw=78:ts=8:noet:ft=help:norl:"; a README converted to plain
     text keeps its badges as "[Release version] [PyPi] [Donate] …" (sweep D)."""
