@@ -217,6 +217,19 @@ def test_html_title_is_the_pages_part_of_a_title_that_names_the_site_too(tmp_pat
     assert [s.text for s in b.segments] == ["Getting started", "Install it first."]
 
 
+def test_sphinxs_no_title_placeholder_is_no_title(tmp_path, library):
+    """A Sphinx page without a heading (cmd2's overview/summary.html, included into another page)
+    is titled "<no title> — cmd2 2.4.1 documentation" by Sphinx: a tutorial was named so. It has
+    no title, so the tutorial is named after its file."""
+    (tmp_path / "summary.html").write_text(
+        "<html><head><title>&lt;no title&gt; &#8212; cmd2 2.4.1 documentation</title></head><body>"
+        "<div class='body' role='main'><p>Building a new REPL application? Start here to find out whether "
+        "this library fits your needs.</p></div></body></html>")
+    assert read_source(tmp_path / "summary.html").title is None
+    report = library.ingest(str(tmp_path / "summary.html"), book="nt", refine_rounds=0)
+    assert report.tutorials[0].title == "Summary"
+
+
 def test_texinfo_page_is_titled_by_its_heading_not_its_node_and_manual(tmp_path):
     """A texinfo manual split into pages titles each "<node> (<manual>)": m4's Define.html is
     "Define (GNU M4 1.4.19 macro processor)", its heading "5.1 Defining a macro" (the title the

@@ -90,6 +90,8 @@ _SEPARATORS = re.compile(r"[\s·•|/\-–—,;:]+")
 _CODE_WORDS = frozenset({"fragment", "listing", "programlisting", "sourcecode", "codeblock"})
 #: what separates a page's own title from its site's in a ``<title>``
 _TITLE_PARTS = re.compile(r"\s+[-|—–·:]{1,2}\s+|:\s+")
+#: what Sphinx writes as the title of a page that has none ("<no title> — cmd2 2.4.1 documentation")
+_NO_TITLE = re.compile(r"^<no title>.*$", re.I)
 #: a page's title with its manual's name in parentheses after it, as texinfo writes it
 _MANUAL_SUFFIX = re.compile(r"^(.*\S)\s+\(([^()]{3,})\)$")
 #: the classes texinfo gives a sectioning heading, and the level each stands for: texinfo 7 sets
@@ -310,6 +312,7 @@ def _undeclared_utf8(data: bytes) -> str | None:
 def _title(root) -> str | None:
     title = root.find(".//title")
     title_text = squash(title.text_content()) if title is not None else ""
+    title_text = _NO_TITLE.sub("", title_text)  # Sphinx's placeholder for a page without one: none
     h1 = _page_h1(root)
     h1_text = squash(_visible_text(h1)) if h1 is not None else ""
     if h1_text and (not title_text or h1_text.lower() in title_text.lower()):
