@@ -3,7 +3,8 @@
     python bench/chess_board.py                 # every lesson in bench/data/chess_lessons
     python bench/chess_board.py --lessons 2     # the first two only
     python bench/chess_board.py --no-flite      # skip the second synthesizer's speech-only run
-    python bench/chess_board.py --encodings     # only: squares read after harsher video encodings
+    python bench/chess_board.py --encodings     # only: squares read after harsher video encodings,
+                                                # and on boards never shown at the start
 
 Each lesson script (see bench/chess_moves.py) is spoken by espeak-ng; its lines (every move
 played, timed where ``track_lines`` places it in the script text) drive a board (python-chess
@@ -27,13 +28,15 @@ Printed, in the same run:
 ``--encodings`` prints only the reader's per-square accuracy on each look's video of one line
 (the Ruy Lopez, 20 plies) as rendered, and again after re-encoding it as videos are shared: H.264
 at CRF 36, scaled to 854x480 and to 640x360 (a 300-px board becomes 150 px: 19-px squares), and
-480p at CRF 32.
+480p at CRF 32; and, in the last column, of the same line shown from 3...a6 on, the starting
+position never shown (as rendered; the reader learns the pieces from a position of theory).
 Figures only; nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import subprocess
 import sys
 import tempfile
@@ -65,6 +68,7 @@ FPS = 25
 ENCODINGS = {"as rendered": None, "crf 36": ["-crf", "36"], "480p": ["-vf", "scale=854:480"],
              "360p": ["-vf", "scale=640:360"], "480p crf 32": ["-vf", "scale=854:480", "-crf", "32"]}
 ENCODED_LINE = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7".split()
+LATER_START = 6  # the line's position a video never showing the start opens on (after 3...a6)
 
 
 def schedule_for(lesson: Lesson, spans: list[tuple[float, float, str]]) -> list[bm.Shown]:
@@ -145,9 +149,11 @@ def recovered(library, report, lesson: Lesson) -> set:
 
 
 def encodings() -> None:
-    """Per-square accuracy of each look's board video, as rendered and re-encoded (``ENCODINGS``)."""
+    """Per-square accuracy of each look's board video, as rendered and re-encoded (``ENCODINGS``),
+    and of the line shown from its seventh position on (``LATER_START``: no starting position)."""
     schedule = bm.line_schedule(ENCODED_LINE)
-    print(f"{'look':<28} " + " ".join(f"{name:>12}" for name in ENCODINGS))
+    later = [dataclasses.replace(s, time=s.time - schedule[LATER_START].time + 1.0) for s in schedule[LATER_START:]]
+    print(f"{'look':<28} " + " ".join(f"{name:>12}" for name in ENCODINGS) + f" {'later start':>12}")
     with tempfile.TemporaryDirectory() as tmp:
         for n, look in enumerate(LOOKS):
             video = bm.board_video(schedule, look, Path(tmp) / f"look{n}.mp4", seconds=schedule[-1].time + 2)
@@ -160,6 +166,9 @@ def encodings() -> None:
                                     "-c:v", "libx264", "-pix_fmt", "yuv420p", str(encoded)], check=True)
                 right, squares, _, _ = square_accuracy(encoded, schedule)
                 row.append(f"{right / max(squares, 1):>12.2%}")
+            video = bm.board_video(later, look, Path(tmp) / f"look{n}-later.mp4", seconds=later[-1].time + 2)
+            right, squares, _, _ = square_accuracy(video, later)
+            row.append(f"{right / max(squares, 1):>12.2%}")
             name = f"{look.theme}/{look.pieces}/{look.size}px{'/flipped' if look.flipped else ''}"
             print(f"{name:<28} " + " ".join(row), flush=True)
 
@@ -172,7 +181,8 @@ def main() -> None:
                         help="also ingest each video with the screen-text reader running to the end (as before "
                              "it gave way to the board reader), timed in the same run")
     parser.add_argument("--encodings", action="store_true",
-                        help="only print squares read after harsher encodings (CRF 36, 480p, 360p)")
+                        help="only print squares read after harsher encodings (CRF 36, 480p, 360p) and "
+                             "on boards never shown at the start")
     args = parser.parse_args()
     if args.encodings:
         return encodings()
