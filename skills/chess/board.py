@@ -465,31 +465,29 @@ class BoardReader:
         cells' do (`openings.by_occupancy`, the board either way up) and whose White's pieces are
         the lighter (as at the start). Where the pieces stand is read twice: with every pixel that
         differs from its square (a set drawn in colours, whose palette is then learnt as at the
-        start) and with the grey rule's (a grey set under an arrow or a marker, which are no
-        piece); the cells an arrow crosses teach nothing."""
+        start) and, where that names no position, with the grey rule's (a grey set under an arrow
+        or a marker, which are no piece); the cells an arrow crosses teach nothing."""
         inner, bg, diff = _inner(cells)
         drawn = diff > _FG
         shares = drawn.mean(axis=(1, 2))
-        empty = _occupancy_threshold(shares)
-        occupied = shares >= empty
+        occupied = shares >= _occupancy_threshold(shares)
         pieces = occupied[:, None, None]
         coloured = (_coloured(inner, bg) & drawn & pieces).sum() >= _COLOURED_SET * (drawn & pieces).sum()
-        palette = Palette.learn(inner, drawn & pieces, drawn & ~pieces) if coloured else None
-        desc, visible, share, tone = describe(cells, palette)
-        if ((share >= empty) != occupied).any():  # not all in its colours: perhaps greys under an arrow
-            palette = None
-            desc, visible, share, tone = describe(cells)
+        for palette in ([Palette.learn(inner, drawn & pieces, drawn & ~pieces)] if coloured else []) + [None]:
+            desc, visible, share, tone = describe(cells, palette)
             empty = _occupancy_threshold(share)
             occupied = share >= empty
-        if occupied.sum() < _OPENING_PIECES:
-            return
-        named = []
-        for flipped in (False, True):
-            for board in openings.by_occupancy(_bitboard(occupied, flipped)):
-                white = np.array([board.color_at(square_at(i, flipped)) is chess.WHITE for i in range(64)])
-                if tone[white].mean() - tone[occupied & ~white].mean() >= _LIGHTER:
-                    named.append((flipped, board))
-        if len(named) != 1:
+            if occupied.sum() < _OPENING_PIECES:
+                continue
+            named = []
+            for flipped in (False, True):
+                for board in openings.by_occupancy(_bitboard(occupied, flipped)):
+                    white = np.array([board.color_at(square_at(i, flipped)) is chess.WHITE for i in range(64)])
+                    if tone[white].mean() - tone[occupied & ~white].mean() >= _LIGHTER:
+                        named.append((flipped, board))
+            if len(named) == 1:
+                break
+        else:
             return
         flipped, board = named[0]
         indexes = [i for i in range(64) if occupied[i] and visible[i].mean() >= _WHOLE]  # no arrow across it
