@@ -217,7 +217,25 @@ def test_two_moves_in_one_jump_are_joined_three_are_not_guessed():
     boards = _positions("Nf3 Nf6 c4 e6".split())
     moves, dropped, _ = board_moves.track(board_moves.stable(_readings([boards[0], boards[2]], [0, 3])))
     assert [m.san for m in moves] == ["Nf3", "Nf6"] and [m.played for m in moves] == [3, 3]
+    boards = _positions("a3 a6 h3".split())  # no line of theory passes through it
     moves, dropped, _ = board_moves.track(board_moves.stable(_readings([boards[0], boards[3]], [0, 3])))
+    assert moves == [] and dropped == 1
+
+
+def test_a_position_of_theory_no_move_explains_starts_a_line_there():
+    """A lesson that opens on the Ruy Lopez after 3...a6 (the start never shown), or jumps there:
+    the moves that reached it were not shown, so none is counted, but the lesson is followed from
+    it (its side to move and castling rights are theory's); a position outside theory is dropped."""
+    ruy = _positions(RUY + ["Ba4", "Nf6", "O-O"])
+    moves, dropped, shown_at = board_moves.track(board_moves.stable(_readings(ruy[6:], [0, 2, 4, 6])))
+    assert [m.san for m in moves] == ["Ba4", "Nf6", "O-O"] and not dropped
+    assert moves[0].epd_before == ruy[6].epd() and moves[0].shown == 0 and [m.played for m in moves] == [2, 4, 6]
+    assert shown_at[ruy[6].epd()] == 0
+    boards = _positions("d4 d5".split())
+    moves, dropped, _ = board_moves.track(board_moves.stable(_readings(boards + ruy[6:8], [0, 2, 4, 6, 8])))
+    assert [m.san for m in moves] == ["d4", "d5", "Ba4"] and moves[2].line != moves[0].line and not dropped
+    odd = _positions("a3 a6 h3 h6".split())
+    moves, dropped, _ = board_moves.track(board_moves.stable(_readings(odd[4:], [0])))
     assert moves == [] and dropped == 1
 
 
@@ -298,6 +316,25 @@ def test_a_flipped_board_with_a_take_back_branches_where_the_board_went_back(lib
     bc4 = [r for r in rows if r["move_san"] == "Bc4"]
     bb5 = [r for r in rows if r["move_san"] == "Bb5"]
     assert bc4 and bb5 and bc4[0]["epd"] == bb5[0]["epd"] and bc4[0]["line"] != bb5[0]["line"]
+
+
+@pytest.mark.slow
+@needs_tools
+def test_a_video_that_never_shows_the_start_is_read_from_the_position_of_theory_it_opens_on(library, tmp_path):
+    """The board appears after 3.Bb5, drawn in a font's glyphs (a set python-chess's templates do
+    not know): the reader learns the set from that position, the tracker follows the lesson from
+    it, and 3...a6 is the board's move, timed when it was shown."""
+    def schedule_for(spans):
+        boards = _positions(RUY)
+        return [bm.Shown(spans[5][0] + 0.3, boards[5], boards[5].move_stack[-1]),
+                bm.Shown(spans[6][0] + 0.3, boards[6], boards[6].move_stack[-1])]
+
+    look = bm.Look(theme="green", pieces="glyph", size=320, x=60, y=80, frame=(960, 540))
+    path, schedule, _ = _lesson_video(tmp_path, look, schedule_for)
+    report = library.ingest(str(path), book="chess", domain="chess", refine_rounds=0).tutorials[0]
+    assert report.moves_from_board == 1 and report.positions_seen == 2 and report.disagreements == 0
+    row = next(r for r in library.store.rows("positions") if r["move_san"] == "a6")
+    assert row["epd"] == schedule[0].board.epd() and abs(row["start"] - schedule[0].time) <= 0.5
 
 
 @pytest.mark.slow

@@ -6,8 +6,9 @@ reads the same, or nothing changes on screen for `HOLD` seconds), so transitions
 boards pass by unread. Each stable position is joined to the one before by the legal move, or
 the two-move sequence, that turns one into the other (the narration's moves break ties). A
 position seen before ("let's go back") moves the cursor there, and the next move played from it
-starts a new line branching at that point. A reading no legal move explains is dropped, never
-guessed.
+starts a new line branching at that point. A position of opening theory no move explains (a lesson
+that opens on 3...a6) starts a line there. Any other reading no legal move explains is dropped,
+never guessed.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import chess
 
 from tutorialbook.acquire.frames import FrameStats, sample_frames
+from . import openings
 from .board import BoardReader, Placement
 from .lines import LineMove
 
@@ -177,7 +180,26 @@ class _Tracker:
                 for move in seq:
                     self.play(move, t)
                 return
-        self.dropped += 1
+        if not self.opens(t, placement):
+            self.dropped += 1
+
+    def opens(self, t: float, placement: Placement) -> bool:
+        """A position no move explains that opening theory reaches (a lesson that opens on 3...a6,
+        or sets up another opening) starts a line of its own there, reached by theory's moves,
+        which were not shown (no moves are counted for them); whether it was one."""
+        if None in placement.values():
+            return False
+        board = chess.BaseBoard.empty()
+        for square, (piece_type, white) in cast("dict[int, tuple[int, bool]]", placement).items():
+            board.set_piece_at(square, chess.Piece(piece_type, white))
+        path = openings.path_to(board.board_fen())
+        if not path:
+            return False
+        self.line = _Line(len(self.lines) + 1, list(path), None)
+        self.lines.append(self.line)
+        self.ply = len(path)
+        self.times.setdefault(self.board().epd(), t)
+        return True
 
     def play(self, move: chess.Move, t: float) -> None:
         before = self.board()

@@ -18,7 +18,8 @@ from importlib import resources
 
 import chess
 
-__all__ = ["Opening", "by_occupancy", "classify", "family", "in_book", "lookup", "named_in", "variation"]
+__all__ = ["Opening", "by_occupancy", "classify", "family", "in_book", "lookup", "named_in", "path_to",
+           "variation"]
 
 
 @dataclass(frozen=True)
@@ -134,18 +135,41 @@ def by_occupancy(occupied: int) -> tuple[chess.BaseBoard, ...]:
     """The positions of opening theory whose pieces stand on exactly the squares of `occupied` (a
     bitboard): what a board reader that sees only where pieces stand can name, and so learn what
     each piece looks like from. Mostly one or none (11 of 7,838 such sets are two positions')."""
-    return tuple(chess.BaseBoard(fen) for fen in _occupancies().get(occupied, ()))
+    return tuple(chess.BaseBoard(fen) for fen in _placements()[1].get(occupied, ()))
+
+
+def path_to(board_fen: str) -> tuple[chess.Move, ...] | None:
+    """The moves from the start of a line of the list that reaches a position with these pieces
+    (a ``Board.board_fen()``), the first line to reach it; None when none does. A video that
+    opens on a position of theory is followed from there, its side to move and castling rights
+    those of that line."""
+    return _placements()[0].get(board_fen)
+
+
+_placements_lock = threading.Lock()  # a board reader's thread and an ingest's may ask first at once
+
+
+def _placements() -> tuple[dict[str, tuple[chess.Move, ...]], dict[int, tuple[str, ...]]]:
+    with _placements_lock:
+        return _built_placements()
 
 
 @functools.lru_cache(maxsize=1)
-def _occupancies() -> dict[int, tuple[str, ...]]:
-    """Occupied bitboard -> the piece placements of the book's positions with it (built once, ~0.7 s)."""
-    _load()
-    found: dict[int, set[str]] = {}
-    for known in _book:
-        board = chess.BaseBoard(known.split(" ", 1)[0])
-        found.setdefault(board.occupied, set()).add(board.board_fen())
-    return {occupied: tuple(sorted(fens)) for occupied, fens in found.items()}
+def _built_placements() -> tuple[dict[str, tuple[chess.Move, ...]], dict[int, tuple[str, ...]]]:
+    """Every position on the list's lines, by its pieces: placement -> the moves of the first
+    line reaching it, and occupied bitboard -> the placements with it (built once, ~2 s)."""
+    paths: dict[str, tuple[chess.Move, ...]] = {chess.STARTING_BOARD_FEN: ()}
+    occupancies: dict[int, set[str]] = {chess.BB_RANK_1 | chess.BB_RANK_2 | chess.BB_RANK_7 | chess.BB_RANK_8:
+                                        {chess.STARTING_BOARD_FEN}}
+    for opening in _load_rows():
+        board = chess.Board()
+        for san in (tok for tok in opening.pgn.split() if not tok[0].isdigit()):
+            board.push_san(san)
+            placement = board.board_fen()
+            if placement not in paths:
+                paths[placement] = tuple(board.move_stack)
+                occupancies.setdefault(board.occupied, set()).add(placement)
+    return paths, {occupied: tuple(sorted(fens)) for occupied, fens in occupancies.items()}
 
 
 #: words of an opening's name that say what kind of line it is, not which: a title saying "Defense"
