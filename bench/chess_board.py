@@ -28,8 +28,10 @@ Printed, in the same run:
 ``--encodings`` prints only the reader's per-square accuracy on each look's video of one line
 (the Ruy Lopez, 20 plies) as rendered, and again after re-encoding it as videos are shared: H.264
 at CRF 36, scaled to 854x480 and to 640x360 (a 300-px board becomes 150 px: 19-px squares), and
-480p at CRF 32; and, in the last column, of the same line shown from 3...a6 on, the starting
-position never shown (as rendered; the reader learns the pieces from a position of theory).
+480p at CRF 32; and of the same line shown from 3...a6 on, the starting position never shown (as
+rendered): squares read, and the moves the board alone recovers (frames read and joined as an
+ingest does, no narration; the reader learns the set and the tracker starts from a position of
+theory).
 Figures only; nothing is asserted.
 """
 
@@ -148,12 +150,24 @@ def recovered(library, report, lesson: Lesson) -> set:
     return {(r["epd"], r["move_san"]) for r in rows} & set(lesson.truth)
 
 
+def plies_from_board(video: Path, schedule: list[bm.Shown]) -> tuple[int, int]:
+    """The moves between the schedule's positions that the board alone recovers (the video's
+    frames read and joined as an ingest does, no narration), of all of them."""
+    from tutorialbook.skills.chess import board_moves
+
+    truth = {(before.board.epd(), before.board.san(after.board.move_stack[-1]))
+             for before, after in zip(schedule, schedule[1:])}
+    seen = board_moves.sight(board_moves.read_frames(video))
+    return len(truth & {(m.epd_before, m.san) for m in seen.moves}), len(truth)
+
+
 def encodings() -> None:
     """Per-square accuracy of each look's board video, as rendered and re-encoded (``ENCODINGS``),
     and of the line shown from its seventh position on (``LATER_START``: no starting position)."""
     schedule = bm.line_schedule(ENCODED_LINE)
     later = [dataclasses.replace(s, time=s.time - schedule[LATER_START].time + 1.0) for s in schedule[LATER_START:]]
-    print(f"{'look':<28} " + " ".join(f"{name:>12}" for name in ENCODINGS) + f" {'later start':>12}")
+    print(f"{'look':<28} " + " ".join(f"{name:>12}" for name in ENCODINGS) + f" {'later start':>12}"
+          f" {'later plies':>12}")
     with tempfile.TemporaryDirectory() as tmp:
         for n, look in enumerate(LOOKS):
             video = bm.board_video(schedule, look, Path(tmp) / f"look{n}.mp4", seconds=schedule[-1].time + 2)
@@ -169,6 +183,8 @@ def encodings() -> None:
             video = bm.board_video(later, look, Path(tmp) / f"look{n}-later.mp4", seconds=later[-1].time + 2)
             right, squares, _, _ = square_accuracy(video, later)
             row.append(f"{right / max(squares, 1):>12.2%}")
+            found, plies = plies_from_board(video, later)
+            row.append(f"{f'{found}/{plies}':>12}")
             name = f"{look.theme}/{look.pieces}/{look.size}px{'/flipped' if look.flipped else ''}"
             print(f"{name:<28} " + " ".join(row), flush=True)
 
