@@ -130,7 +130,6 @@ def in_book(epd: str) -> bool:
     return _normal(epd) in _book
 
 
-
 def by_occupancy(occupied: int) -> tuple[chess.BaseBoard, ...]:
     """The positions of opening theory whose pieces stand on exactly the squares of `occupied` (a
     bitboard): what a board reader that sees only where pieces stand can name, and so learn what
@@ -150,6 +149,7 @@ _placements_lock = threading.Lock()  # a board reader's thread and an ingest's m
 
 
 def _placements() -> tuple[dict[str, tuple[chess.Move, ...]], dict[int, tuple[str, ...]]]:
+    """``_built_placements``, built by one thread while another waits."""
     with _placements_lock:
         return _built_placements()
 
