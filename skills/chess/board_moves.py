@@ -195,7 +195,8 @@ class _Tracker:
         path = openings.path_to(board.board_fen())
         if not path:
             return False
-        self.line = _Line(len(self.lines) + 1, list(path), None)
+        replay = chess.Board()
+        self.line = _Line(len(self.lines) + 1, [replay.push_san(san) for san in path], None)
         self.lines.append(self.line)
         self.ply = len(path)
         self.times.setdefault(self.board().epd(), t)

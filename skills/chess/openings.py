@@ -137,38 +137,43 @@ def by_occupancy(occupied: int) -> tuple[chess.BaseBoard, ...]:
     return tuple(chess.BaseBoard(fen) for fen in _placements()[1].get(occupied, ()))
 
 
-def path_to(board_fen: str) -> tuple[chess.Move, ...] | None:
-    """The moves from the start of a line of the list that reaches a position with these pieces
-    (a ``Board.board_fen()``), the first line to reach it; None when none does. A video that
-    opens on a position of theory is followed from there, its side to move and castling rights
-    those of that line."""
+def path_to(board_fen: str) -> tuple[str, ...] | None:
+    """The moves (SAN) from the start of a line of the list that reaches a position with these
+    pieces (a ``Board.board_fen()``), the first line to reach it; None when none does. A video
+    that opens on a position of theory is followed from there, its side to move and castling
+    rights those of that line."""
     return _placements()[0].get(board_fen)
 
 
 _placements_lock = threading.Lock()  # a board reader's thread and an ingest's may ask first at once
 
 
-def _placements() -> tuple[dict[str, tuple[chess.Move, ...]], dict[int, tuple[str, ...]]]:
+def _placements() -> tuple[dict[str, tuple[str, ...]], dict[int, tuple[str, ...]]]:
     """``_built_placements``, built by one thread while another waits."""
     with _placements_lock:
         return _built_placements()
 
 
 @functools.lru_cache(maxsize=1)
-def _built_placements() -> tuple[dict[str, tuple[chess.Move, ...]], dict[int, tuple[str, ...]]]:
-    """Every position on the list's lines, by its pieces: placement -> the moves of the first
-    line reaching it, and occupied bitboard -> the placements with it (built once, ~2 s)."""
-    paths: dict[str, tuple[chess.Move, ...]] = {chess.STARTING_BOARD_FEN: ()}
-    occupancies: dict[int, set[str]] = {chess.BB_RANK_1 | chess.BB_RANK_2 | chess.BB_RANK_7 | chess.BB_RANK_8:
-                                        {chess.STARTING_BOARD_FEN}}
+def _built_placements() -> tuple[dict[str, tuple[str, ...]], dict[int, tuple[str, ...]]]:
+    """Every position on the list's lines, by its pieces: placement -> the SAN moves of the first
+    line reaching it, and occupied bitboard -> the placements with it. Built once when a board
+    reader first needs it (~1 s; not in ``_load``, which every chess lesson pays for), each row
+    going on from the longest row before it that it extends, as ``_load`` does."""
+    boards: dict[tuple[str, ...], chess.Board] = {(): chess.Board()}
+    paths: dict[str, tuple[str, ...]] = {chess.STARTING_BOARD_FEN: ()}
+    occupancies: dict[int, set[str]] = {chess.Board().occupied: {chess.STARTING_BOARD_FEN}}
     for opening in _load_rows():
-        board = chess.Board()
-        for san in (tok for tok in opening.pgn.split() if not tok[0].isdigit()):
+        sans = tuple(tok for tok in opening.pgn.split() if not tok[0].isdigit())
+        k = next(k for k in range(len(sans), -1, -1) if sans[:k] in boards)
+        board = boards[sans[:k]].copy(stack=False)
+        for n, san in enumerate(sans[k:], k + 1):
             board.push_san(san)
             placement = board.board_fen()
             if placement not in paths:
-                paths[placement] = tuple(board.move_stack)
+                paths[placement] = sans[:n]
                 occupancies.setdefault(board.occupied, set()).add(placement)
+        boards[sans] = board
     return paths, {occupied: tuple(sorted(fens)) for occupied, fens in occupancies.items()}
 
 
