@@ -323,9 +323,9 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
     flush()
     if len(out) > 1 and len(out[-1].indexes) == 1 and segments[out[-1].indexes[0]].kind == "paragraph" \
             and out[-1].text.rstrip().endswith(":"):  # "The following bundles are available:" over subsections:
-        lead, before = out.pop(), out.pop()  # what it introduces has headings of its own, so it ends the passage
-        out.append(Passage(before.indexes + lead.indexes, before.text + "\n" + lead.text, before.start, lead.end,
-                           before.blocks + lead.blocks))
+        lead, prior = out.pop(), out.pop()  # what it introduces has headings of its own, so it ends the passage
+        out.append(Passage(prior.indexes + lead.indexes, prior.text + "\n" + lead.text, prior.start, lead.end,
+                           prior.blocks + lead.blocks))
     return _with_leads(out, leads)
 
 
