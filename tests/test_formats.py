@@ -1976,6 +1976,18 @@ def test_rst_reference_to_a_page_shows_its_title_from_the_projects_pages_it_may_
     assert {k: v for k, v in named.items() if k.startswith("doc:")} == {"doc:templates": "Templates"}  # no error
 
 
+def test_rst_reference_by_autosectionlabel_shows_its_sections_title_as_written():
+    """cmd2's docs name sections the way Sphinx's autosectionlabel labels them, by page and title
+    (":ref:`features/help:Help`"): the reference read "See help:help for more information";
+    Sphinx shows the title, as written after the page's name."""
+    from tutorialbook.acquire.formats import read_document
+
+    page = read_document(".rst", "Builtin Commands\n================\n\nSee :ref:`features/help:Help` and "
+                                 ":ref:`features/shortcuts_aliases_macros:Aliases` for more; or :ref:`tut-intro`.\n",
+                         "builtin_commands.rst")
+    assert page.segments[0].text == "See Help and Aliases for more; or tut intro."
+
+
 def test_a_boxes_own_title_heads_its_text_in_rst_and_html():
     """A custom admonition's or topic's title ("Scoping Behavior", "select() from a Table vs. ORM
     class") was a block of its own, a one-step skill, its body in the next skill; now it heads

@@ -130,6 +130,7 @@ def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None)
         node["classes"].append("xref")
     if name == "ref" and not match:
         node["label"] = nodes.fully_normalize_name(shown)  # shown as its section's title: _name_references
+        node["written"] = shown
     if name == "doc" and not match:
         node["label"] = DOC_LABEL + shown  # shown as its page's title: _name_references
     return [node], []
@@ -139,7 +140,9 @@ def _name_references(tree: nodes.document, labels: Mapping[str, str]) -> None:
     """A ``:ref:`label``` without a title shows what Sphinx shows, the title of the section the
     label stands before, in this file or (``labels``) one beside it; a ``:doc:`page``` the title
     of that page (``labels``' ``doc:page``). A label none defines reads as words ("optional
-    value"), a page none titles as its name's ("/deploying/index" "index")."""
+    value"), as written after its page's name where Sphinx's autosectionlabel names a section by
+    its page and title ("features/help:Help" is "Help"); a page none titles as its name's
+    ("/deploying/index" "index")."""
     titles: dict[str, str] = {}
     for section in tree.findall(nodes.section):
         title = section.next_node(nodes.title)
@@ -148,7 +151,8 @@ def _name_references(tree: nodes.document, labels: Mapping[str, str]) -> None:
     titles = {**labels, **titles}  # this file's own sections first
     for node in list(tree.findall(nodes.literal)):
         if label := node.get("label"):
-            shown = titles.get(label) or re.sub(r"[-_]+", " ", label.removeprefix(DOC_LABEL).rsplit("/", 1)[-1])
+            written = node.get("written") or label.removeprefix(DOC_LABEL).rsplit("/", 1)[-1]
+            shown = titles.get(label) or re.sub(r"[-_]+", " ", written.rsplit(":", 1)[-1]).strip() or label
             node.parent.replace(node, nodes.inline("", shown, classes=["xref"]))  # still a link: _contents_list
 
 
