@@ -262,22 +262,27 @@ ASCIIDOC_PAGE = """<html><head><title>The Pager Manual</title></head><body>
 <div class="paragraph"><p>If standard input is a pipe, the pager shows what comes through it.</p></div></div>
 <div class="sect2" id="navigation"><h3>1.2. Navigation</h3>
 <div class="paragraph"><p>Press the space bar to move one screen down.</p></div></div>
-</div></div></div></body></html>"""
+<div class="sect2"><h3 id="cursor-nav">1.3. Cursor Navigation</h3>
+<div class="paragraph"><p>Press k to move the cursor one line up.</p></div></div>
+</div></div></div><div id="site-nav"><h3>Site navigation</h3><p>Home, downloads and the mailing list archive
+of this site</p></div></body></html>"""
 
 
 def test_asciidoc_page_keeps_its_preamble_and_headings_whose_ids_name_chrome_words(tmp_path):
     """A heading or section is content whatever its id says ("pager-mode", "navigation" are
-    slugs of their titles); prose above a contents list is not navigation; the author line of
-    AsciiDoc's header is no text of the page."""
+    slugs of their titles, and a heading's own id may shorten its words: tig's "4.4. Cursor
+    Navigation" is "cursor-nav", and was dropped as a navigation bar); a box whose id names
+    navigation stays chrome whatever its heading; prose above a contents list is not
+    navigation; the author line of AsciiDoc's header is no text of the page."""
     path = tmp_path / "manual.html"
     path.write_text(ASCIIDOC_PAGE)
     transcript = read_source(path)
     assert [t for _, _, t in transcript.headings] == ["The Pager Manual", "1. Calling Conventions",
-                                                      "1.1. Pager Mode", "1.2. Navigation"]
+                                                      "1.1. Pager Mode", "1.2. Navigation", "1.3. Cursor Navigation"]
     texts = [s.text for s in transcript.segments if not passages.is_boilerplate(s.text)]
     assert texts == ["This is the manual for the pager, a text-mode interface that shows long output one screen "
                      "at a time.", "If standard input is a pipe, the pager shows what comes through it.",
-                     "Press the space bar to move one screen down."]
+                     "Press the space bar to move one screen down.", "Press k to move the cursor one line up."]
 
 
 def test_sphinx_prose_full_of_cross_references_and_sections_named_like_chrome_stay(tmp_path):

@@ -485,11 +485,14 @@ def _stands_alone(el, text: str) -> bool:
 
 
 def _slug_of_title(el, id_words: list[str]) -> bool:
-    """Whether an element's id only repeats words of its heading (itself, or the first it holds)."""
+    """Whether an element's id only repeats words of its heading (itself, or the first it holds);
+    a heading's own id may shorten them (tig's manual: "4.4. Cursor Navigation" is ``cursor-nav``,
+    and was dropped as a navigation bar)."""
     heading = next(el.iter(*_HEADINGS), None)
     if heading is None or not id_words:
         return False
-    return set(id_words) <= set(re.findall(r"\w+", heading.text_content().lower()))
+    said = set(re.findall(r"\w+", heading.text_content().lower()))
+    return all(w in said or heading is el and len(w) >= 3 and any(s.startswith(w) for s in said) for w in id_words)
 
 
 def _mostly_links(el) -> bool:
