@@ -8,7 +8,7 @@ import chess
 import pytest
 
 from tutorialbook.skills.chess.openings import (Opening, by_occupancy, classify, family, lookup, named_in,
-                                                variation)
+                                                path_to, variation)
 from tests.support.chess_lessons import epd_after
 
 NAJDORF = "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6"
@@ -177,3 +177,23 @@ def test_where_pieces_stand_names_the_positions_of_theory_that_put_them_there():
     scotch = chess.BaseBoard("r1bqkb1r/pppp1ppp/2n2n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R")  # a knight or a pawn on d4
     assert sorted(b.board_fen() for b in by_occupancy(scotch.occupied)) == \
         ["r1bqkb1r/pppp1ppp/2n2n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R", "r1bqkb1r/pppp1ppp/2n2n2/8/3PP3/2N5/PPP2PPP/R1BQKB1R"]
+
+
+def test_a_position_of_theory_is_reached_by_the_moves_of_the_first_line_through_it():
+    """What a board tracker replays to follow a lesson that opens on a position: the SAN moves of
+    a line of the list that reaches its pieces (so its side to move and castling rights are
+    theory's); none for pieces no line puts there."""
+    board = chess.Board()
+    for san in "e4 e5 Nf3 Nc6 Bb5 a6".split():
+        board.push_san(san)
+    path = path_to(board.board_fen())
+    replay = chess.Board()
+    for san in path:
+        replay.push_san(san)
+    assert replay.board_fen() == board.board_fen() and replay.turn == chess.WHITE and replay.has_castling_rights(
+        chess.WHITE)
+    assert path_to(chess.STARTING_BOARD_FEN) == ()
+    off_book = chess.Board()
+    for san in "a4 h5 Ra3 Rh6".split():
+        off_book.push_san(san)
+    assert path_to(off_book.board_fen()) is None
