@@ -1278,6 +1278,21 @@ def _running_head(n):
     return [(20, 12, "Helvetica", 9, "Chapter 2: Library Functions"), (185, 12, "Helvetica", 9, str(n))]
 
 
+def test_pdf_heading_reads_as_printed_where_its_bookmark_lost_punctuation(tmp_path):
+    """tig's PDF manual bookmarks "2.2. Browsing State and Userdefined Commands" over the heading it
+    prints "… User-defined Commands": the section took the bookmark's word. A bookmark that differs
+    from its printed heading in spaces and punctuation only now reads as printed; one that says
+    other words keeps its own."""
+    page = [(20, 30, "Helvetica:B", 16, "2.2. Browsing State and User-defined Commands"),
+            (20, 45, "body", 11, "The viewer keeps track of both what head and commit you are viewing.")]
+    other = [(20, 30, "Helvetica:B", 16, "3. Environment"),
+             (20, 45, "body", 11, "Several options can be configured through environment variables.")]
+    path = _laid_out_pdf(tmp_path / "manual.pdf", [page, other],
+                         bookmarks={0: "2.2. Browsing State and Userdefined Commands", 1: "3. Environment Variables"})
+    assert [title for _, _, title in read_source(path).headings] == [
+        "2.2. Browsing State and User-defined Commands", "3. Environment Variables"]
+
+
 def test_pdf_running_heads_hyphenation_and_ligatures_are_read_as_a_person_reads_them(tmp_path):
     body = [
         ["Library Functions"],

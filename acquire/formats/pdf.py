@@ -451,7 +451,7 @@ def _lay_out(boxes: list[_Box], outline: list[tuple[int, str, int]], doc: Docume
             continue
         text = b.text
         for level, title, found in marks.get(i, []):
-            doc.heading(level, title)
+            doc.heading(level, _as_printed(text, title) if found else title)
             if found:
                 text = _after(text, title)
         if not text:
@@ -513,6 +513,16 @@ def _unnumbered(text: str, title: str) -> str:
 def _starts_with(text: str, title: str) -> bool:
     a, b = _squashed(_unnumbered(text, title)), _squashed(title)
     return bool(b) and a.startswith(b)
+
+
+def _as_printed(text: str, title: str) -> str:
+    """A bookmark's title as the page prints it, when they differ in spaces and punctuation only:
+    tig's PDF manual bookmarks "Browsing State and Userdefined Commands" over the heading "…
+    User-defined Commands"."""
+    unnumbered = _unnumbered(text, title)
+    printed = squash(unnumbered[: len(unnumbered) - len(_after(text, title))]).rstrip(" :.-–")
+    letters = lambda s: re.sub(r"[\W_]+", "", s)  # noqa: E731
+    return printed if printed and letters(printed) == letters(title) else title
 
 
 def _after(text: str, title: str) -> str:
