@@ -262,15 +262,19 @@ def _has_index(folder: Path, policy: SourcePolicy) -> bool:
     return any(policy.allows(Path(os.path.realpath(folder / name))) for name in ("index.rst", "index.rst.txt"))
 
 
+def _head(real: str) -> str:
+    """The first ``SIBLING_BYTES`` of a page beside the one read, as text ("" when unreadable)."""
+    try:
+        with open(real, "rb") as handle:
+            return handle.read(SIBLING_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 @functools.lru_cache(maxsize=1024)
 def _first_title(real: str, mtime_ns: int, size: int) -> str | None:
     """A page's first title (what Sphinx shows for a ``:doc:`` to it), read once per version."""
-    try:
-        with open(real, "rb") as handle:
-            text = handle.read(SIBLING_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return None
-    for match in _FIRST_TITLE.finditer(text):
+    for match in _FIRST_TITLE.finditer(_head(real)):
         if len(match.group(3)) >= len(match.group(2)):
             return _plain(match.group(2))
     return None
@@ -289,11 +293,7 @@ def _plain(title: str) -> str:
 def _file_labels(real: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], ...]:
     """One file's (label, title) pairs, read once per version of the file: a folder's every page
     reads its siblings, which would read each page once per page."""
-    try:
-        with open(real, "rb") as handle:
-            text = handle.read(SIBLING_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return ()
+    text = _head(real)
     return tuple((nodes.fully_normalize_name(m.group(1)), _plain(m.group(3))) for m in _LABELLED_TITLE.finditer(text))
 
 

@@ -190,8 +190,8 @@ class _Tracker:
         if None in placement.values():
             return False
         board = chess.BaseBoard.empty()
-        for square, (piece_type, white) in cast("dict[int, tuple[int, bool]]", placement).items():
-            board.set_piece_at(square, chess.Piece(piece_type, white))
+        board.set_piece_map({square: chess.Piece(*cast("tuple[int, bool]", piece))
+                             for square, piece in placement.items()})
         path = openings.path_to(board.board_fen())
         if not path:
             return False

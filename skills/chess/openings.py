@@ -13,6 +13,7 @@ import io
 import re
 import threading
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
@@ -62,20 +63,31 @@ def _load() -> dict[str, Opening]:
     global _index, _book
     with _lock:
         if _index is None:
-            boards: dict[tuple[str, ...], chess.Board] = {(): chess.Board()}
             index: dict[str, Opening] = {}
             book = {chess.Board().epd()}
-            for opening in _load_rows():
-                sans = tuple(tok for tok in opening.pgn.split() if not tok[0].isdigit())
-                k = next(k for k in range(len(sans), -1, -1) if sans[:k] in boards)
-                board = boards[sans[:k]].copy(stack=False)
-                for san in sans[k:]:
-                    board.push_san(san)
-                    book.add(board.epd())  # a shorter prefix was added by the row that ends there
-                boards[sans] = board
-                index.setdefault(board.epd(), opening)
+            for opening, _, board, last in _walk_rows():
+                book.add(board.epd())
+                if last:
+                    index.setdefault(board.epd(), opening)
             _index, _book = index, frozenset(book)
         return _index
+
+
+def _walk_rows() -> Iterator[tuple[Opening, tuple[str, ...], chess.Board, bool]]:
+    """Every row's positions in the list's order: (row, its moves so far, the board after them,
+    whether that is the row's own position). A row goes on from the longest row before it that
+    it extends, so each move is played once; the board is the walk's own, read it at once."""
+    boards: dict[tuple[str, ...], chess.Board] = {(): chess.Board()}
+    for opening in _load_rows():
+        sans = tuple(tok for tok in opening.pgn.split() if not tok[0].isdigit())
+        k = next(k for k in range(len(sans), -1, -1) if sans[:k] in boards)
+        board = boards[sans[:k]].copy(stack=False)
+        if k == len(sans):  # the same moves as a row before it
+            yield opening, sans, board, True
+        for n, san in enumerate(sans[k:], k + 1):
+            board.push_san(san)
+            yield opening, sans[:n], board, n == len(sans)
+        boards[sans] = board
 
 
 def lookup(epd: str) -> Opening | None:
@@ -158,22 +170,14 @@ def _placements() -> tuple[dict[str, tuple[str, ...]], dict[int, tuple[str, ...]
 def _built_placements() -> tuple[dict[str, tuple[str, ...]], dict[int, tuple[str, ...]]]:
     """Every position on the list's lines, by its pieces: placement -> the SAN moves of the first
     line reaching it, and occupied bitboard -> the placements with it. Built once when a board
-    reader first needs it (~1 s; not in ``_load``, which every chess lesson pays for), each row
-    going on from the longest row before it that it extends, as ``_load`` does."""
-    boards: dict[tuple[str, ...], chess.Board] = {(): chess.Board()}
+    reader first needs it (~1 s; not in ``_load``, which every chess lesson pays for)."""
     paths: dict[str, tuple[str, ...]] = {chess.STARTING_BOARD_FEN: ()}
     occupancies: dict[int, set[str]] = {chess.Board().occupied: {chess.STARTING_BOARD_FEN}}
-    for opening in _load_rows():
-        sans = tuple(tok for tok in opening.pgn.split() if not tok[0].isdigit())
-        k = next(k for k in range(len(sans), -1, -1) if sans[:k] in boards)
-        board = boards[sans[:k]].copy(stack=False)
-        for n, san in enumerate(sans[k:], k + 1):
-            board.push_san(san)
-            placement = board.board_fen()
-            if placement not in paths:
-                paths[placement] = sans[:n]
-                occupancies.setdefault(board.occupied, set()).add(placement)
-        boards[sans] = board
+    for _, sans, board, _ in _walk_rows():
+        placement = board.board_fen()
+        if placement not in paths:
+            paths[placement] = sans
+            occupancies.setdefault(board.occupied, set()).add(placement)
     return paths, {occupied: tuple(sorted(fens)) for occupied, fens in occupancies.items()}
 
 
