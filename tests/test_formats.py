@@ -860,6 +860,49 @@ def test_html_sentences_that_only_point_at_a_link_are_no_text(tmp_path):
         "See the manual for how to set the colours of the prompt."]
 
 
+def test_html_class_naming_the_page_is_no_furniture(tmp_path):
+    """zzzeeksphinx (SQLAlchemy's docs) marks a page's body with its path: on the page about related
+    objects "tutorial-orm_related_objects" read as Sphinx's "related" bar, and the book was titled
+    by the site's banner. A class that only names furniture stays furniture, on any page."""
+    body = """<html><head><title>Working with Related Objects &mdash; SQLAlchemy 1.4 Documentation</title></head>
+<body><div id="docs-header"><h1><a href="../index.html">SQLAlchemy 1.4 Documentation</a></h1></div>
+<div class="related"><a href="index.html">Tutorial</a> | <a href="next.html">Further Reading</a></div>
+<div id="docs-body" role="main" class="withsidebar tutorial-{stem}">
+<section id="working"><h1>Working with Related Objects</h1>
+<p>A relationship links two mapped classes, so that each object reaches the other.</p></section></div>
+</body></html>"""
+    page = tmp_path / "orm_related_objects.html"
+    page.write_text(body.format(stem="orm_related_objects"))
+    transcript = read_source(page)
+    assert transcript.title == "Working with Related Objects"
+    assert [s.text for s in transcript.segments] == [
+        "A relationship links two mapped classes, so that each object reaches the other."]
+    named = tmp_path / "related.html"  # the class is the page's name alone: the bar is still a bar
+    named.write_text(body.format(stem="page"))
+    assert "Further Reading" not in " ".join(s.text for s in read_source(named).segments)
+
+
+def test_html_box_of_links_leading_on_through_the_pages_is_no_text(tmp_path):
+    """SQLAlchemy's tutorial opens and closes each page with a box "This page is part of the …
+    Tutorial. / Previous: … | Next: …" and "Next Tutorial Section: …": they had been skills, and
+    the box's title had labelled the next paragraph. A sentence saying more than where to go stays."""
+    page = tmp_path / "engine.html"
+    page.write_text("""<html><head><title>The Engine</title></head><body><main>
+<div class="topic"><p class="topic-title">SQLAlchemy Tutorial</p>
+<p>This page is part of the <a href="index.html"><span class="doc">SQLAlchemy Tutorial</span></a>.</p>
+<p>Previous: <a href="index.html">SQLAlchemy Tutorial</a> | Next: <a href="tx.html">Working with Transactions</a></p>
+</div>
+<h1>The Engine</h1><p>The start of any application is an object called the Engine.</p>
+<p>Next, pass <a href="url.html">the URL</a> of the database to create_engine.</p>
+<div class="topic"><p class="topic-title">SQLAlchemy Tutorial</p>
+<p>Next Tutorial Section: <a href="tx.html"><span class="doc">Working with Transactions</span></a></p></div>
+<p>Up: <a href="index.html">Contents</a></p>
+</main></body></html>""")
+    assert [s.text for s in read_source(page).segments] == [
+        "The start of any application is an object called the Engine.",
+        "Next, pass the URL of the database to create_engine."]
+
+
 def test_html_title_without_a_matching_h1(tmp_path):
     page = ('<html><head><title>Green tea | The Tea Club</title>{}</head>'
             '<body><h1>Start here</h1><p>Green tea wants cool water.</p></body></html>')

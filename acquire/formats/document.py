@@ -135,6 +135,11 @@ class Document:
             text = f"{self._label}, {text}" if text else self._label
         self._label = text
 
+    def unlabel(self) -> None:
+        """The label waiting heads nothing: the box it titles ended with no text of its own kept
+        (SQLAlchemy's "Tutorial" box of Previous / Next links had labelled the next paragraph)."""
+        self._label = ""
+
     def rule(self) -> None:
         """A thematic break (HTML's ``<hr>``, Markdown's ``---``, reStructuredText's transition):
         the next block opens another matter (a passage never runs across it)."""

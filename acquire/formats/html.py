@@ -113,6 +113,7 @@ _NUMBERED = re.compile(r"^(?:[\dA-Z]+\.)*\d+\.?\s+")
 
 def read_html(data: bytes, name: str) -> Document:
     root, cut_short = _parse(data, name)
+    _forget_page_classes(root, name)
     doc = Document(name)
     if cut_short:
         doc.warnings.append(
@@ -138,6 +139,23 @@ _FOOTNOTE_CLASSES = frozenset({"footnote", "footnotes", "footnote-list"})
 #: a footnote's own mark before its text ("[2] ", "1", "*"), and pandoc's way back ("↩︎")
 _FOOTNOTE_MARK = re.compile(r"^\s*[\[(]?\s*(?:\d{1,3}|[*†‡§¶])\s*[\])]?\.?\s*")
 _FOOTNOTE_BACK = re.compile(r"\s*[↩\ufe0e]+\s*$")
+
+
+def _forget_page_classes(root, name: str) -> None:
+    """Drop the class words that only name the page: zzzeeksphinx marks each page's body with its
+    path ("tutorial-orm_related_objects"), whose words are no furniture's (SQLAlchemy's page on
+    related objects lost its heading as Sphinx's "related" navigation bar). A class that is the
+    page's name alone ("related" on ``related.html``) still says what the element is, and so does
+    one ending in a name of furniture only ("site-toc" on ``toc.html``)."""
+    stem = re.sub(r"(?:\.x?html?)?(?:\.gz)?$", "", name.replace("\\", "/").rsplit("/", 1)[-1].lower())
+    if len(stem) < 3 or {w for w in _WORD_SPLIT.split(stem) if w} <= _CHROME_WORDS:
+        return
+    slug = re.compile(rf"(?<![a-z0-9]){re.escape(stem)}$")
+    for el in root.xpath("//*[@class]"):
+        tokens = el.get("class").split()
+        kept = [t for t in tokens if t.lower() == stem or not slug.search(t.lower())]
+        if len(kept) < len(tokens):
+            el.set("class", " ".join(kept))
 
 
 def _footnote_body(el) -> list:
@@ -288,7 +306,12 @@ _POINTER = re.compile(r"(?:click (?:here|this link)|(?:go|return|back|jump) to (
 POINTER_WORDS = 20
 #: what a paragraph says beside its links when it only points at them ("For more, see … and …")
 _SEE_ONLY = re.compile(r"(?:(?:for|read) (?:more|details|further|more (?:details|information|info)|further "
-                       r"(?:details|information)) )?(?:see|refer to|read)(?: also)?(?: the)?(?: (?:and|or|the))*")
+                       r"(?:details|information)) )?(?:see|refer to|read)(?: also)?(?: the)?(?: (?:and|or|the))*"
+                       r"|this (?:page|section|chapter|document|article) is (?:a )?part of(?: the)?")
+#: the words a link's label may say when the link only leads on through the pages ("Previous: … |
+#: Next: …", "Next Tutorial Section: …"), one of the first set among them
+_LEADS_ON = frozenset({"next", "previous", "prev", "up"})
+_LEAD_LABEL = _LEADS_ON | {"back", "the", "tutorial", "section", "chapter", "page", "topic", "part", "step", "lesson"}
 #: a link that is a control of the page's own ("source" beside rustdoc's item, Sphinx's "View page
 #: source", "Edit on GitHub"), whole
 _PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
@@ -573,7 +596,9 @@ def _is_pointer(el) -> bool:
     for child in el:
         outside += ("" if child.tag == "a" or child.find(".//a") is not None else child.text_content()) \
             + (child.tail or "")
-    return bool(_SEE_ONLY.fullmatch(" ".join(re.findall(r"[a-z]+", outside.lower()))))
+    words = re.findall(r"[a-z]+", outside.lower())
+    return bool(_SEE_ONLY.fullmatch(" ".join(words))) or bool(words) and set(words) <= _LEAD_LABEL \
+        and bool(_LEADS_ON & set(words))
 
 
 def _is_prose(el) -> bool:
@@ -623,8 +648,10 @@ class _Walker:
         self.doc.block(kind, text)
 
     def container(self, el, depth: int) -> None:
-        """Inline runs become paragraphs; block children are read in order."""
+        """Inline runs become paragraphs; block children are read in order. A box's title heads
+        its own text, never the block after the box."""
         run: list[tuple[str, str]] = [("text", el.text or "")]
+        titled = False
         for child in el:
             tag = child.tag.lower() if isinstance(child.tag, str) else ""
             if tag in _INLINE:
@@ -634,9 +661,12 @@ class _Walker:
                 self.doc.rule()
             else:
                 self._flush(run)
+                titled = titled or _is_box_title(child)
                 self.block(child, tag, depth + 1)
             run.append(("text", child.tail or ""))
         self._flush(run)
+        if titled:
+            self.doc.unlabel()
 
     def _flush(self, run: list[tuple[str, str]]) -> None:
         """A run of inline text: a paragraph; its lines apart when ``<br>`` breaks it into three
