@@ -489,6 +489,10 @@ def test_a_name_is_not_cut_inside_a_link_a_time_brackets_or_quotes_nor_an_idiom(
         'The process "Pong" is waiting for messages')
     assert title("So far, the action element in the rule tuple was one token.") == (
         "The action element in the rule tuple was")
+    assert title("Thus far, our queries have only accessed one table at a time.") == (
+        "Our queries have only accessed one table")
+    assert title("Thus far our queries have only accessed one table at a time.") == (
+        "Thus far our queries have only accessed one")
     assert title("First of all, there is no need to upload the package.") == "There is no need to upload the package"
     assert title("Now that we have the basic application class, we can go on.") == (
         "Now that we have the basic application class")
