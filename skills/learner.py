@@ -28,7 +28,7 @@ from typing import Iterable
 
 from tutorialbook.skills import extract
 from tutorialbook.skills import questions as qs
-from tutorialbook.skills.questions import Candidate, HarvestSource, _clean, contains, key_words
+from tutorialbook.skills.questions import Candidate, HarvestSource, _clean, contains, is_code, key_words
 
 ANSWER_WORDS = 5
 
@@ -180,7 +180,7 @@ def code_questions(source: HarvestSource) -> Iterable[Candidate]:
     frequency = Counter(t for s in source.segments for t in re.findall(r"\w+", s.text.lower()))
     taught = {id(s) for s in source.taught}
     for before, segment in zip(source.segments, source.segments[1:]):
-        if id(segment) not in taught or not _is_code(segment) or _is_code(before):
+        if id(segment) not in taught or not is_code(segment) or is_code(before):
             continue
         intro = (extract.split_sentences(before.text) or [""])[-1]
         section = source.section_of(segment.start, segment.end)
@@ -199,13 +199,6 @@ def code_questions(source: HarvestSource) -> Iterable[Candidate]:
 
 def _terms(line: str) -> set[str]:
     return {t for t in re.findall(r"\w+", line.lower()) if len(t) >= 3}
-
-
-def _is_code(segment) -> bool:
-    """A code block (stored segments keep no kind: then code is told by its punctuation)."""
-    from tutorialbook.skills.code_text import looks_like_code
-
-    return segment.kind == "code" or segment.kind == "text" and looks_like_code(segment.text)
 
 
 def _intro_goal(sentence: str) -> str:

@@ -37,6 +37,7 @@ from typing import Callable, Iterable, Protocol
 
 from tutorialbook.memory.rows import decode, encode, norm, steps_of  # noqa: F401 - norm: questions compare names loosely
 from tutorialbook.skills import extract
+from tutorialbook.acquire.formats.document import prose_words
 from tutorialbook.acquire.transcript import Segment
 
 #: at most this many questions per tutorial (procedures and prohibitions first, then cloze)
@@ -222,13 +223,24 @@ def _teaching(source: HarvestSource) -> Iterable[tuple[Segment, str, str]]:
     return ((seg, raw, clean) for seg, raw, clean in _sentences(source) if not is_boilerplate(raw))
 
 
+def is_code(segment: Segment) -> bool:
+    """A code block (stored segments keep no kind: then code is told by its punctuation)."""
+    from tutorialbook.skills.code_text import looks_like_code
+
+    return segment.kind == "code" or segment.kind == "text" and looks_like_code(segment.text)
+
+
 def cloze_questions(source: HarvestSource) -> Iterable[Candidate]:
     """Blank one content phrase of each key sentence: a command, else a number (with its
-    unit), else the tutorial's rarest content word of the sentence."""
+    unit), else the tutorial's rarest content word of the sentence. A code block holds no
+    sentence, nor does a line of words less than half of which prose writes: a blank in a
+    program's output ("city | temp_lo | … (_____ rows)") asks nothing a learner would, and its
+    repair had written that output into a skill's "when to use"."""
     frequency = Counter(w for _, _, s in _sentences(source) for w in key_words(s))
     for segment, raw, sentence in _teaching(source):
         words = sentence.split()
-        if not 6 <= len(words) <= 45 or sentence.endswith(("?", ":")) or _PREAMBLE.match(sentence):
+        if not 6 <= len(words) <= 45 or sentence.endswith(("?", ":")) or _PREAMBLE.match(sentence) \
+                or is_code(segment) or prose_words(words) < 0.5 * len(words):
             continue
         answer, score = _cloze_answer(source.tutorial_id, raw, sentence, frequency)
         if not answer:

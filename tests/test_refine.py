@@ -211,6 +211,24 @@ def test_a_pack_can_add_generators_and_graders():
     assert not qs.grade(toy, [{"id": "y"}], Pack()).passed and not qs.grade(toy, [], Pack()).passed
 
 
+def test_no_blank_is_asked_in_a_code_block(tmp_path):
+    """A cloze is a key sentence with a word blanked: a query's output table ("city | temp_lo |
+    … (_____ rows)") holds none, and PostgreSQL's tutorial had such a question, whose repair wrote
+    the table into a skill's "when to use". Stored segments keep no kind: code told by its look."""
+    import dataclasses
+
+    text = ("# Deletions\n\nRows are removed from a table with the DELETE command, and 2 rows remain afterwards.\n\n"
+            "```\n     city      | temp_lo | temp_hi | prcp |    date\n"
+            "---------------+---------+---------+------+------------\n"
+            " San Francisco |      46 |      50 | 0.25 | 1994-11-27\n"
+            " San Francisco |      41 |      55 |    0 | 1994-11-29\n(2 rows)\n```\n")
+    parsed = parse_markdown(text).segments
+    for segments in (parsed, [dataclasses.replace(s, kind="text") for s in parsed]):
+        found = qs.harvest(HarvestSource("t", "Deletions", segments), [qs.cloze_questions])
+        assert [q.evidence["quote"] for q in found] == [
+            "Rows are removed from a table with the DELETE command, and 2 rows remain afterwards."]
+
+
 def test_bad_refine_calls_name_the_field(library, pan):
     with pytest.raises(NotFound) as info:
         library.refine("nosuch")
