@@ -196,10 +196,18 @@ def _when(sentence: str, context: str) -> str:
     return f"While working on: {context}" if context else ""
 
 
+#: a pair of Markdown emphasis marks around words ("*not*", "**Note**", "_really_")
+_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?|__?)(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+
+
 def _strip_markup(text: str) -> str:
-    """Markdown emphasis and code marks off; a ``*`` or ``_`` inside a word stays (``call_api``,
-    ``LOGIN_TIMEOUT_SECONDS``: code shown on screen keeps its spelling)."""
-    return re.sub(r"`+|(?<!\w)[*_]+|[*_]+(?!\w)", "", text).strip()
+    """Markdown emphasis and code marks off: backticks, and ``*`` or ``_`` only in pairs around
+    words. A mark without its pair is the text's own (``*args``, ``SELECT * FROM``, ``*.txt``:
+    Python's signatures had been named "retry_all(retries: …)"), and so is a name between double
+    underscores (``__init__``) or with one inside (``call_api``)."""
+    text = _EMPHASIS.sub(lambda m: m.group(0) if m.group(1) == "__" and m.group(2).isidentifier() else m.group(2),
+                         text.replace("`", ""))
+    return text.strip()
 
 
 def keywords(texts: list[str], n: int = 4) -> list[str]:

@@ -795,3 +795,17 @@ def test_a_notes_label_marks_an_aside_that_does_not_name_the_passage():
             "that pattern. Note: Unless you use the body method, you must set the headers yourself.")
     assert passages.step_name(text) == "Filters optionally take a pattern"
     assert passages.step_name("Warning: Always stop the server before you upgrade it.").startswith("Warning: Always")
+
+
+def test_a_lone_star_or_underscore_is_the_texts_own_not_emphasis():
+    """Markdown's emphasis comes off in pairs; a mark without its pair is code's: tenacity's
+    "retry_all(*retries: retry_base)" had been named "retry_all(retries: …)", PostgreSQL's
+    "Here * is a shorthand for all columns" summed up as "Here is a shorthand …"."""
+    from tutorialbook.skills.extract import name_from, one_line
+
+    assert name_from("tenacity.retry.retry_all(*retries: retry_base): Retries if all conditions hold.") == (
+        "tenacity.retry.retry_all(*retries: retry_base): Retries if all conditions hold")
+    assert one_line("Here * is a shorthand for all columns. More follows.") == "Here * is a shorthand for all columns."
+    assert one_line("Call f(*args, **kwargs) from the __init__ method.") == (
+        "Call f(*args, **kwargs) from the __init__ method.")
+    assert one_line("**Note**: do *not* run it _twice_.") == "Note: do not run it twice."
