@@ -222,6 +222,47 @@ def test_two_moves_in_one_jump_are_joined_three_are_not_guessed():
     assert moves == [] and dropped == 1
 
 
+def test_a_reading_matches_a_board_exactly_when_every_square_read_agrees():
+    """What a reading matches, square by square (the tracker checks it as bitboards: a two-move
+    search tries ~900 boards a reading): every square read holds that piece, no piece stands on
+    a square read empty, unread squares match anything, and more than six unread match nothing."""
+    import random
+
+    def by_squares(placement, board):
+        if sum(piece is None for piece in placement.values()) > 6:
+            return False
+        pieces = board.piece_map()
+        return all(piece is None or square in pieces and (pieces[square].piece_type, pieces[square].color) == piece
+                   for square, piece in placement.items()) and all(square in placement for square in pieces)
+
+    rng = random.Random(7)
+    agreed = {True: 0, False: 0}
+    for _ in range(400):
+        board = chess.Board()
+        for _ in range(rng.randrange(0, 40)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        placement = _truth(board)
+        change = rng.randrange(6)
+        if change == 1:  # some squares unread
+            for square in rng.sample(chess.SQUARES, rng.randrange(1, 9)):
+                placement[square] = None
+        elif change == 2 and placement:  # a piece read as another
+            square = rng.choice(sorted(placement))
+            placement[square] = (rng.choice(chess.PIECE_TYPES), rng.choice(chess.COLORS))
+        elif change == 3 and placement:  # a piece missed: its square read empty
+            placement.pop(rng.choice(sorted(placement)))
+        elif change == 4:  # a piece seen on an empty square
+            empty = [sq for sq in chess.SQUARES if sq not in placement]
+            placement[rng.choice(empty)] = (chess.PAWN, rng.choice(chess.COLORS))
+        expected = by_squares(placement, board)
+        assert board_moves.matches(placement, board) is expected, (board.fen(), change)
+        agreed[expected] += 1
+    assert min(agreed.values()) >= 100  # both answers tried often
+
+
 def test_a_position_of_theory_no_move_explains_starts_a_line_there():
     """A lesson that opens on the Ruy Lopez after 3...a6 (the start never shown), or jumps there:
     the moves that reached it were not shown, so none is counted, but the lesson is followed from

@@ -63,18 +63,47 @@ class Sight:
         return self.frames_with_board > 0
 
 
+_KINDS = [(piece_type, color) for color in chess.COLORS for piece_type in chess.PIECE_TYPES]
+
+
+@dataclass(frozen=True)
+class _Picture:
+    """A reading as bitboards: checked against the many boards a search tries (a two-move search
+    ~900), a dozen mask tests each rather than a walk over the squares (that walk had been a fifth
+    of a lesson's whole ingest)."""
+
+    readable: bool  # at most `_MAX_UNKNOWN` squares unread
+    allowed: int  # squares a piece may stand on: those read as holding one, and those unread
+    known: int  # squares read as holding a piece
+    kinds: tuple[int, ...]  # per (piece type, colour) of `_KINDS`: the squares read as holding it
+
+    @classmethod
+    def of(cls, placement: Placement) -> "_Picture":
+        unread = [square for square, piece in placement.items() if piece is None]
+        kinds = dict.fromkeys(_KINDS, 0)
+        for square, piece in placement.items():
+            if piece is not None:
+                kinds[piece] |= chess.BB_SQUARES[square]
+        known = 0
+        for mask in kinds.values():
+            known |= mask
+        unread_mask = 0
+        for square in unread:
+            unread_mask |= chess.BB_SQUARES[square]
+        return cls(len(unread) <= _MAX_UNKNOWN, known | unread_mask, known, tuple(kinds.values()))
+
+    def shows(self, board: chess.BaseBoard) -> bool:
+        """Whether the reading shows `board`: every square read holds that piece there, and no
+        piece stands where the reading saw an empty square (unread squares match anything)."""
+        if not self.readable or board.occupied & ~self.allowed:
+            return False
+        return all(board.pieces_mask(piece_type, color) & self.known == mask
+                   for (piece_type, color), mask in zip(_KINDS, self.kinds))
+
+
 def matches(placement: Placement, board: chess.BaseBoard) -> bool:
     """Whether a reading shows `board` (unread squares match anything)."""
-    if sum(1 for p in placement.values() if p is None) > _MAX_UNKNOWN:
-        return False
-    pieces = board.piece_map()
-    for square, piece in placement.items():
-        if piece is None:
-            continue
-        actual = pieces.get(square)
-        if actual is None or (actual.piece_type, actual.color) != piece:
-            return False
-    return all(square in placement for square in pieces)
+    return _Picture.of(placement).shows(board)
 
 
 def stable(readings: list[tuple[float, Placement | None]]) -> list[tuple[float, Placement]]:
@@ -125,12 +154,12 @@ class _Tracker:
                 yield line, ply
         yield None, 0
 
-    def sequences(self, board: chess.Board, placement: Placement, depth: int = 2) -> list[list[chess.Move]]:
+    def sequences(self, board: chess.Board, picture: _Picture, depth: int = 2) -> list[list[chess.Move]]:
         """The one- or two-move sequences from `board` that reach the reading."""
         found = []
         for move in board.legal_moves:
             board.push(move)
-            if matches(placement, board):
+            if picture.shows(board):
                 found.append([move])
             board.pop()
         if found or depth < 2:
@@ -139,7 +168,7 @@ class _Tracker:
             board.push(move)
             for reply in board.legal_moves:
                 board.push(reply)
-                if matches(placement, board):
+                if picture.shows(board):
                     found.append([move, reply])
                 board.pop()
             board.pop()
@@ -162,19 +191,20 @@ class _Tracker:
         return winners[0] if len(winners) == 1 and best > 0 else None
 
     def see(self, t: float, placement: Placement) -> None:
+        picture = _Picture.of(placement)
         current = self.board()
-        if matches(placement, current):
+        if picture.shows(current):
             return
         for line, ply in self.places():  # back to a position shown before
             if (line, ply) == (self.line, self.ply):
                 continue
             b = self.board(line, ply) if line else chess.Board()
-            if matches(placement, b):
+            if picture.shows(b):
                 self.line, self.ply = line, ply
                 return
         for n, (line, ply) in enumerate([(self.line, self.ply), *self.places()]):  # from here, or earlier
             b = self.board(line, ply) if line else chess.Board()
-            seq = self.pick(b, self.sequences(b, placement, 2 if n == 0 else 1))
+            seq = self.pick(b, self.sequences(b, picture, 2 if n == 0 else 1))
             if seq:
                 self.line, self.ply = line, ply
                 for move in seq:
