@@ -263,6 +263,47 @@ def test_a_reading_matches_a_board_exactly_when_every_square_read_agrees():
     assert min(agreed.values()) >= 100  # both answers tried often
 
 
+def test_the_moves_joining_two_readings_are_all_found_from_the_squares_that_differ():
+    """The search for the one or two moves from a board to a reading tries only moves from the
+    squares where they differ or that were not read: on random positions, readings one or two
+    moves on (some squares unread), it finds what trying every legal move finds."""
+    import random
+
+    def every_sequence(board, placement):
+        found = [[m] for m in board.legal_moves if board_moves.matches(placement, _after(board, m))]
+        if found:
+            return found
+        return [[m, r] for m in board.legal_moves for r in _after(board, m).legal_moves
+                if board_moves.matches(placement, _after(board, m, r))]
+
+    rng = random.Random(11)
+    tracker = board_moves._Tracker(set())
+    joined = 0
+    for _ in range(150):
+        board = chess.Board()
+        for _ in range(rng.randrange(0, 30)):
+            board.push(rng.choice(list(board.legal_moves)))
+        later = board.copy()
+        for _ in range(rng.choice((1, 2))):
+            if later.legal_moves.count():
+                later.push(rng.choice(list(later.legal_moves)))
+        placement = _truth(later)
+        for square in rng.sample(chess.SQUARES, rng.randrange(0, 4)):
+            placement[square] = None
+        want = every_sequence(board, placement)
+        got = tracker.sequences(board.copy(), board_moves._Picture.of(placement))
+        assert sorted(map(tuple, got)) == sorted(map(tuple, want)), board.fen()
+        joined += bool(want)
+    assert joined >= 120
+
+
+def _after(board, *moves):
+    board = board.copy()
+    for move in moves:
+        board.push(move)
+    return board
+
+
 def test_a_position_of_theory_no_move_explains_starts_a_line_there():
     """A lesson that opens on the Ruy Lopez after 3...a6 (the start never shown), or jumps there:
     the moves that reached it were not shown, so none is counted, but the lesson is followed from

@@ -76,6 +76,7 @@ class _Picture:
     allowed: int  # squares a piece may stand on: those read as holding one, and those unread
     known: int  # squares read as holding a piece
     kinds: tuple[int, ...]  # per (piece type, colour) of `_KINDS`: the squares read as holding it
+    unread: int = 0
 
     @classmethod
     def of(cls, placement: Placement) -> "_Picture":
@@ -90,7 +91,16 @@ class _Picture:
         unread_mask = 0
         for square in unread:
             unread_mask |= chess.BB_SQUARES[square]
-        return cls(len(unread) <= _MAX_UNKNOWN, known | unread_mask, known, tuple(kinds.values()))
+        return cls(len(unread) <= _MAX_UNKNOWN, known | unread_mask, known, tuple(kinds.values()), unread_mask)
+
+    def moved_from(self, board: chess.BaseBoard) -> int:
+        """The squares a move towards the reading may start from: those where `board` and the
+        reading disagree, and those unread (a piece that moves leaves its square, and in a
+        two-move sequence nothing of its colour comes back to it)."""
+        differ = board.occupied & ~self.allowed | self.known & ~board.occupied
+        for (piece_type, color), mask in zip(_KINDS, self.kinds):
+            differ |= (board.pieces_mask(piece_type, color) & self.known) ^ mask
+        return differ | self.unread
 
     def shows(self, board: chess.BaseBoard) -> bool:
         """Whether the reading shows `board`: every square read holds that piece there, and no
@@ -155,18 +165,22 @@ class _Tracker:
         yield None, 0
 
     def sequences(self, board: chess.Board, picture: _Picture, depth: int = 2) -> list[list[chess.Move]]:
-        """The one- or two-move sequences from `board` that reach the reading."""
+        """The one- or two-move sequences from `board` that reach the reading (each move from a
+        square where the boards disagree or that was not read: no other can)."""
         found = []
-        for move in board.legal_moves:
+        if not picture.readable:
+            return found
+        starts = picture.moved_from(board)
+        for move in board.generate_legal_moves(from_mask=starts):
             board.push(move)
             if picture.shows(board):
                 found.append([move])
             board.pop()
         if found or depth < 2:
             return found
-        for move in board.legal_moves:
+        for move in board.generate_legal_moves(from_mask=starts):
             board.push(move)
-            for reply in board.legal_moves:
+            for reply in board.generate_legal_moves(from_mask=starts):
                 board.push(reply)
                 if picture.shows(board):
                     found.append([move, reply])
