@@ -167,7 +167,7 @@ class _Tracker:
     def sequences(self, board: chess.Board, picture: _Picture, depth: int = 2) -> list[list[chess.Move]]:
         """The one- or two-move sequences from `board` that reach the reading (each move from a
         square where the boards disagree or that was not read: no other can)."""
-        found = []
+        found: list[list[chess.Move]] = []
         if not picture.readable:
             return found
         starts = picture.moved_from(board)
