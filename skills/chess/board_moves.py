@@ -69,14 +69,14 @@ _KINDS = [(piece_type, color) for color in chess.COLORS for piece_type in chess.
 @dataclass(frozen=True)
 class _Picture:
     """A reading as bitboards: checked against the many boards a search tries (a two-move search
-    ~900), a dozen mask tests each rather than a walk over the squares (that walk had been a fifth
-    of a lesson's whole ingest)."""
+    ~900), a dozen mask tests each rather than a walk over the squares (that walk was most of the
+    time spent joining a lesson's readings)."""
 
     readable: bool  # at most `_MAX_UNKNOWN` squares unread
     allowed: int  # squares a piece may stand on: those read as holding one, and those unread
     known: int  # squares read as holding a piece
     kinds: tuple[int, ...]  # per (piece type, colour) of `_KINDS`: the squares read as holding it
-    unread: int = 0
+    unread: int  # squares not read
 
     @classmethod
     def of(cls, placement: Placement) -> "_Picture":
