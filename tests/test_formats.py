@@ -1336,6 +1336,24 @@ def test_pdf_heading_reads_as_printed_where_its_bookmark_lost_punctuation(tmp_pa
         "2.2. Browsing State and User-defined Commands", "3. Environment Variables"]
 
 
+def test_pdf_heading_keeps_the_marks_printed_against_its_last_word(tmp_path):
+    """fontconfig's PDF manual bookmarks 'dir prefix="default" salt=""' over the heading it prints
+    '<dir prefix="default" salt="">': the heading stopped at "salt" and '="">' became a paragraph,
+    '/>' after "<reset-dirs" likewise. Marks set against the heading's last word are the heading's;
+    a paragraph in the heading's block after a space stays text."""
+    page = [(20, 30, "Helvetica:B", 14, '<dir prefix="default" salt="">'),
+            (20, 45, "body", 11, "This element contains a directory name which will be scanned for font files.")]
+    other = [(20, 30, "Helvetica:B", 14, "<reset-dirs />"),
+             (20, 45, "body", 11, "This element removes all of the font directories added by dir elements.")]
+    path = _laid_out_pdf(tmp_path / "fonts.pdf", [page, other],
+                         bookmarks={0: 'dir prefix="default" salt=""', 1: "resetdirs /"})
+    transcript = read_source(path)
+    assert [title for _, _, title in transcript.headings] == ['<dir prefix="default" salt="">', "<reset-dirs />"]
+    texts = [s.text for s in transcript.segments]
+    assert not [t for t in texts if not any(ch.isalnum() for ch in t)], texts
+    assert "This element contains a directory name which will be scanned for font files." in texts
+
+
 def test_pdf_running_heads_hyphenation_and_ligatures_are_read_as_a_person_reads_them(tmp_path):
     body = [
         ["Library Functions"],

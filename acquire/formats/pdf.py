@@ -526,11 +526,17 @@ def _as_printed(text: str, title: str) -> str:
 
 
 def _after(text: str, title: str) -> str:
-    """The box's words after its heading (a heading set in the same block as its paragraph)."""
+    """The box's words after its heading (a heading set in the same block as its paragraph). The
+    marks printed against the heading's last word are the heading's: fontconfig's PDF bookmarks
+    'dir prefix="default" salt=""' over the heading '<dir prefix="default" salt="">', whose '="">'
+    had been a paragraph of its own; so is a remainder of marks alone ("/>" after "<reset-dirs")."""
     text = _unnumbered(text, title)
     want, i = len(_squashed(title)), 0
     seen = 0
     while i < len(text) and seen < want:
         seen += bool(re.match(r"[0-9a-z]", text[i].lower()))
         i += 1
-    return text[i:].lstrip(" :.-–")
+    while i < len(text) and not text[i].isspace() and not text[i].isalnum():
+        i += 1
+    rest = text[i:].lstrip(" :.-–")
+    return rest if any(ch.isalnum() for ch in rest) else ""
