@@ -46,6 +46,10 @@ _BOILERPLATE = re.compile(
     # a man page's byline ("Written by Steven Rostedt, <rostedt@…>"), not "written by the function"
     r"|^\W*(?:originally )?(?:written|maintained|authored) by (?-i:[A-Z])"
     r"|\bthis (?:program|library|manual|document) is free software\b|\bwithout any warranty\b"
+    # the text's own grant ("This manual is placed in the public domain."), not a fact taught about
+    # software ("SQLite is in the public domain")
+    r"|\bthis (?:manual|document|documentation|guide|book|text|file) (?:is|has been) (?:hereby )?"
+    r"(?:placed|released|dedicated|put) (?:in|into|to) the public domain\b"
     r"|\bwithout warranty of any kind\b|\bprovided (?:by [\w ]{3,60} )?[\"“”']?as is[\"“”']?"
     r"|\b(?:hit|smash|click|press) (?:the )?subscribe\b|\bsubscribe to (?:my|our|the) channel\b"
     r"|\b(?:don'?t forget to|please|remember to) subscribe\b"
@@ -68,7 +72,7 @@ _BOILERPLATE = re.compile(
 #: and the builder asks it of every stored segment a chapter is matched by
 _BOILERPLATE_WORDS = ("copyright", "©", "(c)", "reserved", "granted", "licen", "free software", "warranty", "as is",
                       "subscri", "thank", "see you", "hi ", "hello", "hey ", "welcome", "in this", "smash",
-                      "under the terms")
+                      "under the terms", "public domain")
 _BOILERPLATE_OPENINGS = ("go ", "return to", "this ", "the node", "written", "maintained", "authored", "originally")
 
 

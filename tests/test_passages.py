@@ -662,6 +662,17 @@ def test_a_licence_clause_is_boilerplate_however_long_and_teaching_as_is_is_not(
     assert not passages.is_boilerplate(teaching)
 
 
+def test_a_texts_own_grant_to_the_public_domain_is_no_skill_and_a_fact_about_software_is():
+    """Nettle's manual (nettle-dev's PDF) opens "This manual is placed in the public domain. You
+    may freely copy it, …": its own licence, which had been a skill. That a program is in the
+    public domain is something a tutorial teaches."""
+    grant = ("This manual is placed in the public domain. You may freely copy it, in whole or in part, with or "
+             "without modification. Attribution is appreciated, but not required.")
+    fact = "SQLite is in the public domain and does not require a license, so it can be used for any purpose."
+    assert passages.is_boilerplate(grant)
+    assert not passages.is_boilerplate(fact)
+
+
 def test_a_term_after_the_items_nested_under_the_last_one_is_an_item_of_its_own():
     """Sphinx's field list "Parameters" over a list of parameters, then "Returns", "Return type":
     the later fields ran into the last parameter ("… never expires. Returns Same as set() …")."""
