@@ -37,6 +37,7 @@ from typing import Callable, Iterable, Protocol
 
 from tutorialbook.memory.rows import decode, encode, norm, steps_of  # noqa: F401 - norm: questions compare names loosely
 from tutorialbook.skills import extract
+from tutorialbook.skills.code_text import looks_like_code
 from tutorialbook.acquire.formats.document import prose_words
 from tutorialbook.acquire.transcript import Segment
 
@@ -225,8 +226,6 @@ def _teaching(source: HarvestSource) -> Iterable[tuple[Segment, str, str]]:
 
 def is_code(segment: Segment) -> bool:
     """A code block (stored segments keep no kind: then code is told by its punctuation)."""
-    from tutorialbook.skills.code_text import looks_like_code
-
     return segment.kind == "code" or segment.kind == "text" and looks_like_code(segment.text)
 
 
