@@ -114,6 +114,11 @@ class Passage:
     blocks: list[tuple[str, str]] = field(default_factory=list)
     """(kind, text) of each block, in order: what the skill's steps are made of."""
 
+    def then(self, after: "Passage") -> "Passage":
+        """This passage and the one after it as one (a lead-in and what it introduces)."""
+        return Passage(self.indexes + after.indexes, self.text + "\n" + after.text, self.start, after.end,
+                       self.blocks + after.blocks)
+
 
 def words(text: str) -> int:
     return len(text.split())
@@ -296,8 +301,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
                             or kind == "list" and _unfinished(segments[current[-1]])):
                 flush()
                 lead = out.pop()
-                runs[0] = Passage(lead.indexes + [i], lead.text + "\n" + runs[0].text, lead.start, runs[0].end,
-                                  lead.blocks + runs[0].blocks)
+                runs[0] = lead.then(runs[0])
             flush()
             out.extend(runs)
             continue
@@ -328,8 +332,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
     if len(out) > 1 and len(out[-1].indexes) == 1 and segments[out[-1].indexes[0]].kind == "paragraph" \
             and out[-1].text.rstrip().endswith(":"):  # "The following bundles are available:" over subsections:
         lead, prior = out.pop(), out.pop()  # what it introduces has headings of its own, so it ends the passage
-        out.append(Passage(prior.indexes + lead.indexes, prior.text + "\n" + lead.text, prior.start, lead.end,
-                           prior.blocks + lead.blocks))
+        out.append(prior.then(lead))
     return _with_leads(out, leads)
 
 
@@ -340,9 +343,7 @@ def _with_leads(out: list[Passage], leads: set[int]) -> list[Passage]:
     joined: list[Passage] = []
     for n, passage in enumerate(out):
         if n - 1 in leads and joined and passage.indexes[0] == joined[-1].indexes[-1] + 1:
-            lead = joined.pop()
-            passage = Passage(lead.indexes + passage.indexes, lead.text + "\n" + passage.text, lead.start,
-                              passage.end, lead.blocks + passage.blocks)
+            passage = joined.pop().then(passage)
         joined.append(passage)
     return joined
 

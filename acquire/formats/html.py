@@ -597,8 +597,8 @@ def _is_pointer(el) -> bool:
         outside += ("" if child.tag == "a" or child.find(".//a") is not None else child.text_content()) \
             + (child.tail or "")
     words = re.findall(r"[a-z]+", outside.lower())
-    return bool(_SEE_ONLY.fullmatch(" ".join(words))) or bool(words) and set(words) <= _LEAD_LABEL \
-        and bool(_LEADS_ON & set(words))
+    said = set(words)
+    return bool(_SEE_ONLY.fullmatch(" ".join(words))) or bool(said & _LEADS_ON) and said <= _LEAD_LABEL
 
 
 def _is_prose(el) -> bool:
