@@ -410,16 +410,20 @@ def test_an_image_is_its_alt_text_unless_that_is_a_file_name(tmp_path):
 def test_page_controls_are_no_text(tmp_path):
     """rustdoc's "[−]" (a javascript: link) and "Expand description" (a details widget's label);
     a disclosure's own label heads what it discloses, less the widget's words (CMake's tutorial:
-    "TODO 6: Click to show/hide answer" stood apart from its answer, 62 times)."""
+    "TODO 6: Click to show/hide answer" stood apart from its answer, 62 times); a caption opening
+    with that label does not say it twice (it had read "TODO 7: TODO 7: CMakeLists.txt")."""
     (tmp_path / "r.html").write_text(
         '<html><body><h1>Crate quote</h1><p><a href="javascript:void(0)" title="collapse all docs">[−]</a></p>'
         '<details open><summary>Expand description</summary><p>This crate turns syntax trees into tokens.</p>'
         '</details><details><summary>Solution</summary><p>Use the quote macro.</p></details>'
         '<details><summary>TODO 6: Click to show/hide answer</summary><pre>set(CMAKE_CXX_STANDARD 11)</pre>'
-        '</details></body></html>')
+        '</details><details><summary>TODO 7: Click to show/hide answer</summary><div class="literal-block-wrapper">'
+        '<div class="code-block-caption"><span class="caption-text">TODO 7: CMakeLists.txt</span></div>'
+        '<pre>project(Tutorial VERSION 1.0)</pre></div></details></body></html>')
     assert [(s.kind, s.text) for s in read_source(tmp_path / "r.html").segments] == [
         ("paragraph", "This crate turns syntax trees into tokens."), ("paragraph", "Solution: Use the quote macro."),
-        ("term", "TODO 6:"), ("code", "set(CMAKE_CXX_STANDARD 11)")]
+        ("term", "TODO 6:"), ("code", "set(CMAKE_CXX_STANDARD 11)"),
+        ("paragraph", "TODO 7: CMakeLists.txt"), ("code", "project(Tutorial VERSION 1.0)")]  # the label said once
 
 
 def test_a_one_row_table_laying_out_a_page_is_read_as_its_blocks(tmp_path):
@@ -1012,11 +1016,28 @@ def test_rst_txt_loses_its_markup_and_keeps_headings_and_code(tmp_path):
                         "Use except to catch, PEP 8 for style, and str.format for messages:")
     assert "New in version 3.11: Exception groups with except*." in texts
     assert "Note: An Exception is an ordinary class." in texts  # an admonition heads its text, as in HTML
-    assert "classes" in texts  # the seealso's link text
+    assert "classes" not in texts  # a seealso of one link is a pointer, as in HTML
     assert "- raise forces an exception;\n- the argument is an instance." in texts
     assert all("maxdepth" not in t and "whatever" not in t and "builtins.print" not in t for t in texts)
     headed = {title: at for at, _, title in transcript.headings}
     assert transcript.segments[headed["Raising Exceptions"]].kind == "list"
+
+
+def test_rst_see_also_of_links_alone_is_no_text_as_in_html():
+    """pytest's how-to pages (python-pytest-doc) open with ``.. seealso:: :ref:`about-fixtures```:
+    read from the .rst.txt source, "about fixtures" became the tutorial's first skill and its
+    summary, where the HTML build's box of links was already a pointer. A seealso saying only
+    cross-references (as its argument, its paragraphs or a list) is no text; one that says more stays."""
+    from tutorialbook.acquire.formats import read_document
+
+    text = ("Fixtures\n========\n\n.. seealso:: :ref:`about-fixtures`\n"
+            ".. seealso:: :ref:`Fixtures reference <reference-fixtures>`\n\n"
+            ".. seealso::\n\n   :doc:`tmp_path`\n\n   * :ref:`capture`\n   * :doc:`monkeypatch`\n\n"
+            "Tests request fixtures by naming them as arguments.\n\n"
+            ".. seealso::\n\n   :ref:`tmp_path <tmp-path>`, which makes a fresh directory for each test.\n")
+    texts = [s.text for s in read_document(".rst", text, "fixtures.rst").segments]
+    assert texts == ["Tests request fixtures by naming them as arguments.",
+                     "tmp_path, which makes a fresh directory for each test."]
 
 
 def test_rst_known_role_docutils_cannot_read_shows_its_title(tmp_path):
@@ -2145,6 +2166,33 @@ def test_rst_lists_of_cross_references_alone_are_navigation_as_in_html(tmp_path)
     assert [s.text for s in read_source(html).segments] == ["Behave runs tests written in a natural language style."]
 
 
+def test_docbook_sidebar_title_heads_its_text_and_the_sites_banner_is_no_text(tmp_path):
+    """The Debian Administrator's Handbook (Publican's DocBook HTML): every page opens on a
+    ``div#banner`` "Download the ebook" (a skill, and the summary of its chapter), and a sidebar's
+    title sits in a ``div.titlepage`` three divs deep: "TIP Incremental updates" stood as a skill
+    of its own, apart from the text it titles. The title now heads the sidebar's first block, as a
+    Sphinx sidebar's does, and never the block after the sidebar; a section's titlepage is its
+    heading still."""
+    page = tmp_path / "sect.apt-get.html"
+    page.write_text("""<html><head><title>6.2. apt Commands</title></head><body><div id="banner">
+<a href="http://debian-handbook.info/get/"><span class="text">Download the ebook</span></a></div>
+<div class="section"><div class="titlepage"><div><div><h2 class="title">6.2. apt Commands</h2></div></div></div>
+<p>For any work with APT, the list of available packages needs to be updated.</p>
+<div class="sidebar"><a id="sidebar.apt-pdiff"></a><div class="titlepage"><div><div><p class="title"><strong>
+<span class="emphasis"><em>TIP</em></span> Incremental updates</strong></p></div></div></div>
+<div class="para">APT can download diff files holding the changes since the previous update.</div></div>
+<div class="sidebar"><div class="titlepage"><div><div><p class="title">TIP A listing</p></div></div></div>
+<pre class="screen">$ apt update</pre></div>
+<div class="para">The Acquire options control other aspects of the download.</div></div></body></html>""")
+    transcript = read_source(page)
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "For any work with APT, the list of available packages needs to be updated."),
+        ("paragraph", "TIP Incremental updates: APT can download diff files holding the changes since the previous update."),
+        ("term", "TIP A listing:"), ("code", "$ apt update"),
+        ("paragraph", "The Acquire options control other aspects of the download.")]
+    assert transcript.title == "6.2. apt Commands"
+
+
 def test_html_boxes_footnotes_acronyms_superscripts_and_indented_listings_are_read(tmp_path):
     """Sweep C: DocBook's sidebars ("TIP") and docutils' footnotes (<aside class="footnote">) were
     dropped as page furniture, a section id="Author" too; <acronym> stood as a block of its own
@@ -2168,8 +2216,7 @@ def test_html_boxes_footnotes_acronyms_superscripts_and_indented_listings_are_re
     transcript = read_source(page)
     texts = [s.text for s in transcript.segments]
     assert texts[0] == "APT is the abbreviation for Advanced Packaging Tool, numbers up to 2^51."
-    assert "The pdiffs let apt download only the changes to the package lists." in texts
-    assert any("TIP Incremental updates" in t for t in texts)
+    assert "TIP Incremental updates: The pdiffs let apt download only the changes to the package lists." in texts
     assert "Zsh was written by Paul Falstad in 1990." in texts and (2, "2.1 Author") in [
         (level, title) for _, level, title in transcript.headings]
     assert "do\n  local var = 1\nend" in texts

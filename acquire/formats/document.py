@@ -108,6 +108,12 @@ ADMONITIONS = frozenset({"note", "warning", "tip", "hint", "important", "caution
                          "error", "see also", "seealso", "todo"})
 
 
+def _opens_with(text: str, label: str) -> bool:
+    """The text's first words are the label's, as a whole word ("Note" opens "Note: …", not "Notes")."""
+    head = text[:len(label)]
+    return head.casefold() == label.casefold() and not text[len(label):len(label) + 1].isalnum()
+
+
 class Document:
     """Collects headings and blocks; ``transcript()`` lays them out as plain text."""
 
@@ -172,6 +178,8 @@ class Document:
         if not text.strip() or _PROMPT.fullmatch(text.strip()):  # a cell's number is not its code
             return
         label, self._label = self._label, ""
+        if label and kind != "code" and _opens_with(text, label):  # a caption opening with its disclosure's label
+            label = ""  # ("TODO 6" over "TODO 6: CMakeLists.txt"): said once
         if label and kind in ("paragraph", "quote", "text"):
             text = f"{label}: {text}"
         elif label and kind == "list":

@@ -50,8 +50,10 @@ _CHROME_WORDS = frozenset({"nav", "navbar", "navigation", "menu", "sidebar", "sp
                            "breadcrumb", "breadcrumbs", "skip", "skiplink", "footer", "masthead", "cookie",
                            "cookies", "headerlink", "permalink", "toc", "sidenav", "topbar", "pager",
                            "byline"})
-#: ids of AsciiDoc's document header fields (as a class, "email" marks an address in prose: kept)
-_CHROME_IDS = frozenset({"author", "email", "revnumber", "revdate", "revremark"})
+#: ids of AsciiDoc's document header fields (as a class, "email" marks an address in prose: kept), and
+#: of a site's banner (Publican's ``div#banner``, "Download the ebook" atop every page of the Debian
+#: Administrator's Handbook; a word of a longer id, "Beat.banner", names a thing documented)
+_CHROME_IDS = frozenset({"author", "email", "revnumber", "revdate", "revremark", "banner"})
 #: what follows "nav" in a compound class word that names page furniture (DocBook's navheader and
 #: navfooter: the Prev / Up / Next tables atop and below every page of a generated manual)
 _NAV_PARTS = frozenset({"header", "footer", "bar", "links", "panel", "box", "menu", "list", "tabs"})
@@ -918,8 +920,13 @@ def _inside(el, depth: int = 0) -> list[tuple[str, str]]:
 
 
 def _is_box_title(el) -> bool:
-    """An admonition's, topic's or sidebar's own title, by its class (not one too long to be one)."""
-    return bool(set((el.get("class") or "").split()) & _BOX_TITLES) and len(squash(el.text_content())) <= 150
+    """An admonition's, topic's or sidebar's own title, by its class (not one too long to be one);
+    DocBook's sidebar holds its title in a ``div.titlepage`` ("TIP Incremental updates" had been a
+    paragraph, 14 skills of the Debian Administrator's Handbook's three pages nothing but one)."""
+    classes = set((el.get("class") or "").split())
+    box = el.getparent()
+    titles = bool(classes & _BOX_TITLES) or "titlepage" in classes and box is not None and "sidebar" in _class_words(box)
+    return titles and len(squash(el.text_content())) <= 150
 
 
 def _in_admonition(el, also: frozenset[str] = frozenset()) -> bool:

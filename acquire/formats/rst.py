@@ -378,6 +378,9 @@ class _Body(_Generic):
             words, _ = self.state.inline_text(argument, self.lineno)
             node += nodes.paragraph(argument, "", *words)
         self.state.nested_parse(self.content, self.content_offset, node)
+        if self.name == "seealso" and all(isinstance(c, nodes.paragraph) and _lone_link(c) or _contents_list(c)
+                                          for c in node.children):
+            return []  # pointers only ("See also: about fixtures"), as the HTML reader drops Sphinx's box of them
         return [node]
 
 
@@ -634,13 +637,19 @@ def _contents_list(node: nodes.Element) -> bool:
         if not parts or not isinstance(parts[0], nodes.paragraph) \
                 or not all(isinstance(p, _LIST_NODES) and _contents_list(p) for p in parts[1:]):
             return False
-        said = [c for c in parts[0].children if not (isinstance(c, nodes.Text) and not c.astext().strip())
-                and not isinstance(c, nodes.target)]
-        link = said[0] if len(said) == 1 and isinstance(said[0], nodes.Element) else None
-        if link is None or not (isinstance(link, nodes.reference) and not re.search(r"://|^www\.", link.astext())
-                                or "xref" in link.get("classes", [])):  # a URL shown is a reference, as in HTML
+        if not _lone_link(parts[0]):
             return False
     return True
+
+
+def _lone_link(paragraph: nodes.paragraph) -> bool:
+    """The paragraph says one cross-reference (``:doc:``, ``:ref:``, a link) and nothing else; a
+    URL shown is a reference, as in HTML."""
+    said = [c for c in paragraph.children if not (isinstance(c, nodes.Text) and not c.astext().strip())
+            and not isinstance(c, nodes.target)]
+    link = said[0] if len(said) == 1 and isinstance(said[0], nodes.Element) else None
+    return link is not None and (isinstance(link, nodes.reference) and not re.search(r"://|^www\.", link.astext())
+                                 or "xref" in link.get("classes", []))
 
 
 def _holds(node: nodes.Element, kinds) -> bool:
