@@ -925,7 +925,8 @@ def _is_box_title(el) -> bool:
     paragraph, 14 skills of the Debian Administrator's Handbook's three pages nothing but one)."""
     classes = set((el.get("class") or "").split())
     box = el.getparent()
-    titles = bool(classes & _BOX_TITLES) or "titlepage" in classes and box is not None and "sidebar" in _class_words(box)
+    docbook = "titlepage" in classes and box is not None and "sidebar" in _class_words(box)
+    titles = bool(classes & _BOX_TITLES) or docbook
     return titles and len(squash(el.text_content())) <= 150
 
 
