@@ -1110,11 +1110,12 @@ def test_markdown_fenced_code_and_blocks(tmp_path):
 
 
 def test_markdown_badges_and_the_pages_own_contents_list_are_no_text(tmp_path):
-    """A README's badges (images, linked) and its list of links to its own sections say nothing
-    a learner asks about; a paragraph with words beside an image, and a list of links to other
-    pages, are text."""
+    """A README's badges (images, linked; rows broken by ``<br>``, as Stockfish's README sets them)
+    and its list of links to its own sections say nothing a learner asks about; a paragraph with
+    words beside an image, and a list of links to other pages, are text."""
     transcript = read_written(tmp_path, "README.md", (
         "# eSpeak NG\n\n[![Build Status][badge]][link]\n[![License](https://example.org/l.svg)](https://x.org)\n\n"
+        "  [![Release][badge]][link]\n  <br>\n  [![Discord][badge]][link]\n\n"
         "eSpeak NG is a speech synthesizer. ![logo](logo.png)\n\n"
         "## Table of contents\n\n- [Features](#features)\n- [History](#history)\n  - [Early](#early)\n\n"
         "## Features\n\nMany voices.\n\n"
@@ -1705,6 +1706,40 @@ def test_plain_text_table_of_contents_is_no_text(tmp_path):
     assert [title for _, _, title in transcript.headings] == ["1. Installing", "2. Running"]
     assert [s.text for s in transcript.segments] == [
         "Install frob with the package manager of your system.", "Run frob on a folder to rewrite its files."]
+
+
+def test_plain_text_faq_numbered_with_colons_and_contents_a_chapter_a_block(tmp_path):
+    """zsh's FAQ (zsh-doc) numbers "Chapter 1: Introducing zsh" and "1.1: Sources of information"
+    with colons, and lists its contents under "Contents:" a chapter a block, then "Acknowledgments"
+    and "Copyright" unnumbered: it was read as one section titled "Acknowledgments" (its first
+    heading), the contents as skills. Now the colon numbers as a dot does, every block of the list
+    goes, and so do the unnumbered entries ending it, since the body opens on an entry listed (with
+    prose between, a line standing alone after the list is the text's own)."""
+    transcript = read_written(tmp_path, "FAQ.txt", (
+        "Archive-Name: unix-faq/shell/frob\nLast-Modified: 2020/08/08\n\n"
+        "This document contains questions often asked about frob.\n\nContents:\n"
+        "Chapter 1:  Introducing frob\n1.1. Sources of information\n1.2. What is it?\n\n"
+        "Chapter 2:  Using frob\n\n2.1. How do I start it?\n2.2. How do I stop it?\n\n"
+        "Acknowledgments\n\nCopyright\n--- End of Contents ---\n\n\n"
+        "Chapter 1: Introducing frob\n\n\n1.1: Sources of information\n\n"
+        "Information on frob is available on its web site.\n\n1.2: What is it?\n\n"
+        "Frob is a tool that rewrites files in place.\n\nChapter 2: Using frob\n\n"
+        "2.1: How do I start it?\n\nRun frob with the name of a folder.\n\n2.2: How do I stop it?\n\n"
+        "Press control-C and frob stops after the file it is writing.\n"))
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Chapter 1: Introducing frob"), (2, "1.1: Sources of information"), (2, "1.2: What is it?"),
+        (1, "Chapter 2: Using frob"), (2, "2.1: How do I start it?"), (2, "2.2: How do I stop it?")]
+    assert transcript.title == "Chapter 1: Introducing frob"
+    assert [s.text for s in transcript.segments] == [
+        "This document contains questions often asked about frob.",
+        "Information on frob is available on its web site.", "Frob is a tool that rewrites files in place.",
+        "Run frob with the name of a folder.", "Press control-C and frob stops after the file it is writing."]
+    guarded = read_written(tmp_path, "FAQ2.txt", (
+        "Contents:\n1.1. Sources of information\n1.2. What is it?\n1.3. Who wrote it?\n\nPreface\n\n"
+        "This preface says why the frob FAQ exists at all.\n\n1.1: Sources of information\n\n"
+        "Information on frob is available on its web site.\n"))
+    assert guarded.title == "Preface"  # prose before the body: no contents entry
+    assert [title for _, _, title in guarded.headings] == ["1.1: Sources of information"]
 
 
 def test_plain_text_faq_contents_list_names_its_headings_and_is_no_text(tmp_path):

@@ -263,11 +263,18 @@ def _shows_nothing(node: SyntaxTreeNode) -> bool:
     return node.type == "paragraph" and _pictures_only(node) or node.type in _LISTS and _in_page_contents(node)
 
 
+#: HTML's line break written inline in Markdown
+_BREAK = re.compile(r"<br\s*/?>", re.I)
+
+
 def _pictures_only(paragraph: SyntaxTreeNode) -> bool:
-    """Whether a paragraph shows images (linked or not) and says nothing else: badges, a logo."""
+    """Whether a paragraph shows images (linked or not) and says nothing else: badges, a logo. An
+    HTML line break between them is no word (Stockfish's README rows its badges with ``<br>``: the
+    row "Build License Release Commits …" was its first skill and its summary)."""
     pieces = list(_outside_images(paragraph))
     return any(n.type == "image" for n in pieces) and all(
-        n.type in ("image", "softbreak", "hardbreak") or n.type == "text" and not n.content.strip() for n in pieces)
+        n.type in ("image", "softbreak", "hardbreak") or n.type == "text" and not n.content.strip()
+        or n.type == "html_inline" and _BREAK.fullmatch(n.content.strip()) for n in pieces)
 
 
 def _outside_images(node: SyntaxTreeNode):

@@ -54,9 +54,10 @@ _BETWEEN_RULES = re.compile(r"^\s*([=\-~^*+#_])\1{2,}\s+(?P<title>\S(?:.*\S)?)\s
 _HEADER_FIELD = re.compile(r"^[A-Z][A-Za-z]*(?:-[A-Za-z]+)*: \S")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*+])\1{2,}\s*$")
 _ATX = re.compile(r"^(#{1,6})\s+(\S.*?)\s*#*\s*$")
-#: "2.1. Title", "2.1 Title", "Chapter 3. Title", "Appendix A Title", "A.2. Title"
-_NUMBERED = re.compile(r"^(?:(?i:chapter|part|appendix|section)\s+(?P<named>\d{1,3}|[A-Z])\.?"
-                       r"|(?P<number>\d{1,3}(?:\.\d{1,3})*\.?|[A-Z](?:\.\d{1,3})*\.|[IVXLC]{1,6}\.))\s+(?P<title>\S.*)$")
+#: "2.1. Title", "2.1 Title", "Chapter 3. Title", "Appendix A Title", "A.2. Title"; a colon for the
+#: dot ("Chapter 1: Introducing zsh", "1.1: Sources of information": zsh's FAQ)
+_NUMBERED = re.compile(r"^(?:(?i:chapter|part|appendix|section)\s+(?P<named>\d{1,3}|[A-Z])[.:]?"
+                       r"|(?P<number>\d{1,3}(?:\.\d{1,3})*[.:]?|[A-Z](?:\.\d{1,3})*\.|[IVXLC]{1,6}\.))\s+(?P<title>\S.*)$")
 #: a chess move as a book writes it ("Nf3", "exd5", "O-O"): a numbered line of moves is no title
 _SAN = re.compile(r"(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=[QRBN])?|O-O(?:-O)?)[+#!?]*")
 _BULLET = re.compile(r"^\s*(?:[-*+•o]|\d{1,3}[.)]|\(?[a-z]\)|\[\d+\])\s+\S")
@@ -201,8 +202,10 @@ def _without_contents(blocks: list[_Block]) -> tuple[list[_Block], dict[str, str
             if i + 1 < len(blocks) and len(lines(blocks[i + 1])) >= 2 and listing(lines(blocks[i + 1])):
                 doomed.add(i + 1)
             doomed |= _numbered_entries(blocks, i + 1, listed)
-        elif titled(block) and listing(lines(block)[1:]):
-            doomed.add(i)
+        elif titled(block) and listing(lines(block)[1:]):  # "Contents:" over its first entries, and more
+            doomed.add(i)                                      # blocks of them (zsh's FAQ: a chapter a block)
+            rest = [replace(block, lines=block.lines[1:])] + blocks[i + 1:]
+            doomed |= {i + n for n in _numbered_entries(rest, 0, listed)}
     return [block for i, block in enumerate(blocks) if i not in doomed], listed
 
 
@@ -211,21 +214,49 @@ def _numbered_entries(blocks: list[_Block], start: int, listed: dict[str, str]) 
     rest a group's label or an entry's wrapped words; or bullets under one), up to the first whose
     number was listed already (the text's first section); their entries put in ``listed``."""
     taken: set[int] = set()
+    stop = len(blocks)
     for i in range(start, len(blocks)):
         lines = [line for line in blocks[i].lines if not _SUB_ENTRY.match(line)]
         if not lines and taken:  # "- double/triple-space a file?" under "3.2. … How do I . . . ?"
             taken.add(i)
             continue
-        entries = [e for e in (_NUMBERED.match(squash(line)) for line in lines) if e and e["number"]]
+        matches = [_NUMBERED.match(squash(line)) for line in lines]
+        entries = [e for e in matches if e and e["number"]]
+        if taken and lines and all(m and m["named"] for m in matches):  # "Chapter 5: Multibyte input" alone
+            taken.add(i)
+            continue
         # entries, with a group's label ("   CHANGING STRINGS") or an entry's wrapped words among them
         if not entries or len(lines) - len(entries) > len(entries) + 1 \
-                or any(len(line.strip()) > MAX_QUESTION_CHARS for line in lines):
+                or any(len(line.strip()) > MAX_QUESTION_CHARS for line in lines) \
+                or any(e["number"].rstrip(".:") in listed for e in entries):
+            stop = i
             break
-        if any(e["number"].rstrip(".") in listed for e in entries):
-            break
-        listed.update((e["number"].rstrip("."), e["title"]) for e in entries)
+        listed.update((e["number"].rstrip(".:"), e["title"]) for e in entries)
         taken.add(i)
-    return taken if len(listed) >= MIN_LISTED else set()
+    if len(listed) < MIN_LISTED:
+        return set()
+    said = {squash(line).lower() for i in taken for line in blocks[i].lines}
+    return taken | _unnumbered_tail(blocks, stop, listed, said)
+
+
+def _unnumbered_tail(blocks: list[_Block], stop: int, listed: dict[str, str], said: set[str]) -> set[int]:
+    """The blocks of short lines that end a contents list unnumbered ("Acknowledgments",
+    "Copyright"), when the block after them opens the body on an entry listed: zsh's FAQ was
+    titled "Acknowledgments". Anything else between the list and the body (a preface's
+    paragraph) leaves them text."""
+    def opens_body(block: _Block) -> bool:
+        first = squash(block.lines[0]).lower() if block.lines else ""
+        numbered = _NUMBERED.match(squash(block.lines[0])) if block.lines else None
+        return first in said or bool(numbered and numbered["number"] and numbered["number"].rstrip(".:") in listed)
+
+    def short(block: _Block) -> bool:
+        lines = [squash(line) for line in block.lines if line.strip()]
+        return 0 < len(lines) <= 3 and all(len(line) <= 60 and not _SENTENCE_END.search(line) for line in lines)
+
+    tail = stop
+    while tail < len(blocks) and not opens_body(blocks[tail]) and short(blocks[tail]):
+        tail += 1
+    return set(range(stop, tail)) if tail < len(blocks) and opens_body(blocks[tail]) else set()
 
 
 _SUB_ENTRY = re.compile(r"^\s*[-*+•]\s+\S")
@@ -243,7 +274,7 @@ def _listed_heading(lines: list[str], listed: dict[str, str]) -> tuple | None:
     numbered = _NUMBERED.match(text)
     if numbered is None or not numbered["number"]:
         return None
-    entry = listed.get(numbered["number"].rstrip("."))
+    entry = listed.get(numbered["number"].rstrip(".:"))
     if entry is None or entry.lower().split()[:3] != numbered["title"].lower().split()[:3]:
         return None
     return ("heading", ("number", _depth(numbered)), text)
@@ -738,4 +769,4 @@ def _named_depth(numbered: re.Match) -> int:
 def _depth(numbered: re.Match) -> int:
     """How deep a section number goes: "2" 1, "2.1." 2; a named one ("Chapter 2") 1."""
     return 1 if numbered["named"] or not numbered["number"][0].isdigit() and "." not in numbered["number"][:-1] \
-        else numbered["number"].rstrip(".").count(".") + 1
+        else numbered["number"].rstrip(".:").count(".") + 1
