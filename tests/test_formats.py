@@ -1486,6 +1486,33 @@ def test_pdf_definition_list_keeps_each_term_with_its_indented_meaning(tmp_path)
         ("paragraph", "An indented quotation stands alone.")]
 
 
+def test_pdf_letter_spaced_listing_reads_as_words_and_single_letter_words_stay_apart(tmp_path):
+    """LaTeX's listings set code in a text font with its letters spaced apart (a CRC paper in
+    zlib1g-dev, "Everything we know about CRC but afraid to forget"): pdfminer read "r e t u r n
+    p r o d u c t ;" and "f o r", letter by letter. Letters that close are joined again, words a
+    space apart stay apart; single-letter words of prose ("a b c d") stand a word space apart and
+    stay as they are."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_font("body", fname="/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    pdf.add_page()
+    pdf.set_font("body", size=11)
+    pdf.text(20, 20, "The loop below multiplies two polynomials, a bit at a time.")
+    pdf.set_font("body", size=8)
+    pdf.set_char_spacing(1.2)
+    pdf.text(20, 30, "for (int k = 0; k < D; ++k) {")
+    pdf.text(20, 35, "return product;")
+    pdf.set_char_spacing(0)
+    pdf.set_font("body", size=11)
+    pdf.text(20, 45, "Here x * y is a product and a b c d are its four terms.")
+    pdf.output(str(tmp_path / "crc.pdf"))
+    assert [s.text for s in read_source(tmp_path / "crc.pdf").segments] == [
+        "The loop below multiplies two polynomials, a bit at a time.",
+        "for (int k = 0; k < D; ++k) { return product;",
+        "Here x * y is a product and a b c d are its four terms."]
+
+
 def test_pdf_code_quotes_are_as_typed_and_tex_accents_join_their_letters(tmp_path):
     """TeX sets a typewriter font's ' as ’ (bash's "local IFS=$’ \\t\\n’") and draws an accent as a
     mark before its letter ("Br¨oker", "J´erˆome", "na¨ıve")."""

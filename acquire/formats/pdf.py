@@ -8,6 +8,7 @@ below (a manual's options) are a definition list; running headers, footers and p
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -185,10 +186,12 @@ def _boxes(data: bytes) -> list[_Box]:
                     continue
                 chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
                 # a glyph without a character says nothing; a ligature is its letters ("ﬁ": "fi")
-                text = _CID.sub("", line.get_text().rstrip("\n")).translate(_LIGATURES)
-                if not chars or not text.strip():
+                if not chars:
                     continue
                 size = Counter(round(c.size * 2) / 2 for c in chars).most_common(1)[0][0]
+                text = _CID.sub("", _respaced(line.get_text().rstrip("\n"), chars, size)).translate(_LIGATURES)
+                if not text.strip():
+                    continue
                 share = sum(bool(_MONO.search(c.fontname)) for c in chars) / len(chars)
                 width = sorted(c.width for c in chars)[len(chars) // 2]
                 bold = all(_BOLD.search(c.fontname) for c in chars)
@@ -208,6 +211,39 @@ def _boxes(data: bytes) -> list[_Box]:
                     runs.append(_Box(page_no, [row], size, mono, bold=bold))
             boxes.extend(runs)
     return boxes
+
+
+def _respaced(text: str, chars: list, size: float) -> str:
+    """A line pdfminer cut into letters ("r e t u r n p r o d u c t ;", "f o r") read as words
+    again. LaTeX's listings set code in a text font with its letters spaced apart, wider than
+    pdfminer's word margin (zlib1g-dev's crc-doc: ~1 pt apart at 8 pt, its words 4-7 pt apart).
+    Such a line has three single letters or digits in a row standing closer than a word space
+    ever shrinks to (LETTER_GAP of the font size; "a b c" in prose stands a space apart); its
+    pieces join where one of two is a single character and the gap is under WORD_GAP. A line
+    whose characters do not match its text piece for piece (a glyph without a character) stays."""
+    words = text.split()
+    if len(words) < 3 or sum(map(len, words)) != len(chars):
+        return text
+    ends = list(itertools.accumulate(len(w) for w in words))
+    gaps = [chars[end].x0 - chars[end - 1].x1 for end in ends[:-1]]  # gaps[i]: between words i and i + 1
+    single = [len(w) == 1 and w.isalnum() for w in words]
+    runs = [list(group) for key, group in itertools.groupby(range(len(words)), key=lambda i: single[i]) if key]
+    letters = sorted(gaps[i] for run in runs if len(run) >= 3 for i in run[:-1])
+    if not letters or letters[len(letters) // 2] >= LETTER_GAP * size:
+        return text
+    out = [words[0]]
+    for i, word in enumerate(words[1:]):
+        if (len(word) == 1 or len(words[i]) == 1) and gaps[i] < WORD_GAP * size:
+            out[-1] += word
+        else:
+            out.append(word)
+    return " ".join(out)
+
+
+#: a letter-spaced line's letters stand closer than this share of the font size (TeX shrinks a word
+#: space to 0.22 em at most); under WORD_GAP, two pieces of it one of which is a single character join
+LETTER_GAP = 0.2
+WORD_GAP = 0.3
 
 
 def _accented(text: str) -> str:
