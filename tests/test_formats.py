@@ -2703,6 +2703,26 @@ def test_pdf_printed_contents_whose_entries_run_together_are_no_text(tmp_path):
     assert texts[0].startswith("This guide describes the building") and not any(". ." in t for t in texts)
 
 
+def test_pdf_contents_entry_whose_number_runs_into_its_title_and_a_short_abstract_after(tmp_path):
+    """The Debian FAQ's contents (dblatex): "11.10How can I have my locally-built package included
+    in the list of available packages that 11.11Some users like mawk, …" ran past the entry's word
+    limit and ended the contents there, its eleven later entries (chapters "12 Getting support for
+    Debian GNU/Linux", "Index") kept as text; a number run into its title is an entry. A short
+    sentence after the contents ("This document answers questions …", its abstract) is prose."""
+    front = [(20, 20, "Helvetica", 20, "The Frob FAQ"), (20, 40, "Helvetica", 14, "Contents"),
+             (20, 50, "Helvetica", 10, "11.10How can I have my locally-built package included in the list of packages"),
+             (20, 55, "Helvetica", 10, "that 11.11Some users like mawk, others like gawk; some like vim, others like elvis"),
+             (20, 62, "Helvetica", 10, "12 Getting support for Frob"), (20, 68, "Helvetica", 10, "Index"),
+             (20, 80, "Helvetica", 10, "Abstract"),
+             (20, 90, "Helvetica", 10, "This document answers questions frequently asked about Frob.")]
+    chapter = [(20, 20, "Helvetica", 16, "1 Overview"),
+               (20, 30, "Helvetica", 10, "Frob rewrites the files of a folder in place.")]
+    transcript = read_source(_laid_out_pdf(tmp_path / "faq.pdf", [front, chapter], bookmarks={1: "1 Overview"}))
+    assert [s.text for s in transcript.segments] == [
+        "The Frob FAQ", "This document answers questions frequently asked about Frob.",
+        "Frob rewrites the files of a folder in place."]
+
+
 def test_html_generated_pages_and_page_controls_are_no_text(tmp_path):
     """Sphinx writes genindex.html, search.html and py-modindex.html into every build, and a theme a
     404.html: a folder made chapters of them ("Search" › "Searching for multiple words only shows

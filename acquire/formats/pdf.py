@@ -39,10 +39,14 @@ _CONTENTS_TITLE = re.compile(r"(?:table of )?contents", re.I)
 #: the longest line read as an entry of a table of contents whose page numbers stand apart
 CONTENTS_ENTRY_WORDS = 10
 #: an entry of a printed contents: a section's number first ("4.5 Step 1: Get the upstream source . . 12",
-#: "4.9.1 4.9.2 4.9.3"), or only numbers and leader dots
-_ENTRY = re.compile(r"(?:[.\s]*)(?:(?:[A-Z]|\d{1,2})(?:\.\d{1,2})+\.?(?:\s|$)|\d{1,2}\s+[A-Z])|[\d.\s]+$")
+#: "4.9.1 4.9.2 4.9.3"; dblatex runs a long number into its title: "11.10How can I …"), or only numbers
+#: and leader dots
+_ENTRY = re.compile(r"(?:[.\s]*)(?:(?:[A-Z]|\d{1,2})(?:\.\d{1,2})+\.?(?:\s|$|(?=[A-Z]))|\d{1,2}\s+[A-Z])|[\d.\s]+$")
 #: leader dots between entries run together (". . " or "....")
 _DOTTED = re.compile(r"(?:\.\s){2,}|\.{4,}")
+#: a short sentence of prose after a contents (its words end on a full stop, no leader dots): the
+#: Debian FAQ's abstract, "This document answers questions frequently asked about Debian GNU/Linux."
+_SENTENCE = re.compile(r"^(?:\S+\s+){4,}\S*[^\W\d_]{2}[.!]$")
 #: a table of contents stands on a document's first pages
 FRONT_PAGES = 12
 #: so many entries before a document's first heading make a contents with no title
@@ -464,6 +468,7 @@ def _without_contents_pages(boxes: list[_Box], marks: dict[int, list], levels: d
     stop = next((h for h in headings if h > start), len(boxes))
     end = start + 1
     while end < stop and (len(re.findall(r"[^\W\d_]{2,}", boxes[end].text)) <= CONTENTS_ENTRY_WORDS
+                          and not _SENTENCE.search(boxes[end].text)
                           or _DOTTED.search(boxes[end].text) or _ENTRY.match(boxes[end].text.strip())):
         end += 1  # an entry's words, its leader dots and page numbers none; entries run together
     return set(range(start, end))
