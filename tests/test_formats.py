@@ -1126,6 +1126,30 @@ def test_markdown_badges_and_the_pages_own_contents_list_are_no_text(tmp_path):
         "eSpeak NG is a speech synthesizer. logo", "Many voices.", "See the guide and:", "- Building\n- Voices"]
 
 
+def test_markdown_mkdocs_admonitions_head_their_text_and_site_generator_tags_are_no_text(tmp_path):
+    """MkDocs' admonitions (Python-Markdown's ``!!! note "Title"``, ``??? tip`` folded) had read as
+    one paragraph '!!! note "Before you start" Install …'; a site generator's tags (Jekyll's
+    ``{% include %}``, Hugo's ``{{< callout >}}`` and its inline templates, Bootstrap's docs in
+    libjs-bootstrap4) stood as text and summed up sections. The admonition's title (else its kind)
+    heads its text and nothing after it; a tag alone on its line, a paragraph or HTML block that is
+    mostly template, are no text; a link to a tag keeps its words; code keeps its tags."""
+    transcript = read_written(tmp_path, "setup.md", (
+        "# Setup\n\n!!! note \"Before you start\"\n    Install Python 3.8 or newer first.\n\n"
+        "??? tip\n    Use a virtual environment.\n\n!!! warning \"Only a title\"\n\n"
+        "{% include \"snippet.md\" %}\n\nRun the server and open the site.\n\n"
+        "{{< callout info >}}\nThe server reloads when you save a file.\n{{< /callout >}}\n\n"
+        "{{- range $.Site.Data.grays }} $gray-{{ .name }} {{ .hex }} {{ end -}}\n\n"
+        "<div class=\"row\">\n  {{< colors.inline >}}\n  {{- range $.Site.Data.colors }}\n"
+        "  <strong>${{ .name }}</strong>\n  {{ end -}}\n  {{< /colors.inline >}}\n</div>\n\n"
+        "See the [color utilities]({{< docsref \"/utilities/colors\" >}}) for classes.\n\n"
+        "```html\n{{ site.title }}\n```\n"))
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Before you start: Install Python 3.8 or newer first."),
+        ("paragraph", "Tip: Use a virtual environment."), ("paragraph", "Run the server and open the site."),
+        ("paragraph", "The server reloads when you save a file."),
+        ("paragraph", "See the color utilities for classes."), ("code", "{{ site.title }}")]
+
+
 def test_markdown_raw_html_headings_are_headings(tmp_path):
     """A GitHub README opens on raw HTML: a centred logo, ``<h1 align="center"> Yargs </h1>``, a
     tag line. Read as one paragraph, the README was titled by its first Markdown heading

@@ -16,6 +16,7 @@ import re
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
+from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
@@ -24,8 +25,9 @@ from mdit_py_plugins.myst_role import myst_role_plugin
 from tutorialbook.acquire.formats.document import ADMONITIONS, Document, squash, table_text
 
 _PARSER = (MarkdownIt("commonmark").enable(["table", "strikethrough"])
-           .use(myst_role_plugin).use(myst_block_plugin).use(footnote_plugin).use(colon_fence_plugin))
-_NO_TEXT = frozenset({"myst_target", "myst_line_comment", "myst_block_break", "hr"})
+           .use(myst_role_plugin).use(myst_block_plugin).use(footnote_plugin).use(colon_fence_plugin)
+           .use(admon_plugin))
+_NO_TEXT = frozenset({"myst_target", "myst_line_comment", "myst_block_break", "hr", "admonition_title"})
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 _NO_TEXT_DIRECTIVES = frozenset({"toctree", "contents", "include", "literalinclude", "image", "figure",
                                  "automodule", "autoclass", "autofunction", "raw", "eval-rst", "tableofcontents"})
@@ -122,10 +124,14 @@ def _blocks(node: SyntaxTreeNode, doc: _Spans) -> None:
             doc.doc.rule()
         elif kind in _NO_TEXT or _shows_nothing(child):
             continue
+        elif kind == "paragraph" and _templated(child):
+            continue
         elif kind == "paragraph":
             doc.block("paragraph", inline_text(child), child)
         elif kind == "colon_fence" or (kind == "fence" and _DIRECTIVE.match(child.info.strip())):
             _directive(child, doc)
+        elif kind == "admonition":
+            _admonition(child, doc)
         elif kind in ("fence", "code_block"):
             doc.block("code", child.content, child)
         elif kind in _LISTS or kind == "blockquote":
@@ -158,7 +164,7 @@ def _html_block(node: SyntaxTreeNode, doc: "_Spans") -> None:
     for level, text in fragment_parts(node.content):
         if level:
             doc.heading(level, text)
-        else:
+        elif not _mostly_template(text):
             doc.block("paragraph", text, node)
 
 
@@ -201,6 +207,16 @@ def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
         _blocks(SyntaxTreeNode(_PARSER.parse("\n".join(lines))), _Spans(doc.doc, doc.text, starts))
 
 
+def _admonition(node: SyntaxTreeNode, doc: "_Spans") -> None:
+    """Python-Markdown's admonition (MkDocs: ``!!! note "Before you start"``, ``??? tip`` folded),
+    its indented blocks headed by its title ("Before you start: …"), else its kind ("Note: …").
+    It had read as one paragraph "!!! note "Before you start" Install …"."""
+    title = next((inline_text(c) for c in node.children if c.type == "admonition_title"), "")
+    doc.doc.label(title or str(node.meta.get("tag", "")).capitalize())
+    _blocks(node, doc)  # its title read above: no text of the body
+    doc.doc.unlabel()  # a title over nothing heads nothing after the box
+
+
 def _marked_up(node: SyntaxTreeNode, doc: "_Spans", body: str | None = None) -> None:
     """A fence's Markdown as one paragraph of its words, spanning the fence."""
     parsed = SyntaxTreeNode(_PARSER.parse(node.content if body is None else body))
@@ -222,6 +238,8 @@ def inline_text(node: SyntaxTreeNode) -> str:
     """The words of a node's inline content: no emphasis marks, backticks or tags."""
     parts: list[str] = []
     for child in node.children:
+        if child.type == "text" and _TEMPLATE_TAGS.fullmatch(child.content.strip()):
+            continue  # a site generator's tag on its own line ({% include … %}, {{< callout >}}): no words
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
         elif child.type == "myst_role":
@@ -234,7 +252,26 @@ def inline_text(node: SyntaxTreeNode) -> str:
             continue
         else:
             parts.append(inline_text(child))
-    return _SPACED_LINK.sub(r"\1", "".join(parts))
+    return _SPACED_LINK.sub(r"\1", _TEMPLATED_LINK.sub(r"\1", "".join(parts)))
+
+
+#: the tags site generators write into their Markdown sources (Jekyll's and Jinja's {% … %} and
+#: {{ … }}, Hugo's shortcodes {{< … >}} and {{% … %}}): Bootstrap's docs (libjs-bootstrap4) had a
+#: section summed up as "{{< callout info >}} {{< partial … >}} {{< /callout >}} …"
+_TEMPLATE_TAGS = re.compile(r"(?:\{%.*?%\}|\{\{.*?\}\}\s*)+")
+def _templated(paragraph: SyntaxTreeNode) -> bool:
+    """A paragraph that is mostly a site generator's template (Hugo's inline shortcodes: "{{- range
+    $.Site.Data.grays }} $gray-{{ .name }} {{ .hex }} {{ end -}}") rather than words."""
+    return _mostly_template("".join(c.content for c in paragraph.children if c.type == "inline"))
+
+
+def _mostly_template(raw: str) -> bool:
+    return sum(map(len, _TEMPLATE_TAGS.findall(raw))) * 2 >= len(raw.strip()) > 0
+
+
+#: a link whose target is such a tag ("[Color utility classes]({{< docsref "/utilities/colors" >}})"):
+#: its words are the link's text
+_TEMPLATED_LINK = re.compile(r"\[([^\[\]]+)\]\(\{\{[<%].*?[>%]\}\}\)")
 
 
 #: a link whose target holds a space (a notebook's "[notebook](../Rich Output.ipynb)"): CommonMark
