@@ -243,6 +243,10 @@ def test_texinfo_page_is_titled_by_its_heading_not_its_node_and_manual(tmp_path)
         "<h3>5.2 Arguments to macros</h3><p>Macros can have arguments.</p></body></html>")
     (tmp_path / "plain.html").write_text(
         "<html><head><title>Print (GNU Awk)</title></head><body><p>No heading on this page.</p></body></html>")
+    (tmp_path / "Advanced-Indexing.html").write_text(  # octave-doc: the manual's name has a parenthesis of its own
+        "<html><head><title>Advanced Indexing (GNU Octave (version 7.3.0))</title></head><body>"
+        "<h4 class='subsection'>8.1.1 Advanced Indexing</h4><p>An array can be indexed by ranges.</p></body></html>")
+    assert read_source(tmp_path / "Advanced-Indexing.html").title == "8.1.1 Advanced Indexing"
     assert read_source(tmp_path / "Define.html").title == "5.1 Defining a macro"
     assert read_source(tmp_path / "Arguments.html").title == "5.2 Arguments to macros"
     assert read_source(tmp_path / "plain.html").title == "Print (GNU Awk)"

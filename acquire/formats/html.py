@@ -94,8 +94,9 @@ _CODE_WORDS = frozenset({"fragment", "listing", "programlisting", "sourcecode", 
 _TITLE_PARTS = re.compile(r"\s+[-|—–·:]{1,2}\s+|:\s+")
 #: what Sphinx writes as the title of a page that has none ("<no title> — cmd2 2.4.1 documentation")
 _NO_TITLE = re.compile(r"^<no title>.*$", re.I)
-#: a page's title with its manual's name in parentheses after it, as texinfo writes it
-_MANUAL_SUFFIX = re.compile(r"^(.*\S)\s+\(([^()]{3,})\)$")
+#: a page's title with its manual's name in parentheses after it, as texinfo writes it (the name
+#: with its own parenthesis: "Advanced Indexing (GNU Octave (version 7.3.0))")
+_MANUAL_SUFFIX = re.compile(r"^(.*?\S)\s+\(((?:[^()]|\([^()]*\)){3,})\)$")
 #: the classes texinfo gives a sectioning heading, and the level each stands for: texinfo 7 sets
 #: a subsubsection in h4 like a subsection (bash's "3.2.5.1 Looping Constructs" beside "3.2.5")
 _TEXINFO_DEPTHS = {"top": 1, "chapter": 2, "unnumbered": 2, "appendix": 2, "section": 3, "unnumberedsec": 3,
