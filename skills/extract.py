@@ -197,7 +197,9 @@ def _when(sentence: str, context: str) -> str:
 
 
 #: a pair of Markdown emphasis marks around words ("*not*", "**Note**", "_really_")
-_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?|__?)(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+#: emphasis opens on a word (or a bracket) and closes after one (or after ".", ":", "!", "?" or a bracket):
+#: bc's "Comments start with the characters '/*' and end with the characters '*/'" keeps its stars
+_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?|__?)(?=[\w(\[])(.+?)(?<=[\w.:!?)\]])\1(?![\w*])")
 
 
 def _strip_markup(text: str) -> str:

@@ -811,7 +811,8 @@ def test_a_notes_label_marks_an_aside_that_does_not_name_the_passage():
 def test_a_lone_star_or_underscore_is_the_texts_own_not_emphasis():
     """Markdown's emphasis comes off in pairs; a mark without its pair is code's: tenacity's
     "retry_all(*retries: retry_base)" had been named "retry_all(retries: …)", PostgreSQL's
-    "Here * is a shorthand for all columns" summed up as "Here is a shorthand …"."""
+    "Here * is a shorthand for all columns" summed up as "Here is a shorthand …"; marks set against
+    quotes are no emphasis (bc's "'/*' and end with the characters '*/'" had lost its stars)."""
     from tutorialbook.skills.extract import name_from, one_line
 
     assert name_from("tenacity.retry.retry_all(*retries: retry_base): Retries if all conditions hold.") == (
@@ -820,3 +821,5 @@ def test_a_lone_star_or_underscore_is_the_texts_own_not_emphasis():
     assert one_line("Call f(*args, **kwargs) from the __init__ method.") == (
         "Call f(*args, **kwargs) from the __init__ method.")
     assert one_line("**Note**: do *not* run it _twice_.") == "Note: do not run it twice."
+    assert one_line("**Note:** the stars of a comment stay: it opens with '/*' and ends with '*/'.") == (
+        "Note: the stars of a comment stay: it opens with '/*' and ends with '*/'.")  # bc's info manual
