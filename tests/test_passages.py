@@ -433,7 +433,8 @@ provided that this License, the copyright notices, and the license notice are re
 
 def test_a_licence_appendix_is_no_skill_and_a_section_teaching_licence_notices_is(tmp_path, library):
     """The GNU maintainers' guide ends on the GNU FDL: 87 of its 454 skills were the licence's
-    clauses. A section that teaches how to write a licence notice stays."""
+    clauses; with none, its sections still stood in the TOC, summed up by its clauses (gzip's info
+    manual). A section that teaches how to write a licence notice stays."""
     path = tmp_path / "releasing.md"
     path.write_text(MANUAL)
     library.ingest(str(path), book="release", refine_rounds=0)
@@ -441,6 +442,9 @@ def test_a_licence_appendix_is_no_skill_and_a_section_teaching_licence_notices_i
     assert any("named COPYING" in b for b in bodies)
     assert not any("VERBATIM" in b or "You may copy and distribute" in b or "textbook" in b
                    or "This License applies" in b for b in bodies), bodies
+    titles = [n["title"] for n in library.reading.tree("release").nodes.values()]  # nor a TOC entry (gzip's
+    assert "License notices" in titles and not any("Documentation License" in t or "PREAMBLE" in t  # info manual)
+                                                   for t in titles), titles
     assert not passages.is_licence_text("License notices", "Every source file needs a license notice at its top.")
     # gnuplot's "Copyright" section is its licence (the permission notice ISC and X11 use too)
     assert passages.is_licence_text("Copyright", "Copyright 1986 - 1993, 1998, 2004 Thomas Williams, Colin "
