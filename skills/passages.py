@@ -99,7 +99,9 @@ _NAV = re.compile(r"^(?:(?:next|previous|prev|up|contents|index|home|top)\s*[:»
                   r"|(?:table of contents|contents|on this page)\W*$"
                   # a line of nothing but the words of a navigation bar: "[ prev | next | top ]", "« Previous"
                   r"|[\W_]*(?:(?:prev|previous|next|up|top|home|back|contents|index)\b[\W_]*)+$)", re.I)
-_ITEM = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
+#: a list item's marker: Markdown's, a number, or the bullets printed text uses ("•" in PDFs, "o" in
+#: plain-text FAQs: zsh's FAQ named skills "O Command line editing", the Debian FAQ's PDF "• free to use")
+_ITEM = re.compile(r"^(?:[-*+•◦▪‣●o]|\d+[.)])\s+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][a-z]+)?")
 
 
@@ -455,7 +457,9 @@ def step_name(text: str, sentences: list[str] | None = None) -> str:
     the text's)."""
     from tutorialbook.skills.extract import name_from
 
-    said = [s for s in (split_sentences(text) if sentences is None else sentences) if words(s) >= 3][:4]
+    text = _ITEM.sub("", text.lstrip())  # a bullet is no word of the name
+    said = [_ITEM.sub("", s.lstrip()) for s in (split_sentences(text) if sentences is None else sentences)]
+    said = [s for s in said if words(s) >= 3][:4]
     # an aside in brackets ("(Note that this could be a subclass.)") names nothing; a note's
     # label marks one that names the passage only when nothing else in it does
     told = [s for s in said if is_instructive(s) and len(s) <= 100 and not s.startswith("(")]

@@ -827,3 +827,14 @@ def test_a_lone_star_or_underscore_is_the_texts_own_not_emphasis():
     assert one_line("**Note**: do *not* run it _twice_.") == "Note: do not run it twice."
     assert one_line("**Note:** the stars of a comment stay: it opens with '/*' and ends with '*/'.") == (
         "Note: the stars of a comment stay: it opens with '/*' and ends with '*/'.")  # bc's info manual
+
+
+def test_a_printed_bullet_is_no_word_of_a_skills_name():
+    """Plain-text FAQs bullet with "o" (zsh's: "O Command line editing"), PDFs with "•" (the Debian
+    FAQ's "• free to use and redistribute"): the bullet had led the skill's name."""
+    from tutorialbook.skills.passages import step_name
+
+    assert step_name("o Command line editing: programmable completion and more.") == "Command line editing"
+    assert step_name("• free to use and redistribute: There is no consortium membership or payment "
+                     "required.") == "Free to use and redistribute"
+    assert step_name("On most systems you say make to build it.").startswith("On most systems")
