@@ -1031,7 +1031,8 @@ def test_rst_see_also_of_links_alone_is_no_text_as_in_html():
     """pytest's how-to pages (python-pytest-doc) open with ``.. seealso:: :ref:`about-fixtures```:
     read from the .rst.txt source, "about fixtures" became the tutorial's first skill and its
     summary, where the HTML build's box of links was already a pointer. A seealso saying only
-    cross-references (as its argument, its paragraphs or a list) is no text; one that says more stays."""
+    cross-references (as its argument, its paragraphs or a list) is no text; one that says more stays.
+    So is a paragraph that says only "see" beside its references, as the HTML reader judges one."""
     from tutorialbook.acquire.formats import read_document
 
     text = ("Fixtures\n========\n\n.. seealso:: :ref:`about-fixtures`\n"
@@ -1042,6 +1043,13 @@ def test_rst_see_also_of_links_alone_is_no_text_as_in_html():
     texts = [s.text for s in read_document(".rst", text, "fixtures.rst").segments]
     assert texts == ["Tests request fixtures by naming them as arguments.",
                      "tmp_path, which makes a fresh directory for each test."]
+    # a paragraph saying only "see" beside its references likewise (pytest's "(See :ref:`how to change
+    # command line options defaults`)"); one that says more stays
+    text = ("Skipping\n========\n\nUse -r to see details.\n\n(See :ref:`how to change command line options "
+            "defaults`)\n\nFor more details, see :ref:`fixtures` and :doc:`usage`.\n\nSee `the site "
+            "<https://x.org>`_.\n\nSee :doc:`tutorial` first, then run it.\n")
+    texts = [s.text for s in read_document(".rst", text, "skipping.rst").segments]
+    assert texts == ["Use -r to see details.", "See tutorial first, then run it."]
 
 
 def test_rst_known_role_docutils_cannot_read_shows_its_title(tmp_path):

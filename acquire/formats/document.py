@@ -98,6 +98,13 @@ def spread_rows(rows: Iterable[Iterable[tuple[str, int, int]]]) -> list[list[str
     return out
 
 
+#: the most words a paragraph that only points at its links says (HTML's and reStructuredText's)
+POINTER_WORDS = 20
+#: what a paragraph says beside its links when it only points at them ("For more, see … and …")
+SEE_ONLY = re.compile(r"(?:(?:for|read) (?:more|details|further|more (?:details|information|info)|further "
+                       r"(?:details|information)) )?(?:see|refer to|read)(?: also)?(?: the)?(?: (?:and|or|the))*"
+                       r"|this (?:page|section|chapter|document|article) is (?:a )?part of(?: the)?")
+
 #: a footnote longer than this stays where the document puts it, not read in brackets where referred to
 FOOTNOTE_CHARS = 1000
 

@@ -35,8 +35,8 @@ from collections import defaultdict
 from lxml import etree
 from lxml import html as lxml_html
 
-from tutorialbook.acquire.formats.document import (ADMONITIONS, FOOTNOTE_CHARS, Document, prose_words, spread_rows,
-                                                   squash, table_text)
+from tutorialbook.acquire.formats.document import (ADMONITIONS, FOOTNOTE_CHARS, POINTER_WORDS, SEE_ONLY, Document,
+                                                   prose_words, spread_rows, squash, table_text)
 from tutorialbook.acquire.formats.plain import read_plain
 from tutorialbook.errors import NothingToLearn, TutorialbookError
 
@@ -306,11 +306,6 @@ _UI_LABEL = re.compile(r"^(?:expand|collapse|show|hide|toggle|click)\b", re.I)
 #: how a sentence that only points at a link opens
 _POINTER = re.compile(r"(?:click (?:here|this link)|(?:go|return|back|jump) to (?:the )?"
                       r"(?:next|previous|top|index|contents|home|start)\b)", re.I)
-POINTER_WORDS = 20
-#: what a paragraph says beside its links when it only points at them ("For more, see … and …")
-_SEE_ONLY = re.compile(r"(?:(?:for|read) (?:more|details|further|more (?:details|information|info)|further "
-                       r"(?:details|information)) )?(?:see|refer to|read)(?: also)?(?: the)?(?: (?:and|or|the))*"
-                       r"|this (?:page|section|chapter|document|article) is (?:a )?part of(?: the)?")
 #: the words a link's label may say when the link only leads on through the pages ("Previous: … |
 #: Next: …", "Next Tutorial Section: …"), one of the first set among them
 _LEADS_ON = frozenset({"next", "previous", "prev", "up"})
@@ -601,7 +596,7 @@ def _is_pointer(el) -> bool:
             + (child.tail or "")
     words = re.findall(r"[a-z]+", outside.lower())
     said = set(words)
-    return bool(_SEE_ONLY.fullmatch(" ".join(words))) or bool(said & _LEADS_ON) and said <= _LEAD_LABEL
+    return bool(SEE_ONLY.fullmatch(" ".join(words))) or bool(said & _LEADS_ON) and said <= _LEAD_LABEL
 
 
 def _is_prose(el) -> bool:

@@ -18,7 +18,8 @@ from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, Parser, directives, roles, states
 
-from tutorialbook.acquire.formats.document import ADMONITIONS, FOOTNOTE_CHARS, Document, spread_rows, table_text
+from tutorialbook.acquire.formats.document import (ADMONITIONS, FOOTNOTE_CHARS, POINTER_WORDS, SEE_ONLY, Document,
+                                                   spread_rows, table_text)
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.errors import TutorialbookError
 
@@ -542,6 +543,8 @@ def _block(node: nodes.Element, child: nodes.Node, doc: Document, level: int) ->
         doc.label(child.astext(), join=True)  # a term heads its definition's first block, whole
     elif isinstance(child, nodes.label):  # a footnote's or citation's mark heads its text: "[1]: Actually, …"
         doc.label(f"[{child.astext()}]")
+    elif isinstance(child, nodes.paragraph) and _points_only(child):
+        return
     elif (simple := _simple_block(child)) is not None:
         doc.block(*simple)
     elif isinstance(child, _LIST_NODES):
@@ -640,6 +643,20 @@ def _contents_list(node: nodes.Element) -> bool:
         if not _lone_link(parts[0]):
             return False
     return True
+
+
+def _points_only(paragraph: nodes.paragraph) -> bool:
+    """A short paragraph that says nothing but "see" beside its cross-references ("(See how to
+    change command line options defaults)", pytest's how-tos), as the HTML reader drops its
+    rendering; a sentence that says more ("See the tutorial first, then …") stays."""
+    links = [n for n in paragraph.findall(lambda n: isinstance(n, nodes.reference) or isinstance(
+        n, (nodes.literal, nodes.inline)) and "xref" in n.get("classes", []))]
+    if not links or len(paragraph.astext().split()) > POINTER_WORDS:
+        return False
+    outside = paragraph.astext()
+    for link in links:
+        outside = outside.replace(link.astext(), " ", 1)
+    return bool(SEE_ONLY.fullmatch(" ".join(re.findall(r"[a-z]+", outside.lower()))))
 
 
 def _lone_link(paragraph: nodes.paragraph) -> bool:
