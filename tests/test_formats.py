@@ -1016,8 +1016,8 @@ def test_rst_txt_loses_its_markup_and_keeps_headings_and_code(tmp_path):
         assert not MARKUP.search(t), t
     assert texts[0] == ("Until now error messages haven't been more than mentioned. There are (at least) two "
                         "distinguishable kinds of errors: syntax errors and exceptions (see the reference and nosuch).")
-    assert texts[1] == ("The try statement works as follows; see the tutorial and print or ValueError. "
-                        "Use except to catch, PEP 8 for style, and str.format for messages:")
+    assert texts[1] == ("The try statement works as follows; see the tutorial and print() or ValueError. "
+                        "Use except to catch, PEP 8 for style, and str.format() for messages:")  # as Sphinx shows them
     assert "New in version 3.11: Exception groups with except*." in texts
     assert "Note: An Exception is an ordinary class." in texts  # an admonition heads its text, as in HTML
     assert "classes" not in texts  # a seealso of one link is a pointer, as in HTML
@@ -1060,6 +1060,19 @@ def test_rst_known_role_docutils_cannot_read_shows_its_title(tmp_path):
         "See :pep:`517` and :rfc:`the JWT spec <7519>`.\n"))
     assert [s.text for s in transcript.segments] == [
         "Use an in-tree backend if needed.", "See PEP 517 and the JWT spec."]
+
+
+def test_rst_function_roles_show_as_sphinx_shows_them():
+    """Sphinx shows a function or method role with parentheses and without the leading dot of a
+    relative name (sphinx-doc's ":meth:`.Sphinx.add_source_parser`" is "Sphinx.add_source_parser()"
+    in its HTML; the .rst.txt source had read ".Sphinx.add_source_parser"); a title given, or a
+    class, shows as written."""
+    from tutorialbook.acquire.formats import read_document
+
+    text = ("T\n=\n\nCall :meth:`.Sphinx.add_source_parser` or :func:`~os.path.join`, :py:func:`len`, "
+            ":meth:`the f method <a.f>`, :func:`g()` and :class:`Map`.\n")
+    assert [s.text for s in read_document(".rst", text, "x.rst").segments] == [
+        "Call Sphinx.add_source_parser() or join(), len(), the f method, g() and Map."]
 
 
 def test_a_folder_reads_rst_txt_sources(tmp_path):
@@ -2255,7 +2268,7 @@ def test_rst_lists_of_cross_references_alone_are_navigation_as_in_html(tmp_path)
     page = read_document(".rst", text, "index.rst")
     texts = [s.text for s in page.segments]
     assert texts == ["Behave runs tests written in a natural language style.", "Read the tutorial first, then:",
-                     "- api for the Python side\n- behave.given\n- behave.when", "Mirrors:",
+                     "- api for the Python side\n- behave.given()\n- behave.when()", "Mirrors:",
                      "- Plain words\n- https://behave.readthedocs.io\n- tutorial"]
     html = tmp_path / "index.html"
     html.write_text("<html><head><title>behave</title></head><body><h1>behave</h1><p>Behave runs tests written "

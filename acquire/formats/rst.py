@@ -114,6 +114,8 @@ def _drop_bibliography(tree: nodes.Element) -> None:
 _EXPLICIT_TITLE = re.compile(r"^(.+?)\s*<[^<>]+>$", re.S)
 
 
+#: roles naming a function or method, which Sphinx shows with parentheses (its add_function_parentheses)
+_CALLABLES = frozenset({"func", "meth"})
 #: Sphinx's roles that link to a page or a section of the documentation, not name a thing in it
 _CROSS_REFERENCES = frozenset({"ref", "doc", "any", "numref"})
 
@@ -126,6 +128,9 @@ def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     shown = match.group(1) if match else text
     if not match and shown.startswith("~"):
         shown = shown[1:].rsplit(".", 1)[-1]
+    if not match and name.rsplit(":", 1)[-1] in _CALLABLES:  # as Sphinx shows them: ".Sphinx.add_source_parser"
+        shown = shown.lstrip("!.")                              # is "Sphinx.add_source_parser()"
+        shown += "" if shown.endswith(")") else "()"
     node = nodes.literal(rawtext, shown.lstrip("!"))
     if name in _CROSS_REFERENCES:
         node["classes"].append("xref")
