@@ -415,7 +415,9 @@ def test_page_controls_are_no_text(tmp_path):
     """rustdoc's "[−]" (a javascript: link) and "Expand description" (a details widget's label);
     a disclosure's own label heads what it discloses, less the widget's words (CMake's tutorial:
     "TODO 6: Click to show/hide answer" stood apart from its answer, 62 times); a caption opening
-    with that label does not say it twice (it had read "TODO 7: TODO 7: CMakeLists.txt")."""
+    with that label does not say it twice (it had read "TODO 7: TODO 7: CMakeLists.txt"); a label
+    whose disclosure kept no text heads nothing after it (Click's "Changelog" over a bare version
+    note had led the next paragraph: "Changelog: Click emulates output streams …")."""
     (tmp_path / "r.html").write_text(
         '<html><body><h1>Crate quote</h1><p><a href="javascript:void(0)" title="collapse all docs">[−]</a></p>'
         '<details open><summary>Expand description</summary><p>This crate turns syntax trees into tokens.</p>'
@@ -423,11 +425,15 @@ def test_page_controls_are_no_text(tmp_path):
         '<details><summary>TODO 6: Click to show/hide answer</summary><pre>set(CMAKE_CXX_STANDARD 11)</pre>'
         '</details><details><summary>TODO 7: Click to show/hide answer</summary><div class="literal-block-wrapper">'
         '<div class="code-block-caption"><span class="caption-text">TODO 7: CMakeLists.txt</span></div>'
-        '<pre>project(Tutorial VERSION 1.0)</pre></div></details></body></html>')
+        '<pre>project(Tutorial VERSION 1.0)</pre></div></details>'
+        '<details class="changelog"><summary>Changelog</summary><div class="versionadded"><p><span '
+        'class="versionmodified added">New in version 6.0.</span></p></div></details>'
+        '<p>Click emulates output streams on Windows.</p></body></html>')
     assert [(s.kind, s.text) for s in read_source(tmp_path / "r.html").segments] == [
         ("paragraph", "This crate turns syntax trees into tokens."), ("paragraph", "Solution: Use the quote macro."),
         ("term", "TODO 6:"), ("code", "set(CMAKE_CXX_STANDARD 11)"),
-        ("paragraph", "TODO 7: CMakeLists.txt"), ("code", "project(Tutorial VERSION 1.0)")]  # the label said once
+        ("paragraph", "TODO 7: CMakeLists.txt"), ("code", "project(Tutorial VERSION 1.0)"),  # the label said once
+        ("paragraph", "Click emulates output streams on Windows.")]  # a label over nothing kept heads nothing after
 
 
 def test_a_one_row_table_laying_out_a_page_is_read_as_its_blocks(tmp_path):

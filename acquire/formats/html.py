@@ -659,7 +659,7 @@ class _Walker:
                 self.doc.rule()
             else:
                 self._flush(run)
-                titled = titled or _is_box_title(child)
+                titled = titled or _is_box_title(child) or tag == "summary"  # a disclosure's label likewise
                 self.block(child, tag, depth + 1)
             run.append(("text", child.tail or ""))
         self._flush(run)
