@@ -1570,7 +1570,8 @@ def test_pdf_letter_spaced_listing_reads_as_words_and_single_letter_words_stay_a
 
 def test_pdf_code_quotes_are_as_typed_and_tex_accents_join_their_letters(tmp_path):
     """TeX sets a typewriter font's ' as ’ (bash's "local IFS=$’ \\t\\n’") and draws an accent as a
-    mark before its letter ("Br¨oker", "J´erˆome", "na¨ıve")."""
+    mark before its letter ("Br¨oker", "J´erˆome", "na¨ıve"); dblatex's opening quote reads as a
+    grave accent over no letter (the Debian FAQ's "the \u0300stable’ distribution")."""
     from fpdf import FPDF
 
     pdf = FPDF()
@@ -1579,12 +1580,13 @@ def test_pdf_code_quotes_are_as_typed_and_tex_accents_join_their_letters(tmp_pat
     pdf.add_page()
     pdf.set_font("body", size=11)
     pdf.text(20, 20, "Thanks to Br¨oker, J´erˆome and a na¨ıve reader.")
+    pdf.text(20, 26, "Track the \u0300stable’ distribution.")
     pdf.set_font("mono", size=10)
     pdf.text(20, 35, "local IFS=$’ \\t\\n’")
     pdf.text(20, 40, "echo ‘date‘")
     pdf.output(str(tmp_path / "quotes.pdf"))
     assert [(s.kind, s.text) for s in read_source(tmp_path / "quotes.pdf").segments] == [
-        ("paragraph", "Thanks to Bröker, Jérôme and a naïve reader."),
+        ("paragraph", "Thanks to Bröker, Jérôme and a naïve reader."), ("paragraph", "Track the ‘stable’ distribution."),
         ("code", "local IFS=$' \\t\\n'\necho `date`")]
 
 

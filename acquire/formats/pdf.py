@@ -250,8 +250,15 @@ LETTER_GAP = 0.2
 WORD_GAP = 0.3
 
 
+#: a combining grave accent with no letter under it, before a word
+_LONE_GRAVE = re.compile(r"(?:(?<=\s)|^)\u0300(?=\w)")
+
+
 def _accented(text: str) -> str:
-    """TeX's spacing accents joined to the letter after them, as one character ("Bröker")."""
+    """TeX's spacing accents joined to the letter after them, as one character ("Bröker"); a grave
+    accent over no letter, opening a word, is TeX's opening quote as dblatex's fonts map it (the
+    Debian FAQ's PDF: "the \u0300stable’ distribution", 30 times): "‘stable’"."""
+    text = _LONE_GRAVE.sub("\u2018", text)
     if not any(mark in text for mark in _ACCENTS):
         return text
 
