@@ -1483,6 +1483,24 @@ def test_pdf_running_head_of_a_short_chapter_is_no_text(tmp_path):
         "Release often."]
 
 
+def test_pdf_running_head_cut_short_in_capitals_is_no_text_on_one_page_either(tmp_path):
+    """LaTeX sets a section's title over the page in capitals, cut short ("1.3. OK, NOW I KNOW WHAT
+    DEBIAN IS...", "CHAPTER 7. BASICS OF THE DEBIAN PACKAGE … 7.3. WHY ARE …"): in the Debian FAQ's
+    PDF most stand on one or two pages, too few to recur, and 28 were text, one glued to the
+    sentence it cut. A line in capitals that is not cut short stays."""
+    pages = [[(20, 12, "body", 9, "1.3. OK, NOW I KNOW WHAT DEBIAN IS..."),
+              (20, 30, "body", 10, "Free software means that you have the freedom to distribute copies."),
+              (20, 40, "body", 10, "WARNING: BACK UP FIRST"),
+              (20, 50, "body", 10, "Make a copy of your files before you upgrade the system.")],
+             [(20, 12, "body", 9, "CHAPTER 7. BASICS OF THE DEBIAN PACKAGE \u2026 7.3. WHY ARE DEBIAN \u2026"),
+              (20, 30, "body", 10, "Debian packages are named after the program, its version and its revision.")],
+             [(20, 30, "body", 10, "The package manager keeps a database of the installed packages.")]]
+    texts = [s.text for s in read_source(_laid_out_pdf(tmp_path / "faq.pdf", pages)).segments]
+    assert not any("DEBIAN" in t for t in texts), texts
+    assert "WARNING: BACK UP FIRST" in " ".join(texts)
+    assert any(t.startswith("Debian packages are named") for t in texts)
+
+
 def test_pdf_heading_on_the_top_line_of_pages_is_no_running_head(tmp_path):
     pages = [[(20, 14, "Helvetica", 18, "Example"), (20, 30, "Helvetica", 11, f"Example number {w} shows a step.")]
              for w in ("one", "two", "three", "four")]

@@ -325,7 +325,8 @@ def _drop_furniture(boxes: list[_Box], bookmarks: Iterable[str] = ()) -> list[_B
         if re.fullmatch(r"[\divxlc\s\-–|/]*", b.text, re.I) and not (b.mono and len(b.rows) > 1):
             continue
         running = seen[key(b)] > max(2, pages // 2) or (id(b) in edges and (
-            at_edge[key(b)] >= 3 or (_RUNNING_HEAD.match(b.text) is not None and _chapter_name(b.text) in chapters)))
+            at_edge[key(b)] >= 3 or (_RUNNING_HEAD.match(b.text) is not None and _chapter_name(b.text) in chapters)
+            or _CUT_HEAD.fullmatch(b.text.strip()) is not None))
         if pages >= 3 and running and b.size <= body * 1.05:
             continue
         if all(_LEADERS.search(line) for line in b.lines if line.strip()) or _contents(b):
@@ -336,6 +337,13 @@ def _drop_furniture(boxes: list[_Box], bookmarks: Iterable[str] = ()) -> list[_B
 
 #: how a running head names its chapter: "Chapter 15: Humor and GNU", "Appendix B: …", "6.2 Copyright Papers"
 _RUNNING_HEAD = re.compile(r"^(?:(?:chapter|appendix|part)\s+[\divxlcA-Z]+\s*[:.]|\d+(?:\.\d+)*\.?\s)\s*\S", re.I)
+
+
+#: a running head cut short in capitals, as LaTeX's page styles set a section's title over the page
+#: ("1.3. OK, NOW I KNOW WHAT DEBIAN IS...", "CHAPTER 7. BASICS OF THE DEBIAN PACKAGE … 7.3. WHY ARE …":
+#: the Debian FAQ's PDF, 28 of them, each on one or two pages only): numbered, no small letter, cut
+_CUT_HEAD = re.compile(r"(?:\d+\s+)?(?:(?:CHAPTER|APPENDIX|PART)\s+[\dA-Z]+\.?|\d+(?:\.\d+)*\.?)\s+[^a-z…]+?"
+                       r"(?:…|\.\.\.)(?:\s+\S[^a-z…]*?(?:…|\.\.\.))*(?:\s+\d+)?")
 
 
 def _chapter_name(title: str) -> str:
