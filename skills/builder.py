@@ -122,8 +122,6 @@ def outline(tutorial: TutorialContext) -> OutlineNode:
     keys = passages.heading_keys([tutorial.title, *(title for _, _, title in transcript.headings)])
     # a licence's own text, the whole tutorial's too (a manual's appendix page holding the GNU FDL)
     licences = {id(inner) for node in chapter.walk() if _is_licence(node, transcript) for inner in node.walk()}
-    for node in chapter.walk():  # nor a section in the TOC (gzip's info manual: "Appendix A GNU Free
-        node.children = [c for c in node.children if id(c) not in licences]  # Documentation License")
     for node, path in _with_paths(chapter):
         if id(node) in licences:
             continue  # a licence's own text teaches nothing: no skill of any of its clauses

@@ -307,19 +307,20 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
             flush()
             out.extend(runs)
             continue
-        if (current and kind == "term" and size >= TERM_WORDS) or seg.ruled:
+        if (current and kind == "term" and size >= TERM_WORDS) or seg.ruled \
+                or current and _asks(seg) and not _leads_on(segments[current[-1]]):
             flush()  # a definition's term ("bg:" over its synopsis) opens its meaning, not the passage before;
-            # a block after a rule opens another matter
+            # a block after a rule opens another matter, and a question standing alone its answer
         # a block is introduced by the one before (a code block by its prose, anything by a line
         # ending in ':'), or goes on with the sentence a code block cut ("… the program\n<code>\n
         # prints hello": prose that opens in lower case after code)
-        introduced = bool(current) and (kind == "code" or segments[current[-1]].text.rstrip().endswith(":")
+        introduced = bool(current) and (kind == "code" or _leads_on(segments[current[-1]])
                                         or kind == "table" and words(segments[current[-1]].text) <= CAPTION_WORDS
                                         or kind == "list" and _unfinished(segments[current[-1]])
                                         or _continues(seg.text, [segments[c] for c in current]))
         last = current[-1] if current else -1
         leads_in = introduced and segments[last].kind != "code" \
-            and (segments[last].text.rstrip().endswith(":") or kind == "list" and _unfinished(segments[last]))
+            and (_leads_on(segments[last]) or kind == "list" and _unfinished(segments[last]))
         if current and size + w > (MAX_WORDS if introduced else WORDS) and not (introduced and size < WORDS) \
                 and not (leads_in and len(current) == 1):
             carried = leads_in and len(current) > 1
@@ -336,6 +337,22 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
         lead, prior = out.pop(), out.pop()  # what it introduces has headings of its own, so it ends the passage
         out.append(prior.then(lead))
     return _with_leads(out, leads)
+
+
+def _leads_on(segment: Segment) -> bool:
+    """A block that opens what follows: a line ending in ':' ("…is what you type:"), or a short
+    question standing alone, which the next block answers (Graphviz's FAQ: "Q7. How can I …?" had
+    closed the passage of Q6's answer, its own answer opening the next)."""
+    return segment.text.rstrip().endswith(":") or _asks(segment)
+
+
+def _asks(segment: Segment) -> bool:
+    text = segment.text.rstrip()
+    return segment.kind == "paragraph" and text.endswith("?") and words(text) <= QUESTION_WORDS
+
+
+#: the longest paragraph read as a question its next block answers
+QUESTION_WORDS = 25
 
 
 def _with_leads(out: list[Passage], leads: set[int]) -> list[Passage]:
