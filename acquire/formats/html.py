@@ -917,8 +917,8 @@ def _inside(el, depth: int = 0) -> list[tuple[str, str]]:
 
 def _is_box_title(el) -> bool:
     """An admonition's, topic's or sidebar's own title, by its class (not one too long to be one);
-    DocBook's sidebar holds its title in a ``div.titlepage`` ("TIP Incremental updates" had been a
-    paragraph, 14 skills of the Debian Administrator's Handbook's three pages nothing but one)."""
+    DocBook's sidebar holds its title in a ``div.titlepage`` (the Debian Administrator's Handbook's
+    "TIP Incremental updates" had been a paragraph apart from its text, a skill of its own)."""
     classes = set((el.get("class") or "").split())
     box = el.getparent()
     docbook = "titlepage" in classes and box is not None and "sidebar" in _class_words(box)

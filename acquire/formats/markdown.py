@@ -259,6 +259,8 @@ def inline_text(node: SyntaxTreeNode) -> str:
 #: {{ … }}, Hugo's shortcodes {{< … >}} and {{% … %}}): Bootstrap's docs (libjs-bootstrap4) had a
 #: section summed up as "{{< callout info >}} {{< partial … >}} {{< /callout >}} …"
 _TEMPLATE_TAGS = re.compile(r"(?:\{%.*?%\}|\{\{.*?\}\}\s*)+")
+
+
 def _templated(paragraph: SyntaxTreeNode) -> bool:
     """A paragraph that is mostly a site generator's template (Hugo's inline shortcodes: "{{- range
     $.Site.Data.grays }} $gray-{{ .name }} {{ .hex }} {{ end -}}") rather than words."""

@@ -341,7 +341,7 @@ _RUNNING_HEAD = re.compile(r"^(?:(?:chapter|appendix|part)\s+[\divxlcA-Z]+\s*[:.
 
 #: a running head cut short in capitals, as LaTeX's page styles set a section's title over the page
 #: ("1.3. OK, NOW I KNOW WHAT DEBIAN IS...", "CHAPTER 7. BASICS OF THE DEBIAN PACKAGE … 7.3. WHY ARE …":
-#: the Debian FAQ's PDF, 28 of them, each on one or two pages only): numbered, no small letter, cut
+#: the Debian FAQ's PDF, most on one or two pages only): numbered, no small letter, cut short
 _CUT_HEAD = re.compile(r"(?:\d+\s+)?(?:(?:CHAPTER|APPENDIX|PART)\s+[\dA-Z]+\.?|\d+(?:\.\d+)*\.?)\s+[^a-z…]+?"
                        r"(?:…|\.\.\.)(?:\s+\S[^a-z…]*?(?:…|\.\.\.))*(?:\s+\d+)?")
 
