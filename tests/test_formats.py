@@ -3283,6 +3283,27 @@ def test_info_emphasis_marks_are_no_text_and_codes_stars_stay(tmp_path):
     assert "int *ptr = a*b*c;  /* my_var_name */" in texts[1] and "rm *.o" in texts[1]
 
 
+def test_docutils_html_docinfo_is_no_text_as_the_rst_sources_bibliography_is_not(tmp_path):
+    """docutils' own HTML writers (docutils-doc's user docs, rst2html's pages) set a document's
+    Author / Contact / Revision / Copyright fields in a ``table.docinfo`` (html5: ``dl.docinfo``):
+    "Author: | Lea Wiemann Contact: | …" opened each page as text, where the same page read from
+    its .txt source drops them as bibliography. A field list in the body stays."""
+    page = tmp_path / "mailing-lists.html"
+    page.write_text("""<html><head><title>Docutils Mailing Lists</title></head><body><div class="document">
+<h1 class="title">Docutils Mailing Lists</h1>
+<table class="docinfo" frame="void" rules="none"><tbody valign="top">
+<tr><th class="docinfo-name">Author:</th><td>Lea Wiemann</td></tr>
+<tr><th class="docinfo-name">Copyright:</th><td>This document has been placed in the public domain.</td></tr>
+</tbody></table>
+<dl class="docinfo simple"><dt class="author">Author</dt><dd class="author"><p>Lea Wiemann</p></dd></dl>
+<p>All discussion about Docutils takes place on mailing lists.</p>
+<table class="docutils field-list"><tbody><tr><th class="field-name">alias:</th><td class="field-body">html4</td></tr>
+</tbody></table></div></body></html>""")
+    texts = [s.text for s in read_source(page).segments]
+    assert texts[0] == "All discussion about Docutils takes place on mailing lists."
+    assert not any("Wiemann" in t for t in texts) and any("html4" in t for t in texts)
+
+
 def test_html_sphinx_see_also_links_bare_version_notes_and_rubrics(tmp_path):
     """Sphinx furniture (a measured Sphinx manual, greenlet's): a "See also" box of links only (under
     terms naming them) is a pointer, no text (one read like the answer to a question and ranked
