@@ -2722,6 +2722,30 @@ def test_html_reference_entries_are_sections_named_by_what_they_describe(tmp_pat
     assert texts[-1] == ("list", "owner name\n  The domain name.")
 
 
+def test_rst_docutils_class_directive_over_content_and_a_contents_directive_read(tmp_path, monkeypatch):
+    """docutils-doc's mathematics.txt and slide-shows.txt set ``.. class:: colwidths-auto`` (or
+    ``incremental``) over a table or list, with a ``.. contents::`` above: the class was read as
+    Sphinx's Python class, a section without an id, and docutils' contents transform raised a bare
+    IndexError out of ingest. A style name's class reads its content as it is; a Python class is
+    still a section; and a failure inside docutils is a clear error naming the file."""
+    import docutils.transforms.parts as parts
+
+    transcript = read_written(tmp_path, "slides.rst", (
+        "Slides\n======\n\n.. contents::\n\nFeatures\n--------\n\n.. class:: incremental\n\n"
+        "   * Slides are sections.\n   * Handouts are the rest.\n\nAPI\n---\n\n.. class:: Frob(size)\n\n"
+        "   A frob of the given size.\n"))
+    assert [title for _, _, title in transcript.headings] == ["Slides", "Features", "API", "Frob"]
+    assert [s.text for s in transcript.segments] == [
+        "- Slides are sections.\n- Handouts are the rest.", "Frob(size): A frob of the given size."]
+
+    def broken(self, node, level=0):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(parts.Contents, "build_contents", broken)
+    with pytest.raises(TutorialbookError, match="slides2.rst could not be read as reStructuredText"):
+        read_written(tmp_path, "slides2.rst", "Slides\n======\n\n.. contents::\n\nA\n-\n\nText.\n")
+
+
 def test_rst_object_descriptions_are_sections_named_by_the_object(tmp_path):
     """Sphinx's ``.. function::``, ``.. class::``, ``.. method::`` in a page's source: the function
     read as one more paragraph, and the class's signature vanished (docutils' own ``class``

@@ -36,8 +36,14 @@ def read_rst(text: str, name: str, labels: Mapping[str, str] | None = None) -> D
     its ``:ref:``s may name."""
     _register_sphinx()
     _register_unknown(text)
-    tree = publish_doctree(text, source_path=name, parser=Parser(inliner=_inliner()),
-                           settings_overrides=_SETTINGS)
+    try:
+        tree = publish_doctree(text, source_path=name, parser=Parser(inliner=_inliner()),
+                               settings_overrides=_SETTINGS)
+    except TutorialbookError:
+        raise
+    except Exception as exc:  # docutils' own transforms fail on some markup ("contents" over an id-less
+        raise TutorialbookError(  # section had raised a bare IndexError out of ingest): the file and why
+            "source", f"{name} could not be read as reStructuredText ({type(exc).__name__}: {str(exc)[:200]})") from exc
     for message in list(tree.findall(nodes.system_message)):  # parser reports, not the author's words
         message.parent.remove(message)
     for bad in list(tree.findall(nodes.problematic)):  # a reference to nowhere: its words, not its markup
@@ -399,6 +405,10 @@ class _Describe(_Generic):
     def run(self):
         if self.name == "class" and not "".join(self.content).strip():
             return []  # docutils' own "class" (a style for the next element), or a class said nothing of
+        if self.name == "class" and _STYLE_CLASSES.fullmatch(self.arguments[0] if self.arguments else ""):
+            box = nodes.container()  # docutils' own "class" over content (".. class:: incremental"): the
+            self.state.nested_parse(self.content, self.content_offset, box)  # content, styled, as it is
+            return box.children
         signatures = [line.strip() for line in (self.arguments[0] if self.arguments else "").splitlines()
                       if line.strip()]
         name = _object_name(signatures[0]) if signatures else self.name
@@ -406,6 +416,7 @@ class _Describe(_Generic):
         if owner and "." not in name and self.name.split(":")[-1] in _MEMBERS:
             name = f"{owner.rsplit('.', 1)[-1]}.{name}"
         section = nodes.section(object_name=name)
+        self.state.document.set_id(section)  # docutils' transforms (a ``contents`` directive) need one
         section += nodes.title(name, name)
         if signatures:
             text = "; ".join(signatures)
@@ -414,6 +425,9 @@ class _Describe(_Generic):
         return [section]
 
 
+#: the argument of docutils' own ``class`` directive: style names, lower case ("colwidths-auto",
+#: "incremental"), where Sphinx's Python class is a name or signature ("Frob", "frob.Frob(x)")
+_STYLE_CLASSES = re.compile(r"[a-z][a-z0-9-]*(?:\s+[a-z][a-z0-9-]*)*")
 #: what a class holds, titled by its class's name too
 _MEMBERS = frozenset({"method", "attribute", "staticmethod", "classmethod", "property", "decoratormethod",
                       "member", "enumerator"})
