@@ -2731,12 +2731,14 @@ def test_rst_docutils_class_directive_over_content_and_a_contents_directive_read
     import docutils.transforms.parts as parts
 
     transcript = read_written(tmp_path, "slides.rst", (
-        "Slides\n======\n\n.. contents::\n\nFeatures\n--------\n\n.. class:: incremental\n\n"
-        "   * Slides are sections.\n   * Handouts are the rest.\n\nAPI\n---\n\n.. class:: Frob(size)\n\n"
-        "   A frob of the given size.\n"))
-    assert [title for _, _, title in transcript.headings] == ["Slides", "Features", "API", "Frob"]
+        "Slides\n======\n\n.. contents::\n\nFeatures\n--------\n\n.. class:: colwidths-auto\n\n"
+        "   * Slides are sections.\n   * Handouts are the rest.\n\n.. class:: handout tiny\n\n"
+        "   Print the handout.\n\nAPI\n---\n\n.. class:: Frob(size)\n\n   A frob of the given size.\n\n"
+        ".. class:: object\n\n   Return a new featureless object.\n"))
+    assert [title for _, _, title in transcript.headings] == ["Slides", "Features", "API", "Frob", "object"]
     assert [s.text for s in transcript.segments] == [
-        "- Slides are sections.\n- Handouts are the rest.", "Frob(size): A frob of the given size."]
+        "- Slides are sections.\n- Handouts are the rest.", "Print the handout.",
+        "Frob(size): A frob of the given size.", "object: Return a new featureless object."]
 
     def broken(self, node, level=0):
         raise IndexError("list index out of range")

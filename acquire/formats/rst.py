@@ -406,7 +406,7 @@ class _Describe(_Generic):
         if self.name == "class" and not "".join(self.content).strip():
             return []  # docutils' own "class" (a style for the next element), or a class said nothing of
         if self.name == "class" and _STYLE_CLASSES.fullmatch(self.arguments[0] if self.arguments else ""):
-            box = nodes.container()  # docutils' own "class" over content (".. class:: incremental"): the
+            box = nodes.container()  # docutils' own "class" over content (".. class:: colwidths-auto"): the
             self.state.nested_parse(self.content, self.content_offset, box)  # content, styled, as it is
             return box.children
         signatures = [line.strip() for line in (self.arguments[0] if self.arguments else "").splitlines()
@@ -425,9 +425,11 @@ class _Describe(_Generic):
         return [section]
 
 
-#: the argument of docutils' own ``class`` directive: style names, lower case ("colwidths-auto",
-#: "incremental"), where Sphinx's Python class is a name or signature ("Frob", "frob.Frob(x)")
-_STYLE_CLASSES = re.compile(r"[a-z][a-z0-9-]*(?:\s+[a-z][a-z0-9-]*)*")
+#: the argument of docutils' own ``class`` directive when it cannot be a Python class: style names
+#: with a hyphen ("colwidths-auto") or several of them ("handout tiny"); a single word ("object",
+#: "Frob") or a signature ("frob.Frob(x)") is Sphinx's class description
+_STYLE_CLASSES = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?:\s+[a-z][a-z0-9-]*)*"
+                            r"|[a-z][a-z0-9-]*(?:\s+[a-z][a-z0-9-]*)+")
 #: what a class holds, titled by its class's name too
 _MEMBERS = frozenset({"method", "attribute", "staticmethod", "classmethod", "property", "decoratormethod",
                       "member", "enumerator"})
