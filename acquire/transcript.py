@@ -50,6 +50,11 @@ class Segment:
     ruled: bool = False
     """For documents, a thematic break stands before it (HTML's ``<hr>``, Markdown's ``---``):
     it opens another matter, as the next entry of a reference set apart by rules."""
+    header: bool = True
+    """For a table, whether its first line is a header row (HTML's ``<th>`` or ``<thead>``,
+    reStructuredText's header rows, any Markdown table's): a long table's runs of rows each go
+    under it. A table without one (AsciiDoc's ``[cols]`` tables, DocBook's informal tables) has
+    a row of data first, which no other run repeats."""
 
 
 @dataclass

@@ -271,7 +271,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
         nonlocal current, size
         if current:
             first, last = segments[current[0]], segments[current[-1]]
-            blocks = [(segments[i].kind, _trimmed(segments[i])) for i in current]
+            blocks = [(_block_kind(segments[i]), _trimmed(segments[i])) for i in current]
             text = "\n".join(block for _, block in blocks)
             out.append(Passage(current, text, first.start, last.end, blocks))
         current, size = [], 0
@@ -417,11 +417,20 @@ def _split_list(seg: Segment, index: int) -> list[Passage]:
     return _spans(seg, index, [("\n".join(run), run[0]) for run in runs], "list")
 
 
+def _block_kind(seg: Segment) -> str:
+    """A block's kind in a passage: "rows" for a table with no header row (``Segment.header``),
+    whose first row names it as any other row would."""
+    return "rows" if seg.kind == "table" and not seg.header else seg.kind
+
+
 def _split_table(seg: Segment, index: int) -> list[Passage]:
     """A long table as runs of whole rows of about ``WORDS`` words, each under the table's
-    header row (its first), with its own span: a page-long table of commands was one skill of
-    700 words whose every row matched a question weakly."""
-    header, *rows = seg.text.splitlines()
+    header row (its first) if it has one, with its own span: a page-long table of commands was
+    one skill of 700 words whose every row matched a question weakly. A table with no header
+    (Tig's manual's "Browsing state variables") repeats no row of data over the runs."""
+    lines = seg.text.splitlines()
+    header, rows = (lines[0], lines[1:]) if seg.header else ("", lines)
+    kind = _block_kind(seg)
     runs: list[list[str]] = [[]]
     for row in rows:
         if runs[-1] and words("\n".join(runs[-1])) + words(row) > WORDS:
@@ -434,9 +443,9 @@ def _split_table(seg: Segment, index: int) -> list[Passage]:
         found = seg.text.find(run[0], at)
         begin = found if found >= 0 else at
         at = begin + len(body)
-        text = f"{header}\n{body}"
+        text = f"{header}\n{body}" if header else body
         out.append(Passage([index], text, seg.start + span * begin / total, seg.start + span * min(at, total) / total,
-                           [("table", text)]))
+                           [(kind, text)]))
     return out
 
 
@@ -610,11 +619,12 @@ def _code_name(passage: Passage) -> str:
     return " ".join(" ".join(lines).split()[:8])[:80] or "Code"
 
 
-def _row_phrase(table: str) -> str:
-    """A table's first row under its header, as words ("mkdir foo: make a new directory"): what
-    names a run of rows with no caption, its header ("command | description") naming none."""
+def _row_phrase(table: str, header: bool = True) -> str:
+    """A table's first row under its header (``header``: it has one), as words ("mkdir foo: make
+    a new directory"): what names a run of rows with no caption, its header ("command |
+    description") naming none."""
     rows = table.splitlines()
-    cells = [c.strip() for c in rows[1 if len(rows) > 1 else 0].split(" | ")]
+    cells = [c.strip() for c in rows[1 if header and len(rows) > 1 else 0].split(" | ")]
     return f"{cells[0]}: {', '.join(cells[1:])}" if len(cells) > 1 else cells[0]
 
 
@@ -674,7 +684,7 @@ def draft(passage: Passage, context: str) -> SkillDraft:
         if kind == "code":
             code.append(len(steps))
             steps.append(block)
-        elif kind == "table":
+        elif kind in ("table", "rows"):
             steps += [line.strip() for line in lines]  # a row a step: joined, its cells ran together
         elif kind == "list" or len(lines) > 1 and all(_ITEM.match(line.strip()) for line in lines[1:]):
             head = [] if _ITEM.match(lines[0].strip()) or _defines(lines) else [lines.pop(0).strip()]
@@ -683,13 +693,13 @@ def draft(passage: Passage, context: str) -> SkillDraft:
             steps.append(" ".join(line.strip() for line in lines))
     # named by its prose, each block's sentences apart: a line of the code it holds ("- run: make
     # install") is no name while the author's words introduce it
-    tables = [text for kind, text in passage.blocks if kind == "table" and text.strip()]
-    prose = [text for kind, text in passage.blocks if kind not in ("code", "table") and text.strip()]
+    tables = [(text, kind == "table") for kind, text in passage.blocks if kind in ("table", "rows") and text.strip()]
+    prose = [text for kind, text in passage.blocks if kind not in ("code", "table", "rows") and text.strip()]
     when = ""
     if not prose and not tables and passage.blocks:  # code alone: named by its comment or its words as typed
         name = _code_name(passage)
     else:
-        prose = prose or ([_row_phrase(tables[0])] if tables else [passage.text])
+        prose = prose or ([_row_phrase(*tables[0])] if tables else [passage.text])
         # a lead of a word or two ("Example:") names nothing: the first block of prose that says more does
         named = next((text for text in prose if words(text) >= MIN_TITLE_WORDS), prose[0])
         name = step_name(named, [s for text in prose[prose.index(named):] for s in split_sentences(text)])

@@ -3405,3 +3405,27 @@ def test_rst_term_its_author_ends_with_a_colon_heads_its_definition_with_one_col
     blocky = read_document(".rst", "Hooks\n=====\n\n``response``:\n    The response generated from a Request::\n\n"
                                    "        hooks={'response': print_url}\n", "hooks.rst")
     assert blocky.segments[0].text == "response: The response generated from a Request:"
+
+
+def test_a_table_says_whether_it_opens_on_a_header_row():
+    """Tig's manual (AsciiDoc to HTML) sets "Browsing state variables" as a table with no header
+    row: its first row, "%(head) | The currently viewed head ID", headed every run of rows the
+    table was cut into. Readers now say which tables open on a header (``Segment.header``):
+    HTML's ``<thead>`` or a row of ``<th>``s, reStructuredText's header rows, a Markdown table's."""
+    from tutorialbook.acquire.formats import read_document
+
+    def tables(fmt: str, text: str | bytes) -> list[tuple[str, bool]]:
+        return [(s.text.splitlines()[0], s.header) for s in read_document(fmt, text, "x").segments if s.kind == "table"]
+
+    html = b"""<html><head><title>Manual</title></head><body><h1>Manual</h1><p>Variables and keys:</p>
+    <table><tbody><tr><td><code>%(head)</code></td><td>The viewed head ID.</td></tr>
+    <tr><td><code>%(commit)</code></td><td>The selected commit ID.</td></tr></tbody></table>
+    <table><thead><tr><td>Key</td><td>Action</td></tr></thead><tbody><tr><td>q</td><td>Quit.</td></tr></tbody></table>
+    <table><tr><th>Key</th><th>Action</th></tr><tr><td>j</td><td>Down.</td></tr></table>
+    <table><tr><th>q</th><td>Quit.</td></tr><tr><th>j</th><td>Down.</td></tr></table></body></html>"""
+    assert tables(".html", html) == [("%(head) | The viewed head ID.", False), ("Key | Action", True),
+                                      ("Key | Action", True), ("q | Quit.", False)]
+    rst = ("Manual\n======\n\n.. list-table::\n\n   * - q\n     - Quit.\n   * - j\n     - Down.\n\n"
+           ".. list-table::\n   :header-rows: 1\n\n   * - Key\n     - Action\n   * - q\n     - Quit.\n")
+    assert tables(".rst", rst) == [("q | Quit.", False), ("Key | Action", True)]
+    assert tables(".md", "# Manual\n\n| Key | Action |\n|---|---|\n| q | Quit. |\n") == [("Key | Action", True)]

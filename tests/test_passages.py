@@ -851,3 +851,20 @@ def test_a_question_standing_alone_opens_the_passage_of_its_answer():
             Segment(5, 6, "Why would it not? " + answer, "paragraph")]
     out = passages.group(segs, list(range(len(segs))))
     assert [p.indexes for p in out] == [[0, 1], [2, 3, 4], [5]]  # Q7 with its answer, not after Q6
+
+
+def test_a_long_table_without_a_header_repeats_no_row_over_its_runs():
+    """Tig's manual's "Browsing state variables" has no header row: its first row of data,
+    "%(head) | The currently viewed head ID", stood over every run of rows the table was cut
+    into (six skills held it). A table the reader says opens on data is cut into runs of its
+    own rows only, each named by its first."""
+    rows = [f"%(var{n}) | The currently selected thing number {n} of the view, if there is one" for n in range(30)]
+    table = "\n".join(rows)
+    segs = [Segment(0, 40, "These user-defined commands can use the following variables:", "paragraph"),
+            Segment(41, 41 + len(table), table, "table", header=False)]
+    found = passages.group(segs, [0, 1])
+    assert len(found) > 3
+    assert found[0].text.startswith("These user-defined commands can use the following variables:\n%(var0) |")
+    assert [line for p in found for line in p.text.splitlines() if line.startswith("%(")] == rows  # each row once
+    later = passages.draft(found[2], "")
+    assert later.steps[0] == found[2].text.splitlines()[0] and later.name.startswith(later.steps[0].split(" |")[0])

@@ -165,9 +165,10 @@ class Document:
             self._headings.append((len(self._segments), max(1, min(level, 6)), text))
             self._place(text)
 
-    def block(self, kind: str, text: str, span: tuple[int, int] | None = None) -> None:
+    def block(self, kind: str, text: str, span: tuple[int, int] | None = None, header: bool = True) -> None:
         """One paragraph, a whole list, a whole code block...: code keeps its exact lines,
-        lists and tables their lines, prose is squashed to one line. Characters of Unicode's
+        lists and tables their lines, prose is squashed to one line; ``header``: a table's first
+        line is its header row (``Segment.header``). Characters of Unicode's
         private use areas are an icon font's glyphs (Django's tabs, Font Awesome's "\uf17c /
         \uf179"), no text: dropped."""
         if kind not in KINDS:
@@ -194,7 +195,7 @@ class Document:
         elif label:  # code or a table: its exact lines, the label a line before them
             self.block("term", f"{label}:")
         done = 0
-        for piece in _pieces(text, kind):
+        for n, piece in enumerate(_pieces(text, kind)):
             if self.source is not None and span is not None:  # a piece's share of the block's span
                 start = min(span[0] + done, span[1])
                 end = span[1] if done + len(piece) >= len(text) else min(span[0] + done + len(piece), span[1])
@@ -202,7 +203,9 @@ class Document:
                 start = self._place(piece)
                 end = start + len(piece)
             done += len(piece) + 1
-            self._segments.append(Segment(float(start), float(end), piece, kind, ruled=self._ruled))
+            # a table cut at MAX_BLOCK_CHARS: only its first piece opens on the header
+            self._segments.append(Segment(float(start), float(end), piece, kind, ruled=self._ruled,
+                                          header=header and n == 0))
             self._ruled = False
 
     def _place(self, text: str) -> int:

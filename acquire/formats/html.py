@@ -632,7 +632,7 @@ class _Walker:
         self.titles[level] = squash(title)
         self.doc.heading(level, title)
 
-    def emit(self, kind: str, text: str) -> None:
+    def emit(self, kind: str, text: str, header: bool = True) -> None:
         said = squash(text)
         if not said or said.lower() in self.site or (kind == "paragraph" and _SEPARATORS.fullmatch(said)):
             return  # nothing, the site's name, or what separated links that were dropped ("·")
@@ -643,7 +643,7 @@ class _Walker:
         if kind == "paragraph" and said.strip("[]: ").lower() in ADMONITIONS:  # "Note" over its text
             self.doc.label(said.strip("[]: "))
             return
-        self.doc.block(kind, text)
+        self.doc.block(kind, text, header=header)
 
     def container(self, el, depth: int) -> None:
         """Inline runs become paragraphs; block children are read in order. A box's title heads
@@ -787,7 +787,7 @@ class _Walker:
             caption = el.find("caption")  # its title ("Table 4. Available identifiers for articlelist-format"),
             if caption is not None:  # which heads it as a caption above it does; none of its rows says what
                 self.emit("paragraph", caption.text_content())  # the table lists ("a | Article author")
-            self.emit("table", table_text(_table_rows(el)))
+            self.emit("table", table_text(_table_rows(el)), header=_has_header(el))
         else:
             self.container(el, depth)
 
@@ -949,6 +949,17 @@ def _table_rows(table) -> list[list[str]]:
     return spread_rows([(squash(cell.text_content()), _span(cell.get("rowspan"), 100), _span(cell.get("colspan"), 20))
                         for cell in row if isinstance(cell.tag, str) and cell.tag in ("td", "th")]
                        for row in table.iter("tr"))
+
+
+def _has_header(table) -> bool:
+    """Whether a table's first row with words is a header: in ``<thead>``, or ``<th>`` cells only
+    (AsciiDoc's and DocBook's tables without a header row open on a row of data in ``<td>``s)."""
+    for row in table.iter("tr"):
+        cells = [cell for cell in row if isinstance(cell.tag, str) and cell.tag in ("td", "th")]
+        if any(squash(cell.text_content()) for cell in cells):
+            parent = row.getparent()
+            return parent is not None and parent.tag == "thead" or all(cell.tag == "th" for cell in cells)
+    return False
 
 
 def _span(value: str | None, most: int) -> int:

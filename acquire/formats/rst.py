@@ -567,7 +567,8 @@ def _block(node: nodes.Element, child: nodes.Node, doc: Document, level: int) ->
     elif isinstance(child, nodes.paragraph) and _points_only(child):
         return
     elif (simple := _simple_block(child)) is not None:
-        doc.block(*simple)
+        # a table without header rows (a list-table without :header-rows:) opens on a row of data
+        doc.block(*simple, header=not isinstance(child, nodes.table) or any(True for _ in child.findall(nodes.thead)))
     elif isinstance(child, _LIST_NODES):
         if _contents_list(child):
             return
