@@ -3429,3 +3429,24 @@ def test_a_table_says_whether_it_opens_on_a_header_row():
            ".. list-table::\n   :header-rows: 1\n\n   * - Key\n     - Action\n   * - q\n     - Quit.\n")
     assert tables(".rst", rst) == [("q | Quit.", False), ("Key | Action", True)]
     assert tables(".md", "# Manual\n\n| Key | Action |\n|---|---|\n| q | Quit. |\n") == [("Key | Action", True)]
+
+
+def test_a_side_menu_and_a_sites_banner_are_no_text(tmp_path):
+    """lxml's documentation (python-lxml-doc) opens every page on a ``div.sidemenu`` ("Menu" and
+    the site's whole menu) and a ``div.banner`` ("Like the tool? Help making it better! Your
+    donation helps!"): the tutorial's first skill and its summary. A class word ending in "menu"
+    ("sidemenu", "submenu") is furniture as "menu" is, but DocBook's "guimenu" (a program's menu
+    named in the text); a banner holding no heading is furniture as a page header is."""
+    page = tmp_path / "tutorial.html"
+    page.write_text("""<html><head><title>The lxml.etree Tutorial</title></head><body><div class="document">
+<div class="sidemenu"><div class="menutrigger">Menu</div><div class="menu"><ul><li><a href="i.html">lxml</a>
+</li></ul></div></div><div class="banner"><div class="banner_link"><a href="index.html#support">Like the tool?
+<br/>Help making it better! <br/>Your donation helps!</a></div></div><h1 class="title">The lxml.etree Tutorial</h1>
+<p>This is a tutorial on XML processing with lxml.etree.</p>
+<p>Choose <span class="guimenu">File</span> → <span class="guimenuitem">Open</span> to read a file.</p>
+<div class="banner"><h2>Parsing</h2><p>Parse a string with fromstring().</p></div></div></body></html>""")
+    transcript = read_source(page)
+    assert [s.text for s in transcript.segments] == [
+        "This is a tutorial on XML processing with lxml.etree.", "Choose File → Open to read a file.",
+        "Parse a string with fromstring()."]
+    assert transcript.title == "The lxml.etree Tutorial"

@@ -435,8 +435,8 @@ def _is_chrome(el, content) -> bool:
     chrome, words = _chrome_words(el)
     if chrome:
         return True
-    if words & {"header", "topnav"} and not any(True for _ in el.iter(*_HEADINGS)):  # a page header, not a title block
-        return True
+    if words & {"header", "topnav", "banner"} and not any(True for _ in el.iter(*_HEADINGS)):
+        return True  # a page header or a site's banner (lxml's "Your donation helps!"), not a title block
     if tag == "summary":  # a disclosure widget's own label ("Expand description"), not its content's title
         return bool(_UI_LABEL.match(squash(el.text_content())))
     return False
@@ -496,6 +496,8 @@ def _chrome_words(el) -> tuple[bool, set[str]]:
         return True, words
     return bool(words & _CHROME_WORDS) or any(
         w.startswith("nav") and w[3:] in _NAV_PARTS or len(w) > 3 and w.endswith("nav")  # "docnav": a Prev/Next bar
+        # lxml's "sidemenu", "submenu"; not DocBook's "guimenu" (a program's menu named in the text)
+        or len(w) > 4 and w.endswith("menu") and not w.startswith("gui")
         for w in words), words
 
 
