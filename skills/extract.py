@@ -151,7 +151,7 @@ def skill_drafts(paragraph: str, segment_index: int, context: str) -> list[Skill
 
 
 def name_from(sentence: str) -> str:
-    name = _OPENERS.sub("", _strip_markup(sentence)).strip().rstrip(".:;!")
+    name = _OPENERS.sub("", _strip_markup(sentence)).strip().rstrip(".:;!").rstrip()  # "contributors :"
     name = re.sub(  # "Note: …", "Remember to …", "The key idea is that …"; not "Note the following"
         r"^(?:(?:remember|note|tip|important)[:,]\s+(?:that\s+|to\s+)?|(?:remember|note)\s+(?:that|to)\s+"
         r"|the (?:key|main) (?:idea|point|thing|rule)(?: here)? is[:,]?\s+(?:that\s+|to\s+)?)", "", name, flags=re.I,

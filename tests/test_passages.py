@@ -868,3 +868,12 @@ def test_a_long_table_without_a_header_repeats_no_row_over_its_runs():
     assert [line for p in found for line in p.text.splitlines() if line.startswith("%(")] == rows  # each row once
     later = passages.draft(found[2], "")
     assert later.steps[0] == found[2].text.splitlines()[0] and later.name.startswith(later.steps[0].split(" |")[0])
+
+
+def test_a_name_ends_on_a_word_where_a_colon_is_set_apart():
+    """HAProxy's manuals set a space before every colon ("Note to documentation contributors :");
+    the name kept it ("Documentation contributors "), as the skill's name and in its searched text."""
+    from tutorialbook.skills.extract import name_from
+
+    assert name_from("Examples of load balancing :") == "Examples of load balancing"
+    assert passages.step_name("Remember to restart the server :") == "Restart the server"
