@@ -95,8 +95,9 @@ class _Book:
         """A member parsed as XML, loading nothing it refers to (entities, DTDs, the network)."""
         parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, remove_comments=True,
                                  remove_pis=True)
+        data = self.read(member)
         try:
-            return etree.fromstring(self.read(member), parser)
+            return etree.fromstring(data, parser)
         except (etree.XMLSyntaxError, ValueError) as exc:
             raise TutorialbookError("source", f"{self.name}: its {what} {member} is not readable XML ({exc})") from exc
 
@@ -135,9 +136,10 @@ def _package_path(book: _Book) -> str:
 
 
 def _title(package) -> str | None:
+    """The first ``dc:title``; an external entity in it, never loaded, says nothing."""
     for metadata in _elements(package, "metadata"):
         for el in metadata.iter():
-            if _local(el).lower() == "title" and (title := squash("".join(el.itertext()))):
+            if _local(el).lower() == "title" and (title := squash(el.xpath("string()"))):
                 return title
     return None
 
