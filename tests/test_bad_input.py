@@ -174,7 +174,9 @@ def test_an_epub_reads_nothing_outside_itself(tmp_path):
 def test_damaged_epubs_are_refused_by_name(tmp_path):
     from tutorialbook.acquire.sources import read_source
 
-    good = write_epub(tmp_path / "good.epub", BOOK).read_bytes()
+    good_path = write_epub(tmp_path / "good.epub", BOOK)
+    assert [s.text for s in read_source(good_path).segments] == ["Tie a bowline to make a loop that does not slip."]
+    good = good_path.read_bytes()
     variants = [good[:cut] for cut in (30, len(good) // 3, len(good) // 2, len(good) - 10)]
     for n in range(8):  # bytes overwritten inside the members and the directory
         data = bytearray(good)
