@@ -1412,6 +1412,46 @@ def test_epub2_book_with_an_ncx_and_no_title_is_titled_by_its_first_heading(tmp_
     assert "navPoint" not in transcript.text and transcript.segments[2].text == "ls -la /tmp\nls -la ~"
 
 
+DOCBOOK_CHAPTER = xhtml("Chapter 1. Getting around", """<div class="chapter"><div class="titlepage">
+<h1 class="title"><a id="around"></a>Chapter 1. Getting around</h1></div><p>The shell reads one command a line.</p>
+<div class="sect1"><div class="titlepage"><h1 class="title"><a id="listing"></a>1.1. Listing files</h1></div>
+<p>List every file of a folder with ls.</p><div class="sect2"><h2 class="title"><a id="hidden"></a>1.1.1. Hidden
+files</h2><p>Files whose names open with a dot are hidden: ls -a shows them.</p></div></div>
+<div class="sect1"><h1 class="title"><a id="moving"></a>1.2. Moving</h1><p>The cd command changes the folder.</p>
+</div></div>""")
+
+
+def _contents_of(kind, nested):
+    """DOCBOOK_CHAPTER's entries in an NCX or a navigation document: its sections under it
+    (``nested``) or beside it; its sect2 not listed."""
+    sections = [("ch1.xhtml#listing", "1.1. Listing files"), ("ch1.xhtml#moving", "1.2. Moving")]
+    if kind == "ncx":
+        points = "".join(f'<navPoint id="p{n}"><navLabel><text>{label}</text></navLabel><content src="{href}"/>'
+                         "</navPoint>" for n, (href, label) in enumerate(sections))
+        chapter = '<navPoint id="c"><navLabel><text>1. Getting around</text></navLabel><content src="ch1.xhtml"/>'
+        body = chapter + points + "</navPoint>" if nested else chapter + "</navPoint>" + points
+        return f'<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><navMap>{body}</navMap></ncx>'
+    items = "".join(f'<li><a href="{href}">{label}</a></li>' for href, label in sections)
+    chapter = '<li><a href="ch1.xhtml">1. Getting around</a>'
+    body = f"{chapter}<ol>{items}</ol></li>" if nested else f"{chapter}</li>{items}"
+    return xhtml("Contents", f'<nav epub:type="toc"><ol>{body}</ol></nav>')
+
+
+@pytest.mark.parametrize("kind, nested", [("ncx", True), ("nav", True), ("nav", False)])
+def test_epub_headings_are_as_deep_as_the_books_contents_lists_them(tmp_path, kind, nested):
+    """DocBook's EPUB titles a chapter and its sections alike with <h1>: its contents (NCX or
+    navigation document) nest them, and so does the book's TOC; a heading under a listed one
+    goes as much deeper (the unlisted 1.1.1). A contents that lists the sections beside their
+    chapter raises no heading: the page's levels stay."""
+    toc = ("toc.ncx", "application/x-dtbncx+xml", "") if kind == "ncx" else ("nav.xhtml", XHTML, "nav")
+    package = epub_package("The Shell Workshop", [("toc", *toc), ("c1", "ch1.xhtml", XHTML, "")], ["c1"],
+                           toc="toc" if kind == "ncx" else None)
+    path = write_epub(tmp_path / "shell.epub", {"OEBPS/content.opf": package, f"OEBPS/{toc[0]}": _contents_of(kind, nested),
+                                                "OEBPS/ch1.xhtml": DOCBOOK_CHAPTER})
+    levels = [level for _, level, _ in read_source(path).headings]
+    assert levels == ([1, 2, 3, 2] if nested else [1, 1, 2, 1])
+
+
 def test_hostile_html_and_huge_lines_stay_bounded(tmp_path):
     nested = "<div>" * 100_000 + "deep words" + "</div>" * 100_000
     deep = tmp_path / "deep.html"

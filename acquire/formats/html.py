@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -120,9 +122,11 @@ def read_html(data: bytes, name: str) -> Document:
     return doc
 
 
-def read_page(doc: Document, data: bytes, name: str) -> str | None:
+def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], None] | None = None) -> str | None:
     """Read one page's content into ``doc``, after what it holds (an EPUB's chapters go into one
-    Document); the page's own title, which ``doc`` does not take."""
+    Document); the page's own title, which ``doc`` does not take. ``prepare``: a change to the
+    parsed page before its content is read (an EPUB sets its headings' levels as the book's table
+    of contents gives them)."""
     root, cut_short = _parse(data, name)
     _forget_page_classes(root, name)
     if cut_short:
@@ -130,6 +134,8 @@ def read_page(doc: Document, data: bytes, name: str) -> str | None:
             f"{name} nests elements deeper than {PARSER_DEPTH} levels; what follows that point was not read"
         )
     title = _title(root)
+    if prepare is not None:
+        prepare(root)
     content = _content_root(root)
     target = _redirect(root)
     if target and len(content.text_content().split()) <= REDIRECT_WORDS:
