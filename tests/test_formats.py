@@ -1412,6 +1412,19 @@ def test_epub2_book_with_an_ncx_and_no_title_is_titled_by_its_first_heading(tmp_
     assert "navPoint" not in transcript.text and transcript.segments[2].text == "ls -la /tmp\nls -la ~"
 
 
+def test_epub_whose_encryption_only_obfuscates_its_fonts_is_read(tmp_path):
+    """EPUB's font obfuscation lists the fonts in META-INF/encryption.xml: no DRM, the text is read."""
+    encryption = """<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container"
+    xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>
+  <enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/embedding"/>
+  <enc:CipherData><enc:CipherReference URI="OEBPS/fonts/serif.otf"/></enc:CipherData></enc:EncryptedData></encryption>"""
+    package = epub_package("The Shell Workshop", [("c1", "text/ch1.xhtml", XHTML, ""),
+                                                  ("f", "fonts/serif.otf", "font/otf", "")], ["c1"])
+    path = write_epub(tmp_path / "fonts.epub", {"OEBPS/content.opf": package, "META-INF/encryption.xml": encryption,
+                                                "OEBPS/fonts/serif.otf": bytes(range(256)), **SHELL_CHAPTERS})
+    assert read_source(path).segments[0].text.startswith("The shell reads one command a line")
+
+
 DOCBOOK_CHAPTER = xhtml("Chapter 1. Getting around", """<div class="chapter"><div class="titlepage">
 <h1 class="title"><a id="around"></a>Chapter 1. Getting around</h1></div><p>The shell reads one command a line.</p>
 <div class="sect1"><div class="titlepage"><h1 class="title"><a id="listing"></a>1.1. Listing files</h1></div>
