@@ -160,11 +160,12 @@ def _title(package) -> str | None:
 
 
 def _spine(package, folder: str, book: _Book, doc: Document) -> list[str]:
-    """The content documents to read, in spine order: not the navigation document, nor the NCX
-    or any other item that is no page, nor one marked non-linear; what the spine names and the
-    book does not hold is a warning."""
+    """The content documents to read, in spine order, each once: not the navigation document, nor
+    the NCX or any other item that is no page, nor one marked non-linear; what the spine names and
+    the book does not hold is a warning."""
     items = {el.get("id"): el for el in _elements(package, "item") if el.get("id")}
-    pages: list[str] = []
+    pages: dict[str, None] = {}
+    missing: dict[str, None] = {}
     for ref in _elements(package, "itemref"):
         item = items.get(ref.get("idref"))
         if item is None or ref.get("linear", "yes").strip() == "no" or "nav" in (item.get("properties") or "").split():
@@ -172,11 +173,13 @@ def _spine(package, folder: str, book: _Book, doc: Document) -> list[str]:
         href = item.get("href") or ""
         member = _member(folder, href)
         if member is None or member not in book.members:
-            doc.warnings.append(f"its spine names {href}, which the book does not hold")
-        elif member not in pages and ((item.get("media-type") or "").strip() in _PAGE_TYPES
-                                      or member.lower().endswith(_PAGE_SUFFIXES)):
-            pages.append(member)
-    return pages
+            missing[href] = None
+        elif (item.get("media-type") or "").strip() in _PAGE_TYPES or member.lower().endswith(_PAGE_SUFFIXES):
+            pages[member] = None
+    if missing:
+        more = f" and {len(missing) - 1} more files" if len(missing) > 1 else ""
+        doc.warnings.append(f"its spine names {next(iter(missing))}{more}, which the book does not hold")
+    return list(pages)
 
 
 def _encrypted(book: _Book) -> frozenset[str]:
