@@ -71,7 +71,8 @@ def test_unreadable_pdfs(library, tmp_path, kind, words):
     assert snapshot(library) == before
 
 
-@pytest.mark.parametrize("name", ["huge.md", "huge.html", "huge.pdf", "huge.rst.txt", "huge.ipynb", "huge.txt"])
+@pytest.mark.parametrize("name", ["huge.md", "huge.html", "huge.pdf", "huge.rst.txt", "huge.ipynb", "huge.txt",
+                                  "huge.epub"])
 def test_documents_over_the_size_limit(library, tmp_path, name):
     library.ensure_book("b")
     before = snapshot(library)
