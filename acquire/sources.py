@@ -218,9 +218,8 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
         transcript.title = transcript.title or container_title(path)
         return transcript
     fmt = document_format(named)
-    if fmt == ".info":
-        return read_document(fmt, _info_manual(path, _read_bytes(path, max_text_bytes), policy, max_text_bytes),
-                             named.name)
+    if fmt in (".info", ".epub"):
+        return _read_manual(fmt, path, policy, max_text_bytes)
     if fmt is not None:
         content = _read_bytes(path, max_text_bytes) if fmt in BINARY_FORMATS else _read_text(path, max_text_bytes)
         labels = None
@@ -258,6 +257,17 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
     if suffix in TEXT_EXTENSIONS and looks_like_markdown(text):  # Markdown saved as text
         return read_document(".md", text, named.name)
     return parse_plain(text, named.name)
+
+
+def _read_manual(fmt: str, path: Path, policy: SourcePolicy | None, max_bytes: int) -> Transcript:
+    """A manual made of more than its file's bytes, read whole under the one limit: an Info
+    manual with its parts (``_info_manual``), an EPUB's zip with the members it inflates to."""
+    data = _read_bytes(path, max_bytes)
+    if fmt == ".epub":
+        from tutorialbook.acquire.formats.epub import read_epub
+
+        return read_epub(data, inner(path).name, max_bytes).transcript()
+    return read_document(fmt, _info_manual(path, data, policy, max_bytes), inner(path).name)
 
 
 def _info_manual(path: Path, data: bytes, policy: SourcePolicy | None, max_bytes: int) -> bytes:

@@ -5,7 +5,7 @@ import gzip
 import pytest
 
 from tests.support.examples import EXAMPLES
-from tests.support.documents import write_pdf
+from tests.support.documents import CONTAINER_XML, epub_package, write_epub, write_pdf, xhtml
 from tutorialbook.acquire.sources import MAX_TEXT_BYTES
 from tutorialbook.errors import NotFound, TutorialbookError
 from tutorialbook.library import Library
@@ -71,7 +71,8 @@ def test_unreadable_pdfs(library, tmp_path, kind, words):
     assert snapshot(library) == before
 
 
-@pytest.mark.parametrize("name", ["huge.md", "huge.html", "huge.pdf", "huge.rst.txt", "huge.ipynb", "huge.txt"])
+@pytest.mark.parametrize("name", ["huge.md", "huge.html", "huge.pdf", "huge.rst.txt", "huge.ipynb", "huge.txt",
+                                  "huge.epub"])
 def test_documents_over_the_size_limit(library, tmp_path, name):
     library.ensure_book("b")
     before = snapshot(library)
@@ -99,6 +100,97 @@ def test_a_gzipped_document_is_read_and_its_inflated_size_bounded(library, tmp_p
     assert bomb.stat().st_size < 100_000
     expect("source", ["bomb.md.gz is over 20 MiB", "decompressed"], library.ingest, str(bomb), book="b")
     assert snapshot(library) == before
+
+
+XHTML = "application/xhtml+xml"
+CHAPTER = xhtml("Knots", "<h1>Knots</h1><p>Tie a bowline to make a loop that does not slip.</p>")
+#: a package of one chapter (OEBPS/ch1.xhtml), and that package with the chapter written
+ONE_CHAPTER = epub_package("Knots", [("c1", "ch1.xhtml", XHTML, "")], ["c1"])
+BOOK = {"OEBPS/content.opf": ONE_CHAPTER, "OEBPS/ch1.xhtml": CHAPTER}
+ENCRYPTION = """<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container"
+    xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>
+  <enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>
+  <enc:CipherData><enc:CipherReference URI="OEBPS/ch1.xhtml"/></enc:CipherData></enc:EncryptedData></encryption>"""
+
+
+@pytest.mark.parametrize("name, members, container, words", [
+    ("nocontainer.epub", BOOK, None, ["nocontainer.epub is not an EPUB", "no META-INF/container.xml"]),
+    ("noopf.epub", {"OEBPS/ch1.xhtml": CHAPTER}, CONTAINER_XML,
+     ["noopf.epub: its META-INF/container.xml names the package file OEBPS/content.opf", "does not hold"]),
+    ("badopf.epub", {**BOOK, "OEBPS/content.opf": "<package><manifest>"}, CONTAINER_XML,
+     ["badopf.epub: its package file OEBPS/content.opf is not readable XML"]),
+    ("locked.epub", {**BOOK, "META-INF/encryption.xml": ENCRYPTION, "OEBPS/ch1.xhtml": bytes(range(256))},
+     CONTAINER_XML, ["locked.epub is encrypted (DRM)", "encrypts 1 of its 1 content documents"]),
+    ("empty.epub", {**BOOK, "OEBPS/ch1.xhtml": xhtml("Cover", '<div><img src="cover.png" alt=""/></div>')},
+     CONTAINER_XML, ["empty.epub holds no text"]),
+    ("bomb.epub", {**BOOK, "OEBPS/ch1.xhtml": b"<p>" + b" " * MAX_TEXT_BYTES}, CONTAINER_XML,
+     ["bomb.epub is over 20 MiB decompressed"]),
+    ("escape.epub", {"OEBPS/content.opf": epub_package("Escape", [("c1", "../../../../../../etc/passwd", XHTML, "")],
+                                                       ["c1"])}, CONTAINER_XML,
+     ["escape.epub holds no text", "its spine names ../../../../../../etc/passwd, which the book does not hold"]),
+])
+def test_bad_epubs(library, tmp_path, name, members, container, words):
+    """An EPUB that is no book, an encrypted (DRM) one, one of no text, a zip bomb (a 20 KB member
+    inflating past the text limit: refused once past it, never inflated whole) or one whose
+    package points out of the zip: a clear error naming it, nothing written."""
+    library.ensure_book("b")
+    before = snapshot(library)
+    path = write_epub(tmp_path / name, members, container)
+    assert path.stat().st_size < 100_000
+    expect("source", words, library.ingest, str(path), book="b")
+    assert snapshot(library) == before
+
+
+def test_an_epub_that_is_no_zip_or_locks_a_member_with_a_password_is_refused(library, tmp_path):
+    library.ensure_book("b")
+    before = snapshot(library)
+    (tmp_path / "notzip.epub").write_bytes(b"<html><body><p>A page saved under the wrong name.</p></body></html>")
+    expect("source", ["notzip.epub is not an EPUB", "not a zip archive"], library.ingest,
+           str(tmp_path / "notzip.epub"), book="b")
+    data = bytearray(write_epub(tmp_path / "password.epub", BOOK).read_bytes())
+    entry = data.rindex(b"PK\x01\x02")  # the central directory's last entry: the chapter's
+    data[entry + 8] |= 1  # its flag "encrypted", as a zip tool with a password writes it
+    (tmp_path / "password.epub").write_bytes(bytes(data))
+    expect("source", ["password.epub is encrypted", "its OEBPS/ch1.xhtml needs a password"], library.ingest,
+           str(tmp_path / "password.epub"), book="b")
+    assert snapshot(library) == before
+
+
+def test_an_epub_reads_nothing_outside_itself(tmp_path):
+    """Its package's external entity and DTD are not loaded; a spine item naming a file outside the
+    zip is a warning, the rest of the book read."""
+    from tutorialbook.acquire.sources import read_source
+
+    package = ONE_CHAPTER.replace("<package", '<!DOCTYPE package SYSTEM "file:///etc/passwd" [<!ENTITY x SYSTEM '
+                                              '"file:///etc/passwd">]>\n<package', 1)
+    package = package.replace("<dc:title>Knots", "<dc:title>Knots &x;").replace(
+        '<itemref idref="c1"/>', '<itemref idref="out"/><itemref idref="c1"/>').replace(
+        "</manifest>", f'<item id="out" href="../../../../etc/passwd" media-type="{XHTML}"/></manifest>')
+    transcript = read_source(write_epub(tmp_path / "hostile.epub", {**BOOK, "OEBPS/content.opf": package}))
+    assert transcript.title == "Knots" and "root:" not in transcript.text
+    assert [s.text for s in transcript.segments] == ["Tie a bowline to make a loop that does not slip."]
+    assert transcript.warnings == ["its spine names ../../../../etc/passwd, which the book does not hold"]
+
+
+def test_damaged_epubs_are_refused_by_name(tmp_path):
+    from tutorialbook.acquire.sources import read_source
+
+    good_path = write_epub(tmp_path / "good.epub", BOOK)
+    assert [s.text for s in read_source(good_path).segments] == ["Tie a bowline to make a loop that does not slip."]
+    good = good_path.read_bytes()
+    variants = [good[:cut] for cut in (30, len(good) // 3, len(good) // 2, len(good) - 10)]
+    for n in range(8):  # bytes overwritten inside the members and the directory
+        data = bytearray(good)
+        for k in range(6):
+            data[(n * 997 + k * 131) % len(data)] = (n * 31 + k * 17) % 256
+        variants.append(bytes(data))
+    for n, data in enumerate(variants):
+        path = tmp_path / f"damaged{n}.epub"
+        path.write_bytes(data)
+        try:
+            read_source(path)
+        except TutorialbookError as exc:
+            assert exc.field == "source" and path.name in exc.reason
 
 
 def test_missing_source_and_empty_folder_and_url(library, tmp_path):

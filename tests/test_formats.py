@@ -11,7 +11,7 @@ from tutorialbook.acquire.sources import read_source
 from tutorialbook.errors import TutorialbookError
 from tutorialbook.skills import passages
 
-from tests.support.documents import SECTIONS, write_pdf
+from tests.support.documents import SECTIONS, epub_package, write_epub, write_pdf, xhtml
 
 MARKUP = re.compile(r"::|`|\*\*|:[a-z]+:|</?[a-z]+[ >/]|&[a-z]+;|^\.\. |¶", re.M)
 
@@ -1334,6 +1334,135 @@ def test_pdf_with_only_an_owner_password_is_read(tmp_path, method):
 def test_pdf_without_metadata_title_is_titled_by_the_largest_type_on_its_first_page(tmp_path):
     transcript = read_source(write_pdf(tmp_path / "handbook.pdf", title=None))
     assert transcript.title == "Getting started"
+
+
+XHTML = "application/xhtml+xml"
+SHELL_CHAPTERS = {
+    "OEBPS/text/ch1.xhtml": xhtml("Getting around", """<section epub:type="chapter"><h1>Getting around</h1>
+<p>The shell reads one command a line and runs it in the current folder.</p>
+<h2>Listing files</h2><p>List every file, hidden ones too, with their sizes:</p>
+<pre><code>ls -la /tmp
+ls -la ~</code></pre></section>"""),
+    "OEBPS/text/ch2.xhtml": xhtml("Pipes", """<section epub:type="chapter"><h1>Pipes</h1>
+<p>A pipe hands one command's output to the next command as its input.</p>
+<h2>Counting lines</h2><p>Count the lines of a log that mention an error:</p>
+<pre>grep error log.txt | wc -l</pre></section>"""),
+}
+
+
+def test_epub3_book_reads_its_chapters_in_spine_order_without_its_navigation(library, tmp_path):
+    """One Document for the whole book: its chapters' headings in spine order (not the manifest's
+    nor the zip's), titled by the package's dc:title; the navigation document, and a page the
+    spine marks non-linear (a pop-up's notes), are no text of it."""
+    nav = xhtml("Contents", """<h1>Contents</h1><p>The chapters of this e-book, each a link.</p>
+<nav epub:type="toc"><ol><li><a href="text/ch1.xhtml">Getting around</a></li>
+<li><a href="text/ch2.xhtml">Pipes</a></li></ol></nav>""")
+    notes = xhtml("Answers", "<h1>Answers</h1><p>The answers to the exercises of every chapter.</p>")
+    package = epub_package("The Shell Workshop", [
+        ("c2", "text/ch2.xhtml", XHTML, ""), ("nav", "nav.xhtml", XHTML, "nav"), ("c1", "text/ch1.xhtml", XHTML, ""),
+        ("notes", "text/notes.xhtml", XHTML, ""), ("css", "style.css", "text/css", "")],
+        ["nav", "c1", "c2", "notes linear=no"])
+    path = write_epub(tmp_path / "shell-workshop.epub", {"OEBPS/content.opf": package, "OEBPS/nav.xhtml": nav,
+                                                        "OEBPS/text/notes.xhtml": notes,
+                                                        "OEBPS/style.css": "h1 { color: red }",
+                                                        **dict(reversed(SHELL_CHAPTERS.items()))})
+    transcript = read_source(path)
+    assert transcript.title == "The Shell Workshop"
+    assert [(level, title) for _, level, title in transcript.headings] == [
+        (1, "Getting around"), (2, "Listing files"), (1, "Pipes"), (2, "Counting lines")]
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "The shell reads one command a line and runs it in the current folder."),
+        ("paragraph", "List every file, hidden ones too, with their sizes:"),
+        ("code", "ls -la /tmp\nls -la ~"),
+        ("paragraph", "A pipe hands one command's output to the next command as its input."),
+        ("paragraph", "Count the lines of a log that mention an error:"),
+        ("code", "grep error log.txt | wc -l"),
+    ]
+    for s in transcript.segments:
+        assert transcript.text[int(s.start):int(s.end)] == s.text
+
+    report = library.ingest(str(path), book="shell", refine_rounds=0)
+    assert report.tutorials[0].title == "The Shell Workshop"
+    book = children(library, "shell")
+    assert list(book) == ["The Shell Workshop"]
+    chapters = children(library, "shell", book["The Shell Workshop"].id)
+    assert list(chapters) == ["Getting around", "Pipes"]
+    assert list(children(library, "shell", chapters["Pipes"].id)) == ["Counting lines"]
+    steps = [" ".join(skill.steps) for skill in library.skills("shell")]
+    assert any("grep error log.txt | wc -l" in text for text in steps)
+    assert not [text for text in steps if "each a link" in text or "answers to the exercises" in text]
+
+
+def test_epub2_book_with_an_ncx_and_no_title_is_titled_by_its_first_heading(tmp_path):
+    """EPUB 2: the NCX is the navigation (no page); a book whose package names no title is
+    titled by its top heading; an href written as a URL ("ch%201.html") names its file."""
+    ncx = """<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">
+<navMap><navPoint id="p1"><navLabel><text>Getting around</text></navLabel><content src="ch%201.html"/></navPoint>
+</navMap></ncx>"""
+    package = epub_package(None, [("ncx", "toc.ncx", "application/x-dtbncx+xml", ""),
+                                  ("c1", "ch%201.html", XHTML, ""), ("c2", "ch2.html", XHTML, "")],
+                           ["ncx", "c1", "c2"], version="2.0", toc="ncx")
+    path = write_epub(tmp_path / "shell.epub", {"OEBPS/content.opf": package, "OEBPS/toc.ncx": ncx,
+                                                "OEBPS/ch 1.html": SHELL_CHAPTERS["OEBPS/text/ch1.xhtml"],
+                                                "OEBPS/ch2.html": SHELL_CHAPTERS["OEBPS/text/ch2.xhtml"]})
+    transcript = read_source(path)
+    assert transcript.title == "Getting around"
+    assert [title for _, _, title in transcript.headings] == ["Getting around", "Listing files", "Pipes",
+                                                              "Counting lines"]
+    assert "navPoint" not in transcript.text and transcript.segments[2].text == "ls -la /tmp\nls -la ~"
+
+
+def test_epub_whose_encryption_only_obfuscates_its_fonts_is_read(tmp_path):
+    """EPUB's font obfuscation lists the fonts in META-INF/encryption.xml: no DRM, the text is read."""
+    encryption = """<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container"
+    xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>
+  <enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/embedding"/>
+  <enc:CipherData><enc:CipherReference URI="OEBPS/fonts/serif.otf"/></enc:CipherData></enc:EncryptedData></encryption>"""
+    package = epub_package("The Shell Workshop", [("c1", "text/ch1.xhtml", XHTML, ""),
+                                                  ("f", "fonts/serif.otf", "font/otf", "")], ["c1"])
+    path = write_epub(tmp_path / "fonts.epub", {"OEBPS/content.opf": package, "META-INF/encryption.xml": encryption,
+                                                "OEBPS/fonts/serif.otf": bytes(range(256)), **SHELL_CHAPTERS})
+    assert read_source(path).segments[0].text.startswith("The shell reads one command a line")
+
+
+DOCBOOK_CHAPTER = xhtml("Chapter 1. Getting around", """<div class="chapter"><div class="titlepage">
+<h1 class="title"><a id="around"></a>Chapter 1. Getting around</h1></div><p>The shell reads one command a line.</p>
+<div class="sect1"><div class="titlepage"><h1 class="title"><a id="listing"></a>1.1. Listing files</h1></div>
+<p>List every file of a folder with ls.</p><div class="sect2"><h2 class="title"><a id="hidden"></a>1.1.1. Hidden
+files</h2><p>Files whose names open with a dot are hidden: ls -a shows them.</p></div></div>
+<div class="sect1"><h1 class="title"><a id="moving"></a>1.2. Moving</h1><p>The cd command changes the folder.</p>
+</div></div>""")
+
+
+def _contents_of(kind, nested):
+    """DOCBOOK_CHAPTER's entries in an NCX or a navigation document: its sections under it
+    (``nested``) or beside it; its sect2 not listed."""
+    sections = [("ch1.xhtml#listing", "1.1. Listing files"), ("ch1.xhtml#moving", "1.2. Moving")]
+    if kind == "ncx":
+        points = "".join(f'<navPoint id="p{n}"><navLabel><text>{label}</text></navLabel><content src="{href}"/>'
+                         "</navPoint>" for n, (href, label) in enumerate(sections))
+        chapter = '<navPoint id="c"><navLabel><text>1. Getting around</text></navLabel><content src="ch1.xhtml"/>'
+        body = chapter + points + "</navPoint>" if nested else chapter + "</navPoint>" + points
+        return f'<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><navMap>{body}</navMap></ncx>'
+    items = "".join(f'<li><a href="{href}">{label}</a></li>' for href, label in sections)
+    chapter = '<li><a href="ch1.xhtml">1. Getting around</a>'
+    body = f"{chapter}<ol>{items}</ol></li>" if nested else f"{chapter}</li>{items}"
+    return xhtml("Contents", f'<nav epub:type="toc"><ol>{body}</ol></nav>')
+
+
+@pytest.mark.parametrize("kind, nested", [("ncx", True), ("nav", True), ("nav", False)])
+def test_epub_headings_are_as_deep_as_the_books_contents_lists_them(tmp_path, kind, nested):
+    """DocBook's EPUB titles a chapter and its sections alike with <h1>: its contents (NCX or
+    navigation document) nest them, and so does the book's TOC; a heading under a listed one
+    goes as much deeper (the unlisted 1.1.1). A contents that lists the sections beside their
+    chapter raises no heading: the page's levels stay."""
+    toc = ("toc.ncx", "application/x-dtbncx+xml", "") if kind == "ncx" else ("nav.xhtml", XHTML, "nav")
+    package = epub_package("The Shell Workshop", [("toc", *toc), ("c1", "ch1.xhtml", XHTML, "")], ["c1"],
+                           toc="toc" if kind == "ncx" else None)
+    path = write_epub(tmp_path / "shell.epub", {"OEBPS/content.opf": package, f"OEBPS/{toc[0]}": _contents_of(kind, nested),
+                                                "OEBPS/ch1.xhtml": DOCBOOK_CHAPTER})
+    levels = [level for _, level, _ in read_source(path).headings]
+    assert levels == ([1, 2, 3, 2] if nested else [1, 1, 2, 1])
 
 
 def test_hostile_html_and_huge_lines_stay_bounded(tmp_path):

@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     from tutorialbook.acquire.formats.document import Document
 
 DOCUMENT_EXTENSIONS = frozenset({".md", ".markdown", ".rst", ".html", ".htm", ".xhtml", ".ipynb", ".pdf", ".adoc",
-                                 ".asciidoc", ".info"})
-BINARY_FORMATS = frozenset({".html", ".pdf", ".info"})
+                                 ".asciidoc", ".info", ".epub"})
+BINARY_FORMATS = frozenset({".html", ".pdf", ".info", ".epub"})
 """Read as bytes: the reader decodes (an HTML page's declared charset, an Info file's control
-bytes) or parses them itself."""
+bytes) or parses them itself (a PDF, an EPUB's zip)."""
 
 
 def document_format(path: Path) -> str | None:

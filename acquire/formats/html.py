@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -115,14 +117,25 @@ _NUMBERED = re.compile(r"^(?:[\dA-Z]+\.)*\d+\.?\s+")
 
 
 def read_html(data: bytes, name: str) -> Document:
+    doc = Document(name)
+    doc.title = read_page(doc, data, name)
+    return doc
+
+
+def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], None] | None = None) -> str | None:
+    """Read one page's content into ``doc``, after what it holds (an EPUB's chapters go into one
+    Document); the page's own title, which ``doc`` does not take. ``prepare``: a change to the
+    parsed page before its content is read (an EPUB sets its headings' levels as the book's table
+    of contents gives them)."""
     root, cut_short = _parse(data, name)
     _forget_page_classes(root, name)
-    doc = Document(name)
     if cut_short:
         doc.warnings.append(
             f"{name} nests elements deeper than {PARSER_DEPTH} levels; what follows that point was not read"
         )
-    doc.title = _title(root)
+    title = _title(root)
+    if prepare is not None:
+        prepare(root)
     content = _content_root(root)
     target = _redirect(root)
     if target and len(content.text_content().split()) <= REDIRECT_WORDS:
@@ -132,8 +145,8 @@ def read_html(data: bytes, name: str) -> Document:
                                        "search form or a 'not found' page), no text of the manual")
     _strip_chrome(content)
     _inline_footnotes(content)
-    _Walker(doc, _site_names(root, doc.title)).container(content, 0)
-    return doc
+    _Walker(doc, _site_names(root, title)).container(content, 0)
+    return title
 
 
 #: the class words of a page's footnotes (docutils' aside/table/dl.footnote, DocBook's div.footnote(s),

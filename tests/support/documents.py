@@ -1,4 +1,7 @@
-"""Documents the format tests write for themselves (PDFs through fpdf2, a test dependency)."""
+"""Documents the format tests write for themselves (PDFs through fpdf2, a test dependency; EPUBs
+through zipfile)."""
+
+import zipfile
 
 from fpdf import FPDF
 
@@ -42,4 +45,42 @@ def write_pdf(path, outline=True, title="The Tool Handbook", encrypt=False, text
         pdf.set_fill_color(40, 90, 160)
         pdf.rect(20, 20, 120, 80, style="F")  # a picture of a page: drawing, no text layer
     pdf.output(str(path))
+    return path
+
+
+CONTAINER_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+  <rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles>
+</container>"""
+
+
+def epub_package(title, items, spine, version="3.0", toc=None):
+    """An OPF package file: ``items`` (id, href, media type, properties) in its manifest,
+    ``spine`` the idrefs in reading order ("id linear=no" marks one non-linear)."""
+    manifest = "".join(f'<item id="{i}" href="{href}" media-type="{kind}"' + (f' properties="{props}"' if props else "")
+                       + "/>" for i, href, kind, props in items)
+    refs = "".join(f'<itemref idref="{ref.split()[0]}"' + (' linear="no"' if " linear=no" in ref else "") + "/>"
+                   for ref in spine)
+    dc_title = f"<dc:title>{title}</dc:title>" if title else ""
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<package xmlns="http://www.idpf.org/2007/opf" '
+            f'version="{version}" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">{dc_title}'
+            f'<dc:identifier id="id">urn:uuid:0</dc:identifier><dc:language>en</dc:language></metadata>'
+            f'<manifest>{manifest}</manifest><spine' + (f' toc="{toc}"' if toc else "") + f">{refs}</spine></package>")
+
+
+def xhtml(title, body):
+    """An XHTML content document."""
+    return (f'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml" '
+            f'xmlns:epub="http://www.idpf.org/2007/ops"><head><title>{title}</title></head><body>{body}</body></html>')
+
+
+def write_epub(path, members, container=CONTAINER_XML):
+    """An EPUB's zip: ``mimetype`` first and stored, as OCF asks, then ``META-INF/container.xml``
+    (none when ``container`` is None) and ``members`` (name -> text or bytes), deflated."""
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        if container is not None:
+            book.writestr("META-INF/container.xml", container, compress_type=zipfile.ZIP_DEFLATED)
+        for name, content in members.items():
+            book.writestr(name, content, compress_type=zipfile.ZIP_DEFLATED)
     return path
