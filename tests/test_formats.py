@@ -3579,3 +3579,26 @@ def test_a_side_menu_and_a_sites_banner_are_no_text(tmp_path):
         "This is a tutorial on XML processing with lxml.etree.", "Choose File → Open to read a file.",
         "Parse a string with fromstring()."]
     assert transcript.title == "The lxml.etree Tutorial"
+
+
+def test_an_icon_glyph_in_the_heading_is_no_word_of_the_title(tmp_path):
+    """MkDocs' pages (mkdocs-doc) end each heading on a permalink whose text is an icon font's
+    glyph (U+F0C1): the tutorial was titled "Getting Started with MkDocs\\uf0c1"."""
+    page = tmp_path / "getting-started.html"
+    page.write_text('<html><head><title>Getting Started - MkDocs</title></head><body><h1 id="gs">Getting Started '
+                    'with MkDocs<a class="headerlink" href="#gs" title="Permanent link">\uf0c1</a></h1>'
+                    '<p>An introductory tutorial!</p></body></html>', encoding="utf-8")
+    assert read_source(page).title == "Getting Started with MkDocs"
+
+
+def test_a_sites_tagline_is_no_text(tmp_path):
+    """SQLite's documentation (sqlite3-doc) opens every page on its tagline, "Small. Fast. Reliable.
+    Choose any three.": the first skill of "Command Line Shell For SQLite"."""
+    page = tmp_path / "cli.html"
+    page.write_text('<html><head><title>Command Line Shell For SQLite</title></head><body><div class=nosearch>'
+                    '<a href="index.html"><img class="logo" src="logo.gif" alt="SQLite"></a>'
+                    '<div class="tagline desktoponly">Small. Fast. Reliable.<br>Choose any three.</div></div>'
+                    '<h1>Command Line Shell For SQLite</h1><p>The SQLite project provides a simple command-line '
+                    'program named sqlite3.</p></body></html>', encoding="utf-8")
+    assert [s.text for s in read_source(page).segments] == [
+        "The SQLite project provides a simple command-line program named sqlite3."]

@@ -228,6 +228,7 @@ class Document:
             raise NothingToLearn("source", f"{self.name} holds {what} to learn from{why}",
                                  heading=squash(heading) if heading else None)
         title = self.title if self.title is not None else heading
+        title = _PRIVATE_USE.sub("", title) if title else title  # MkDocs' permalink glyph in the page's h1
         if title and re.fullmatch(r"\[[^\[\]]+\]", title.strip()):
             title = title.strip()[1:-1]  # a logo's alt text a converter left bracketed: "[YT-DLP]"
         text = self.source if self.source is not None else "".join(self._parts)
