@@ -3602,3 +3602,21 @@ def test_a_sites_tagline_is_no_text(tmp_path):
                     'program named sqlite3.</p></body></html>', encoding="utf-8")
     assert [s.text for s in read_source(page).segments] == [
         "The SQLite project provides a simple command-line program named sqlite3."]
+
+
+def test_markdown_contents_list_with_labels_and_other_pages_is_no_text(tmp_path):
+    """eSpeak NG's user guide (espeak-ng's docs/guide.md) opens on its contents: links to its own
+    sections, labels ("Command line usage") over links to other documents. It was the guide's
+    first skill. A list of links alone or labels over them, at least half into the page, is the
+    page's contents; links to other pages alone, or an item that says more, stay text."""
+    transcript = read_written(tmp_path, "guide.md", (
+        "# eSpeak NG user guide\n\n- [Installation](#installation)\n  - [Linux](#linux)\n"
+        "- Command line usage\n  - [espeak-ng Command Line](../src/espeak-ng.1.ronn)\n"
+        "- [Error solutions](#error-solutions)\n- [Full list of documents](index.md)\n\n"
+        "## Installation\n\n### Linux\n\nUse the package manager of your distribution.\n\n"
+        "## Error solutions\n\nRead on:\n\n- [Integration guide](integration.md)\n- [Voices](voices.md)\n\nThen:\n\n"
+        "- [Linux](#linux) first, then build the library from source as the next step explains\n"
+        "  - [Voices](voices.md)\n"))
+    assert [s.text for s in transcript.segments] == [
+        "Use the package manager of your distribution.", "Read on:", "- Integration guide\n- Voices", "Then:",
+        "- Linux first, then build the library from source as the next step explains\n  - Voices"]

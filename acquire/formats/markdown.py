@@ -325,17 +325,36 @@ def _outside_images(node: SyntaxTreeNode):
             yield child
 
 
-def _in_page_contents(node: SyntaxTreeNode) -> bool:
-    """Whether a list's every item is one link to a place on the page ("[History](#history)"),
-    nested lists too: the page's table of contents, which its headings already are."""
-    def item_is_link(item: SyntaxTreeNode) -> bool:
-        parts = [p for p in item.children if p.type not in _LISTS]
-        links = [n for p in parts for n in p.walk() if n.type == "link"]
-        return len(parts) == 1 and len(links) == 1 and str(links[0].attrs.get("href", "")).startswith("#") \
-            and squash(inline_text(parts[0])) == squash(inline_text(links[0]))
+#: the most words of a contents list's label over its nested links ("Command line usage")
+_LABEL_WORDS = 6
 
-    return all(item_is_link(item) and all(_in_page_contents(sub) for sub in item.children if sub.type in _LISTS)
-               for item in node.children)
+
+def _in_page_contents(node: SyntaxTreeNode) -> bool:
+    """Whether a list is the page's table of contents, which its headings already are: each item a
+    link alone ("[History](#history)") or a short label over a nested list of them, at least half
+    of its links to places on the page (eSpeak NG's guide lists its sections with the documents
+    it leads on to: "Command line usage" over links to two man pages). A list of links to other
+    pages alone is text."""
+    links: list[str] = []
+
+    def shaped(lst: SyntaxTreeNode) -> bool:
+        for item in lst.children:
+            parts = [p for p in item.children if p.type not in _LISTS]
+            subs = [p for p in item.children if p.type in _LISTS]
+            if len(parts) != 1:
+                return False
+            found = [n for n in parts[0].walk() if n.type == "link"]
+            if found:
+                if len(found) > 1 or squash(inline_text(parts[0])) != squash(inline_text(found[0])):
+                    return False
+                links.append(str(found[0].attrs.get("href", "")))
+            elif not subs or len(inline_text(parts[0]).split()) > _LABEL_WORDS:
+                return False  # a label heads a nested list of links; a sentence is text
+            if not all(shaped(sub) for sub in subs):
+                return False
+        return True
+
+    return shaped(node) and bool(links) and 2 * sum(href.startswith("#") for href in links) >= len(links)
 
 
 def _rows(table: SyntaxTreeNode):
