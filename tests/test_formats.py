@@ -3620,3 +3620,22 @@ def test_markdown_contents_list_with_labels_and_other_pages_is_no_text(tmp_path)
     assert [s.text for s in transcript.segments] == [
         "Use the package manager of your distribution.", "Read on:", "- Integration guide\n- Voices", "Then:",
         "- Linux first, then build the library from source as the next step explains\n  - Voices"]
+
+
+def test_a_number_linking_to_the_block_beside_it_is_no_text(tmp_path):
+    """SiSU's books (live-manual-epub's Live Systems Manual) number every paragraph and heading in
+    the margin, ``<label class="ocn"><a href="#o5">5</a></label><p id="o5">``: the numbers were
+    read as text, a part's page summed up as "3". A number linking to the block it stands beside
+    or in is that block's permalink; a number linking elsewhere ("see step 2") stays."""
+    page = tmp_path / "about.xhtml"
+    page.write_text("""<html><head><title>about</title></head><body><div class="content">
+<div class="substance"><label class="ocn"><a href="#o4" class="lnkocn">4</a></label>
+<h1 id="o4">1. About this manual</h1></div>
+<div class="substance"><label class="ocn"><a href="#o5" class="lnkocn">5</a></label>
+<p id="o5">This manual serves as a single access point to the documentation.</p></div>
+<div class="substance"><p id="o6">Read it in order, as in <a href="#o9">9</a> below.</p></div>
+</div></body></html>""")
+    transcript = read_source(page)
+    assert [s.text for s in transcript.segments] == [
+        "This manual serves as a single access point to the documentation.", "Read it in order, as in 9 below."]
+    assert [title for _, _, title in transcript.headings] == ["1. About this manual"]

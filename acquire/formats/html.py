@@ -489,7 +489,24 @@ def _control_link(a) -> bool:
     return (text in ("¶", "#", "§", "🔗", "[D]") or text.lower().startswith("skip to")
             or bool(_PAGE_CONTROL.fullmatch(text)) and _stands_alone(a, text)
             or a.get("href", "").strip().lower().startswith("javascript:")
-            and (not _ALNUM.search(text) or _stands_alone(a, text)))
+            and (not _ALNUM.search(text) or _stands_alone(a, text))
+            or text.isdigit() and _numbers_its_block(a))
+
+
+def _numbers_its_block(a) -> bool:
+    """A number linking to the block it stands beside or in: that block's number in the margin
+    (SiSU's "object citation numbers", ``<label><a href="#o5">5</a></label><p id="o5">``, before
+    every paragraph and heading of the Live Systems Manual), a permalink, no word of it."""
+    target = a.get("href", "").strip()
+    if not target.startswith("#") or len(target) < 2:
+        return False
+    for el in (a, *a.iterancestors()):
+        if not isinstance(el.tag, str) or el.tag in ("body", "html"):
+            return False
+        beside = el.getnext()
+        if el.get("id") == target[1:] or beside is not None and beside.get("id") == target[1:]:
+            return True
+    return False
 
 
 def _in_heading(el) -> bool:
