@@ -177,15 +177,23 @@ def test_damaged_epubs_are_refused_by_name(tmp_path):
 
     good_path = write_epub(tmp_path / "good.epub", BOOK)
     assert [s.text for s in read_source(good_path).segments] == ["Tie a bowline to make a loop that does not slip."]
-    good = good_path.read_bytes()
-    variants = [good[:cut] for cut in (30, len(good) // 3, len(good) // 2, len(good) - 10)]
-    for n in range(8):  # bytes overwritten inside the members and the directory
+    # bytes overwritten inside the members and the directory
+    _read_damaged(tmp_path, good_path.read_bytes(), ".epub", head=30, tail=10, copies=8, flips=6)
+
+
+def _read_damaged(tmp_path, good: bytes, suffix: str, head: int, tail: int, copies: int, flips: int) -> None:
+    """``good`` cut short four ways and with ``flips`` bytes overwritten in ``copies`` copies, each
+    read: refused by name (a source error naming the file), or read, never another exception."""
+    from tutorialbook.acquire.sources import read_source
+
+    variants = [good[:cut] for cut in (head, len(good) // 3, len(good) // 2, len(good) - tail)]
+    for n in range(copies):
         data = bytearray(good)
-        for k in range(6):
+        for k in range(flips):
             data[(n * 997 + k * 131) % len(data)] = (n * 31 + k * 17) % 256
         variants.append(bytes(data))
     for n, data in enumerate(variants):
-        path = tmp_path / f"damaged{n}.epub"
+        path = tmp_path / f"damaged{n}{suffix}"
         path.write_bytes(data)
         try:
             read_source(path)
@@ -281,22 +289,9 @@ def test_odd_documents_are_read_or_refused_never_a_crash(tmp_path):
 
 
 def test_damaged_pdfs_are_refused_by_name(tmp_path):
-    from tutorialbook.acquire.sources import read_source
-
-    good = write_pdf(tmp_path / "good.pdf").read_bytes()
-    variants = [good[:cut] for cut in (40, len(good) // 3, len(good) // 2, len(good) - 30)]
-    for n in range(6):  # bytes overwritten inside the objects
-        data = bytearray(good)
-        for k in range(12):
-            data[(n * 997 + k * 131) % len(data)] = (n * 31 + k * 17) % 256
-        variants.append(bytes(data))
-    for n, data in enumerate(variants):
-        path = tmp_path / f"damaged{n}.pdf"
-        path.write_bytes(data)
-        try:
-            read_source(path)
-        except TutorialbookError as exc:
-            assert exc.field == "source" and path.name in exc.reason
+    # bytes overwritten inside the objects
+    _read_damaged(tmp_path, write_pdf(tmp_path / "good.pdf").read_bytes(), ".pdf", head=40, tail=30, copies=6,
+                  flips=12)
 
 
 def test_plain_text_laid_out_to_exhaust_the_reader_is_read_whole(tmp_path):
