@@ -3602,3 +3602,23 @@ def test_a_sites_tagline_is_no_text(tmp_path):
                     'program named sqlite3.</p></body></html>', encoding="utf-8")
     assert [s.text for s in read_source(page).segments] == [
         "The SQLite project provides a simple command-line program named sqlite3."]
+
+
+def test_a_class_opening_with_an_admonitions_name_is_no_admonition(tmp_path):
+    """Rust's compiler error index (rust-doc, error-index.html) sets each error code's section in a
+    ``div.error-described``: read as an "error" admonition, its 484 headings ("E0004") were labels
+    of the page's paragraphs, one flat section of 990 skills. A box of class ``alert-warning``
+    still is one."""
+    page = tmp_path / "error-index.html"
+    page.write_text('<html><head><title>Rust Compiler Error Index</title></head><body><h1>Rust Compiler Error '
+                    'Index</h1><div class="error-described"><h2 id="E0004" class="section-header"><a href="#E0004">'
+                    'E0004</a></h2><p>The compiler cannot guarantee a matching pattern.</p></div>'
+                    '<div class="error-described"><h2 id="E0005" class="section-header"><a href="#E0005">E0005</a>'
+                    '</h2><p>Patterns used to bind names must be irrefutable.</p></div>'
+                    '<div class="alert alert-warning"><h4>Heads up</h4><p>Errors change between releases.</p></div>'
+                    '</body></html>', encoding="utf-8")
+    transcript = read_source(page)
+    assert [t for _, _, t in transcript.headings] == ["Rust Compiler Error Index", "E0004", "E0005"]
+    assert [s.text for s in transcript.segments] == [
+        "The compiler cannot guarantee a matching pattern.", "Patterns used to bind names must be irrefutable.",
+        "Heads up: Errors change between releases."]

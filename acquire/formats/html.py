@@ -944,10 +944,14 @@ def _is_box_title(el) -> bool:
 
 
 def _in_admonition(el, also: frozenset[str] = frozenset()) -> bool:
-    """Whether an element sits directly in a box whose class names an admonition (``div.note``),
-    or one of ``also``."""
+    """Whether an element sits directly in a box whose class names an admonition (``div.note``,
+    ``div.alert-warning``), or one of ``also``: a class naming it, or ending on its name; one that
+    only opens with the name is something else (rustdoc's ``div.error-described`` holds an error
+    code's section: the error index's 484 headings "E0004" had been labels of one flat page)."""
     box = el.getparent()
-    return box is not None and bool(_class_words(box) & (ADMONITIONS | also))
+    kinds = {re.split(r"[-_]", token)[-1] for token in (box.get("class") or "").lower().split()} \
+        if box is not None else set()
+    return bool(kinds & (ADMONITIONS | also))
 
 
 def _alt(img) -> str:
