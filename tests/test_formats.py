@@ -3622,3 +3622,19 @@ def test_a_class_opening_with_an_admonitions_name_is_no_admonition(tmp_path):
     assert [s.text for s in transcript.segments] == [
         "The compiler cannot guarantee a matching pattern.", "Patterns used to bind names must be irrefutable.",
         "Heads up: Errors change between releases."]
+
+
+def test_the_wrapper_around_the_main_content_is_no_furniture_for_the_title(tmp_path):
+    """The Read the Docs theme (python-cryptography-doc's installation.html) wraps a page's content,
+    its h1 with it, in ``section.wy-nav-content-wrap``: "nav" made the h1 page furniture, and the
+    tutorial was titled by the whole ``<title>``, "Installation — Cryptography 38.0.4 documentation"."""
+    page = tmp_path / "installation.html"
+    page.write_text('<html><head><title>Installation &mdash; Cryptography 38.0.4 documentation</title></head><body>'
+                    '<nav class="wy-nav-side"><ul><li><a href="fernet.html">Fernet</a></li></ul></nav>'
+                    '<section class="wy-nav-content-wrap"><nav class="wy-nav-top"><a href="index.html">Cryptography'
+                    '</a></nav><div class="wy-nav-content"><div role="main" class="document"><section id="installation">'
+                    '<h1>Installation</h1><p>You can install cryptography with pip.</p></section></div></div></section>'
+                    '</body></html>', encoding="utf-8")
+    transcript = read_source(page)
+    assert transcript.title == "Installation"
+    assert [s.text for s in transcript.segments] == ["You can install cryptography with pip."]

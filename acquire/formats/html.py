@@ -392,9 +392,11 @@ def _page_h1(root):
 
 def _in_chrome(el) -> bool:
     """Whether an element or one around it is page furniture (``_is_chrome``; the page itself
-    never is: mdBook's ``<html class="sidebar-visible">`` says the sidebar is open)."""
-    return any(_is_chrome(e, None) for e in (el, *el.iterancestors())
-               if isinstance(e.tag, str) and e.tag not in ("html", "body"))
+    never is: mdBook's ``<html class="sidebar-visible">`` says the sidebar is open; nor is an element
+    holding the page's main content: the Read the Docs theme wraps it in ``section.wy-nav-content-wrap``,
+    and its pages had been titled "Installation — Cryptography 38.0.4 documentation")."""
+    return any(_is_chrome(e, None) and not e.xpath("boolean(.//main|.//*[@role='main'])")
+               for e in (el, *el.iterancestors()) if isinstance(e.tag, str) and e.tag not in ("html", "body"))
 
 
 def _visible_text(el) -> str:
