@@ -3638,3 +3638,19 @@ def test_the_wrapper_around_the_main_content_is_no_furniture_for_the_title(tmp_p
     transcript = read_source(page)
     assert transcript.title == "Installation"
     assert [s.text for s in transcript.segments] == ["You can install cryptography with pip."]
+
+
+def test_a_heading_naming_the_pages_kind_titles_it(tmp_path):
+    """javadoc (libcommons-lang3-java-doc) titles a class's page "BitField (Apache Commons Lang 3.12.0
+    API)" and heads it "Class BitField"; rustdoc (rust-doc) "std::collections - Rust" and "Module
+    std::collections": the tutorials had been titled by the whole ``<title>``, the API's name with it."""
+    page = tmp_path / "BitField.html"
+    page.write_text('<html><head><title>BitField (Apache Commons Lang 3.12.0 API)</title></head><body><main>'
+                    '<div class="header"><h1 title="Class BitField" class="title">Class BitField</h1></div>'
+                    '<p>Supports operations on bit-mapped fields.</p></main></body></html>', encoding="utf-8")
+    assert read_source(page).title == "Class BitField"
+    page = tmp_path / "index.html"
+    page.write_text('<html><head><title>std::collections - Rust</title></head><body><main><h1 class="fqn">'
+                    '<span class="in-band">Module <a href="../index.html">std</a>::<wbr><a class="mod" href="#">'
+                    'collections</a></span></h1><p>Collection types.</p></main></body></html>', encoding="utf-8")
+    assert read_source(page).title == "Module std::collections"

@@ -373,6 +373,8 @@ def _title(root) -> str | None:
             return mine[0]
         if h1_text and any(h1_text.lower().startswith(p.lower()) for p in parts):  # the heading says it longer
             return h1_text
+        if h1_text and re.search(rf"(?<![\w.:]){re.escape(parts[0])}(?![\w.:])", h1_text, re.I):
+            return h1_text  # it names the page's kind too: javadoc's "Class BitField" of "BitField (… API)"
     og_title = root.xpath("string(//meta[@property='og:title']/@content)")  # a page's title for sharing, no suffix
     return squash(og_title) or title_text or h1_text or None
 
