@@ -3654,3 +3654,21 @@ def test_a_heading_naming_the_pages_kind_titles_it(tmp_path):
                     '<span class="in-band">Module <a href="../index.html">std</a>::<wbr><a class="mod" href="#">'
                     'collections</a></span></h1><p>Collection types.</p></main></body></html>', encoding="utf-8")
     assert read_source(page).title == "Module std::collections"
+
+
+def test_a_run_link_under_an_example_and_a_link_set_as_a_button_are_no_text(tmp_path):
+    """rustdoc (rust-doc's error-index.html, std's pages) ends each example on a link to the
+    playground, "Run", in the ``div`` holding its ``pre``: 1,040 blocks of the index said "Run". pandas'
+    tutorials (python-pandas-doc, 03_subset_data.html) end a data set's card on ``a.btn`` "To raw data":
+    a button, as ``<button>`` is, not a step. A "run" in a sentence stays, and so does haproxy's keyword
+    "source" (alone in its ``b``, it had gone as a page control)."""
+    page = tmp_path / "error-index.html"
+    page.write_text('<html><head><title>Errors</title></head><body><h1>Errors</h1><p>Erroneous code example:</p>'
+                    '<div class="example-wrap"><pre class="rust">let x = 1;</pre><a class="test-arrow" target="_blank" '
+                    'href="https://play.rust-lang.org/?code=let">Run</a></div><div class="card-body"><p>The data '
+                    'set has twelve columns.</p><a href="titanic.csv" class="btn btn-dark btn-sm">To raw data</a>'
+                    '</div><p>Then <a href="run.html">run</a> it.</p><div class="keyword"><b><a href="#4.2-source">'
+                    'source</a></b> &lt;addr&gt;[:&lt;port&gt;]</div></body></html>', encoding="utf-8")
+    assert [s.text for s in read_source(page).segments] == [
+        "Erroneous code example:", "let x = 1;", "The data set has twelve columns.", "Then run it.",
+        "source <addr>[:<port>]"]

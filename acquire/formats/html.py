@@ -328,7 +328,9 @@ _LEAD_LABEL = _LEADS_ON | {"back", "the", "tutorial", "section", "chapter", "pag
 #: a link that is a control of the page's own ("source" beside rustdoc's item, Sphinx's "View page
 #: source", "Edit on GitHub"), whole
 _PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
-                           r"edit(?: (?:on \w+|this page))?)\]?", re.I)
+                           r"edit(?: (?:on \w+|this page))?|run)\]?", re.I)
+#: the class words of a link set as a button (Bootstrap's ``a.btn``): a control, as ``<button>`` is
+_BUTTON_WORDS = frozenset({"btn", "button"})
 _DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
 
 
@@ -487,11 +489,12 @@ def _is_box(el) -> bool:
 def _control_link(a) -> bool:
     """A link that works the page rather than says something: a permalink mark, DocBook's "[D]"
     (an image's long description), "Skip to …", a page control standing alone ("source", "Edit
-    on GitHub"), a link that runs script ("[−]"), unless that one is words of a sentence
+    on GitHub", rustdoc's "Run" under an example), a link set as a button (pandas' "To raw data"),
+    a link that runs script ("[−]"), unless that one is words of a sentence
     (Erlang's manuals link every function so: "If a process calls link(Other_Pid) it …")."""
     text = squash(a.text_content())
     return (text in ("¶", "#", "§", "🔗", "[D]") or text.lower().startswith("skip to")
-            or bool(_PAGE_CONTROL.fullmatch(text)) and _stands_alone(a, text)
+            or bool(_PAGE_CONTROL.fullmatch(text) or _class_words(a) & _BUTTON_WORDS) and _stands_alone(a, text)
             or a.get("href", "").strip().lower().startswith("javascript:")
             and (not _ALNUM.search(text) or _stands_alone(a, text)))
 
@@ -521,9 +524,17 @@ def _chrome_words(el) -> tuple[bool, set[str]]:
 
 
 def _stands_alone(el, text: str) -> bool:
-    """Whether a link is all the words of its parent (not one word of a sentence)."""
+    """Whether a link is all the words of the block it stands in (not one word of a sentence), the
+    blocks beside it apart (rustdoc's "Run" after the ``pre`` it runs, in one ``div``)."""
     parent = el.getparent()
-    return parent is None or not _ALNUM.search(squash(parent.text_content()).replace(text, "", 1))
+    while parent is not None and parent.tag in _INLINE and parent.getparent() is not None:
+        parent = parent.getparent()  # javadoc's span.element-name around a method's name ("run")
+    if parent is None:
+        return True
+    said = (parent.text or "") + "".join(
+        (child.text_content() if isinstance(child.tag, str) and child.tag in _INLINE else "") + (child.tail or "")
+        for child in parent)
+    return not _ALNUM.search(squash(said).replace(text, "", 1))
 
 
 def _slug_of_title(el, id_words: list[str]) -> bool:
