@@ -3672,3 +3672,13 @@ def test_a_run_link_under_an_example_and_a_link_set_as_a_button_are_no_text(tmp_
     assert [s.text for s in read_source(page).segments] == [
         "Erroneous code example:", "let x = 1;", "The data set has twelve columns.", "Then run it.",
         "source <addr>[:<port>]"]
+
+
+def test_a_tooltip_is_no_text(tmp_path):
+    """rustdoc (rust-doc's error-index.html) sets a tooltip, ``div.tooltip`` "ⓘ", over each example
+    that fails to compile: 536 steps of the index said only "ⓘ"."""
+    page = tmp_path / "error-index.html"
+    page.write_text('<html><head><title>Errors</title></head><body><h1>Errors</h1><p>Erroneous code example:</p>'
+                    '<div class="information"><div class="tooltip compile_fail">ⓘ</div></div><div class="example-wrap">'
+                    '<pre class="rust compile_fail">let x: i32 = "a";</pre></div></body></html>', encoding="utf-8")
+    assert [s.text for s in read_source(page).segments] == ["Erroneous code example:", 'let x: i32 = "a";']

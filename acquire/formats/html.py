@@ -51,9 +51,10 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary
 _CHROME_WORDS = frozenset({"nav", "navbar", "navigation", "menu", "sidebar", "sphinxsidebar", "related",
                            "breadcrumb", "breadcrumbs", "skip", "skiplink", "footer", "masthead", "cookie",
                            "cookies", "headerlink", "permalink", "toc", "sidenav", "topbar", "pager",
-                           "byline", "docinfo", "tagline"})
+                           "byline", "docinfo", "tagline", "tooltip"})
 # docinfo: docutils' Author / Version / Copyright fields; tagline: a site's slogan (SQLite's "Small. Fast.
-# Reliable. Choose any three." atop every page)
+# Reliable. Choose any three." atop every page); tooltip: a hover widget (rustdoc's "ⓘ" over an example
+# that fails to compile: 536 steps of its error index)
 #: ids of AsciiDoc's document header fields (as a class, "email" marks an address in prose: kept), and
 #: of a site's banner (Publican's ``div#banner``, "Download the ebook" atop every page of the Debian
 #: Administrator's Handbook; a word of a longer id, "Beat.banner", names a thing documented)
