@@ -3682,3 +3682,20 @@ def test_a_tooltip_is_no_text(tmp_path):
                     '<div class="information"><div class="tooltip compile_fail">ⓘ</div></div><div class="example-wrap">'
                     '<pre class="rust compile_fail">let x: i32 = "a";</pre></div></body></html>', encoding="utf-8")
     assert [s.text for s in read_source(page).segments] == ["Erroneous code example:", 'let x: i32 = "a";']
+
+
+def test_a_banner_linking_to_the_page_on_another_site_is_no_text(tmp_path):
+    """celery's pages (python-celery-doc, first-steps-with-celery.html) open, above their title, on
+    ``div.deck`` "This document describes the current stable version of Celery (5.2). For development
+    docs, go here.", linking to the same page of the development docs: every page's first skill and
+    its summary. A link to the page elsewhere below the title stays."""
+    page = tmp_path / "first-steps-with-celery.html"
+    page.write_text('<html><head><title>First Steps with Celery</title></head><body><div class="body" role="main">'
+                    '<div class="deck"><p>This document describes the current stable version of Celery (5.2). For '
+                    'development docs, <a href="http://docs.celeryproject.org/en/master/getting-started/first-steps-'
+                    'with-celery.html">go here</a>.</p></div><section id="first-steps"><h1>First Steps with Celery</h1>'
+                    '<p>Celery is a task queue with batteries included.</p><p>This page is also <a href="https://'
+                    'example.org/first-steps-with-celery.html">online</a>.</p></section></div></body></html>',
+                    encoding="utf-8")
+    assert [s.text for s in read_source(page).segments] == [
+        "Celery is a task queue with batteries included.", "This page is also online."]

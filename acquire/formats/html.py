@@ -147,9 +147,32 @@ def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], No
         raise NothingToLearn("source", f"{name} is a page the documentation's generator writes (an index, a "
                                        "search form or a 'not found' page), no text of the manual")
     _strip_chrome(content)
+    _drop_other_versions(content, name)
     _inline_footnotes(content)
     _Walker(doc, _site_names(root, title)).container(content, 0)
     return title
+
+
+def _drop_other_versions(content, name: str) -> None:
+    """A block above the page's first heading that links to this very page on another site is a
+    version banner: celery's pages (python-celery-doc) open on "This document describes the current
+    stable version of Celery (5.2). For development docs, go here.", linking to the page of the
+    development docs; it had been every page's first skill and summary."""
+    page = re.sub(r"\.gz$", "", name.replace("\\", "/").rsplit("/", 1)[-1].lower())  # Debian's changelog.html.gz
+    first = next(content.iter(*_HEADINGS), None)
+    if not page or first is None:
+        return
+    above = set(first.itersiblings(preceding=True))
+    above.update(e for a in first.iterancestors() for e in a.itersiblings(preceding=True))
+    for a in list(content.iter("a")):
+        href = (a.get("href") or "").split("#", 1)[0].lower()
+        if not re.match(r"https?://", href) or not href.endswith("/" + page):
+            continue
+        block = a
+        while block.getparent() is not None and block.getparent() is not content and block.tag in _INLINE:
+            block = block.getparent()
+        if block.getparent() is not None and (block in above or any(e in above for e in block.iterancestors())):
+            block.drop_tree()
 
 
 #: the class words of a page's footnotes (docutils' aside/table/dl.footnote, DocBook's div.footnote(s),
