@@ -3639,3 +3639,100 @@ def test_a_number_linking_to_the_block_beside_it_is_no_text(tmp_path):
     assert [s.text for s in transcript.segments] == [
         "This manual serves as a single access point to the documentation.", "Read it in order, as in 9 below."]
     assert [title for _, _, title in transcript.headings] == ["1. About this manual"]
+
+
+def test_a_class_opening_with_an_admonitions_name_is_no_admonition(tmp_path):
+    """Rust's compiler error index (rust-doc, error-index.html) sets each error code's section in a
+    ``div.error-described``: read as an "error" admonition, its 484 headings ("E0004") were labels
+    of the page's paragraphs, one flat section of 990 skills. A box of class ``alert-warning``
+    still is one."""
+    page = tmp_path / "error-index.html"
+    page.write_text('<html><head><title>Rust Compiler Error Index</title></head><body><h1>Rust Compiler Error '
+                    'Index</h1><div class="error-described"><h2 id="E0004" class="section-header"><a href="#E0004">'
+                    'E0004</a></h2><p>The compiler cannot guarantee a matching pattern.</p></div>'
+                    '<div class="error-described"><h2 id="E0005" class="section-header"><a href="#E0005">E0005</a>'
+                    '</h2><p>Patterns used to bind names must be irrefutable.</p></div>'
+                    '<div class="alert alert-warning"><h4>Heads up</h4><p>Errors change between releases.</p></div>'
+                    '</body></html>', encoding="utf-8")
+    transcript = read_source(page)
+    assert [t for _, _, t in transcript.headings] == ["Rust Compiler Error Index", "E0004", "E0005"]
+    assert [s.text for s in transcript.segments] == [
+        "The compiler cannot guarantee a matching pattern.", "Patterns used to bind names must be irrefutable.",
+        "Heads up: Errors change between releases."]
+
+
+def test_the_wrapper_around_the_main_content_is_no_furniture_for_the_title(tmp_path):
+    """The Read the Docs theme (python-cryptography-doc's installation.html) wraps a page's content,
+    its h1 with it, in ``section.wy-nav-content-wrap``: "nav" made the h1 page furniture, and the
+    tutorial was titled by the whole ``<title>``, "Installation — Cryptography 38.0.4 documentation"."""
+    page = tmp_path / "installation.html"
+    page.write_text('<html><head><title>Installation &mdash; Cryptography 38.0.4 documentation</title></head><body>'
+                    '<nav class="wy-nav-side"><ul><li><a href="fernet.html">Fernet</a></li></ul></nav>'
+                    '<section class="wy-nav-content-wrap"><nav class="wy-nav-top"><a href="index.html">Cryptography'
+                    '</a></nav><div class="wy-nav-content"><div role="main" class="document"><section id="installation">'
+                    '<h1>Installation</h1><p>You can install cryptography with pip.</p></section></div></div></section>'
+                    '</body></html>', encoding="utf-8")
+    transcript = read_source(page)
+    assert transcript.title == "Installation"
+    assert [s.text for s in transcript.segments] == ["You can install cryptography with pip."]
+
+
+def test_a_heading_naming_the_pages_kind_titles_it(tmp_path):
+    """javadoc (libcommons-lang3-java-doc) titles a class's page "BitField (Apache Commons Lang 3.12.0
+    API)" and heads it "Class BitField"; rustdoc (rust-doc) "std::collections - Rust" and "Module
+    std::collections": the tutorials had been titled by the whole ``<title>``, the API's name with it."""
+    page = tmp_path / "BitField.html"
+    page.write_text('<html><head><title>BitField (Apache Commons Lang 3.12.0 API)</title></head><body><main>'
+                    '<div class="header"><h1 title="Class BitField" class="title">Class BitField</h1></div>'
+                    '<p>Supports operations on bit-mapped fields.</p></main></body></html>', encoding="utf-8")
+    assert read_source(page).title == "Class BitField"
+    page = tmp_path / "index.html"
+    page.write_text('<html><head><title>std::collections - Rust</title></head><body><main><h1 class="fqn">'
+                    '<span class="in-band">Module <a href="../index.html">std</a>::<wbr><a class="mod" href="#">'
+                    'collections</a></span></h1><p>Collection types.</p></main></body></html>', encoding="utf-8")
+    assert read_source(page).title == "Module std::collections"
+
+
+def test_a_run_link_under_an_example_and_a_link_set_as_a_button_are_no_text(tmp_path):
+    """rustdoc (rust-doc's error-index.html, std's pages) ends each example on a link to the
+    playground, "Run", in the ``div`` holding its ``pre``: 1,040 blocks of the index said "Run". pandas'
+    tutorials (python-pandas-doc, 03_subset_data.html) end a data set's card on ``a.btn`` "To raw data":
+    a button, as ``<button>`` is, not a step. A "run" in a sentence stays, and so does haproxy's keyword
+    "source" (alone in its ``b``, it had gone as a page control)."""
+    page = tmp_path / "error-index.html"
+    page.write_text('<html><head><title>Errors</title></head><body><h1>Errors</h1><p>Erroneous code example:</p>'
+                    '<div class="example-wrap"><pre class="rust">let x = 1;</pre><a class="test-arrow" target="_blank" '
+                    'href="https://play.rust-lang.org/?code=let">Run</a></div><div class="card-body"><p>The data '
+                    'set has twelve columns.</p><a href="titanic.csv" class="btn btn-dark btn-sm">To raw data</a>'
+                    '</div><p>Then <a href="run.html">run</a> it.</p><div class="keyword"><b><a href="#4.2-source">'
+                    'source</a></b> &lt;addr&gt;[:&lt;port&gt;]</div></body></html>', encoding="utf-8")
+    assert [s.text for s in read_source(page).segments] == [
+        "Erroneous code example:", "let x = 1;", "The data set has twelve columns.", "Then run it.",
+        "source <addr>[:<port>]"]
+
+
+def test_a_tooltip_is_no_text(tmp_path):
+    """rustdoc (rust-doc's error-index.html) sets a tooltip, ``div.tooltip`` "ⓘ", over each example
+    that fails to compile: 536 steps of the index said only "ⓘ"."""
+    page = tmp_path / "error-index.html"
+    page.write_text('<html><head><title>Errors</title></head><body><h1>Errors</h1><p>Erroneous code example:</p>'
+                    '<div class="information"><div class="tooltip compile_fail">ⓘ</div></div><div class="example-wrap">'
+                    '<pre class="rust compile_fail">let x: i32 = "a";</pre></div></body></html>', encoding="utf-8")
+    assert [s.text for s in read_source(page).segments] == ["Erroneous code example:", 'let x: i32 = "a";']
+
+
+def test_a_banner_linking_to_the_page_on_another_site_is_no_text(tmp_path):
+    """celery's pages (python-celery-doc, first-steps-with-celery.html) open, above their title, on
+    ``div.deck`` "This document describes the current stable version of Celery (5.2). For development
+    docs, go here.", linking to the same page of the development docs: every page's first skill and
+    its summary. A link to the page elsewhere below the title stays."""
+    page = tmp_path / "first-steps-with-celery.html"
+    page.write_text('<html><head><title>First Steps with Celery</title></head><body><div class="body" role="main">'
+                    '<div class="deck"><p>This document describes the current stable version of Celery (5.2). For '
+                    'development docs, <a href="http://docs.celeryproject.org/en/master/getting-started/first-steps-'
+                    'with-celery.html">go here</a>.</p></div><section id="first-steps"><h1>First Steps with Celery</h1>'
+                    '<p>Celery is a task queue with batteries included.</p><p>This page is also <a href="https://'
+                    'example.org/first-steps-with-celery.html">online</a>.</p></section></div></body></html>',
+                    encoding="utf-8")
+    assert [s.text for s in read_source(page).segments] == [
+        "Celery is a task queue with batteries included.", "This page is also online."]

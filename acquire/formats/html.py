@@ -51,9 +51,10 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary
 _CHROME_WORDS = frozenset({"nav", "navbar", "navigation", "menu", "sidebar", "sphinxsidebar", "related",
                            "breadcrumb", "breadcrumbs", "skip", "skiplink", "footer", "masthead", "cookie",
                            "cookies", "headerlink", "permalink", "toc", "sidenav", "topbar", "pager",
-                           "byline", "docinfo", "tagline"})
+                           "byline", "docinfo", "tagline", "tooltip"})
 # docinfo: docutils' Author / Version / Copyright fields; tagline: a site's slogan (SQLite's "Small. Fast.
-# Reliable. Choose any three." atop every page)
+# Reliable. Choose any three." atop every page); tooltip: a hover widget (rustdoc's "ⓘ" over an example
+# that fails to compile: 536 steps of its error index)
 #: ids of AsciiDoc's document header fields (as a class, "email" marks an address in prose: kept), and
 #: of a site's banner (Publican's ``div#banner``, "Download the ebook" atop every page of the Debian
 #: Administrator's Handbook; a word of a longer id, "Beat.banner", names a thing documented)
@@ -146,9 +147,32 @@ def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], No
         raise NothingToLearn("source", f"{name} is a page the documentation's generator writes (an index, a "
                                        "search form or a 'not found' page), no text of the manual")
     _strip_chrome(content)
+    _drop_other_versions(content, name)
     _inline_footnotes(content)
     _Walker(doc, _site_names(root, title)).container(content, 0)
     return title
+
+
+def _drop_other_versions(content, name: str) -> None:
+    """A block above the page's first heading that links to this very page on another site is a
+    version banner: celery's pages (python-celery-doc) open on "This document describes the current
+    stable version of Celery (5.2). For development docs, go here.", linking to the page of the
+    development docs; it had been every page's first skill and summary."""
+    page = re.sub(r"\.gz$", "", name.replace("\\", "/").rsplit("/", 1)[-1].lower())  # Debian's changelog.html.gz
+    first = next(content.iter(*_HEADINGS), None)
+    if not page or first is None:
+        return
+    above = set(first.itersiblings(preceding=True))
+    above.update(e for a in first.iterancestors() for e in a.itersiblings(preceding=True))
+    for a in list(content.iter("a")):
+        href = (a.get("href") or "").split("#", 1)[0].lower()
+        if not re.match(r"https?://", href) or not href.endswith("/" + page):
+            continue
+        block = a
+        while block.getparent() is not None and block.getparent() is not content and block.tag in _INLINE:
+            block = block.getparent()
+        if block.getparent() is not None and (block in above or any(e in above for e in block.iterancestors())):
+            block.drop_tree()
 
 
 #: the class words of a page's footnotes (docutils' aside/table/dl.footnote, DocBook's div.footnote(s),
@@ -328,7 +352,9 @@ _LEAD_LABEL = _LEADS_ON | {"back", "the", "tutorial", "section", "chapter", "pag
 #: a link that is a control of the page's own ("source" beside rustdoc's item, Sphinx's "View page
 #: source", "Edit on GitHub"), whole
 _PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
-                           r"edit(?: (?:on \w+|this page))?)\]?", re.I)
+                           r"edit(?: (?:on \w+|this page))?|run)\]?", re.I)
+#: the class words of a link set as a button (Bootstrap's ``a.btn``): a control, as ``<button>`` is
+_BUTTON_WORDS = frozenset({"btn", "button"})
 _DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
 
 
@@ -373,6 +399,8 @@ def _title(root) -> str | None:
             return mine[0]
         if h1_text and any(h1_text.lower().startswith(p.lower()) for p in parts):  # the heading says it longer
             return h1_text
+        if h1_text and re.search(rf"(?<![\w.:]){re.escape(parts[0])}(?![\w.:])", h1_text, re.I):
+            return h1_text  # it names the page's kind too: javadoc's "Class BitField" of "BitField (… API)"
     og_title = root.xpath("string(//meta[@property='og:title']/@content)")  # a page's title for sharing, no suffix
     return squash(og_title) or title_text or h1_text or None
 
@@ -392,9 +420,11 @@ def _page_h1(root):
 
 def _in_chrome(el) -> bool:
     """Whether an element or one around it is page furniture (``_is_chrome``; the page itself
-    never is: mdBook's ``<html class="sidebar-visible">`` says the sidebar is open)."""
-    return any(_is_chrome(e, None) for e in (el, *el.iterancestors())
-               if isinstance(e.tag, str) and e.tag not in ("html", "body"))
+    never is: mdBook's ``<html class="sidebar-visible">`` says the sidebar is open; nor is an element
+    holding the page's main content: the Read the Docs theme wraps it in ``section.wy-nav-content-wrap``,
+    and its pages had been titled "Installation — Cryptography 38.0.4 documentation")."""
+    return any(_is_chrome(e, None) and not e.xpath("boolean(.//main|.//*[@role='main'])")
+               for e in (el, *el.iterancestors()) if isinstance(e.tag, str) and e.tag not in ("html", "body"))
 
 
 def _visible_text(el) -> str:
@@ -483,11 +513,12 @@ def _is_box(el) -> bool:
 def _control_link(a) -> bool:
     """A link that works the page rather than says something: a permalink mark, DocBook's "[D]"
     (an image's long description), "Skip to …", a page control standing alone ("source", "Edit
-    on GitHub"), a link that runs script ("[−]"), unless that one is words of a sentence
+    on GitHub", rustdoc's "Run" under an example), a link set as a button (pandas' "To raw data"),
+    a link that runs script ("[−]"), unless that one is words of a sentence
     (Erlang's manuals link every function so: "If a process calls link(Other_Pid) it …")."""
     text = squash(a.text_content())
     return (text in ("¶", "#", "§", "🔗", "[D]") or text.lower().startswith("skip to")
-            or bool(_PAGE_CONTROL.fullmatch(text)) and _stands_alone(a, text)
+            or bool(_PAGE_CONTROL.fullmatch(text) or _class_words(a) & _BUTTON_WORDS) and _stands_alone(a, text)
             or a.get("href", "").strip().lower().startswith("javascript:")
             and (not _ALNUM.search(text) or _stands_alone(a, text))
             or text.isdigit() and _numbers_its_block(a))
@@ -534,9 +565,17 @@ def _chrome_words(el) -> tuple[bool, set[str]]:
 
 
 def _stands_alone(el, text: str) -> bool:
-    """Whether a link is all the words of its parent (not one word of a sentence)."""
+    """Whether a link is all the words of the block it stands in (not one word of a sentence), the
+    blocks beside it apart (rustdoc's "Run" after the ``pre`` it runs, in one ``div``)."""
     parent = el.getparent()
-    return parent is None or not _ALNUM.search(squash(parent.text_content()).replace(text, "", 1))
+    while parent is not None and parent.tag in _INLINE and parent.getparent() is not None:
+        parent = parent.getparent()  # javadoc's span.element-name around a method's name ("run")
+    if parent is None:
+        return True
+    said = (parent.text or "") + "".join(
+        (child.text_content() if isinstance(child.tag, str) and child.tag in _INLINE else "") + (child.tail or "")
+        for child in parent)
+    return not _ALNUM.search(squash(said).replace(text, "", 1))
 
 
 def _slug_of_title(el, id_words: list[str]) -> bool:
@@ -961,10 +1000,14 @@ def _is_box_title(el) -> bool:
 
 
 def _in_admonition(el, also: frozenset[str] = frozenset()) -> bool:
-    """Whether an element sits directly in a box whose class names an admonition (``div.note``),
-    or one of ``also``."""
+    """Whether an element sits directly in a box whose class names an admonition (``div.note``,
+    ``div.alert-warning``), or one of ``also``: a class naming it, or ending on its name; one that
+    only opens with the name is something else (rustdoc's ``div.error-described`` holds an error
+    code's section: the error index's 484 headings "E0004" had been labels of one flat page)."""
     box = el.getparent()
-    return box is not None and bool(_class_words(box) & (ADMONITIONS | also))
+    kinds = {re.split(r"[-_]", token)[-1] for token in (box.get("class") or "").lower().split()} \
+        if box is not None else set()
+    return bool(kinds & (ADMONITIONS | also))
 
 
 def _alt(img) -> str:
