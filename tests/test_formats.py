@@ -3736,3 +3736,22 @@ def test_a_banner_linking_to_the_page_on_another_site_is_no_text(tmp_path):
                     encoding="utf-8")
     assert [s.text for s in read_source(page).segments] == [
         "Celery is a task queue with batteries included.", "This page is also online."]
+
+
+def test_code_laid_out_as_a_table_a_line_a_row_is_one_code_block(tmp_path):
+    """Racket's Scribble (racket-doc, guide/Lists__Iteration__and_Recursion.html) sets code as a
+    ``blockquote.SCodeFlow`` holding a table of one-cell rows, a definition's lines a table nested in
+    its first row, its indent no-break spaces, the REPL's lines below it. It had read as a table whose
+    first row was the definition squashed into one line, followed by its lines again, unindented."""
+    sp = "<span class='hspace'>&nbsp;&nbsp;</span>"
+    (tmp_path / "lists.html").write_text(
+        "<html><body><h1>Lists</h1><p>Define it:</p><blockquote class='SCodeFlow'><table><tr><td>"
+        "<table class='RktBlk'><tr><td>(define (my-length lst)</td></tr>"
+        f"<tr><td>{sp}(cond</td></tr><tr><td>{sp}&nbsp;[(empty? lst) 0]))</td></tr></table></td></tr>"
+        "<tr><td>&gt; (my-length empty)</td></tr><tr><td><p>0</p></td></tr></table></blockquote>"
+        "<table><tr><td>key</td></tr><tr><td>value</td></tr></table></body></html>")
+    t = read_source(tmp_path / "lists.html")
+    assert [(s.kind, s.text) for s in t.segments] == [
+        ("paragraph", "Define it:"),
+        ("code", "(define (my-length lst)\n  (cond\n   [(empty? lst) 0]))\n> (my-length empty)\n0"),
+        ("table", "key\nvalue")]

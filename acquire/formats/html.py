@@ -799,10 +799,8 @@ class _Walker:
         elif tag == "pre":
             text = _with_breaks(el)
             self.laid_out(text) if _written_prose(text) else self.emit("code", text)
-        elif _is_listing(el):
-            lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
-            self.emit("code", "\n".join(line.text_content().rstrip() for line in lines) if lines
-                      else el.text_content())
+        elif (listing := _listing_text(el)) is not None:
+            self.emit("code", listing)
         elif _says_nothing(el, tag):
             return
         elif tag == "dl" and _is_entry(el):
@@ -1094,11 +1092,45 @@ def _admonition_layout(table) -> bool:
         for row in table.iter("tr"))
 
 
+def _listing_text(el) -> str | None:
+    """A code listing's lines, if ``el`` is one written one element a line or laid out a line a row."""
+    if _is_listing(el):
+        lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
+        return "\n".join(line.text_content().rstrip() for line in lines) if lines else el.text_content()
+    if (rows := _table_listing(el)) is not None:
+        return "\n".join(row.text_content().replace("\xa0", " ").rstrip() for row in rows)
+    return None
+
+
 def _is_listing(el) -> bool:
     """A code listing written one element a line (no ``pre``): its class says so and it holds
     nothing but lines of text."""
     return bool(_class_words(el) & _CODE_WORDS) and not any(
         True for _ in el.iter("pre", "p", "table", *_LISTS, *_HEADINGS))
+
+
+#: the words of a class written in camel case ("SCodeFlow": s, code, flow)
+_CAMEL_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _table_listing(el) -> list | None:
+    """A code listing laid out as a table, a line a row (Racket's Scribble: ``blockquote.SCodeFlow``
+    holding a table of one-cell rows, a definition's lines a table nested in its first row, the
+    REPL's lines and results the rows below it): its class says code, every row one cell, no text
+    outside the tables. Its innermost rows in order, each a line; it had read as a table whose first
+    row was the nested table's lines squashed into one, followed by those lines again, unindented (its
+    indent is no-break spaces, which become spaces)."""
+    words = {w.lower() for w in _CAMEL_WORDS.findall(el.get("class") or "")}
+    if "code" not in words and not _class_words(el) & _CODE_WORDS:
+        return None
+    tables = [child for child in el if isinstance(child.tag, str)]
+    if not tables or any(t.tag != "table" for t in tables) or squash(el.text or "") \
+            or any(squash(t.tail or "") for t in tables) or any(True for _ in el.iter("pre", *_HEADINGS, *_LISTS)):
+        return None
+    rows = [row for t in tables for row in t.iter("tr")]
+    if any(len([c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]) != 1 for row in rows):
+        return None
+    return [row for row in rows if not any(True for inner in row.iter("tr") if inner is not row)]
 
 
 def _item_lines(item) -> list[str]:
