@@ -3755,3 +3755,16 @@ def test_code_laid_out_as_a_table_a_line_a_row_is_one_code_block(tmp_path):
         ("paragraph", "Define it:"),
         ("code", "(define (my-length lst)\n  (cond\n   [(empty? lst) 0]))\n> (my-length empty)\n0"),
         ("table", "key\nvalue")]
+
+
+def test_a_heading_wrapped_in_a_link_is_a_heading(tmp_path):
+    """Haddock (ghc-doc, base's Control-Concurrent-MVar.html) writes each section's title inside its
+    anchor, ``<a id="g:1"><h1>MVars</h1></a>``: an inline element holding a block. The title had read
+    as a paragraph "MVars", and the module's functions fell into the section before it."""
+    (tmp_path / "mvar.html").write_text(
+        "<html><body><h1>Control.Concurrent.MVar</h1><h2>Example</h2><p>Consider a skip channel.</p>"
+        "<div id='interface'><a id='g:1'><h2><code>MVar</code>s</h2></a>"
+        "<p>An MVar is a synchronising variable.</p></div></body></html>")
+    t = read_source(tmp_path / "mvar.html")
+    assert [title for _, _, title in t.headings] == ["Control.Concurrent.MVar", "Example", "MVars"]
+    assert [s.text for s in t.segments] == ["Consider a skip channel.", "An MVar is a synchronising variable."]

@@ -725,7 +725,7 @@ class _Walker:
         titled = False
         for child in el:
             tag = child.tag.lower() if isinstance(child.tag, str) else ""
-            if tag in _INLINE:
+            if tag in _INLINE and not any(True for _ in child.iter(*_HEADINGS)):
                 run += _pieces(child, tag)
             elif tag == "hr":  # a thematic break: what follows is another matter
                 self._flush(run)
