@@ -3768,3 +3768,18 @@ def test_a_heading_wrapped_in_a_link_is_a_heading(tmp_path):
     t = read_source(tmp_path / "mvar.html")
     assert [title for _, _, title in t.headings] == ["Control.Concurrent.MVar", "Example", "MVars"]
     assert [s.text for s in t.segments] == ["Consider a skip channel.", "An MVar is a synchronising variable."]
+
+
+def test_an_anchor_without_href_is_no_link_when_judging_navigation(tmp_path):
+    """Haddock (ghc-doc, pretty's Text-PrettyPrint.html) names each declaration with an anchor that
+    links nowhere (``<a id="v:char" class="def">char</a>``) beside its linked types: a signature
+    "char :: Char -> Doc" counted as mostly links and was dropped as navigation, so the page lost
+    every signature whose types were all linked. An ``<a>`` without ``href`` is a place, no link."""
+    (tmp_path / "pp.html").write_text(
+        "<html><body><h1>Text.PrettyPrint</h1><div class='top'><p class='src'><a id='v:char' class='def'>char</a>"
+        " :: <a href='Data-Char.html#t:Char'>Char</a> -&gt; <a href='#t:Doc'>Doc</a></p>"
+        "<div class='doc'><p>A document of height and width 1, containing a literal character.</p></div></div>"
+        "<p><a href='a.html'>Previous</a> <a href='b.html'>Next</a></p></body></html>")
+    t = read_source(tmp_path / "pp.html")
+    assert [s.text for s in t.segments] == [
+        "char :: Char -> Doc", "A document of height and width 1, containing a literal character."]

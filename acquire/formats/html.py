@@ -592,7 +592,7 @@ def _slug_of_title(el, id_words: list[str]) -> bool:
 def _mostly_links(el) -> bool:
     """Next/previous panels, link-only tables of contents and indexes."""
     listing = el.tag in _LISTS or el.tag == "table"
-    links = el.findall(".//a")
+    links = [a for a in el.iter("a") if a.get("href") is not None]  # an anchor naming a place is no link
     if len(links) < (1 if listing else 2) or any(True for _ in el.iter(*_HEADINGS)):  # a section is never navigation
         return False
     if not listing and any(_is_prose(p) for p in el.iter("p", "pre")):  # prose above a contents list: walked,
