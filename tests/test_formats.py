@@ -1181,6 +1181,23 @@ def test_markdown_mkdocs_admonitions_head_their_text_and_site_generator_tags_are
         ("paragraph", "See the color utilities for classes."), ("code", "{{ site.title }}")]
 
 
+def test_site_generator_tags_among_an_html_blocks_words_are_no_text(tmp_path):
+    """Bootstrap's docs (libjs-bootstrap4, components/alerts.md.gz) close a Hugo ``{{< example >}}``
+    on the last line of the example's HTML, and fill it from templates: the HTML block's text, mostly
+    words, kept the tags ("A simple {{ .name }} alert … {{ end -}} {{< /alerts.inline >}} {{< /example
+    >}}", "Holy guacamole! … × {{< /example >}}") as a skill's text. Its words stay, its tags go."""
+    transcript = read_written(tmp_path, "alerts.md", (
+        "# Alerts\n\nUse the close button.\n\n{{< example >}}\n"
+        "<div class=\"alert\" role=\"alert\">\n  A simple {{ .name }} alert with an example link. Give it a click if you like, it does no harm.\n"
+        "</div>{{ end -}}\n{{< /alerts.inline >}}\n{{< /example >}}\n\n"
+        "{{< example >}}\n<div class=\"alert alert-warning\">\n  <strong>Holy guacamole!</strong> Check those fields.\n"
+        "</div>\n{{< /example >}}\n"))
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Use the close button."),
+        ("paragraph", "A simple alert with an example link. Give it a click if you like, it does no harm."),
+        ("paragraph", "Holy guacamole! Check those fields.")]
+
+
 def test_markdown_raw_html_headings_are_headings(tmp_path):
     """A GitHub README opens on raw HTML: a centred logo, ``<h1 align="center"> Yargs </h1>``, a
     tag line. Read as one paragraph, the README was titled by its first Markdown heading
