@@ -3800,3 +3800,22 @@ def test_an_anchor_without_href_is_no_link_when_judging_navigation(tmp_path):
     t = read_source(tmp_path / "pp.html")
     assert [s.text for s in t.segments] == [
         "char :: Char -> Doc", "A document of height and width 1, containing a literal character."]
+
+
+def test_a_link_to_a_place_inside_the_block_is_no_navigation(tmp_path):
+    """Racket's Scribble (racket-doc, reference/Delayed_Evaluation.html) links a definition's name to
+    its own anchor in the definition's box ("procedure (promise? v) → boolean?  v : any/c"): with its
+    types linked too, the box counted as mostly links and was dropped as navigation, so the reference
+    lost its procedures' signatures. A link to a place inside the block itself is no navigation."""
+    (tmp_path / "promise.html").write_text(
+        "<html><body><h1>Delayed Evaluation</h1><p>A promise encapsulates an expression to be evaluated.</p>"
+        "<blockquote class='SVInsetFlow'><table class='boxed RBoxed'><tr><td><blockquote class='SubFlow'>"
+        "<div class='RBackgroundLabel'><p>procedure</p></div><p class='RForeground'>(<a name='(def._promise~3f)'></a>"
+        "<a href='#%28def._promise~3f%29'>promise?</a>&nbsp;v) &rarr; <a href='booleans.html#b'>boolean?</a></p>"
+        "</blockquote></td></tr><tr><td>&nbsp;v : <a href='contracts.html#any'>any/c</a></td></tr></table></blockquote>"
+        "<p>Returns #t if v is a promise, #f otherwise.</p>"
+        "<div><a href='a.html'>Previous chapter</a> <a href='#top'>top</a></div></body></html>")
+    t = read_source(tmp_path / "promise.html")
+    assert [s.text for s in t.segments] == [
+        "A promise encapsulates an expression to be evaluated.", "procedure(promise? v) → boolean?\nv : any/c",
+        "Returns #t if v is a promise, #f otherwise."]

@@ -33,6 +33,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -592,7 +593,11 @@ def _slug_of_title(el, id_words: list[str]) -> bool:
 def _mostly_links(el) -> bool:
     """Next/previous panels, link-only tables of contents and indexes."""
     listing = el.tag in _LISTS or el.tag == "table"
-    links = [a for a in el.iter("a") if a.get("href") is not None]  # an anchor naming a place is no link
+    places = {name for x in el.iter() if isinstance(x.tag, str) for name in (x.get("id"), x.get("name")) if name}
+    # an anchor naming a place is no link, nor a link to a place inside the block itself (Scribble links a
+    # definition's name to its own anchor: "(promise? v) → boolean?" had gone as navigation)
+    links = [a for a in el.iter("a") if a.get("href") is not None
+             and not (a.get("href", "").startswith("#") and unquote(a.get("href", "")[1:]) in places)]
     if len(links) < (1 if listing else 2) or any(True for _ in el.iter(*_HEADINGS)):  # a section is never navigation
         return False
     if not listing and any(_is_prose(p) for p in el.iter("p", "pre")):  # prose above a contents list: walked,
