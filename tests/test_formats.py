@@ -3817,5 +3817,21 @@ def test_a_link_to_a_place_inside_the_block_is_no_navigation(tmp_path):
         "<div><a href='a.html'>Previous chapter</a> <a href='#top'>top</a></div></body></html>")
     t = read_source(tmp_path / "promise.html")
     assert [s.text for s in t.segments] == [
-        "A promise encapsulates an expression to be evaluated.", "procedure(promise? v) → boolean?\nv : any/c",
+        "A promise encapsulates an expression to be evaluated.", "procedure (promise? v) → boolean?\nv : any/c",
         "Returns #t if v is a promise, #f otherwise."]
+
+
+def test_a_table_cells_blocks_keep_their_words_apart(tmp_path):
+    """Haddock (ghc-doc, pretty's Text-PrettyPrint.html) sets a record's fields in a table cell as
+    blocks, a caption "Fields" over a list of a field's signature beside its description: the cell
+    read "Fieldsmode :: ModeThe rendering mode.lineLength :: Int…", words of one block glued to the
+    next's. A cell's blocks are read apart."""
+    (tmp_path / "style.html").write_text(
+        "<html><body><h1>Text.PrettyPrint</h1><table><tr><td class='src'>Style</td></tr><tr><td>"
+        "<div class='subs fields'><p class='caption'>Fields</p><ul><li><dfn class='src'>mode :: Mode</dfn>"
+        "<div class='doc'><p>The rendering mode.</p></div></li><li><dfn class='src'>lineLength :: Int</dfn>"
+        "<div class='doc'><p>Maximum length of a line, in characters.</p></div></li></ul></div></td></tr></table>"
+        "</body></html>")
+    t = read_source(tmp_path / "style.html")
+    assert [s.text for s in t.segments] == [
+        "Style\nFields mode :: Mode The rendering mode. lineLength :: Int Maximum length of a line, in characters."]

@@ -1026,9 +1026,23 @@ def _alt(img) -> str:
 
 def _table_rows(table) -> list[list[str]]:
     """A table's rows (``spread_rows``: a cell spanning rows below repeated in each)."""
-    return spread_rows([(squash(cell.text_content()), _span(cell.get("rowspan"), 100), _span(cell.get("colspan"), 20))
+    return spread_rows([(squash(_blocks_apart(cell)), _span(cell.get("rowspan"), 100), _span(cell.get("colspan"), 20))
                         for cell in row if isinstance(cell.tag, str) and cell.tag in ("td", "th")]
                        for row in table.iter("tr"))
+
+
+def _blocks_apart(el, depth: int = 0) -> str:
+    """An element's text, its blocks' words apart from the next's (Scribble's definition box: a
+    label "procedure" in a div above the signature's paragraph had read "procedure(promise? v)")."""
+    if depth > MAX_DEPTH or not any(True for _ in el.iter(*_ITEM_BLOCKS)):
+        return el.text_content()
+    out = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str):
+            apart = child.tag.lower() in _ITEM_BLOCKS
+            out.append(f" {_blocks_apart(child, depth + 1)} " if apart else _blocks_apart(child, depth + 1))
+        out.append(child.tail or "")
+    return "".join(out)
 
 
 def _has_header(table) -> bool:
