@@ -1181,6 +1181,23 @@ def test_markdown_mkdocs_admonitions_head_their_text_and_site_generator_tags_are
         ("paragraph", "See the color utilities for classes."), ("code", "{{ site.title }}")]
 
 
+def test_site_generator_tags_among_an_html_blocks_words_are_no_text(tmp_path):
+    """Bootstrap's docs (libjs-bootstrap4, components/alerts.md.gz) close a Hugo ``{{< example >}}``
+    on the last line of the example's HTML, and fill it from templates: the HTML block's text, mostly
+    words, kept the tags ("A simple {{ .name }} alert … {{ end -}} {{< /alerts.inline >}} {{< /example
+    >}}", "Holy guacamole! … × {{< /example >}}") as a skill's text. Its words stay, its tags go."""
+    transcript = read_written(tmp_path, "alerts.md", (
+        "# Alerts\n\nUse the close button.\n\n{{< example >}}\n"
+        "<div class=\"alert\" role=\"alert\">\n  A simple {{ .name }} alert with an example link. Give it a click if you like, it does no harm.\n"
+        "</div>{{ end -}}\n{{< /alerts.inline >}}\n{{< /example >}}\n\n"
+        "{{< example >}}\n<div class=\"alert alert-warning\">\n  <strong>Holy guacamole!</strong> Check those fields.\n"
+        "</div>\n{{< /example >}}\n"))
+    assert [(s.kind, s.text) for s in transcript.segments] == [
+        ("paragraph", "Use the close button."),
+        ("paragraph", "A simple alert with an example link. Give it a click if you like, it does no harm."),
+        ("paragraph", "Holy guacamole! Check those fields.")]
+
+
 def test_markdown_raw_html_headings_are_headings(tmp_path):
     """A GitHub README opens on raw HTML: a centred logo, ``<h1 align="center"> Yargs </h1>``, a
     tag line. Read as one paragraph, the README was titled by its first Markdown heading
@@ -3736,3 +3753,85 @@ def test_a_banner_linking_to_the_page_on_another_site_is_no_text(tmp_path):
                     encoding="utf-8")
     assert [s.text for s in read_source(page).segments] == [
         "Celery is a task queue with batteries included.", "This page is also online."]
+
+
+def test_code_laid_out_as_a_table_a_line_a_row_is_one_code_block(tmp_path):
+    """Racket's Scribble (racket-doc, guide/Lists__Iteration__and_Recursion.html) sets code as a
+    ``blockquote.SCodeFlow`` holding a table of one-cell rows, a definition's lines a table nested in
+    its first row, its indent no-break spaces, the REPL's lines below it. It had read as a table whose
+    first row was the definition squashed into one line, followed by its lines again, unindented."""
+    sp = "<span class='hspace'>&nbsp;&nbsp;</span>"
+    (tmp_path / "lists.html").write_text(
+        "<html><body><h1>Lists</h1><p>Define it:</p><blockquote class='SCodeFlow'><table><tr><td>"
+        "<table class='RktBlk'><tr><td>(define (my-length lst)</td></tr>"
+        f"<tr><td>{sp}(cond</td></tr><tr><td>{sp}&nbsp;[(empty? lst) 0]))</td></tr></table></td></tr>"
+        "<tr><td>&gt; (my-length empty)</td></tr><tr><td><p>0</p></td></tr></table></blockquote>"
+        "<table><tr><td>key</td></tr><tr><td>value</td></tr></table></body></html>")
+    t = read_source(tmp_path / "lists.html")
+    assert [(s.kind, s.text) for s in t.segments] == [
+        ("paragraph", "Define it:"),
+        ("code", "(define (my-length lst)\n  (cond\n   [(empty? lst) 0]))\n> (my-length empty)\n0"),
+        ("table", "key\nvalue")]
+
+
+def test_a_heading_wrapped_in_a_link_is_a_heading(tmp_path):
+    """Haddock (ghc-doc, base's Control-Concurrent-MVar.html) writes each section's title inside its
+    anchor, ``<a id="g:1"><h1>MVars</h1></a>``: an inline element holding a block. The title had read
+    as a paragraph "MVars", and the module's functions fell into the section before it."""
+    (tmp_path / "mvar.html").write_text(
+        "<html><body><h1>Control.Concurrent.MVar</h1><h2>Example</h2><p>Consider a skip channel.</p>"
+        "<div id='interface'><a id='g:1'><h2><code>MVar</code>s</h2></a>"
+        "<p>An MVar is a synchronising variable.</p></div></body></html>")
+    t = read_source(tmp_path / "mvar.html")
+    assert [title for _, _, title in t.headings] == ["Control.Concurrent.MVar", "Example", "MVars"]
+    assert [s.text for s in t.segments] == ["Consider a skip channel.", "An MVar is a synchronising variable."]
+
+
+def test_an_anchor_without_href_is_no_link_when_judging_navigation(tmp_path):
+    """Haddock (ghc-doc, pretty's Text-PrettyPrint.html) names each declaration with an anchor that
+    links nowhere (``<a id="v:char" class="def">char</a>``) beside its linked types: a signature
+    "char :: Char -> Doc" counted as mostly links and was dropped as navigation, so the page lost
+    every signature whose types were all linked. An ``<a>`` without ``href`` is a place, no link."""
+    (tmp_path / "pp.html").write_text(
+        "<html><body><h1>Text.PrettyPrint</h1><div class='top'><p class='src'><a id='v:char' class='def'>char</a>"
+        " :: <a href='Data-Char.html#t:Char'>Char</a> -&gt; <a href='#t:Doc'>Doc</a></p>"
+        "<div class='doc'><p>A document of height and width 1, containing a literal character.</p></div></div>"
+        "<p><a href='a.html'>Previous</a> <a href='b.html'>Next</a></p></body></html>")
+    t = read_source(tmp_path / "pp.html")
+    assert [s.text for s in t.segments] == [
+        "char :: Char -> Doc", "A document of height and width 1, containing a literal character."]
+
+
+def test_a_link_to_a_place_inside_the_block_is_no_navigation(tmp_path):
+    """Racket's Scribble (racket-doc, reference/Delayed_Evaluation.html) links a definition's name to
+    its own anchor in the definition's box ("procedure (promise? v) → boolean?  v : any/c"): with its
+    types linked too, the box counted as mostly links and was dropped as navigation, so the reference
+    lost its procedures' signatures. A link to a place inside the block itself is no navigation."""
+    (tmp_path / "promise.html").write_text(
+        "<html><body><h1>Delayed Evaluation</h1><p>A promise encapsulates an expression to be evaluated.</p>"
+        "<blockquote class='SVInsetFlow'><table class='boxed RBoxed'><tr><td><blockquote class='SubFlow'>"
+        "<div class='RBackgroundLabel'><p>procedure</p></div><p class='RForeground'>(<a name='(def._promise~3f)'></a>"
+        "<a href='#%28def._promise~3f%29'>promise?</a>&nbsp;v) &rarr; <a href='booleans.html#b'>boolean?</a></p>"
+        "</blockquote></td></tr><tr><td>&nbsp;v : <a href='contracts.html#any'>any/c</a></td></tr></table></blockquote>"
+        "<p>Returns #t if v is a promise, #f otherwise.</p>"
+        "<div><a href='a.html'>Previous chapter</a> <a href='#top'>top</a></div></body></html>")
+    t = read_source(tmp_path / "promise.html")
+    assert [s.text for s in t.segments] == [
+        "A promise encapsulates an expression to be evaluated.", "procedure (promise? v) → boolean?\nv : any/c",
+        "Returns #t if v is a promise, #f otherwise."]
+
+
+def test_a_table_cells_blocks_keep_their_words_apart(tmp_path):
+    """Haddock (ghc-doc, pretty's Text-PrettyPrint.html) sets a record's fields in a table cell as
+    blocks, a caption "Fields" over a list of a field's signature beside its description: the cell
+    read "Fieldsmode :: ModeThe rendering mode.lineLength :: Int…", words of one block glued to the
+    next's. A cell's blocks are read apart."""
+    (tmp_path / "style.html").write_text(
+        "<html><body><h1>Text.PrettyPrint</h1><table><tr><td class='src'>Style</td></tr><tr><td>"
+        "<div class='subs fields'><p class='caption'>Fields</p><ul><li><dfn class='src'>mode :: Mode</dfn>"
+        "<div class='doc'><p>The rendering mode.</p></div></li><li><dfn class='src'>lineLength :: Int</dfn>"
+        "<div class='doc'><p>Maximum length of a line, in characters.</p></div></li></ul></div></td></tr></table>"
+        "</body></html>")
+    t = read_source(tmp_path / "style.html")
+    assert [s.text for s in t.segments] == [
+        "Style\nFields mode :: Mode The rendering mode. lineLength :: Int Maximum length of a line, in characters."]

@@ -33,6 +33,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -592,7 +593,11 @@ def _slug_of_title(el, id_words: list[str]) -> bool:
 def _mostly_links(el) -> bool:
     """Next/previous panels, link-only tables of contents and indexes."""
     listing = el.tag in _LISTS or el.tag == "table"
-    links = el.findall(".//a")
+    places = {name for x in el.iter() if isinstance(x.tag, str) for name in (x.get("id"), x.get("name")) if name}
+    # an anchor naming a place is no link, nor a link to a place inside the block itself (Scribble links a
+    # definition's name to its own anchor: "(promise? v) → boolean?" had gone as navigation)
+    links = [a for a in el.iter("a") if a.get("href") is not None
+             and not (a.get("href", "").startswith("#") and unquote(a.get("href", "")[1:]) in places)]
     if len(links) < (1 if listing else 2) or any(True for _ in el.iter(*_HEADINGS)):  # a section is never navigation
         return False
     if not listing and any(_is_prose(p) for p in el.iter("p", "pre")):  # prose above a contents list: walked,
@@ -725,7 +730,7 @@ class _Walker:
         titled = False
         for child in el:
             tag = child.tag.lower() if isinstance(child.tag, str) else ""
-            if tag in _INLINE:
+            if tag in _INLINE and not any(True for _ in child.iter(*_HEADINGS)):
                 run += _pieces(child, tag)
             elif tag == "hr":  # a thematic break: what follows is another matter
                 self._flush(run)
@@ -799,10 +804,8 @@ class _Walker:
         elif tag == "pre":
             text = _with_breaks(el)
             self.laid_out(text) if _written_prose(text) else self.emit("code", text)
-        elif _is_listing(el):
-            lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
-            self.emit("code", "\n".join(line.text_content().rstrip() for line in lines) if lines
-                      else el.text_content())
+        elif (listing := _listing_text(el)) is not None:
+            self.emit("code", listing)
         elif _says_nothing(el, tag):
             return
         elif tag == "dl" and _is_entry(el):
@@ -1023,9 +1026,23 @@ def _alt(img) -> str:
 
 def _table_rows(table) -> list[list[str]]:
     """A table's rows (``spread_rows``: a cell spanning rows below repeated in each)."""
-    return spread_rows([(squash(cell.text_content()), _span(cell.get("rowspan"), 100), _span(cell.get("colspan"), 20))
+    return spread_rows([(squash(_blocks_apart(cell)), _span(cell.get("rowspan"), 100), _span(cell.get("colspan"), 20))
                         for cell in row if isinstance(cell.tag, str) and cell.tag in ("td", "th")]
                        for row in table.iter("tr"))
+
+
+def _blocks_apart(el, depth: int = 0) -> str:
+    """An element's text, its blocks' words apart from the next's (Scribble's definition box: a
+    label "procedure" in a div above the signature's paragraph had read "procedure(promise? v)")."""
+    if depth > MAX_DEPTH or not any(True for _ in el.iter(*_ITEM_BLOCKS)):
+        return el.text_content()
+    out = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str):
+            apart = child.tag.lower() in _ITEM_BLOCKS
+            out.append(f" {_blocks_apart(child, depth + 1)} " if apart else _blocks_apart(child, depth + 1))
+        out.append(child.tail or "")
+    return "".join(out)
 
 
 def _has_header(table) -> bool:
@@ -1094,11 +1111,45 @@ def _admonition_layout(table) -> bool:
         for row in table.iter("tr"))
 
 
+def _listing_text(el) -> str | None:
+    """A code listing's lines, if ``el`` is one written one element a line or laid out a line a row."""
+    if _is_listing(el):
+        lines = [child for child in el if isinstance(child.tag, str) and child.tag not in _INLINE]
+        return "\n".join(line.text_content().rstrip() for line in lines) if lines else el.text_content()
+    if (rows := _table_listing(el)) is not None:
+        return "\n".join(row.text_content().replace("\xa0", " ").rstrip() for row in rows)
+    return None
+
+
 def _is_listing(el) -> bool:
     """A code listing written one element a line (no ``pre``): its class says so and it holds
     nothing but lines of text."""
     return bool(_class_words(el) & _CODE_WORDS) and not any(
         True for _ in el.iter("pre", "p", "table", *_LISTS, *_HEADINGS))
+
+
+#: the words of a class written in camel case ("SCodeFlow": s, code, flow)
+_CAMEL_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _table_listing(el) -> list | None:
+    """A code listing laid out as a table, a line a row (Racket's Scribble: ``blockquote.SCodeFlow``
+    holding a table of one-cell rows, a definition's lines a table nested in its first row, the
+    REPL's lines and results the rows below it): its class says code, every row one cell, no text
+    outside the tables. Its innermost rows in order, each a line; it had read as a table whose first
+    row was the nested table's lines squashed into one, followed by those lines again, unindented (its
+    indent is no-break spaces, which become spaces)."""
+    words = {w.lower() for w in _CAMEL_WORDS.findall(el.get("class") or "")}
+    if "code" not in words and not _class_words(el) & _CODE_WORDS:
+        return None
+    tables = [child for child in el if isinstance(child.tag, str)]
+    if not tables or any(t.tag != "table" for t in tables) or squash(el.text or "") \
+            or any(squash(t.tail or "") for t in tables) or any(True for _ in el.iter("pre", *_HEADINGS, *_LISTS)):
+        return None
+    rows = [row for t in tables for row in t.iter("tr")]
+    if any(len([c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]) != 1 for row in rows):
+        return None
+    return [row for row in rows if not any(True for inner in row.iter("tr") if inner is not row)]
 
 
 def _item_lines(item) -> list[str]:

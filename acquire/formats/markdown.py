@@ -158,14 +158,16 @@ def _list_or_quote(node: SyntaxTreeNode, doc: _Spans) -> None:
 
 
 def _html_block(node: SyntaxTreeNode, doc: "_Spans") -> None:
-    """Raw HTML: its headings are headings (a README's ``<h1 align="center">``), the rest text."""
+    """Raw HTML: its headings are headings (a README's ``<h1 align="center">``), the rest text,
+    less the site generator's tags among it (Bootstrap's docs close a Hugo ``{{< example >}}`` on the
+    line of its HTML: "Holy guacamole! … × {{< /example >}}" had been a skill's text)."""
     from tutorialbook.acquire.formats.html import fragment_parts
 
     for level, text in fragment_parts(node.content):
         if level:
             doc.heading(level, text)
-        elif not _mostly_template(text):
-            doc.block("paragraph", text, node)
+        elif not _mostly_template(text) and (words := squash(_TEMPLATE_TAGS.sub(" ", text))):
+            doc.block("paragraph", words, node)
 
 
 def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
