@@ -27,7 +27,7 @@ def prose(transcript):
 def read_written(tmp_path, name, text):
     """The transcript of a file of ``text`` written under ``name``."""
     path = tmp_path / name
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     return read_source(path)
 
 
@@ -3601,11 +3601,10 @@ def test_a_side_menu_and_a_sites_banner_are_no_text(tmp_path):
 def test_an_icon_glyph_in_the_heading_is_no_word_of_the_title(tmp_path):
     """MkDocs' pages (mkdocs-doc) end each heading on a permalink whose text is an icon font's
     glyph (U+F0C1): the tutorial was titled "Getting Started with MkDocs\\uf0c1"."""
-    page = tmp_path / "getting-started.html"
-    page.write_text('<html><head><title>Getting Started - MkDocs</title></head><body><h1 id="gs">Getting Started '
-                    'with MkDocs<a class="headerlink" href="#gs" title="Permanent link">\uf0c1</a></h1>'
-                    '<p>An introductory tutorial!</p></body></html>', encoding="utf-8")
-    assert read_source(page).title == "Getting Started with MkDocs"
+    assert read_written(tmp_path, "getting-started.html", (
+        '<html><head><title>Getting Started - MkDocs</title></head><body><h1 id="gs">Getting Started with MkDocs'
+        '<a class="headerlink" href="#gs" title="Permanent link">\uf0c1</a></h1>'
+        '<p>An introductory tutorial!</p></body></html>')).title == "Getting Started with MkDocs"
 
 
 def test_a_sites_tagline_is_no_text(tmp_path):
@@ -3698,16 +3697,14 @@ def test_a_heading_naming_the_pages_kind_titles_it(tmp_path):
     """javadoc (libcommons-lang3-java-doc) titles a class's page "BitField (Apache Commons Lang 3.12.0
     API)" and heads it "Class BitField"; rustdoc (rust-doc) "std::collections - Rust" and "Module
     std::collections": the tutorials had been titled by the whole ``<title>``, the API's name with it."""
-    page = tmp_path / "BitField.html"
-    page.write_text('<html><head><title>BitField (Apache Commons Lang 3.12.0 API)</title></head><body><main>'
-                    '<div class="header"><h1 title="Class BitField" class="title">Class BitField</h1></div>'
-                    '<p>Supports operations on bit-mapped fields.</p></main></body></html>', encoding="utf-8")
-    assert read_source(page).title == "Class BitField"
-    page = tmp_path / "index.html"
-    page.write_text('<html><head><title>std::collections - Rust</title></head><body><main><h1 class="fqn">'
-                    '<span class="in-band">Module <a href="../index.html">std</a>::<wbr><a class="mod" href="#">'
-                    'collections</a></span></h1><p>Collection types.</p></main></body></html>', encoding="utf-8")
-    assert read_source(page).title == "Module std::collections"
+    assert read_written(tmp_path, "BitField.html", (
+        '<html><head><title>BitField (Apache Commons Lang 3.12.0 API)</title></head><body><main>'
+        '<div class="header"><h1 title="Class BitField" class="title">Class BitField</h1></div>'
+        '<p>Supports operations on bit-mapped fields.</p></main></body></html>')).title == "Class BitField"
+    assert read_written(tmp_path, "index.html", (
+        '<html><head><title>std::collections - Rust</title></head><body><main><h1 class="fqn">'
+        '<span class="in-band">Module <a href="../index.html">std</a>::<wbr><a class="mod" href="#">'
+        'collections</a></span></h1><p>Collection types.</p></main></body></html>')).title == "Module std::collections"
 
 
 def test_a_run_link_under_an_example_and_a_link_set_as_a_button_are_no_text(tmp_path):
@@ -3761,13 +3758,12 @@ def test_code_laid_out_as_a_table_a_line_a_row_is_one_code_block(tmp_path):
     its first row, its indent no-break spaces, the REPL's lines below it. It had read as a table whose
     first row was the definition squashed into one line, followed by its lines again, unindented."""
     sp = "<span class='hspace'>&nbsp;&nbsp;</span>"
-    (tmp_path / "lists.html").write_text(
+    t = read_written(tmp_path, "lists.html", (
         "<html><body><h1>Lists</h1><p>Define it:</p><blockquote class='SCodeFlow'><table><tr><td>"
         "<table class='RktBlk'><tr><td>(define (my-length lst)</td></tr>"
         f"<tr><td>{sp}(cond</td></tr><tr><td>{sp}&nbsp;[(empty? lst) 0]))</td></tr></table></td></tr>"
         "<tr><td>&gt; (my-length empty)</td></tr><tr><td><p>0</p></td></tr></table></blockquote>"
-        "<table><tr><td>key</td></tr><tr><td>value</td></tr></table></body></html>")
-    t = read_source(tmp_path / "lists.html")
+        "<table><tr><td>key</td></tr><tr><td>value</td></tr></table></body></html>"))
     assert [(s.kind, s.text) for s in t.segments] == [
         ("paragraph", "Define it:"),
         ("code", "(define (my-length lst)\n  (cond\n   [(empty? lst) 0]))\n> (my-length empty)\n0"),
@@ -3778,11 +3774,10 @@ def test_a_heading_wrapped_in_a_link_is_a_heading(tmp_path):
     """Haddock (ghc-doc, base's Control-Concurrent-MVar.html) writes each section's title inside its
     anchor, ``<a id="g:1"><h1>MVars</h1></a>``: an inline element holding a block. The title had read
     as a paragraph "MVars", and the module's functions fell into the section before it."""
-    (tmp_path / "mvar.html").write_text(
+    t = read_written(tmp_path, "mvar.html", (
         "<html><body><h1>Control.Concurrent.MVar</h1><h2>Example</h2><p>Consider a skip channel.</p>"
         "<div id='interface'><a id='g:1'><h2><code>MVar</code>s</h2></a>"
-        "<p>An MVar is a synchronising variable.</p></div></body></html>")
-    t = read_source(tmp_path / "mvar.html")
+        "<p>An MVar is a synchronising variable.</p></div></body></html>"))
     assert [title for _, _, title in t.headings] == ["Control.Concurrent.MVar", "Example", "MVars"]
     assert [s.text for s in t.segments] == ["Consider a skip channel.", "An MVar is a synchronising variable."]
 
@@ -3792,12 +3787,11 @@ def test_an_anchor_without_href_is_no_link_when_judging_navigation(tmp_path):
     links nowhere (``<a id="v:char" class="def">char</a>``) beside its linked types: a signature
     "char :: Char -> Doc" counted as mostly links and was dropped as navigation, so the page lost
     every signature whose types were all linked. An ``<a>`` without ``href`` is a place, no link."""
-    (tmp_path / "pp.html").write_text(
+    t = read_written(tmp_path, "pp.html", (
         "<html><body><h1>Text.PrettyPrint</h1><div class='top'><p class='src'><a id='v:char' class='def'>char</a>"
         " :: <a href='Data-Char.html#t:Char'>Char</a> -&gt; <a href='#t:Doc'>Doc</a></p>"
         "<div class='doc'><p>A document of height and width 1, containing a literal character.</p></div></div>"
-        "<p><a href='a.html'>Previous</a> <a href='b.html'>Next</a></p></body></html>")
-    t = read_source(tmp_path / "pp.html")
+        "<p><a href='a.html'>Previous</a> <a href='b.html'>Next</a></p></body></html>"))
     assert [s.text for s in t.segments] == [
         "char :: Char -> Doc", "A document of height and width 1, containing a literal character."]
 
@@ -3807,15 +3801,14 @@ def test_a_link_to_a_place_inside_the_block_is_no_navigation(tmp_path):
     its own anchor in the definition's box ("procedure (promise? v) → boolean?  v : any/c"): with its
     types linked too, the box counted as mostly links and was dropped as navigation, so the reference
     lost its procedures' signatures. A link to a place inside the block itself is no navigation."""
-    (tmp_path / "promise.html").write_text(
+    t = read_written(tmp_path, "promise.html", (
         "<html><body><h1>Delayed Evaluation</h1><p>A promise encapsulates an expression to be evaluated.</p>"
         "<blockquote class='SVInsetFlow'><table class='boxed RBoxed'><tr><td><blockquote class='SubFlow'>"
         "<div class='RBackgroundLabel'><p>procedure</p></div><p class='RForeground'>(<a name='(def._promise~3f)'></a>"
         "<a href='#%28def._promise~3f%29'>promise?</a>&nbsp;v) &rarr; <a href='booleans.html#b'>boolean?</a></p>"
         "</blockquote></td></tr><tr><td>&nbsp;v : <a href='contracts.html#any'>any/c</a></td></tr></table></blockquote>"
         "<p>Returns #t if v is a promise, #f otherwise.</p>"
-        "<div><a href='a.html'>Previous chapter</a> <a href='#top'>top</a></div></body></html>")
-    t = read_source(tmp_path / "promise.html")
+        "<div><a href='a.html'>Previous chapter</a> <a href='#top'>top</a></div></body></html>"))
     assert [s.text for s in t.segments] == [
         "A promise encapsulates an expression to be evaluated.", "procedure (promise? v) → boolean?\nv : any/c",
         "Returns #t if v is a promise, #f otherwise."]
@@ -3826,12 +3819,11 @@ def test_a_table_cells_blocks_keep_their_words_apart(tmp_path):
     blocks, a caption "Fields" over a list of a field's signature beside its description: the cell
     read "Fieldsmode :: ModeThe rendering mode.lineLength :: Int…", words of one block glued to the
     next's. A cell's blocks are read apart."""
-    (tmp_path / "style.html").write_text(
+    t = read_written(tmp_path, "style.html", (
         "<html><body><h1>Text.PrettyPrint</h1><table><tr><td class='src'>Style</td></tr><tr><td>"
         "<div class='subs fields'><p class='caption'>Fields</p><ul><li><dfn class='src'>mode :: Mode</dfn>"
         "<div class='doc'><p>The rendering mode.</p></div></li><li><dfn class='src'>lineLength :: Int</dfn>"
         "<div class='doc'><p>Maximum length of a line, in characters.</p></div></li></ul></div></td></tr></table>"
-        "</body></html>")
-    t = read_source(tmp_path / "style.html")
+        "</body></html>"))
     assert [s.text for s in t.segments] == [
         "Style\nFields mode :: Mode The rendering mode. lineLength :: Int Maximum length of a line, in characters."]
