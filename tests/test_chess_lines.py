@@ -468,6 +468,7 @@ def test_which_of_two_like_pieces_is_part_of_the_move(said):
         "White brings the knight to f3, which stops queen h4 check.",
         "White brings the knight to f3, preventing queen h4 check.",
         "White brings the knight to f3; taking on e5 too early runs into queen h4 check.",
+        "White brings the knight to f3, which stops we h4 check.",  # speech recognition's "we" for queen
     ],
 )
 def test_a_move_stopped_or_run_into_is_not_played(said):
@@ -475,6 +476,14 @@ def test_a_move_stopped_or_run_into_is_not_played(said):
     line goes on from the move that stops it."""
     events = track_lines(segments("1. e4 e5 2. f4 exf4.", said, "Black plays g5."))
     assert [e.san for e in events] == ["e4", "e5", "f4", "exf4", "Nf3", "g5"]
+
+
+def test_a_square_stopped_as_a_place_leaves_the_next_move_alone():
+    """ "a4, stopping b5, black answers bishop f5": b5 is the place stopped, and the move said after it
+    is played."""
+    said = "Five, a4, stopping b5, black answers bishop f5."
+    events = track_lines(segments("1. d4 d5 2. c4 c6 3. Nf3 Nf6 4. Nc3 dxc4.", said))
+    assert [e.san for e in events][-2:] == ["a4", "Bf5"]
 
 
 def test_instead_of_an_action_is_no_alternative_move():
@@ -511,6 +520,7 @@ def test_a_move_turned_to_after_a_warning_is_the_lessons():
     [
         ("A calmer way for black is to decline the gambit with bishop c5 on move two.", "e4 e5 f4"),
         ("On move two, white can also play knight f3.", "e4 e5"),
+        ("Black can decline the gambit with bishop c5 on move to.", "e4 e5 f4"),  # "two" heard "to"
     ],
 )
 def test_on_move_n_places_the_move_said_nearest(said, line):

@@ -77,9 +77,10 @@ _BACK_TO_MOVE = re.compile(
     re.IGNORECASE,
 )
 # "decline the gambit with bishop c5 on move two": the move said nearest it is that move number's
+# (speech recognition's "on move to," as _BACK_TO_MOVE reads it)
 _ON_MOVE = re.compile(
-    r"\b(?:on|at|for)\s+move\s+(?:number\s+)?(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve)\b",
+    r"\b(?:on|at|for)\s+move\s+(?:number\s+)?(?:(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve)\b|(?P<heard>to|too|for|won)(?=\s*(?:[.,;:!?]|$)))",
     re.IGNORECASE,
 )
 _NUMBERS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
@@ -101,6 +102,8 @@ _PREVENTED = re.compile(
     r"(?:runs?|ran|running|walks?|walked|walking)\s+into)\s+(?:(?:the|a|an|any|white's|black's)\s+)*",
     re.IGNORECASE,
 )
+# at most one word between the cue and the move it stops: "which stops we(?) h4 check" (queen misheard)
+_ONE_WORD = re.compile(r"\s*(?:[A-Za-z']+\s+)?")
 # What turns from a move warned against back to the lesson: "don't take on e4; first, d6"
 _TURNS_AWAY = re.compile(r";|\b(?:first|instead|rather|but|better)\b", re.IGNORECASE)
 # A position referred to by the move that reached it: "after 3. Bb5", and "back to the position
@@ -709,7 +712,7 @@ def _roles(text: str) -> list[_Said]:
     markers += [(m.start(), "suppose") for m in _SUPPOSE.finditer(text)]
     markers += [(m.start(), "hypothetical") for m in _HYPOTHETICAL.finditer(text)]
     markers += [(m.start(), "hypothetical") for m in _PREVENTED.finditer(text)
-                if any(m.start() < said.start <= m.end() for said in mentions)]
+                if any(m.start() < said.start and _ONE_WORD.fullmatch(text[m.end() : said.start]) for said in mentions)]
     afters = [m.end() for m in _AFTER.finditer(text)]
     previous_end, in_run = 0, False
     for m in mentions:
@@ -748,7 +751,8 @@ def _number_said(text: str, saids: list[_Said]) -> None:
         if not near:
             return
         said = min(near, key=lambda s: max(on.start() - s.mention.end, s.mention.start - on.end(), 0))
-        said.mention.move_number, said.mention.black = _NUMBERS.get(on.group("n").lower()) or int(on.group("n")), None
+        number = (on.group("n") or on.group("heard")).lower()
+        said.mention.move_number, said.mention.black = int(number) if number.isdigit() else _NUMBERS[number], None
 
 
 def _contrasts_an_action(text: str, mentions: list[Mention], instead: re.Match[str]) -> bool:
