@@ -437,3 +437,102 @@ def test_hearing_again_is_bounded(monkeypatch):
     monkeypatch.setattr(lines, "_place", lambda *a: placed.append(1) or real(*a))
     track_lines(segments(*["Knight to z9, bishop takes q4, pawn to e4 and d5, c5 and g5." for _ in range(30)]))
     assert len(placed) <= rehearing.BUDGET + 1
+
+
+@pytest.mark.parametrize(
+    "said, played",
+    [
+        # a move verb in any tense says a move is made: "putting the bishop on e2" is Be2, not a place
+        ("White breaks the pin by putting the bishop on e2.", "Be2"),
+        ("White is landing the bishop on e2.", "Be2"),
+    ],
+)
+def test_a_move_verb_in_any_form_makes_the_move(said, played):
+    events = track_lines(segments("1. e4 Nf6 2. e5 Nd5 3. d4 d6 4. Nf3 Bg4.", said))
+    assert moves(events)[-1] == (1, 9, played, None)
+
+
+@pytest.mark.parametrize(
+    "said", ["Black puts the light-squared bishop on g4.", "Black puts the light squared bishop on g4."]
+)
+def test_which_of_two_like_pieces_is_part_of_the_move(said):
+    """ "puts the light-squared bishop on g4": the words that pick one of two bishops stand between
+    the verb and the piece; the verb still makes "the bishop on g4" a move, not a place."""
+    events = track_lines(segments("1. e4 Nf6 2. e5 Nd5 3. d4 d6 4. Nf3.", said))
+    assert moves(events)[-1] == (1, 8, "Bg4", None)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "White brings the knight to f3, which stops queen h4 check.",
+        "White brings the knight to f3, preventing queen h4 check.",
+        "White brings the knight to f3; taking on e5 too early runs into queen h4 check.",
+        "White brings the knight to f3, which stops we h4 check.",  # speech recognition's "we" for queen
+    ],
+)
+def test_a_move_stopped_or_run_into_is_not_played(said):
+    """What a move stops, prevents or runs into is a threat, not the next move of the line: the
+    line goes on from the move that stops it."""
+    events = track_lines(segments("1. e4 e5 2. f4 exf4.", said, "Black plays g5."))
+    assert [e.san for e in events] == ["e4", "e5", "f4", "exf4", "Nf3", "g5"]
+
+
+def test_a_square_stopped_as_a_place_leaves_the_next_move_alone():
+    """ "a4, stopping b5, black answers bishop f5": b5 is the place stopped, and the move said after it
+    is played."""
+    said = "Five, a4, stopping b5, black answers bishop f5."
+    events = track_lines(segments("1. d4 d5 2. c4 c6 3. Nf3 Nf6 4. Nc3 dxc4.", said))
+    assert [e.san for e in events][-2:] == ["a4", "Bf5"]
+
+
+def test_instead_of_an_action_is_no_alternative_move():
+    """ "Instead of defending, black counterattacks with knight f6": set against defending, not
+    against a move; knight f6 is the line's next move. "Instead of castling" names a move, as before."""
+    events = track_lines(segments("1. e4 e5 2. Nf3.", "Instead of defending, black counterattacks with knight f6."))
+    assert moves(events)[-1] == (1, 4, "Nf6", None)
+    castling = track_lines(
+        segments("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O.", "Instead of castling, white can play c3.")
+    )
+    assert moves(castling)[-1] == (2, 7, "c3", 1)
+
+
+def test_a_move_turned_to_after_a_warning_is_the_lessons():
+    """ "Black must not take back on e4 straight away; first, d6 kicks the knight": the knight
+    capture is warned against (a side line), and d6, which cannot follow it, is played where the
+    lesson was; the lesson goes on from d6."""
+    events = track_lines(segments(
+        "1. e4 e5 2. Nf3 Nf6 3. Nxe5.",
+        "Black must not take back on e4 straight away; first, d6 kicks the knight.",
+        "The knight retreats to f3.",
+    ))
+    assert [(e.san, e.kind) for e in events][5:] == [("Nxe4", "avoid"), ("d6", "move"), ("Nf3", "move")]
+    assert events[6].epd_before == epd_after("e4 e5 Nf3 Nf6 Nxe5")
+    # a move that goes on with the line warned against stays in it
+    trap = track_lines(
+        segments("1. e4 e5 2. Nf3 Nf6 3. Nxe5.", "Never play knight takes e4, because queen e2 wins the knight.")
+    )
+    assert [(e.san, e.kind) for e in trap][5:] == [("Nxe4", "avoid"), ("Qe2", "move")]
+
+
+@pytest.mark.parametrize(
+    "said, line",
+    [
+        ("A calmer way for black is to decline the gambit with bishop c5 on move two.", "e4 e5 f4"),
+        ("On move two, white can also play knight f3.", "e4 e5"),
+        ("Black can decline the gambit with bishop c5 on move to.", "e4 e5 f4"),  # "two" heard "to"
+    ],
+)
+def test_on_move_n_places_the_move_said_nearest(said, line):
+    """ "... with bishop c5 on move two": the move is Black's (White's) move two, a line branching
+    there, not the next move of the line being read."""
+    events = track_lines(segments("1. e4 e5 2. f4 exf4 3. Nf3 g5.", said))
+    last = events[-1]
+    assert (last.epd_before, last.line, last.branch_of) == (epd_after(line), 2, 1)
+
+
+def test_pieces_named_together_go_to_both_squares():
+    """ "both sides develop their bishops to d3 and d6": the second square is a bishop's too."""
+    events = track_lines(segments("1. e4 e5 2. Nf3 Nf6 3. Nxe5 d6 4. Nf3 Nxe4 5. d4 d5.",
+                                  "Both sides develop their bishops to d3 and d6."))
+    assert [e.san for e in events][-2:] == ["Bd3", "Bd6"]

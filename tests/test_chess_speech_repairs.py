@@ -394,3 +394,19 @@ def test_only_the_start_of_a_long_title_is_read_for_an_opening():
     assert [e.san for e in track_lines(lesson, long_title)][:2] == ["e4", "e5"]
     late = "words " * 100 + "Scotch Game"
     assert [e.san for e in track_lines(lesson, late)][:2] == ["e4", "c5"]
+
+
+SLAV_HEARD = (
+    "The Slav Defense,",
+    "1, d4, d5, d2, c4, c6, 3, knight f3, knight f6, 4, knight c3, and now d takes c4, 5, a4, stopping b5, black "
+    "answers bishop f5, getting the bishop out before e6, c6,",
+    "b3, d6, 7, bishop takes c4, black replies bishop b4, pinning the knight 8, castles and black castles do.",
+)
+
+
+def test_squares_heard_again_never_take_the_lesson_off_the_opening_it_is_titled_after():
+    # flite's narration of "Six. e3, e6" came out "e6, c6, b3, d6": those moves fit nowhere. Heard
+    # again as e4, the first d4 lets more of them fit further on (a line 1.e4 d5 2.c4 c6 ...), but a
+    # lesson titled "Slav Defense" that was walking through the Slav keeps it
+    slav = ["d4", "d5", "c4", "c6", "Nf3", "Nf6", "Nc3", "dxc4", "a4", "Bf5"]
+    assert [e.san for e in track_lines(segments(*SLAV_HEARD), "Slav Defense")][:10] == slav

@@ -76,6 +76,13 @@ _BACK_TO_MOVE = re.compile(
     r"eight|nine|ten|eleven|twelve)\b|(?P<heard>to|too|for|won)(?=\s*(?:[.,;:!?]|$)))",
     re.IGNORECASE,
 )
+# "decline the gambit with bishop c5 on move two": the move said nearest it is that move number's
+# (speech recognition's "on move to," as _BACK_TO_MOVE reads it)
+_ON_MOVE = re.compile(
+    r"\b(?:on|at|for)\s+move\s+(?:number\s+)?(?:(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve)\b|(?P<heard>to|too|for|won)(?=\s*(?:[.,;:!?]|$)))",
+    re.IGNORECASE,
+)
 _NUMBERS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 _NUMBERS |= {"to": 2, "too": 2, "for": 4, "won": 1}
 _SUPPOSE = re.compile(r"\b(?:suppose|what\s+if|imagine)\b", re.IGNORECASE)
@@ -87,6 +94,18 @@ _HYPOTHETICAL = re.compile(
     r"\bif\s+you\s+(?=(?:play|push|move|put|go)\b[^.;!?]*\b(?:first|too\s+early|too\s+soon|prematurely)\b))",
     re.IGNORECASE,
 )
+# A move named as what another move stops or runs into is not made: "knight f3, which stops queen h4
+# check", "taking on e4 too early runs into queen e7" (only the mention said right after the words)
+_PREVENTED = re.compile(
+    r"\b(?:stops?|stopped|stopping|prevents?|prevented|preventing|threatens?|threatened|threatening|"
+    r"(?:rules?|ruled|ruling)\s+out|discourages?|discouraged|discouraging|"
+    r"(?:runs?|ran|running|walks?|walked|walking)\s+into)\s+(?:(?:the|a|an|any|white's|black's)\s+)*",
+    re.IGNORECASE,
+)
+# at most one word between the cue and the move it stops: "which stops we(?) h4 check" (queen misheard)
+_ONE_WORD = re.compile(r"\s*(?:[A-Za-z']+\s+)?")
+# What turns from a move warned against back to the lesson: "don't take on e4; first, d6"
+_TURNS_AWAY = re.compile(r";|\b(?:first|instead|rather|but|better)\b", re.IGNORECASE)
 # A position referred to by the move that reached it: "after 3. Bb5", and "back to the position
 # of/at the bishop to c4" (how ASR often writes a quickly said "after").
 _AFTER = re.compile(r"\bafter\b|\bposition\s+(?:of|at)(?:\s+the\b)?", re.IGNORECASE)
@@ -296,6 +315,11 @@ class _Tracker:
         if mention.move_number is None:
             return
         index = 2 * (mention.move_number - 1) + (1 if mention.black else 0)
+        if mention.black is None and self.line is not None:
+            # "on move two", said without a side: White's move two, or Black's where only that fits
+            fits = [k for k in (index, index + 1) if k <= len(self.line.moves)
+                    and self.resolve(mention, self.board(self.line.moves[:k])) is not None]
+            index = fits[0] if fits else index
         if index != self.ply and index <= (len(self.line.moves) if self.line else 0):
             self.ply = index
             if index == 0:
@@ -332,6 +356,11 @@ class _Tracker:
                 if line.moves[k] in mention.candidates(self.board(line.moves[:k])):
                     return line, k
         return None
+
+    def resumes(self, restore: tuple[_Line | None, int], mention: Mention) -> chess.Move | None:
+        """The move `mention` names where the lesson was before a warned-against line (``restore``)."""
+        line, ply = restore
+        return self.resolve(mention, self.board(line.moves[:ply] if line else []))
 
     def replaces_last(self, said: _Said, following: tuple[Mention, ...]) -> chess.Move | None:
         """A move that cannot follow the move just played but fits in its place, when the moves said
@@ -547,6 +576,19 @@ class _Tracker:
             elif said.kind != "move":
                 if not self.alternative(said, quote, seg):
                     self.dropped.append((self.sentence_at, n))
+            elif (
+                said.role == "move"
+                and restore is not None
+                and restore is not held
+                and n
+                and _TURNS_AWAY.search(text[saids[n - 1].mention.end : m.start])
+                and (move := self.resumes(restore, m))
+            ):
+                # "Black must not take back on e4; first, d6 kicks the knight": a move the line
+                # warned against in this sentence cannot go on with, said after words that turn away
+                # from it, is the lesson's, from where that line left it
+                (self.line, self.ply), restore = restore, None
+                self.play(move, said, quote, seg)
             elif said.role == "move" and (move := self.replaces_last(said, _said_next(saids[n + 1 :]))):
                 self.ply -= 1
                 self.play(move, said, quote, seg)
@@ -649,7 +691,8 @@ def _roles(text: str) -> list[_Said]:
     offered: int | None = None
     mentions = find_mentions(text)
     instead = _INSTEAD_OF.search(text)
-    if instead:
+    contrast = instead is not None and _contrasts_an_action(text, mentions, instead)
+    if instead and not contrast:
         # The replaced move is often a bare square ("instead of e5"), which running narration
         # reads as a place; here it is known to be a move.
         clause_end = text.find(",", instead.end())
@@ -668,6 +711,8 @@ def _roles(text: str) -> list[_Said]:
     ]
     markers += [(m.start(), "suppose") for m in _SUPPOSE.finditer(text)]
     markers += [(m.start(), "hypothetical") for m in _HYPOTHETICAL.finditer(text)]
+    markers += [(m.start(), "hypothetical") for m in _PREVENTED.finditer(text)
+                if any(m.start() < said.start and _ONE_WORD.fullmatch(text[m.end() : said.start]) for said in mentions)]
     afters = [m.end() for m in _AFTER.finditer(text)]
     previous_end, in_run = 0, False
     for m in mentions:
@@ -694,7 +739,33 @@ def _roles(text: str) -> list[_Said]:
         # "White attacks f7, knight to g5": the sentence's subject makes its first move
         first.mention.side = chess.WHITE if subject.group(1).lower() == "white" else chess.BLACK
     _advice(text, [s for s in saids if s.role != "instead_of"])
+    _number_said(text, saids)
     return saids
+
+
+def _number_said(text: str, saids: list[_Said]) -> None:
+    """Give "on move two" to the mention said nearest it that carries no number of its own; which
+    side's move two it is, the board tells (``_Tracker.go_to_number``)."""
+    for on in _ON_MOVE.finditer(text):
+        near = [s for s in saids if s.role != "instead_of" and s.mention.move_number is None]
+        if not near:
+            return
+        said = min(near, key=lambda s: max(on.start() - s.mention.end, s.mention.start - on.end(), 0))
+        number = (on.group("n") or on.group("heard")).lower()
+        said.mention.move_number, said.mention.black = int(number) if number.isdigit() else _NUMBERS[number], None
+
+
+def _contrasts_an_action(text: str, mentions: list[Mention], instead: re.Match[str]) -> bool:
+    """ "Instead of defending, black counterattacks with knight f6": "instead of" before an action
+    that names no move (a verb in -ing, not "castling") sets what follows against that action, not
+    against a move; the move said is the line's next, not an alternative to an earlier one."""
+    clause_end = text.find(",", instead.end())
+    clause = text[instead.end() : clause_end if clause_end >= 0 else len(text)]
+    return (
+        re.match(r"\s*[a-z]+ing\b", clause, re.IGNORECASE) is not None
+        and not find_mentions(clause, strict=False)
+        and _offered_before(text, mentions, instead.start()) is None
+    )
 
 
 def _offered_before(text: str, mentions: list[Mention], instead_at: int) -> int | None:

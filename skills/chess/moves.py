@@ -49,6 +49,7 @@ _PIECE_WORDS = {
     chess.KING: "king kings",
 }
 _PIECES = {w: p for p, words in _PIECE_WORDS.items() for w in words.split()}
+_PLURAL_PIECES = {"knights", "bishops", "rooks"}  # a bare square is a pawn's already
 _PIECE_LETTERS = {
     "p": chess.PAWN,
     "n": chess.KNIGHT,
@@ -78,12 +79,19 @@ _WORD_KINDS = {
         "advances advanced retreat retreats retreated put puts bring brings reply replies replied "
         "answer answers answered respond responds responded continue continues continued place "
         "places placed placing drops drop dropped heads head headed lands landed returns return returned "
-        "swings swung slides slid hops hopped reroutes rerouted"
+        "swings swung slides slid hops hopped reroutes rerouted "
+        # every form of each: a narrator's tense or aspect says nothing about whether a move is made
+        "gone coming jumping retreating putting bringing brought advancing answering replying responding "
+        "continuing dropping heading land landing returning swing swinging slide sliding hop hopping "
+        "reroute rerouting"
     ),
     "filler": (
         "the an his her its their my our your then now also simply just immediately again back "
         "directly straight can could should would might may will must and so first finally next "
-        "here usually typically often normally probably we i you he she they it let lets us out"
+        "here usually typically often normally probably we i you he she they it let lets us out "
+        # which of two like pieces: "the light-squared bishop" ("other" is no filler: "black the other
+        # knight, then pawn to d4" is what is left of a lost knight move before White's d4)
+        "remaining light dark squared"
     ),
     "side": "kingside queenside",
 }
@@ -669,6 +677,9 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
                 and mention.targets != listed:  # a list names each place once: "the c4, c4" says it again as the move
             mention.location = True
         listing, listed = mention.location, mention.targets
+        if mention.bare and not mention.location and mentions and _shares_piece(mentions[-1], toks[floor:i]):
+            # "both sides develop their bishops to d3 and d6": the pieces named go to both squares
+            mention.piece, mention.cue, mention.bare = mentions[-1].piece, mentions[-1].cue, False
         if mention.location and mention.piece is not None and len(mention.targets) == 1:
             place = mention  # "the knight on d5": what a later "it" stands for
         elif place is not None and mention.piece is None and any(tok.text in _PRONOUNS for tok in toks[floor:i]):
@@ -680,6 +691,15 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
         floor = end
         i = end
     return mentions
+
+
+def _shares_piece(before: Mention, between: list[_Tok]) -> bool:
+    """Whether a bare square joined by "and" to a mention of plural pieces ("their bishops to d3")
+    is those pieces' second square."""
+    plural = any(word.lower() in _PLURAL_PIECES for word in re.findall(r"[A-Za-z]+", before.text))
+    joined = any(tok.text == "and" for tok in between)
+    listed = all(tok.kind == "filler" or tok.text == "," for tok in between)
+    return plural and joined and listed and before.piece is not None
 
 
 def _prefix(toks: list[_Tok], i: int, floor: int) -> int:

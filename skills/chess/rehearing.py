@@ -7,7 +7,9 @@ that reaches it): one misheard letter loses the rest of the line. Placing moves 
 see that; the whole lesson can. Where a move said fits nowhere, each square said in the sentences
 just before it (and its own) is heard once more as a rhyming file, the lesson is placed again, and a
 hearing is kept only when fewer moves said then fit nowhere, up to a few sentences on and over the
-whole lesson too. What the narrator said is never overruled by a guess that explains nothing more.
+whole lesson too. What the narrator said is never overruled by a guess that explains nothing more,
+nor by one that takes the lesson off the opening it is titled after: a hearing that places fewer of
+its positions is not kept, however many moves it lets fit further on.
 """
 
 from __future__ import annotations
@@ -77,7 +79,8 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
         if found is not None:
             tried += 1
             trial = place(found[1], None, (current, max(found[0] - 1, 0)))
-            if len(trial.dropped) <= len(current.dropped) - GAIN:
+            kept_title = trial.titled_plies() >= current.titled_plies()
+            if len(trial.dropped) <= len(current.dropped) - GAIN and kept_title:
                 saids, current = found[1], trial
                 continue
         mended_none.add(drop)
