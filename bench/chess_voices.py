@@ -44,10 +44,14 @@ DESIGN_VOICES = (
     "espeak-ng:en-029",
 )
 HELD_OUT_VOICES = ("espeak-ng:en-us+f3", "flite:rms", "flite:awb", "festival:kal")
-# the last four were written in session 13 in other narrators' styles ("One d4, d5", "the queen's
-# knight goes to d2", "swaps knights on c6", "c5 instead of knight f6") and the parser changed for them
+# english_opening to scotch_game were written in session 13 in other narrators' styles ("One d4, d5",
+# "the queen's knight goes to d2", "swaps knights on c6", "c5 instead of knight f6") and the parser changed
+# for them; kings_gambit to alekhine_defense in session 41 in still others ("which stops queen h4 check",
+# "putting the bishop on e2", "on move two"), with three held out (Dutch, Two Knights, Nimzo-Indian)
+# written at the same time, before any of those changes
 DESIGN_LESSONS = ("caro_kann", "french_defense", "italian_game", "kings_indian",
-                  "english_opening", "london_system", "scandinavian_defense", "scotch_game")
+                  "english_opening", "london_system", "scandinavian_defense", "scotch_game",
+                  "kings_gambit", "slav_defense", "petrov_defense", "alekhine_defense")
 SETTINGS = ("ingest", "norepeat", "penalty", "hotwords", "beam1", "beam8")
 
 
