@@ -3054,10 +3054,10 @@ def test_info_manual_reads_as_its_nodes_text_without_what_only_the_info_reader_u
     texts = [s.text for s in transcript.segments]
     body = "\n".join(texts)
     assert ("Frob rewrites each file it is given and keeps a backup copy beside the original file unless it is "
-            "told otherwise by option flags. Its settings are read from see The Startup File once, when it starts, "
+            "told otherwise by option flags. Its settings are read from The Startup File once, when it starts, "
             "and never again later.") in texts
     assert "frob --no-backup notes.txt" in texts
-    assert "See see the settings for the rest. (Settings are read once, when frob starts.)" in texts
+    assert "See the settings for the rest. (Settings are read once, when frob starts.)" in texts
     assert "Short line here" in body
     for gone in ("File:", "Node:", "* Menu:", "(line 6)", "Footnotes", "Tag Table", "Local Variables", "\x00",
                  "What frob does", "Concept Index", "Detailed Node Listing", "Overview of frob", "Startup File::"):
@@ -3124,6 +3124,25 @@ def _info(tmp_path, text: str):
     path = tmp_path / "frob.info"
     path.write_text(text)
     return read_source(path)
+
+
+def test_info_reference_after_the_authors_own_word_reads_as_the_name_alone(tmp_path):
+    """makeinfo writes @ref as "*note", as it writes @pxref: magit's manual read "Now see see
+    Post-Installation Tasks", "please see the see FAQ", "documented in see (transient)Top" (68
+    times; nettle's, by an older makeinfo, "see See Randomness"). After a word the reference is
+    the name alone; in brackets or opening a clause it still says "see"; another manual's node
+    names that manual."""
+    text = ("This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+            "\x1f\nFile: frob.info,  Node: Setup,  Up: Top\n\n1 Setup\n*******\n\n"
+            "Now see *note Startup File::.  Also see the *note Debugging\nTools::, and read it.\n\n"
+            "Frob keeps backups (*note Backups::); for more, *note Options::.\n\n"
+            "Transient is documented in *note (transient)Top::, its keys in *note\n(transient)Keys::.\n\n"
+            "*Note Quitting::, for the rest; older makeinfo's @ref: see *Note Randomness::.\n")
+    assert [s.text for s in _info(tmp_path, text).segments] == [
+        "Now see Startup File. Also see the Debugging Tools, and read it.",
+        "Frob keeps backups (see Backups); for more, see Options.",
+        "Transient is documented in the transient manual, its keys in Keys in the transient manual.",
+        "See Quitting, for the rest; older makeinfo's @ref: see Randomness."]
 
 
 def test_info_definitions_are_sections_named_by_what_they_define(tmp_path):
