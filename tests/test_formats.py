@@ -3145,6 +3145,24 @@ def test_info_reference_after_the_authors_own_word_reads_as_the_name_alone(tmp_p
         "See Quitting, for the rest; older makeinfo's @ref: see Randomness."]
 
 
+def test_info_copyright_line_in_a_quotation_is_a_notice_not_code(tmp_path):
+    """texinfo's @copying sets "Copyright (C) 2015-2021 …" in a quotation, five spaces deep in
+    Info: magit's manual read it as a code block, which the passage kept whole ("This manual is
+    for Magit version 3.3.0. | Copyright (C) 2015-2021 Jonas Bernoulli <jonas@…>" was a skill). A
+    notice is a paragraph, so the licence rules see it; a listing beside it stays code."""
+    text = ("This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+            "\x1f\nFile: frob.info,  Node: Top,  Up: (dir)\n\nFrob\n****\n\n"
+            "Frob rewrites each file it is given in place and keeps a backup\ncopy beside the original file.\n\n"
+            "This manual is for Frob version 2.1.\n\n"
+            "     Copyright (C) 2015-2021 Jane Doe <jane@example.org>\n\n"
+            "     You can redistribute this document and/or modify it under the terms\n"
+            "     of the GNU General Public License.\n\n"
+            "   Run it so:\n\n     frob --all notes.txt\n")
+    segments = [(s.kind, s.text) for s in _info(tmp_path, text).segments]
+    assert ("paragraph", "Copyright (C) 2015-2021 Jane Doe <jane@example.org>") in segments
+    assert segments[-1] == ("code", "frob --all notes.txt")
+
+
 def test_info_definitions_are_sections_named_by_what_they_define(tmp_path):
     """texinfo's @deffn in Info ("-- Command: acladd USERNAMES" over its meaning, indented): 114 of
     screen's skills had been named "-- Command: …", three to six entries a skill. Each is a
