@@ -265,7 +265,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
     out: list[Passage] = []
     current: list[int] = []
     size = 0
-    leads: set[int] = set()  # where in ``out`` a long paragraph's last run ends with ':'
+    leads: set[int] = set()  # where in ``out`` a long paragraph's or list's last run is
 
     def flush() -> None:
         nonlocal current, size
@@ -288,8 +288,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
         if w > MAX_WORDS and kind not in ("code", "list", "table"):
             flush()
             out.extend(_split(seg, i))
-            if out[-1].text.rstrip().endswith(":"):
-                leads.add(len(out) - 1)
+            leads.add(len(out) - 1)
             continue
         if w > MAX_WORDS and (kind == "list" and len(_top_items(seg.text)) > 1
                               or kind == "table" and len(seg.text.splitlines()) > 2):
@@ -306,6 +305,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
                 runs[0] = lead.then(runs[0])
             flush()
             out.extend(runs)
+            leads.add(len(out) - 1)  # its last item may introduce the block after it
             continue
         if (current and kind == "term" and size >= TERM_WORDS) or seg.ruled \
                 or current and _asks(seg) and not _leads_on(segments[current[-1]]):
@@ -356,12 +356,14 @@ QUESTION_WORDS = 25
 
 
 def _with_leads(out: list[Passage], leads: set[int]) -> list[Passage]:
-    """A long paragraph's last run that ends with ':' ("…, one could use:") opens the passage after
-    it, what it introduces (Doxygen's manual: the lead-in ended one skill, its
-    ``EXCLUDE_PATTERNS = */test/*`` opened the next)."""
+    """A long paragraph's or list's last run that ends with ':' ("…, one could use:") opens the
+    passage after it, what it introduces (Doxygen's manual: the lead-in ended one skill, its
+    ``EXCLUDE_PATTERNS = */test/*`` opened the next; bison's README: a list's last item "Error
+    messages quote the source with squiggles that underline the error:" its example)."""
     joined: list[Passage] = []
     for n, passage in enumerate(out):
-        if n - 1 in leads and joined and passage.indexes[0] == joined[-1].indexes[-1] + 1:
+        if n - 1 in leads and joined and passage.indexes[0] == joined[-1].indexes[-1] + 1 \
+                and joined[-1].text.rstrip().endswith(":"):
             passage = joined.pop().then(passage)
         joined.append(passage)
     return joined

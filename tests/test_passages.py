@@ -166,6 +166,22 @@ def test_a_long_paragraphs_last_run_ending_in_a_colon_opens_what_it_introduces()
     assert all(not p.text.endswith(":") for p in out)
 
 
+def test_a_long_lists_last_item_ending_in_a_colon_opens_what_it_introduces():
+    """bison's examples README (Markdown): a list of 150 words whose last item, "Error messages
+    quote the source with squiggles that underline the error:", is followed by its example (a
+    fence at the margin ends the list). The list was cut into runs and the example opened the
+    next skill, ahead of the list after it; now it stays with the item introducing it."""
+    items = "\n".join(f"- Its scanner feature number {n} tracks the locations of every token it reads." for n in range(12))
+    segs = [Segment(0, 1, items + "\n- Error messages quote the source with squiggles that underline the error:", "list"),
+            Segment(1, 2, "> 123 456\n1.5-7: syntax error", "code"),
+            Segment(2, 3, "- It supports debug traces with semantic values.", "list")]
+    out = passages.group(segs, [0, 1, 2])
+    assert len(out) > 2 and out[0].indexes == [0]  # the list was cut
+    lead = next(p for p in out if 1 in p.indexes)
+    assert lead.indexes[:2] == [0, 1] and "underline the error:\n> 123 456" in lead.text
+    assert all(not p.text.endswith(":") for p in out)
+
+
 def test_speech_recognition_caught_in_a_loop_does_not_become_a_skill(tmp_path, library):
     """Whisper sometimes repeats one token to the end of its window; that is not something the
     narrator taught. A passage that repeats a few numbers as printed output stays."""
