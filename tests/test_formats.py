@@ -1215,6 +1215,34 @@ def test_markdown_raw_html_headings_are_headings(tmp_path):
         "Thanks to X."]
 
 
+def test_markdown_item_whose_first_paragraph_is_a_lone_link_or_term_reads_term_colon_meaning(tmp_path):
+    """magit's README (elpa-magit) lists two articles, each a link over paragraphs saying what it
+    is: the item read "Visual Magit walk-through If you are completely new …", as HTML's items had
+    before they were read as a term over its meaning. A sentence opening an item stays one."""
+    transcript = read_written(tmp_path, "README.md", (
+        "# Start\n\nOne of these articles helps:\n\n"
+        "- [Visual Magit walk-through](https://x.org/a)\n\n  If you are completely new to Magit, read it.\n\n"
+        "  It explains the keys.\n\n"
+        "- [Magit, the magical Git interface](https://x.org/b)\n\n  It discusses Magit's properties.\n\n"
+        "- Usage\n\n  Call it with a file.\n\n- Run the tests first.\n\n  They take a minute.\n"))
+    assert [s.text for s in transcript.segments][1].splitlines() == [
+        "- Visual Magit walk-through: If you are completely new to Magit, read it. It explains the keys.",
+        "- Magit, the magical Git interface: It discusses Magit's properties.",
+        "- Usage: Call it with a file.", "- Run the tests first. They take a minute."]
+
+
+def test_markdown_raw_html_bar_of_links_is_no_text(tmp_path):
+    """magit's README opens with a centred ``<p>`` of links, "homepage | manual | faq | wiki |
+    mailing list | forum | news", under its raw HTML heading: a skill of its own. A bar of links
+    and separators alone is navigation; a sentence with a link in it stays."""
+    transcript = read_written(tmp_path, "README.md", (
+        '<h2 align="center">A Git Porcelain</h2>\n<p align="center">\n  <a href="https://x.org"><b>homepage</b></a> |\n'
+        '  <a href="https://x.org/m">manual</a> |\n  <a href="https://x.org/l">mailing list</a>\n</p>\n<hr>\n\n'
+        '<p>Magit is an interface to <a href="https://git-scm.com">Git</a>.</p>\n\n'
+        '<p><a href="https://x.org/d">Donate</a></p>\n'))
+    assert [s.text for s in transcript.segments] == ["Magit is an interface to Git.", "Donate"]
+
+
 def test_a_table_rows_empty_last_cells_are_no_part_of_it(tmp_path):
     """A Markdown row whose last cell is empty read "--fast | Compress faster |" (and a skill named
     by it ended on "|"); an empty cell between others keeps its place, an empty row is none."""
