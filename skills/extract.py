@@ -44,7 +44,8 @@ IMPERATIVE_VERBS = frozenset(
 )
 
 _OPENERS = re.compile(
-    r"^(?:(?:first of all|first(?! of\b)|then|next(?! up\b)|now(?! that\b| is\b)|finally|"
+    r"^(?:(?:first of all|first and foremost|last but not least|first(?! of\b| and foremost\b)|then|"
+    r"next(?! up\b)|now(?! that\b| is\b)|finally|"
     r"so(?! far\b| that\b)|and|also|after that|afterwards|to start|"
     r"once (?:that'?s|it'?s|they'?re) [a-z ]+?|step \d+)[,:]?\s+)+",
     re.I,

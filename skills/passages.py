@@ -569,8 +569,9 @@ _FRAME = re.compile(r"^(?:if|when|whenever|as|once|since|because|although|though
 _LINKING = re.compile(
     r"^(?:(?:(?:similarly|like|unlike|as with) (?:to )?[\w.()`'-]+(?: [\w.()`'-]+){0,3},"
     # an idiom is whole or nothing: not "So far," as "Far,", "Now that we have" as "That we have"
-    r"|(?:so far|thus far|next up|first of all|now then),"
-    r"|so(?! far\b| that\b)|and|but|now(?! that\b| is\b)|okay|ok|well|then|first(?! of\b)|next(?! up\b)|finally|also"
+    r"|(?:so far|thus far|next up|first of all|now then|first and foremost|last but not least),"
+    r"|so(?! far\b| that\b)|and|but|now(?! that\b| is\b)|okay|ok|well|then|first(?! of\b| and foremost\b)"
+    r"|next(?! up\b)|finally|also"
     r"|thus(?! far\b)|hence|therefore|however|namely"
     r"|for (?:example|instance)|e\.g\.|i\.e\.|that is|in (?:other words|fact|this case|particular)"
     r"|similarly|likewise|of course|here|basically|actually|as you can see|(?:note|notice|remember) that"

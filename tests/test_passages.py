@@ -519,6 +519,21 @@ def test_a_name_is_not_cut_inside_a_link_a_time_brackets_or_quotes_nor_an_idiom(
     assert name_from("Note: run it twice.") == "Run it twice"
 
 
+def test_first_and_foremost_is_an_idiom_whole_or_nothing():
+    """Jupyter's "Running Code" notebook (python-notebook-doc) opens "First and foremost, the
+    Jupyter Notebook is …": "First" and "and" went as linking words and the skill was named
+    "Foremost, the Jupyter Notebook is an interactive environment". The idiom goes whole, as
+    "So far," does; so does "last but not least,"."""
+    from tutorialbook.skills.extract import name_from
+
+    opening = "First and foremost, the Jupyter Notebook is an interactive environment for writing code."
+    assert passages.title_phrase(opening) == "The Jupyter Notebook is an interactive environment"
+    assert name_from(opening) == "The Jupyter Notebook is an interactive environment for writing code"
+    assert passages.title_phrase("And last but not least, please read the FAQ before you ask.") == (
+        "Please read the FAQ before you ask")
+    assert passages.title_phrase("First, run the tests.") == "Run the tests"
+
+
 def test_a_long_table_is_cut_into_runs_of_rows_under_its_header_and_caption():
     """Debian Reference's "Table 1.17. List of basic Unix commands" (700 words) was one skill
     whose steps ran every row into one line ("… usage 0022 | -rw-r--r-- | …") and its caption
