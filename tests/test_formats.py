@@ -1760,6 +1760,33 @@ def test_pdf_letter_spaced_listing_reads_as_words_and_single_letter_words_stay_a
         "Here x * y is a product and a b c d are its four terms."]
 
 
+def test_pdf_line_whose_last_words_are_drawn_after_the_line_below_reads_whole(tmp_path):
+    """makeindex's PDF (texlive-base) draws "(between the" after the line under "Put a \\makeindex
+    command in the preamble": pdfminer joins only characters drawn in turn, so those words were a
+    box of their own, read after the paragraph and run into the next one ("(between the Put a
+    \\printindex command …"). A piece of a line, level with it and a word space after its end, is
+    that line's; a column beyond a gutter is not."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.text(20, 20, "Makeindex reads the index file that LaTeX writes and sorts its entries.")
+    left = "Put a makeindex command in the preamble"
+    pdf.text(25, 36, left)
+    pdf.text(25, 41.5, "and the first command.")
+    pdf.text(25 + pdf.get_string_width(left + " "), 36, "(between the")  # drawn last
+    pdf.text(20, 52, "Run it again after each change of the index entries of the document.")
+    pdf.text(20, 70, "A left column line.")
+    pdf.text(20 + pdf.get_string_width("A left column line.") + 8, 70, "Right column")
+    pdf.output(str(tmp_path / "makeindex.pdf"))
+    assert [s.text for s in read_source(tmp_path / "makeindex.pdf").segments] == [
+        "Makeindex reads the index file that LaTeX writes and sorts its entries.",
+        "Put a makeindex command in the preamble (between the and the first command.",
+        "Run it again after each change of the index entries of the document.",
+        "A left column line.", "Right column"]
+
+
 def test_pdf_code_quotes_are_as_typed_and_tex_accents_join_their_letters(tmp_path):
     """TeX sets a typewriter font's ' as ’ (bash's "local IFS=$’ \\t\\n’") and draws an accent as a
     mark before its letter ("Br¨oker", "J´erˆome", "na¨ıve"); dblatex's opening quote reads as a
