@@ -1457,6 +1457,19 @@ def test_epub2_book_with_an_ncx_and_no_title_is_titled_by_its_first_heading(tmp_
     assert "navPoint" not in transcript.text and transcript.segments[2].text == "ls -la /tmp\nls -la ~"
 
 
+def test_sphinx_epub_link_addresses_are_no_text(tmp_path):
+    """Sphinx's EPUB builder writes each external link's address after it (``epub_show_urls``
+    'inline', its default): ubuntu-packaging-guide-epub's text read "see the autopkgtest docs
+    [https://salsa.debian.org/ci-team/autopkgtest/blob/master/doc/README.package-tests.rst] for
+    more", 502 times. The HTML build of the same pages shows none; the words stay."""
+    page = xhtml("Tests", '<h1>Tests</h1><p>See the <a class="reference external" href="https://x.org/t">autopkgtest '
+                          'docs</a><span class="link-target"> [https://x.org/t]</span> for more, or '
+                          '<span class="pre">[brackets]</span> as written.</p>')
+    package = epub_package("Guide", [("c1", "tests.xhtml", XHTML, "")], ["c1"])
+    path = write_epub(tmp_path / "guide.epub", {"OEBPS/content.opf": package, "OEBPS/tests.xhtml": page})
+    assert [s.text for s in read_source(path).segments] == ["See the autopkgtest docs for more, or [brackets] as written."]
+
+
 def test_epub_whose_encryption_only_obfuscates_its_fonts_is_read(tmp_path):
     """EPUB's font obfuscation lists the fonts in META-INF/encryption.xml: no DRM, the text is read."""
     encryption = """<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container"
