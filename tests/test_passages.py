@@ -756,6 +756,17 @@ def test_subscribing_to_a_mailing_list_is_taught_and_a_video_sign_off_is_not():
     assert passages.is_boilerplate("Don't forget to hit the subscribe button!")
 
 
+def test_a_call_to_fund_the_project_is_no_skill_and_a_text_about_donations_is():
+    """magit's README and manual ask "If Magit makes you more productive too, then please consider
+    making a donation." (a skill of the README, a step of the manual's Post-Installation Tasks);
+    READMEs of eslint and Bootstrap "Become a sponsor …". A call to action, as a video's "please
+    subscribe" is; a text that teaches about donations stays."""
+    assert passages.is_boilerplate("If Magit makes you more productive too, then please consider making a donation.")
+    assert passages.is_boilerplate("Become a sponsor to get your logo on our README and website.")
+    assert passages.is_boilerplate("Like the tool? Buy me a coffee!")
+    assert not passages.is_boilerplate("The donation form records each gift in the ledger table.")
+
+
 def test_two_terms_over_one_meaning_head_it_together():
     """texinfo's ``@item``/``@itemx`` ("c-format" and "no-c-format" over one meaning): the first had
     stood as a skill of its own, "C-format", its meaning under the second."""
