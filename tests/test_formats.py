@@ -1800,6 +1800,24 @@ def test_pdf_line_whose_last_words_are_drawn_after_the_line_below_reads_whole(tm
         "A left column line.", "Right column"]
 
 
+def test_pdf_texinfo_definition_category_at_the_line_end_is_no_text(tmp_path):
+    """texinfo prints a definition's category in brackets at the right end of its signature's line
+    ("void sha256_init (struct sha256_ctx *ctx)   [Function]"): nettle-dev's PDF manual had 534,
+    read into the signatures' text and as paragraphs "[Constant] [Constant] [Constant]". As in its
+    HTML, the signature is read without it; brackets in the text's own lines stay."""
+    page = [(20, 20, "Helvetica", 11, "Nettle defines SHA256 in its own header file, with these names."),
+            (25, 30, "Courier", 10, "void sha256_init (struct sha256_ctx *ctx)"),
+            (170, 30, "Helvetica", 11, "[Function]"),
+            (35, 36, "Helvetica", 11, "Initialize the SHA256 state before any data is hashed."),
+            (25, 46, "Courier", 10, "SHA256_DIGEST_SIZE"), (170, 46, "Helvetica", 11, "[Constant]"),
+            (35, 52, "Helvetica", 11, "The size of a SHA256 digest, i.e. 32."),
+            (20, 62, "Helvetica", 11, "[Optional]")]
+    texts = [s.text for s in read_source(_laid_out_pdf(tmp_path / "nettle.pdf", [page])).segments]
+    assert not any("[Function]" in t or "[Constant]" in t for t in texts), texts
+    assert "Initialize the SHA256 state before any data is hashed." in " ".join(texts)
+    assert texts[-1] == "[Optional]"
+
+
 def test_pdf_code_quotes_are_as_typed_and_tex_accents_join_their_letters(tmp_path):
     """TeX sets a typewriter font's ' as ’ (bash's "local IFS=$’ \\t\\n’") and draws an accent as a
     mark before its letter ("Br¨oker", "J´erˆome", "na¨ıve"); dblatex's opening quote reads as a

@@ -184,11 +184,12 @@ def _boxes(data: bytes) -> list[_Box]:
     for page_no, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams(boxes_flow=None))):
         texts = [e for e in page if isinstance(e, LTTextContainer)]
         pieces = _strays(texts)
+        labels = _categories(texts)
         texts = [e for e in texts if id(e) not in pieces]
         for element in reading_order(texts, start=lambda e: next(iter(e)).x0 if len(e) else e.x0):
             lines = []  # (text, size, share of the line in a code font, row)
             for line in element:
-                if not isinstance(line, LTTextLine):
+                if not isinstance(line, LTTextLine) or id(line) in labels:
                     continue
                 parts = [line, *pieces.get(id(line), [])]
                 chars = [c for part in parts for c in part if isinstance(c, LTChar) and c.get_text().strip()]
@@ -256,6 +257,25 @@ def _strays(texts: list) -> dict[int, list]:
             found.setdefault(id(line), []).append(piece)
             found[id(box)] = [piece]
     return found
+
+
+def _categories(texts: list) -> set[int]:
+    """texinfo's category of a definition, printed in brackets at the right end of its signature's
+    line ("int asn1_parser2tree (const char * file, …   [Function]"): a line saying only
+    "[Function]", "[Constant]", "[Context struct]", level with another box's line to its left. As
+    in texinfo's HTML, the signature is read without it (nettle's manual: 534 of them, read into
+    the signatures' text and as paragraphs "[Constant] [Constant] [Constant]"). By id."""
+    from pdfminer.layout import LTTextLine
+
+    lines = [(line, box) for box in texts for line in box if isinstance(line, LTTextLine)]
+    labels = [(line, box) for line, box in lines if _CATEGORY.fullmatch(line.get_text().strip())]
+    return {id(label) for label, box in labels
+            if any(other is not box and line.x1 <= label.x0 + _TOUCH
+                   and min(line.y1, label.y1) - max(line.y0, label.y0) >= 0.5 * label.height for line, other in lines)}
+
+
+#: a definition's category as texinfo prints it: a capitalised word or three in brackets
+_CATEGORY = re.compile(r"\[[A-Z][\w-]*(?: [\w-]+){0,2}\]")
 
 
 def _size(chars: list) -> float:
