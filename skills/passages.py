@@ -543,13 +543,19 @@ def title_phrase(text: str, limit: int = 8) -> str:
 
 
 def _unwrapped(sentence: str) -> str:
-    """A sentence an author set in parentheses, without them ("(This is only needed when …)")."""
-    if sentence.startswith("("):
+    """A sentence an author set in parentheses or square brackets, without them ("(This is only
+    needed when …)"); a bracket the sentence opens and a later one closes goes too (btxdoc's "[This
+    document will be expanded when BibTeX version 1.00 comes out. Please report …]" was named
+    "[This": no clause of it closed the bracket)."""
+    if sentence[:1] in ("(", "["):
+        opener, closer = sentence[0], ")" if sentence[0] == "(" else "]"
         depth = 0
         for n, ch in enumerate(sentence):
-            depth += (ch == "(") - (ch == ")")
-            if depth == 0:
-                return (sentence[1:n] + sentence[n + 1:]).strip()
+            depth += (ch == opener) - (ch == closer)
+            if depth == 0:  # a bracket closing before the sentence's end marks a word ("[1] Knuth …"): kept
+                return (sentence[1:n] + sentence[n + 1:]).strip() if opener == "(" or not sentence[n + 1:].strip() \
+                    else sentence
+        return sentence[1:].strip()
     return sentence
 
 

@@ -534,6 +534,18 @@ def test_first_and_foremost_is_an_idiom_whole_or_nothing():
     assert passages.title_phrase("First, run the tests.") == "Run the tests"
 
 
+def test_a_passage_set_in_square_brackets_is_named_by_its_words():
+    """btxdoc's PDF (texlive-base) opens "[This document will be expanded when BibTeX version 1.00
+    comes out. Please report typos … ]": no clause of the first sentence closes the bracket, and
+    the skill was named "[This". A bracket a sentence opens, closed later or at its end, is no
+    part of the name; one marking a word ("[1] Knuth …") stays."""
+    title = passages.title_phrase
+    assert title("[This document will be expanded when BibTeX version 1.00 comes out. Please report typos.]") == (
+        "This document will be expanded when BibTeX version")
+    assert title("[This is only needed when you build from git.]") == "This is only needed when you build"
+    assert title("[1] Knuth wrote the first version of TeX in 1978.") == "[1] Knuth wrote the first version of TeX"
+
+
 def test_a_long_table_is_cut_into_runs_of_rows_under_its_header_and_caption():
     """Debian Reference's "Table 1.17. List of basic Unix commands" (700 words) was one skill
     whose steps ran every row into one line ("… usage 0022 | -rw-r--r-- | …") and its caption
