@@ -44,7 +44,8 @@ IMPERATIVE_VERBS = frozenset(
 )
 
 _OPENERS = re.compile(
-    r"^(?:(?:first of all|first(?! of\b)|then|next(?! up\b)|now(?! that\b| is\b)|finally|"
+    r"^(?:(?:first of all|first and foremost|last but not least|first(?! of\b| and foremost\b)|then|"
+    r"next(?! up\b)|now(?! that\b| is\b)|finally|"
     r"so(?! far\b| that\b)|and|also|after that|afterwards|to start|"
     r"once (?:that'?s|it'?s|they'?re) [a-z ]+?|step \d+)[,:]?\s+)+",
     re.I,
@@ -251,9 +252,13 @@ def states(line: str) -> bool:
 
 
 def opening(segments) -> str:
-    """What a chapter's introduction says first: its first segment stating something in prose."""
+    """What a chapter's introduction says first: its first segment stating something in prose,
+    not a licence's or a greeting's (``passages.is_boilerplate``)."""
+    from tutorialbook.skills.passages import is_boilerplate
+
     lines = [one_line(seg.text) for seg in segments if seg.kind != "code"] or [one_line(segments[0].text)]
-    return next((line for line in lines if states(line)), lines[0])
+    plain = [line for line in lines if not is_boilerplate(line)] or lines
+    return next((line for line in plain if states(line)), plain[0])
 
 
 def summary(segments, indexes: list[int], vectors: np.ndarray, ideas: int = 2) -> str:
@@ -262,14 +267,19 @@ def summary(segments, indexes: list[int], vectors: np.ndarray, ideas: int = 2) -
     node of code alone is summed up by its code: a section's prose says what it teaches, its
     examples' lines (">>> r = requests.get(…)") are not what a person writes as a summary; nor
     is a short lead-in ("Run:", "You get this:") or a word or two ("True"), while a segment
-    saying something (:func:`states`) is there."""
+    saying something (:func:`states`) is there; nor is a licence's clause or a greeting."""
     prose = [j for j, i in enumerate(indexes) if segments[i].kind != "code"]
     if prose and len(prose) < len(indexes):
         indexes, vectors = [indexes[j] for j in prose], vectors[prose]
+    from tutorialbook.skills.passages import is_boilerplate
+
     lines = [one_line(segments[i].text) for i in indexes]
-    stated = np.array([states(line) for line in lines])
+    # no licence's or greeting's sentence either: no skill holds it (cpio's README, "… Permission is
+    # granted to anyone to make or distribute verbatim copies of this document …")
+    plain = np.array([not is_boilerplate(segments[i].text) for i in indexes])
+    stated = np.array([states(line) for line in lines]) & plain
     if not stated.any():
-        stated[:] = True
+        stated[:] = plain if plain.any() else True
     first = central_index(vectors, stated)
     chosen = [first]
     if len(indexes) >= 4 and ideas > 1:

@@ -1215,6 +1215,34 @@ def test_markdown_raw_html_headings_are_headings(tmp_path):
         "Thanks to X."]
 
 
+def test_markdown_item_whose_first_paragraph_is_a_lone_link_or_term_reads_term_colon_meaning(tmp_path):
+    """magit's README (elpa-magit) lists two articles, each a link over paragraphs saying what it
+    is: the item read "Visual Magit walk-through If you are completely new …", as HTML's items had
+    before they were read as a term over its meaning. A sentence opening an item stays one."""
+    transcript = read_written(tmp_path, "README.md", (
+        "# Start\n\nOne of these articles helps:\n\n"
+        "- [Visual Magit walk-through](https://x.org/a)\n\n  If you are completely new to Magit, read it.\n\n"
+        "  It explains the keys.\n\n"
+        "- [Magit, the magical Git interface](https://x.org/b)\n\n  It discusses Magit's properties.\n\n"
+        "- Usage\n\n  Call it with a file.\n\n- Run the tests first.\n\n  They take a minute.\n"))
+    assert [s.text for s in transcript.segments][1].splitlines() == [
+        "- Visual Magit walk-through: If you are completely new to Magit, read it. It explains the keys.",
+        "- Magit, the magical Git interface: It discusses Magit's properties.",
+        "- Usage: Call it with a file.", "- Run the tests first. They take a minute."]
+
+
+def test_markdown_raw_html_bar_of_links_is_no_text(tmp_path):
+    """magit's README opens with a centred ``<p>`` of links, "homepage | manual | faq | wiki |
+    mailing list | forum | news", under its raw HTML heading: a skill of its own. A bar of links
+    and separators alone is navigation; a sentence with a link in it stays."""
+    transcript = read_written(tmp_path, "README.md", (
+        '<h2 align="center">A Git Porcelain</h2>\n<p align="center">\n  <a href="https://x.org"><b>homepage</b></a> |\n'
+        '  <a href="https://x.org/m">manual</a> |\n  <a href="https://x.org/l">mailing list</a>\n</p>\n<hr>\n\n'
+        '<p>Magit is an interface to <a href="https://git-scm.com">Git</a>.</p>\n\n'
+        '<p><a href="https://x.org/d">Donate</a></p>\n'))
+    assert [s.text for s in transcript.segments] == ["Magit is an interface to Git.", "Donate"]
+
+
 def test_a_table_rows_empty_last_cells_are_no_part_of_it(tmp_path):
     """A Markdown row whose last cell is empty read "--fast | Compress faster |" (and a skill named
     by it ended on "|"); an empty cell between others keeps its place, an empty row is none."""
@@ -1427,6 +1455,19 @@ def test_epub2_book_with_an_ncx_and_no_title_is_titled_by_its_first_heading(tmp_
     assert [title for _, _, title in transcript.headings] == ["Getting around", "Listing files", "Pipes",
                                                               "Counting lines"]
     assert "navPoint" not in transcript.text and transcript.segments[2].text == "ls -la /tmp\nls -la ~"
+
+
+def test_sphinx_epub_link_addresses_are_no_text(tmp_path):
+    """Sphinx's EPUB builder writes each external link's address after it (``epub_show_urls``
+    'inline', its default): ubuntu-packaging-guide-epub's text read "see the autopkgtest docs
+    [https://salsa.debian.org/ci-team/autopkgtest/blob/master/doc/README.package-tests.rst] for
+    more", 502 times. The HTML build of the same pages shows none; the words stay."""
+    page = xhtml("Tests", '<h1>Tests</h1><p>See the <a class="reference external" href="https://x.org/t">autopkgtest '
+                          'docs</a><span class="link-target"> [https://x.org/t]</span> for more, or '
+                          '<span class="pre">[brackets]</span> as written.</p>')
+    package = epub_package("Guide", [("c1", "tests.xhtml", XHTML, "")], ["c1"])
+    path = write_epub(tmp_path / "guide.epub", {"OEBPS/content.opf": package, "OEBPS/tests.xhtml": page})
+    assert [s.text for s in read_source(path).segments] == ["See the autopkgtest docs for more, or [brackets] as written."]
 
 
 def test_epub_whose_encryption_only_obfuscates_its_fonts_is_read(tmp_path):
@@ -1730,6 +1771,51 @@ def test_pdf_letter_spaced_listing_reads_as_words_and_single_letter_words_stay_a
         "The loop below multiplies two polynomials, a bit at a time.",
         "for (int k = 0; k < D; ++k) { return product;",
         "Here x * y is a product and a b c d are its four terms."]
+
+
+def test_pdf_line_whose_last_words_are_drawn_after_the_line_below_reads_whole(tmp_path):
+    """makeindex's PDF (texlive-base) draws "(between the" after the line under "Put a \\makeindex
+    command in the preamble": pdfminer joins only characters drawn in turn, so those words were a
+    box of their own, read after the paragraph and run into the next one ("(between the Put a
+    \\printindex command …"). A piece of a line, level with it and a word space after its end, is
+    that line's; a column beyond a gutter is not."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.text(20, 20, "Makeindex reads the index file that LaTeX writes and sorts its entries.")
+    left = "Put a makeindex command in the preamble"
+    pdf.text(25, 36, left)
+    pdf.text(25, 41.5, "and the first command.")
+    pdf.text(25 + pdf.get_string_width(left + " "), 36, "(between the")  # drawn last
+    pdf.text(20, 52, "Run it again after each change of the index entries of the document.")
+    pdf.text(20, 70, "A left column line.")
+    pdf.text(20 + pdf.get_string_width("A left column line.") + 8, 70, "Right column")
+    pdf.output(str(tmp_path / "makeindex.pdf"))
+    assert [s.text for s in read_source(tmp_path / "makeindex.pdf").segments] == [
+        "Makeindex reads the index file that LaTeX writes and sorts its entries.",
+        "Put a makeindex command in the preamble (between the and the first command.",
+        "Run it again after each change of the index entries of the document.",
+        "A left column line.", "Right column"]
+
+
+def test_pdf_texinfo_definition_category_at_the_line_end_is_no_text(tmp_path):
+    """texinfo prints a definition's category in brackets at the right end of its signature's line
+    ("void sha256_init (struct sha256_ctx *ctx)   [Function]"): nettle-dev's PDF manual had 534,
+    read into the signatures' text and as paragraphs "[Constant] [Constant] [Constant]". As in its
+    HTML, the signature is read without it; brackets in the text's own lines stay."""
+    page = [(20, 20, "Helvetica", 11, "Nettle defines SHA256 in its own header file, with these names."),
+            (25, 30, "Courier", 10, "void sha256_init (struct sha256_ctx *ctx)"),
+            (170, 30, "Helvetica", 11, "[Function]"),
+            (35, 36, "Helvetica", 11, "Initialize the SHA256 state before any data is hashed."),
+            (25, 46, "Courier", 10, "SHA256_DIGEST_SIZE"), (170, 46, "Helvetica", 11, "[Constant]"),
+            (35, 52, "Helvetica", 11, "The size of a SHA256 digest, i.e. 32."),
+            (20, 62, "Helvetica", 11, "[Optional]")]
+    texts = [s.text for s in read_source(_laid_out_pdf(tmp_path / "nettle.pdf", [page])).segments]
+    assert not any("[Function]" in t or "[Constant]" in t for t in texts), texts
+    assert "Initialize the SHA256 state before any data is hashed." in " ".join(texts)
+    assert texts[-1] == "[Optional]"
 
 
 def test_pdf_code_quotes_are_as_typed_and_tex_accents_join_their_letters(tmp_path):
@@ -3054,10 +3140,10 @@ def test_info_manual_reads_as_its_nodes_text_without_what_only_the_info_reader_u
     texts = [s.text for s in transcript.segments]
     body = "\n".join(texts)
     assert ("Frob rewrites each file it is given and keeps a backup copy beside the original file unless it is "
-            "told otherwise by option flags. Its settings are read from see The Startup File once, when it starts, "
+            "told otherwise by option flags. Its settings are read from The Startup File once, when it starts, "
             "and never again later.") in texts
     assert "frob --no-backup notes.txt" in texts
-    assert "See see the settings for the rest. (Settings are read once, when frob starts.)" in texts
+    assert "See the settings for the rest. (Settings are read once, when frob starts.)" in texts
     assert "Short line here" in body
     for gone in ("File:", "Node:", "* Menu:", "(line 6)", "Footnotes", "Tag Table", "Local Variables", "\x00",
                  "What frob does", "Concept Index", "Detailed Node Listing", "Overview of frob", "Startup File::"):
@@ -3124,6 +3210,43 @@ def _info(tmp_path, text: str):
     path = tmp_path / "frob.info"
     path.write_text(text)
     return read_source(path)
+
+
+def test_info_reference_after_the_authors_own_word_reads_as_the_name_alone(tmp_path):
+    """makeinfo writes @ref as "*note", as it writes @pxref: magit's manual read "Now see see
+    Post-Installation Tasks", "please see the see FAQ", "documented in see (transient)Top" (68
+    times; nettle's, by an older makeinfo, "see See Randomness"). After a word the reference is
+    the name alone; in brackets or opening a clause it still says "see"; another manual's node
+    names that manual."""
+    text = ("This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+            "\x1f\nFile: frob.info,  Node: Setup,  Up: Top\n\n1 Setup\n*******\n\n"
+            "Now see *note Startup File::.  Also see the *note Debugging\nTools::, and read it.\n\n"
+            "Frob keeps backups (*note Backups::); for more, *note Options::.\n\n"
+            "Transient is documented in *note (transient)Top::, its keys in *note\n(transient)Keys::.\n\n"
+            "*Note Quitting::, for the rest; older makeinfo's @ref: see *Note Randomness::.\n")
+    assert [s.text for s in _info(tmp_path, text).segments] == [
+        "Now see Startup File. Also see the Debugging Tools, and read it.",
+        "Frob keeps backups (see Backups); for more, see Options.",
+        "Transient is documented in the transient manual, its keys in Keys in the transient manual.",
+        "See Quitting, for the rest; older makeinfo's @ref: see Randomness."]
+
+
+def test_info_copyright_line_in_a_quotation_is_a_notice_not_code(tmp_path):
+    """texinfo's @copying sets "Copyright (C) 2015-2021 …" in a quotation, five spaces deep in
+    Info: magit's manual read it as a code block, which the passage kept whole ("This manual is
+    for Magit version 3.3.0. | Copyright (C) 2015-2021 Jonas Bernoulli <jonas@…>" was a skill). A
+    notice is a paragraph, so the licence rules see it; a listing beside it stays code."""
+    text = ("This is frob.info, produced by makeinfo version 6.8 from frob.texi.\n\n"
+            "\x1f\nFile: frob.info,  Node: Top,  Up: (dir)\n\nFrob\n****\n\n"
+            "Frob rewrites each file it is given in place and keeps a backup\ncopy beside the original file.\n\n"
+            "This manual is for Frob version 2.1.\n\n"
+            "     Copyright (C) 2015-2021 Jane Doe <jane@example.org>\n\n"
+            "     You can redistribute this document and/or modify it under the terms\n"
+            "     of the GNU General Public License.\n\n"
+            "   Run it so:\n\n     frob --all notes.txt\n")
+    segments = [(s.kind, s.text) for s in _info(tmp_path, text).segments]
+    assert ("paragraph", "Copyright (C) 2015-2021 Jane Doe <jane@example.org>") in segments
+    assert segments[-1] == ("code", "frob --all notes.txt")
 
 
 def test_info_definitions_are_sections_named_by_what_they_define(tmp_path):

@@ -468,6 +468,29 @@ def test_a_section_is_summed_up_by_its_prose_not_its_examples(tmp_path, library)
     assert "s.get(" not in summary and "requests.Session()" not in summary, "an example's line is no summary"
 
 
+def test_a_summary_is_no_licence_clause_which_no_skill_holds():
+    """cpio's README (Debian's cpio 2.13) closes its one section with the licence's clauses, and
+    the section was summed up "This file contains brief information about configuring and
+    compiling GNU cpio. Permission is granted to anyone to make or distribute verbatim copies of
+    this document …": a sentence no skill holds. Summaries and a chapter's opening take what the
+    text teaches."""
+    import numpy as np
+
+    from tutorialbook.acquire.transcript import Segment
+    from tutorialbook.skills import extract
+
+    licence = ("Permission is granted to anyone to make or distribute verbatim copies of this document as "
+               "received, in any medium, provided that the copyright notice and this permission notice are preserved.")
+    segments = [Segment(0, 1, "GNU cpio copies files between archives and directories.", "paragraph"),
+                Segment(1, 2, "This file contains brief information about configuring and compiling GNU cpio.",
+                        "paragraph"),
+                Segment(2, 3, "A usual three-stage procedure applies to build it.", "paragraph"),
+                Segment(3, 4, licence, "paragraph")]
+    vectors = np.array([[1.0, 0.0], [0.95, 0.31], [0.9, 0.43], [0.5, 0.87]], dtype=np.float32)
+    assert "Permission" not in extract.summary(segments, [0, 1, 2, 3], vectors)
+    assert extract.opening([segments[3], segments[0]]) == "GNU cpio copies files between archives and directories."
+
+
 def test_a_summary_says_something_not_a_short_lead_in_or_a_stray_word():
     """doit's "pip" was summed up as "package:", its "Tasks" as "… True", Sinatra's "Error" as "… You
     get this:": the most central segment, whatever it said. A segment saying something is taken

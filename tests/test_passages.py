@@ -166,6 +166,22 @@ def test_a_long_paragraphs_last_run_ending_in_a_colon_opens_what_it_introduces()
     assert all(not p.text.endswith(":") for p in out)
 
 
+def test_a_long_lists_last_item_ending_in_a_colon_opens_what_it_introduces():
+    """bison's examples README (Markdown): a list of 150 words whose last item, "Error messages
+    quote the source with squiggles that underline the error:", is followed by its example (a
+    fence at the margin ends the list). The list was cut into runs and the example opened the
+    next skill, ahead of the list after it; now it stays with the item introducing it."""
+    items = "\n".join(f"- Its scanner feature number {n} tracks the locations of every token it reads." for n in range(12))
+    segs = [Segment(0, 1, items + "\n- Error messages quote the source with squiggles that underline the error:", "list"),
+            Segment(1, 2, "> 123 456\n1.5-7: syntax error", "code"),
+            Segment(2, 3, "- It supports debug traces with semantic values.", "list")]
+    out = passages.group(segs, [0, 1, 2])
+    assert len(out) > 2 and out[0].indexes == [0]  # the list was cut
+    lead = next(p for p in out if 1 in p.indexes)
+    assert lead.indexes[:2] == [0, 1] and "underline the error:\n> 123 456" in lead.text
+    assert all(not p.text.endswith(":") for p in out)
+
+
 def test_speech_recognition_caught_in_a_loop_does_not_become_a_skill(tmp_path, library):
     """Whisper sometimes repeats one token to the end of its window; that is not something the
     narrator taught. A passage that repeats a few numbers as printed output stays."""
@@ -503,6 +519,33 @@ def test_a_name_is_not_cut_inside_a_link_a_time_brackets_or_quotes_nor_an_idiom(
     assert name_from("Note: run it twice.") == "Run it twice"
 
 
+def test_first_and_foremost_is_an_idiom_whole_or_nothing():
+    """Jupyter's "Running Code" notebook (python-notebook-doc) opens "First and foremost, the
+    Jupyter Notebook is …": "First" and "and" went as linking words and the skill was named
+    "Foremost, the Jupyter Notebook is an interactive environment". The idiom goes whole, as
+    "So far," does; so does "last but not least,"."""
+    from tutorialbook.skills.extract import name_from
+
+    opening = "First and foremost, the Jupyter Notebook is an interactive environment for writing code."
+    assert passages.title_phrase(opening) == "The Jupyter Notebook is an interactive environment"
+    assert name_from(opening) == "The Jupyter Notebook is an interactive environment for writing code"
+    assert passages.title_phrase("And last but not least, please read the FAQ before you ask.") == (
+        "Please read the FAQ before you ask")
+    assert passages.title_phrase("First, run the tests.") == "Run the tests"
+
+
+def test_a_passage_set_in_square_brackets_is_named_by_its_words():
+    """btxdoc's PDF (texlive-base) opens "[This document will be expanded when BibTeX version 1.00
+    comes out. Please report typos … ]": no clause of the first sentence closes the bracket, and
+    the skill was named "[This". A bracket a sentence opens, closed later or at its end, is no
+    part of the name; one marking a word ("[1] Knuth …") stays."""
+    title = passages.title_phrase
+    assert title("[This document will be expanded when BibTeX version 1.00 comes out. Please report typos.]") == (
+        "This document will be expanded when BibTeX version")
+    assert title("[This is only needed when you build from git.]") == "This is only needed when you build"
+    assert title("[1] Knuth wrote the first version of TeX in 1978.") == "[1] Knuth wrote the first version of TeX"
+
+
 def test_a_long_table_is_cut_into_runs_of_rows_under_its_header_and_caption():
     """Debian Reference's "Table 1.17. List of basic Unix commands" (700 words) was one skill
     whose steps ran every row into one line ("… usage 0022 | -rw-r--r-- | …") and its caption
@@ -723,6 +766,17 @@ def test_subscribing_to_a_mailing_list_is_taught_and_a_video_sign_off_is_not():
                                        "calcurse.org with subscribe in the subject field.")
     assert passages.is_boilerplate("If you liked this video, please subscribe and leave a comment.")
     assert passages.is_boilerplate("Don't forget to hit the subscribe button!")
+
+
+def test_a_call_to_fund_the_project_is_no_skill_and_a_text_about_donations_is():
+    """magit's README and manual ask "If Magit makes you more productive too, then please consider
+    making a donation." (a skill of the README, a step of the manual's Post-Installation Tasks);
+    READMEs of eslint and Bootstrap "Become a sponsor …". A call to action, as a video's "please
+    subscribe" is; a text that teaches about donations stays."""
+    assert passages.is_boilerplate("If Magit makes you more productive too, then please consider making a donation.")
+    assert passages.is_boilerplate("Become a sponsor to get your logo on our README and website.")
+    assert passages.is_boilerplate("Like the tool? Buy me a coffee!")
+    assert not passages.is_boilerplate("The donation form records each gift in the ledger table.")
 
 
 def test_two_terms_over_one_meaning_head_it_together():

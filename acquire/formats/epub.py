@@ -64,7 +64,7 @@ def read_epub(data: bytes, name: str, max_bytes: int) -> Document:
     for page in pages:
         content = book.read(page)
         try:
-            read_page(doc, content, posixpath.basename(page), _leveller(contents.get(page, {})))
+            read_page(doc, content, posixpath.basename(page), _prepared(_leveller(contents.get(page, {}))))
         except NothingToLearn:
             continue  # a generated index (Sphinx's genindex.xhtml) or a page that only sends the reader on
         except TutorialbookError as exc:
@@ -248,6 +248,21 @@ def _ncx_entries(data: bytes) -> list[tuple[str, int]]:
         if content is not None:
             entries.append((content.get("src"), 1 + sum(_local(up) == "navPoint" for up in point.iterancestors())))
     return entries
+
+
+def _prepared(relevel: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A page made ready to read: without the addresses Sphinx's EPUB writes after every link
+    (``epub_show_urls = 'inline'``, its default: "the autopkgtest docs [https://salsa.debian.org/…]",
+    502 times in the Ubuntu Packaging Guide; the HTML build of the same text shows none, and a
+    link's address is no word of the text), its headings levelled by the book's contents."""
+
+    def prepare(root) -> None:
+        for target in list(root.iter("span")):
+            if "link-target" in (target.get("class") or "").split():
+                target.drop_tree()  # its tail (the sentence going on) stays
+        relevel(root)
+
+    return prepare
 
 
 def _leveller(targets: dict[str, int]) -> Callable[[Any], None]:

@@ -163,11 +163,37 @@ def _html_block(node: SyntaxTreeNode, doc: "_Spans") -> None:
     line of its HTML: "Holy guacamole! … × {{< /example >}}" had been a skill's text)."""
     from tutorialbook.acquire.formats.html import fragment_parts
 
+    links = _link_texts(node.content)
     for level, text in fragment_parts(node.content):
         if level:
             doc.heading(level, text)
-        elif not _mostly_template(text) and (words := squash(_TEMPLATE_TAGS.sub(" ", text))):
+        elif not _mostly_template(text) and not _links_only(text, links) \
+                and (words := squash(_TEMPLATE_TAGS.sub(" ", text))):
             doc.block("paragraph", words, node)
+
+
+def _link_texts(markup: str) -> list[str]:
+    """The words of each link in raw HTML, longest first."""
+    if "<a" not in markup.lower():
+        return []
+    from lxml import etree
+    from lxml import html as lxml_html
+
+    try:
+        root = lxml_html.fragment_fromstring(markup, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return []
+    return sorted((t for a in root.iter("a") if (t := squash(a.text_content()))), key=len, reverse=True)
+
+
+def _links_only(text: str, links: list[str]) -> bool:
+    """A bar of two links or more and nothing else in words (a README's centred "homepage | manual
+    | faq | wiki | forum" under its title, magit's: it had been a skill): navigation, no text."""
+    rest, found = text, 0
+    for link in links:
+        if link in rest:
+            rest, found = rest.replace(link, " ", 1), found + 1
+    return found >= 2 and not re.search(r"\w", rest)
 
 
 def _directive(node: SyntaxTreeNode, doc: "_Spans") -> None:
@@ -294,9 +320,33 @@ def _list_lines(node: SyntaxTreeNode, depth: int) -> list[str]:
                 nested.extend(_list_lines(part, depth + 1))
             else:
                 words.append(inline_text(part))
+        if _item_term(item):
+            words[0] += ":"
         lines.append("  " * depth + f"{marker} {' '.join(words)}")
         lines.extend(nested)
     return lines
+
+
+def _item_term(item: SyntaxTreeNode) -> bool:
+    """Whether an item's first paragraph is a lone term over the paragraphs saying what it means,
+    as HTML's items are read: magit's README lists "[Visual Magit walk-through](…)" over its
+    description, which read "Visual Magit walk-through If you are completely new …". A term is a
+    few words, or one link alone, and no sentence."""
+    from tutorialbook.acquire.formats.html import MAX_ITEM_TERM_WORDS
+
+    parts = [part for part in item.children if part.type not in _LISTS]
+    if len(parts) < 2 or parts[0].type != "paragraph" or parts[1].type != "paragraph":
+        return False
+    term = inline_text(parts[0]).strip()
+    pieces = [piece for line in parts[0].children for piece in line.children
+              if not (piece.type == "text" and not piece.content.strip())]
+    linked = len(pieces) == 1 and pieces[0].type == "link"
+    return 0 < len(term.split()) <= (ITEM_LINK_WORDS if linked else MAX_ITEM_TERM_WORDS) \
+        and not re.search(r"[.!?:;,]$", term)
+
+
+#: a list item's first paragraph that is one link alone is a term up to this many words (a title)
+ITEM_LINK_WORDS = 10
 
 
 def _shows_nothing(node: SyntaxTreeNode) -> bool:

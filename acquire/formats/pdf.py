@@ -183,17 +183,22 @@ def _boxes(data: bytes) -> list[_Box]:
     # in their number: 59 s of doxygen's 336-page manual, 10 s without it; the order is cut here
     for page_no, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams(boxes_flow=None))):
         texts = [e for e in page if isinstance(e, LTTextContainer)]
+        pieces = _strays(texts)
+        labels = _categories(texts)
+        texts = [e for e in texts if id(e) not in pieces]
         for element in reading_order(texts, start=lambda e: next(iter(e)).x0 if len(e) else e.x0):
             lines = []  # (text, size, share of the line in a code font, row)
             for line in element:
-                if not isinstance(line, LTTextLine):
+                if not isinstance(line, LTTextLine) or id(line) in labels:
                     continue
-                chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
+                parts = [line, *pieces.get(id(line), [])]
+                chars = [c for part in parts for c in part if isinstance(c, LTChar) and c.get_text().strip()]
                 # a glyph without a character says nothing; a ligature is its letters ("ﬁ": "fi")
                 if not chars:
                     continue
                 size = Counter(round(c.size * 2) / 2 for c in chars).most_common(1)[0][0]
-                text = _CID.sub("", _respaced(line.get_text().rstrip("\n"), chars, size)).translate(_LIGATURES)
+                said = " ".join(part.get_text().strip("\n") for part in parts)
+                text = _CID.sub("", _respaced(said, chars, size)).translate(_LIGATURES)
                 if not text.strip():
                     continue
                 share = sum(bool(_MONO.search(c.fontname)) for c in chars) / len(chars)
@@ -215,6 +220,79 @@ def _boxes(data: bytes) -> list[_Box]:
                     runs.append(_Box(page_no, [row], size, mono, bold=bold))
             boxes.extend(runs)
     return boxes
+
+
+def _strays(texts: list) -> dict[int, list]:
+    """Pieces of a line drawn out of order: a one-line box of words level with another box's line,
+    in type of its size, as far after that line's end as the line's own word spaces are apart.
+    pdfminer joins only characters drawn one after another into a line, so a line's last words
+    drawn after the line below it (makeindex's PDF: "Put a \\makeindex command in the preamble" …
+    "(between the") were a box of their own, read after the paragraph and run into the next one.
+    Returns, by id, each such line's pieces, left to right, and each piece's box (to pass over)."""
+    from pdfminer.layout import LTChar, LTTextLine
+
+    found: dict[int, list] = {}
+    rows: dict[int, list] = {}  # the page's lines by where they stand, in bands of 4 points
+    for box in texts:
+        for line in box:
+            if isinstance(line, LTTextLine):
+                rows.setdefault(int(line.y0 // 4), []).append((line, box))
+    for box in sorted(texts, key=lambda b: b.x0):
+        lines = [line for line in box if isinstance(line, LTTextLine)]
+        chars = [c for c in lines[0] if isinstance(c, LTChar)] if len(lines) == 1 else []
+        if not chars or not re.search(r"[^\W_]", lines[0].get_text()) or _LEADER.search(lines[0].get_text()):
+            continue  # a contents entry's dots or page number: the contents rules read those pieces
+        piece, size = lines[0], _size(chars)
+        near = []
+        for line, other in (pair for band in (-1, 0, 1) for pair in rows.get(int(piece.y0 // 4) + band, [])):
+            if other is box or id(other) in found or not -_TOUCH <= piece.x0 - line.x1 <= STRAY_GAP * size:
+                continue
+            letters = [c for c in line if isinstance(c, LTChar)]
+            if letters and not _LEADER.search(line.get_text()) and _size(letters) == size \
+                    and piece.x0 - line.x1 <= _word_space(letters, size) \
+                    and min(line.y1, piece.y1) - max(line.y0, piece.y0) >= 0.5 * size:
+                near.append(line)
+        if near:
+            line = max(near, key=lambda line: line.x1)
+            found.setdefault(id(line), []).append(piece)
+            found[id(box)] = [piece]
+    return found
+
+
+def _categories(texts: list) -> set[int]:
+    """texinfo's category of a definition, printed in brackets at the right end of its signature's
+    line ("int asn1_parser2tree (const char * file, …   [Function]"): a line saying only
+    "[Function]", "[Constant]", "[Context struct]", level with another box's line to its left. As
+    in texinfo's HTML, the signature is read without it (nettle's manual: 534 of them, read into
+    the signatures' text and as paragraphs "[Constant] [Constant] [Constant]"). By id."""
+    from pdfminer.layout import LTTextLine
+
+    lines = [(line, box) for box in texts for line in box if isinstance(line, LTTextLine)]
+    labels = [(line, box) for line, box in lines if _CATEGORY.fullmatch(line.get_text().strip())]
+    return {id(label) for label, box in labels
+            if any(other is not box and line.x1 <= label.x0 + _TOUCH
+                   and min(line.y1, label.y1) - max(line.y0, label.y0) >= 0.5 * label.height for line, other in lines)}
+
+
+#: a definition's category as texinfo prints it: a capitalised word or three in brackets
+_CATEGORY = re.compile(r"\[[A-Z][\w-]*(?: [\w-]+){0,2}\]")
+
+
+def _size(chars: list) -> float:
+    return Counter(round(c.size * 2) / 2 for c in chars).most_common(1)[0][0]
+
+
+def _word_space(chars: list, size: float) -> float:
+    """How far apart a line's words stand, at the most (a justified line stretches its spaces
+    alike), and a little more: a third of its size where it has one word."""
+    gaps = [b.x0 - a.x1 for a, b in zip(chars, chars[1:]) if b.x0 - a.x1 > 0.15 * size]
+    return 1.2 * max(gaps) + 0.5 if gaps else size / 3
+
+
+_LEADER = re.compile(r"(?:\.\s?){4,}|^\W*\.\s*\d+\s*$")
+#: a piece of a line stands this share of its size after the line's end at most, however far apart
+#: the line's words stand (a column's gutter is wider: LaTeX's is 10 pt at 10 pt type)
+STRAY_GAP = 1.0
 
 
 def _respaced(text: str, chars: list, size: float) -> str:

@@ -71,6 +71,9 @@ _FRAME_CHARS = frozenset("┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬
 _BARS = "│║┃|"
 _SENTENCE_END = re.compile(r"[.:;,!]$")
 _NOTICE = re.compile(r"©|\bcopyright\b|\(c\) ?\d{4}", re.I)
+#: a line that is a copyright notice ("Copyright (C) 2015-2021 Jonas Bernoulli <jonas@…>"): words, not
+#: code, however deep (texinfo's @copying sets it in a quotation, indented five spaces in Info)
+_COPYRIGHT_LINE = re.compile(r"^\s*(?:copyright\s*(?:\(c\)|©)?|\(c\)|©)\s*\d{4}", re.I)
 #: a contents list's title, or a list of the text's tables, figures, examples… (DocBook's text writes them)
 _CONTENTS = re.compile(r"(?:table of )?contents:?|list of (?:tables|figures|examples|listings|illustrations|"
                        r"procedures|equations):?", re.I)
@@ -418,8 +421,8 @@ def _block_event(block: _Block, prose: int, spelling: Spelling, meaning: bool = 
         return ("block", *drawn)
     if sum(bool(_BULLET.match(line)) for line in lines) >= max(1, len(lines) // 3) and _BULLET.match(lines[0]):
         return ("block", "list", _dedent(_items_unwrapped(lines)))
-    if deeper > 0 and not block.meaning and (_PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines)
-                                             and not (meaning and _says(lines))):
+    if deeper > 0 and not block.meaning and not all(_COPYRIGHT_LINE.match(line) for line in lines) and (
+            _PROMPT.match(lines[0]) or deeper >= 2 and not _reads_as_prose(lines) and not (meaning and _says(lines))):
         return ("code", lines)
     widest = _widest(lines)
     if len(lines) >= 3 and len({_indent(line) for line in lines}) == 1 and all(
