@@ -3827,3 +3827,20 @@ def test_a_table_cells_blocks_keep_their_words_apart(tmp_path):
         "</body></html>"))
     assert [s.text for s in t.segments] == [
         "Style\nFields mode :: Mode The rendering mode. lineLength :: Int Maximum length of a line, in characters."]
+
+
+def test_html_text_bare_among_the_heads_elements_is_no_text(tmp_path):
+    """Node.js's API docs (nodejs-doc, api/modules.html) leave a template's placeholder unfilled in
+    every page's head, "__JS_FLAVORED_DYNAMIC_CSS__" after the stylesheets: the parser moved it into
+    the body, where it was each page's first paragraph. Text bare in the head is no text; the head's
+    title and script keep theirs, and a page whose body starts unmarked in its head keeps its words."""
+    t = read_written(tmp_path, "modules.html", (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Modules | Node.js</title>\n"
+        "<link rel='stylesheet' href='style.css'><script>var a = '<b>';</script>\n  __JS_FLAVORED_DYNAMIC_CSS__\n"
+        "</head><body><h1>Modules</h1><p>Each file is treated as a separate module.</p></body></html>"))
+    assert t.title == "Modules"
+    assert [s.text for s in t.segments] == ["Each file is treated as a separate module."]
+    t = read_written(tmp_path, "unmarked.html", (
+        "<html><head><title>Tea</title><p>Warm the pot first.</p></head><body><p>Then brew.</p></body></html>"))
+    assert [s.text for s in t.segments] == ["Warm the pot first.", "Then brew."]
+

@@ -328,6 +328,7 @@ def _parse(data: bytes, name: str):
     parser = lxml_html.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, recover=True,
                                   encoding=_undeclared_utf8(data))
     data = _EARLY_END.sub(b"", data)
+    data = _without_head_text(data)
     try:
         root = lxml_html.document_fromstring(data, parser=parser)
     except (etree.ParserError, ValueError) as exc:
@@ -336,6 +337,42 @@ def _parse(data: bytes, name: str):
         raise TutorialbookError("source", f"{name} is not readable HTML; it holds no text")
     return root, any("Excessive depth" in e.message for e in parser.error_log)
 
+
+def _without_head_text(data: bytes) -> bytes:
+    """The page less text standing bare among its head's elements: a template's placeholder left
+    unfilled (Node.js's "__JS_FLAVORED_DYNAMIC_CSS__" after its stylesheets, on every page of its
+    API docs), which the parser moves into the body as the page's first words. Reading stops at
+    the head's end or at any element the head cannot hold (a page that starts its body unmarked)."""
+    end = _HEAD_END.search(data)
+    if end is None:
+        return data
+    pieces = _HEAD_TOKEN.split(data[:end.start()])
+    inside = b""  # the raw text element open (title, script, style): its text is its own
+    for n, piece in enumerate(pieces):
+        tag = _HEAD_TAG.match(piece)
+        if n % 2 == 0:
+            if not inside and piece.strip():
+                pieces[n] = b"\n"
+            continue
+        if tag is None:  # a comment or a declaration
+            continue
+        closing, name = tag.group(1), tag.group(2).lower()
+        if inside:
+            inside = b"" if closing and name == inside else inside
+        elif name in _RAW_HEAD:
+            inside = b"" if closing or piece.rstrip().endswith(b"/>") else name
+        elif name not in _HEAD_TAGS:
+            return data
+    return b"".join(pieces) + data[end.start():]
+
+
+#: where a page's head ends: its end tag or its body's start tag
+_HEAD_END = re.compile(rb"</head\s*>|<body[\s>]", re.I)
+_HEAD_TOKEN = re.compile(rb"(<!--.*?-->|<[^>]*>)", re.S)
+_HEAD_TAG = re.compile(rb"<(/?)\s*([a-zA-Z][\w-]*)")
+#: the head's elements whose text is their own, and those it may hold
+_RAW_HEAD = frozenset({b"title", b"script", b"style", b"noscript", b"template"})
+_HEAD_TAGS = _RAW_HEAD | {b"html", b"head", b"meta", b"link", b"base"}
 
 #: the end tags of body and html: groff -Thtml writes "<body></body></html>" and then the whole
 #: page, which libxml2 dropped; without them the parser closes both at the end of the file
