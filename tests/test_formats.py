@@ -3844,3 +3844,28 @@ def test_html_text_bare_among_the_heads_elements_is_no_text(tmp_path):
         "<html><head><title>Tea</title><p>Warm the pot first.</p></head><body><p>Then brew.</p></body></html>"))
     assert [s.text for s in t.segments] == ["Warm the pot first.", "Then brew."]
 
+
+def test_html_a_table_with_heading_rows_reads_its_rows_of_words_as_tables(tmp_path):
+    """Doxygen's member summaries (libsdl2-doc, SDL_audio.h's page) are tables whose rows hold a
+    heading ("Macros") or a declaration, its type in one cell and its linked name in the next: read
+    cell by cell, "#define" and "struct" stood alone as paragraphs and a name with two links
+    ("SDL_AUDIO_BITSIZE(x) (x & SDL_AUDIO_MASK_BITSIZE)") went as navigation. The runs of rows
+    between the headings are tables; a run of links alone is still no text."""
+    t = read_written(tmp_path, "audio.html", (
+        "<html><body><h1>SDL_audio.h File Reference</h1><table class='memberdecls'>"
+        "<tr class='heading'><td colspan='2'><h2 class='groupheader'>Macros</h2></td></tr>"
+        "<tr><td colspan='2'><div class='groupHeader'>Audio flags</div></td></tr>"
+        "<tr><td class='memItemLeft'>#define&#160;</td><td class='memItemRight'><a class='el' href='#a1'>"
+        "SDL_AUDIO_BITSIZE</a>(x)&#160;&#160;(x &amp; <a class='el' href='#a2'>SDL_AUDIO_MASK_BITSIZE</a>)</td></tr>"
+        "<tr><td class='memSeparator' colspan='2'>&#160;</td></tr>"
+        "<tr><td class='memItemLeft'>struct&#160;</td><td class='memItemRight'><a class='el' href='s.html'>"
+        "SDL_AudioCVT</a></td></tr><tr><td class='mdescLeft'>&#160;</td><td class='mdescRight'>A structure to hold "
+        "audio conversion filters.</td></tr>"
+        "<tr class='heading'><td colspan='2'><h2 class='groupheader'>Functions</h2></td></tr>"
+        "<tr><td><a href='a.html'>SDL_LockAudio</a></td><td><a href='b.html'>SDL_UnlockAudio</a></td></tr>"
+        "</table></body></html>"))
+    assert [t for _, _, t in t.headings] == ["SDL_audio.h File Reference", "Macros"]  # nothing under the last
+    assert [(s.kind, s.text) for s in t.segments] == [
+        ("paragraph", "Audio flags"),
+        ("table", "#define | SDL_AUDIO_BITSIZE(x) (x & SDL_AUDIO_MASK_BITSIZE)\nstruct | SDL_AudioCVT\n"
+                  " | A structure to hold audio conversion filters.")]

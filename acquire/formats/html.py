@@ -901,8 +901,35 @@ class _Walker:
             if caption is not None:  # which heads it as a caption above it does; none of its rows says what
                 self.emit("paragraph", caption.text_content())  # the table lists ("a | Article author")
             self.emit("table", table_text(_table_rows(el)), header=_has_header(el))
+        elif not any(True for _ in el.iter("pre")) and not _admonition_layout(el) and not _holds_pages(el):
+            self.rows_between_headings(el, depth)
         else:
             self.container(el, depth)
+
+    def rows_between_headings(self, el, depth: int) -> None:
+        """A table holding headings in rows of their own (Doxygen's member summaries: "Macros" over
+        "#define | SDL_AUDIO_BITSIZE(x) (x & SDL_AUDIO_MASK_BITSIZE)"): its runs of rows of words,
+        each run a table under the heading above it, unless nearly all links (navigation); a row of
+        blocks is read as its blocks. Read cell by cell, "#define" and "struct" had been paragraphs,
+        the names beside them dropped as links."""
+        run: list = []
+
+        def flush() -> None:
+            rows = [row for row in run if squash(row.text_content())]
+            run.clear()
+            words = _weight(" ".join(_words_of(row) for row in rows))
+            linked = sum(_weight(_words_of(a)) for row in rows for a in row.iter("a")
+                         if a.get("href") is not None and not _URL.search(a.text_content()))
+            if rows and linked < 0.8 * words:
+                self.emit("table", table_text(_table_rows(el, rows)), header=False)
+
+        for row in el.xpath("./tr|./*/tr"):
+            if all(d.tag in _INLINE or d.tag in ("td", "th") for d in row.iterdescendants() if isinstance(d.tag, str)):
+                run.append(row)
+            else:
+                flush()
+                self.container(row, depth)
+        flush()
 
     def entries(self, el, depth: int) -> None:
         """A reference entry (Sphinx's ``dl.py.function``, texinfo's ``dl.def``): a section one level
@@ -1061,11 +1088,11 @@ def _alt(img) -> str:
     return "" if _FILE_NAME.match(alt) or alt in (src, named) else alt
 
 
-def _table_rows(table) -> list[list[str]]:
-    """A table's rows (``spread_rows``: a cell spanning rows below repeated in each)."""
+def _table_rows(table, rows: list | None = None) -> list[list[str]]:
+    """A table's rows, or those of ``rows`` (``spread_rows``: a cell spanning rows below repeated in each)."""
     return spread_rows([(squash(_blocks_apart(cell)), _span(cell.get("rowspan"), 100), _span(cell.get("colspan"), 20))
                         for cell in row if isinstance(cell.tag, str) and cell.tag in ("td", "th")]
-                       for row in table.iter("tr"))
+                       for row in (table.iter("tr") if rows is None else rows))
 
 
 def _blocks_apart(el, depth: int = 0) -> str:
