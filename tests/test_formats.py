@@ -3869,3 +3869,23 @@ def test_html_a_table_with_heading_rows_reads_its_rows_of_words_as_tables(tmp_pa
         ("paragraph", "Audio flags"),
         ("table", "#define | SDL_AUDIO_BITSIZE(x) (x & SDL_AUDIO_MASK_BITSIZE)\nstruct | SDL_AudioCVT\n"
                   " | A structure to hold audio conversion filters.")]
+
+
+def test_html_front_matter_titles_a_page_without_a_title_and_is_no_text(tmp_path):
+    """Go's documentation (golang-1.19-doc, html/go_mem.html) is the site's source pages: no
+    ``<title>``, the title in a JSON comment the page opens with ("Title": "The Go Memory Model"),
+    so the page was titled by its first heading, "Introduction". Jekyll's and Hugo's HTML sources
+    open with YAML between ``---`` lines, which had been read as the page's first paragraph."""
+    t = read_written(tmp_path, "go_mem.html", (
+        '<!--{\n\t"Title": "The Go Memory Model",\n\t"Subtitle": "Version of June 6, 2022"\n}-->\n'
+        '<h2 id="introduction">Introduction</h2>\n<p>The Go memory model specifies the conditions.</p>'))
+    assert t.title == "The Go Memory Model"
+    assert [s.text for s in t.segments] == ["The Go memory model specifies the conditions."]
+    t = read_written(tmp_path, "install.html", (
+        "---\nlayout: page\ntitle: \"Installing the tool\"\n---\n<h2>From a package</h2><p>Run apt install tool.</p>"))
+    assert t.title == "Installing the tool"
+    assert [s.text for s in t.segments] == ["Run apt install tool."]
+    t = read_written(tmp_path, "own.html", (
+        '<!--{"Title": "Old name"}--><html><head><title>Page title</title></head><body><h1>Page title</h1>'
+        "<p>Text of the page.</p></body></html>"))
+    assert t.title == "Page title"

@@ -29,6 +29,7 @@ Site" title that a title element of the page shows or the h1 opens with."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -131,13 +132,14 @@ def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], No
     Document); the page's own title, which ``doc`` does not take. ``prepare``: a change to the
     parsed page before its content is read (an EPUB sets its headings' levels as the book's table
     of contents gives them)."""
+    data, matter = _front_matter(data)
     root, cut_short = _parse(data, name)
     _forget_page_classes(root, name)
     if cut_short:
         doc.warnings.append(
             f"{name} nests elements deeper than {PARSER_DEPTH} levels; what follows that point was not read"
         )
-    title = _title(root)
+    title = matter if matter and root.find(".//title") is None else _title(root)
     if prepare is not None:
         prepare(root)
     content = _content_root(root)
@@ -152,6 +154,29 @@ def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], No
     _inline_footnotes(content)
     _Walker(doc, _site_names(root, title)).container(content, 0)
     return title
+
+
+def _front_matter(data: bytes) -> tuple[bytes, str | None]:
+    """A static site's source page opens with its metadata: YAML between ``---`` lines (Jekyll,
+    Hugo) or a JSON object in a comment (Go's documentation: ``<!--{"Title": "The Go Memory
+    Model"}-->``). Its title is the page's when the page has no ``<title>`` (go_mem.html had been
+    titled by its first heading, "Introduction"), and the YAML is no text."""
+    if match := _YAML_MATTER.match(data):
+        found = re.search(rb"^title:[ \t]*(.+?)[ \t]*$", match.group(1), re.M | re.I)
+        title = found.group(1).strip(b"\"'") if found else b""
+        return data[match.end():], squash(title.decode("utf-8", "replace")) or None
+    if match := _JSON_MATTER.match(data):
+        try:
+            fields = json.loads(match.group(1))
+        except ValueError:
+            return data, None
+        title = next((v for k, v in fields.items() if k.lower() == "title"), None) if isinstance(fields, dict) else None
+        return data, squash(title) or None if isinstance(title, str) else None
+    return data, None
+
+
+_YAML_MATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*---[ \t]*\r?\n(.{0,4000}?)\r?\n---[ \t]*\r?\n", re.S)
+_JSON_MATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*<!--\s*(\{.{0,4000}?\})\s*-->", re.S)
 
 
 def _drop_other_versions(content, name: str) -> None:
