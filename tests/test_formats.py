@@ -3889,3 +3889,19 @@ def test_html_front_matter_titles_a_page_without_a_title_and_is_no_text(tmp_path
         '<!--{"Title": "Old name"}--><html><head><title>Page title</title></head><body><h1>Page title</h1>'
         "<p>Text of the page.</p></body></html>"))
     assert t.title == "Page title"
+
+
+def test_html_a_dropped_contents_lists_own_label_is_no_text(tmp_path):
+    """LaTeX2HTML (chktex's manual, ChkTeX/node5.html) ends a page over subsections with their
+    links under a label, ``<A ID="CHILD_LINKS"><STRONG>Subsections</STRONG></A>``: the list went as
+    navigation, its label stayed, a paragraph "Subsections" closing the page's last passage. A
+    label over a contents list goes with it, inline or as a paragraph of its own; a label over a
+    list that is text stays."""
+    t = read_written(tmp_path, "node5.html", (
+        "<html><body><h1>Installation</h1><p>Type make and then make install.</p><br><hr>"
+        "<A ID='CHILD_LINKS'><STRONG>Subsections</STRONG></A><UL CLASS='ChildLinks'><LI><UL><LI>"
+        "<A HREF='node6.html'>Note:</A></UL></UL><p>Contents:</p><ul><li><a href='a.html'>Building</a></li>"
+        "<li><a href='b.html'>Testing</a></li></ul><p>Options:</p><ul><li>--prefix: where to install</li>"
+        "<li>--enable-pcre: use PCRE</li></ul></body></html>"))
+    assert [s.text for s in t.segments] == [
+        "Type make and then make install.", "Options:", "- --prefix: where to install\n- --enable-pcre: use PCRE"]

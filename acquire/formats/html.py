@@ -798,7 +798,14 @@ class _Walker:
                 self._flush(run)
                 self.doc.rule()
             else:
+                if tag in _LISTS and _labels(run) and _mostly_links(child):
+                    run.clear()  # a contents list's own label ("Subsections" over LaTeX2HTML's child links)
                 self._flush(run)
+                after = child.getnext()
+                if tag == "p" and after is not None and after.tag in _LISTS and not (child.tail or "").strip() \
+                        and _labels(_inside(child)) and _mostly_links(after):
+                    run.append(("text", child.tail or ""))
+                    continue  # the same label set as a paragraph of its own
                 titled = titled or _is_box_title(child) or tag == "summary"  # a disclosure's label likewise
                 self.block(child, tag, depth + 1)
             run.append(("text", child.tail or ""))
@@ -1078,6 +1085,13 @@ def _inside(el, depth: int = 0) -> list[tuple[str, str]]:
         pieces += _pieces(child, child.tag.lower() if isinstance(child.tag, str) else "", depth + 1)
         pieces.append(("text", child.tail or ""))
     return pieces
+
+
+def _labels(run: list[tuple[str, str]]) -> bool:
+    """Whether a run of inline text is a label alone: three words at most, no sentence (a contents
+    list's "Subsections", "Contents:"; "Run:" ends no sentence either, but the list it labels stays)."""
+    said = squash("".join(text for kind, text in run if kind != "br"))
+    return bool(said) and len(said.split()) <= 3 and not re.search(r"[.!?;,]", said)
 
 
 def _is_box_title(el) -> bool:
