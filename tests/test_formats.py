@@ -3905,3 +3905,19 @@ def test_html_a_dropped_contents_lists_own_label_is_no_text(tmp_path):
         "<li>--enable-pcre: use PCRE</li></ul></body></html>"))
     assert [s.text for s in t.segments] == [
         "Type make and then make install.", "Options:", "- --prefix: where to install\n- --enable-pcre: use PCRE"]
+
+
+def test_html_a_terms_classifier_is_set_apart_from_it(tmp_path):
+    """docutils writes a definition's classifier (reStructuredText's ``term : classifier``) as a
+    span in the term, its colon left to the stylesheet: pygments' quickstart (python-pygments-doc,
+    docs/quickstart.html) read "encodingfor lexers and formatters". The older writer's own
+    delimiter is kept as it is."""
+    t = read_written(tmp_path, "quickstart.html", (
+        "<html><body><h1>Quickstart</h1><p>Important options include:</p><dl class='simple'>"
+        "<dt><cite>encoding</cite><span class='classifier'>for lexers and formatters</span></dt>"
+        "<dd><p>The encoding used to convert byte strings.</p></dd>"
+        "<dt>style <span class='classifier-delimiter'>:</span> <span class='classifier'>for formatters</span></dt>"
+        "<dd><p>The name of the style.</p></dd></dl></body></html>"))
+    assert [s.text for s in t.segments][1].splitlines() == [
+        "encoding : for lexers and formatters", "  The encoding used to convert byte strings.",
+        "style : for formatters", "  The name of the style."]

@@ -152,6 +152,7 @@ def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], No
     _strip_chrome(content)
     _drop_other_versions(content, name)
     _inline_footnotes(content)
+    _classifiers_apart(content)
     _Walker(doc, _site_names(root, title)).container(content, 0)
     return title
 
@@ -177,6 +178,18 @@ def _front_matter(data: bytes) -> tuple[bytes, str | None]:
 
 _YAML_MATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*---[ \t]*\r?\n(.{0,4000}?)\r?\n---[ \t]*\r?\n", re.S)
 _JSON_MATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*<!--\s*(\{.{0,4000}?\})\s*-->", re.S)
+
+
+def _classifiers_apart(content) -> None:
+    """A term's classifier (docutils' ``<dt>encoding<span class="classifier">for lexers</span>``,
+    the reStructuredText ``term : classifier``) set after " : ", as the stylesheet shows it: the
+    term had run into it ("encodingfor lexers and formatters", pygments' quickstart). docutils'
+    older writer spells the colon out in a ``classifier-delimiter`` of its own."""
+    for span in content.iter("span"):
+        before = span.getprevious()
+        if "classifier" in (span.get("class") or "").split() and not (
+                before is not None and "classifier-delimiter" in (before.get("class") or "").split()):
+            span.text = " : " + (span.text or "")
 
 
 def _drop_other_versions(content, name: str) -> None:
