@@ -3921,3 +3921,21 @@ def test_html_a_terms_classifier_is_set_apart_from_it(tmp_path):
     assert [s.text for s in t.segments][1].splitlines() == [
         "encoding : for lexers and formatters", "  The encoding used to convert byte strings.",
         "style : for formatters", "  The name of the style."]
+
+
+def test_html_an_ordered_list_read_as_its_blocks_keeps_its_numbers(tmp_path):
+    """A numbered list whose items hold code is read as the items' blocks, and the numbers had gone:
+    rsyslog's TLS tutorial (rsyslog-doc, tutorials/tls_cert_ca.html) read "generate the private
+    key:" and "now create the (self-signed) CA certificate itself:", each over its command, as
+    sentences of no order. Each item's first words keep its number (``start`` and ``value`` too);
+    an item opening with its code is left as it is."""
+    t = read_written(tmp_path, "tls_cert_ca.html", (
+        "<html><body><h1>Setting up the CA</h1><ol class='arabic' start='3'><li><p>generate the private key:</p>"
+        "<div class='highlight'><pre>certtool --generate-privkey --outfile ca-key.pem</pre></div>"
+        "<p>This takes a short while.</p></li><li><p>now create the CA certificate itself:</p>"
+        "<pre>certtool --generate-self-signed</pre></li><li value='9'><pre>ls</pre></li>"
+        "<li><a href='x.html'>Distribute</a> the certificate.<pre>scp ca.pem host:</pre></li></ol></body></html>"))
+    assert [s.text for s in t.segments] == [
+        "3. generate the private key:", "certtool --generate-privkey --outfile ca-key.pem", "This takes a short while.",
+        "4. now create the CA certificate itself:", "certtool --generate-self-signed", "ls",
+        "10. Distribute the certificate.", "scp ca.pem host:"]

@@ -1010,7 +1010,12 @@ class _Walker:
         if not any(True for _ in el.iter(*_BLOCKY)):
             self.emit("list", "\n".join(_list_lines(el, 0)))
             return
+        number = _span(el.get("start"), 1 << 30) if el.tag == "ol" and el.get("start") else 1
         for item in el:
+            if el.tag == "ol" and isinstance(item.tag, str) and item.tag == "li":
+                number = _span(item.get("value"), 1 << 30) if item.get("value") else number
+                _number_item(item, number)
+                number += 1
             if isinstance(item.tag, str) and item.tag == "dt":
                 self.doc.label(", ".join(_term_lines(item)), join=True)
             elif isinstance(item.tag, str) and not any(True for _ in item.iter(*_BLOCKY)) \
@@ -1105,6 +1110,21 @@ def _labels(run: list[tuple[str, str]]) -> bool:
     list's "Subsections", "Contents:"; "Run:" ends no sentence either, but the list it labels stays)."""
     said = squash("".join(text for kind, text in run if kind != "br"))
     return bool(said) and len(said.split()) <= 3 and not re.search(r"[.!?;,]", said)
+
+
+def _number_item(item, number: int) -> None:
+    """An ordered list's item read as its blocks keeps its number before its first words ("2. now
+    create the (self-signed) CA certificate itself:"): a how-to's steps, each with its command
+    (rsyslog's TLS tutorial, the notebook's "Here are the steps:"), had lost their order. An item
+    opening with code is left as it is."""
+    for el in item.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.tag == "pre" or el.tag in _HEADINGS:
+            return
+        if (el.text or "").strip():
+            el.text = f"{number}. {el.text.lstrip()}"
+            return
 
 
 def _is_box_title(el) -> bool:
