@@ -3939,3 +3939,22 @@ def test_html_an_ordered_list_read_as_its_blocks_keeps_its_numbers(tmp_path):
         "3. generate the private key:", "certtool --generate-privkey --outfile ca-key.pem", "This takes a short while.",
         "4. now create the CA certificate itself:", "certtool --generate-self-signed", "ls",
         "10. Distribute the certificate.", "scp ca.pem host:"]
+
+
+def test_html_a_page_ending_on_an_address_ends_on_its_footer(tmp_path):
+    """Halibut (putty-doc, Chapter2.html) ends every page of PuTTY's manual with a rule, a feedback
+    note and an ``<address>`` naming the release ("[Debian PuTTY release 0.78-2+deb12u2]"): both
+    had closed each chapter's last passage. What stands after the last rule of a page ending on
+    an address is its footer; a longer run, or one holding a heading, loses its address only."""
+    t = read_written(tmp_path, "Chapter2.html", (
+        "<html><body><h1>Getting started</h1><p>Log out by typing the server's own logout command.</p>"
+        "<hr><p>If you want to provide feedback on this manual, see the <a href='f.html'>Feedback page</a>.</p>"
+        "<address>\n[Debian PuTTY release 0.78-2+deb12u2]</address></body></html>"))
+    assert [s.text for s in t.segments] == ["Log out by typing the server's own logout command."]
+    t = read_written(tmp_path, "srfi.html", (
+        "<html><body><h1>SRFI 17</h1><p>Generalized set!.</p><hr><h2>Copyright</h2><p>Copyright (C) Per Bothner.</p>"
+        "<hr><address>Editor: Mike Sperber</address></body></html>"))
+    assert [s.text for s in t.segments] == ["Generalized set!.", "Copyright (C) Per Bothner."]
+    t = read_written(tmp_path, "short.html", (
+        "<html><body><hr><h1>Notes</h1><p>Keep the key safe.</p><address>The NTS team</address></body></html>"))
+    assert [s.text for s in t.segments] == ["Keep the key safe."]

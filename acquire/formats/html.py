@@ -152,6 +152,7 @@ def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], No
     _strip_chrome(content)
     _drop_other_versions(content, name)
     _inline_footnotes(content)
+    _drop_signed_footer(content)
     _classifiers_apart(content)
     _Walker(doc, _site_names(root, title)).container(content, 0)
     return title
@@ -178,6 +179,28 @@ def _front_matter(data: bytes) -> tuple[bytes, str | None]:
 
 _YAML_MATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*---[ \t]*\r?\n(.{0,4000}?)\r?\n---[ \t]*\r?\n", re.S)
 _JSON_MATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*<!--\s*(\{.{0,4000}?\})\s*-->", re.S)
+
+
+def _drop_signed_footer(content) -> None:
+    """A page that ends on an ``<address>`` (its maker's contact or release line) ends on its footer:
+    the address, with what stands after the page's last rule above it. Halibut ends each page of
+    PuTTY's manual so: a rule, "If you want to provide feedback on this manual … see the Feedback
+    page.", then "[Debian PuTTY release 0.78-2+deb12u2]", which had closed every chapter's last
+    passage. A footer longer than a note (FOOTER_WORDS) or holding a heading keeps all but its address."""
+    children = [c for c in content if isinstance(c.tag, str)]
+    if not children or children[-1].tag != "address":
+        return
+    rules = [n for n, c in enumerate(children) if c.tag == "hr"]
+    footer = children[rules[-1]:] if rules else children[-1:]
+    if sum(len(c.text_content().split()) for c in footer) > FOOTER_WORDS or any(
+            True for c in footer for _ in c.iter(*_HEADINGS)):
+        footer = children[-1:]
+    for el in footer:
+        el.drop_tree()
+
+
+#: the most words a page's signed footer says (a feedback note and a release line)
+FOOTER_WORDS = 60
 
 
 def _classifiers_apart(content) -> None:
