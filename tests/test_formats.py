@@ -3958,3 +3958,18 @@ def test_html_a_page_ending_on_an_address_ends_on_its_footer(tmp_path):
     t = read_written(tmp_path, "short.html", (
         "<html><body><hr><h1>Notes</h1><p>Keep the key safe.</p><address>The NTS team</address></body></html>"))
     assert [s.text for s in t.segments] == ["Keep the key safe."]
+
+
+def test_html_an_items_words_before_its_paragraph_are_its_term(tmp_path):
+    """Halibut (putty-doc, Chapter3.html) writes a list of terms each over its meaning as an item's
+    bare words before a paragraph ("<li>IGNORE message<p>Should have no effect.</p></li>"): the
+    special commands read "IGNORE message Should have no effect.", term and meaning run together.
+    Those words are the item's term, as a lone first paragraph already is; a sentence stays."""
+    t = read_written(tmp_path, "Chapter3.html", (
+        "<html><body><h1>Using PuTTY</h1><p>In an SSH connection, the following special commands are available:</p>"
+        "<ul><li><a name='i43'></a>IGNORE message\n<p>Should have no effect.</p></li>"
+        "<li><a name='i46'></a>Repeat key exchange\n<p>Only available in SSH-2.</p></li><li>Break</li>"
+        "<li>Type the command, then press Return.<p>The server answers.</p></li></ul></body></html>"))
+    assert t.segments[1].text.splitlines() == [
+        "- IGNORE message: Should have no effect.", "- Repeat key exchange: Only available in SSH-2.", "- Break",
+        "- Type the command, then press Return. The server answers."]

@@ -1379,6 +1379,25 @@ def _item_term(item):
                          and squash(blocks[1].text_content())) else None
 
 
+def _lead_term(item) -> bool:
+    """Whether an item's words before its first block are a lone term over that block's meaning
+    (Halibut's "<li>IGNORE message<p>Should have no effect.</p></li>", PuTTY's special commands,
+    which read "IGNORE message Should have no effect.")."""
+    words = [item.text or ""]
+    for sub in item:
+        if not isinstance(sub.tag, str):
+            words.append(sub.tail or "")
+        elif sub.tag in _ITEM_BLOCKS:
+            term = squash("".join(words))
+            return 0 < len(term.split()) <= MAX_ITEM_TERM_WORDS and not re.search(r"[.!?:;,]$", term) \
+                and bool(squash(sub.text_content()))
+        elif sub.tag in _INLINE:
+            words += [sub.text_content(), sub.tail or ""]
+        else:
+            return False
+    return False
+
+
 #: a list item's first paragraph of this many words or fewer, no sentence, is a term
 MAX_ITEM_TERM_WORDS = 4
 
@@ -1395,12 +1414,15 @@ def _list_lines(el, depth: int) -> list[str]:
                   if isinstance(sub.tag, str) and (sub.tag in _LISTS or sub in wrapped)]
         words = [item.text or ""]
         term = _item_term(item)
+        lead = term is None and _lead_term(item)
         for sub in item:
             if sub in wrapped:
                 words.append(sub.tail or "")
                 continue
             if sub is term:
                 words.append(f"{squash(sub.text_content())}: ")
+            elif lead and sub.tag in _ITEM_BLOCKS:  # the words before it were its term
+                words, lead = [squash("".join(words)) + ": ", sub.text_content()], False
             elif sub not in nested:  # a break or a block (an item's second <p>) parts words
                 words.append(" " if sub.tag == "br" else
                              f" {sub.text_content()} " if sub.tag in _ITEM_BLOCKS else sub.text_content())
