@@ -3973,3 +3973,18 @@ def test_html_an_items_words_before_its_paragraph_are_its_term(tmp_path):
     assert t.segments[1].text.splitlines() == [
         "- IGNORE message: Should have no effect.", "- Repeat key exchange: Only available in SSH-2.", "- Break",
         "- Type the command, then press Return. The server answers."]
+
+
+def test_html_a_bullet_every_item_writes_is_the_lists_own(tmp_path):
+    """makeinfo writes texinfo's ``@itemize @minus`` as a ``ul.no-bullet`` whose items write their
+    "- " themselves (autoconf-doc, autoconf.html): the list read "- - one or more Makefile files".
+    A mark every item writes is the list's bullet; an item's own leading dash is kept when the
+    others write none."""
+    t = read_written(tmp_path, "autoconf.html", (
+        "<html><body><h1>Making configure Scripts</h1><p>The files that configure creates are:</p>"
+        "<ul class='no-bullet'><li>- one or more <samp>Makefile</samp> files;\n</li><li>- optionally, a C header file;"
+        "</li></ul><p>Options:</p><ul><li>- as a file name reads standard input</li><li>--help prints usage</li></ul>"
+        "</body></html>"))
+    assert [s.text for s in t.segments] == [
+        "The files that configure creates are:", "- one or more Makefile files;\n- optionally, a C header file;",
+        "Options:", "- - as a file name reads standard input\n- --help prints usage"]

@@ -1379,6 +1379,19 @@ def _item_term(item):
                          and squash(blocks[1].text_content())) else None
 
 
+def _written_mark(ul) -> str:
+    """The mark every item of a list writes before its words ("- ", as makeinfo writes texinfo's
+    ``@itemize @minus`` in a ``ul.no-bullet``): the list's own bullet, no word of its items (autoconf's
+    manual read "- - one or more Makefile files"); "" when the items write none, or not all alike."""
+    items = [squash(li.text_content()) for li in ul if isinstance(li.tag, str) and li.tag == "li"]
+    marks = {m.group(0) if (m := _ITEM_MARK.match(text)) else "" for text in items}
+    return marks.pop() if len(items) >= 2 and len(marks) == 1 else ""
+
+
+#: a bullet written as an item's first character (a hyphen, a dash, a bullet, an asterisk)
+_ITEM_MARK = re.compile(r"[-–—•·*‣◦▪]\s")
+
+
 def _lead_term(item) -> bool:
     """Whether an item's words before its first block are a lone term over that block's meaning
     (Halibut's "<li>IGNORE message<p>Should have no effect.</p></li>", PuTTY's special commands,
@@ -1405,6 +1418,7 @@ MAX_ITEM_TERM_WORDS = 4
 def _list_lines(el, depth: int) -> list[str]:
     lines: list[str] = []
     number = int(el.get("start", "1")) if el.get("start", "1").isdigit() else 1
+    marked = el.tag == "ul" and _written_mark(el)
     for item in el:
         if not isinstance(item.tag, str) or item.tag not in ("li", "dt", "dd"):
             continue
@@ -1430,6 +1444,8 @@ def _list_lines(el, depth: int) -> list[str]:
         marker = {"ol": f"{number}. ", "ul": "- "}.get(el.tag, "" if item.tag == "dt" else "  ")
         number += el.tag == "ol"
         text = ", ".join(_term_lines(item)) if item.tag == "dt" and not nested else squash("".join(words))
+        if marked:
+            text = text[len(marked):].lstrip()
         if text:
             lines.append("  " * depth + marker + text)
         for sub in nested:
