@@ -3988,3 +3988,26 @@ def test_html_a_bullet_every_item_writes_is_the_lists_own(tmp_path):
     assert [s.text for s in t.segments] == [
         "The files that configure creates are:", "- one or more Makefile files;\n- optionally, a C header file;",
         "Options:", "- - as a file name reads standard input\n- --help prints usage"]
+
+
+def test_html_halibuts_navigation_bar_and_index_lines_are_no_text(tmp_path):
+    """Halibut (putty-doc) heads each page with "Previous | Contents | Index | Next", the page's
+    own entry or an absent one as plain words ("Previous" on index.html), which stayed as text; and
+    its IndexPage.html sets the back-of-book index as lines "term: Section 3.11.3.17" parted by
+    ``<br>``, which became 119 skills. A bar of leading-on words beside links, and a run of lines
+    nearly all a term over the links to it, are no text; lines that say more after their colon stay."""
+    t = read_written(tmp_path, "index.html", (
+        "<html><body><p>Previous | Contents | <a href='IndexPage.html'>Index</a> | <a href='Chapter1.html'>Next</a></p>"
+        "<h1>PuTTY User Manual</h1><p>PuTTY is a free Telnet and SSH client.</p><p>"
+        "<code>-4</code>: <a href='c3.html#i192'>Section 3.11.3.17</a><br>"
+        "accented characters: <a href='c3.html#i86'>Section 3.3</a>, <a href='c4.html#i77'>Section 4.4.8</a><br>"
+        "accessibility: <a href='c4.html#i148'>Section 4.9.4</a><br>"
+        "account name: <a href='c2.html#i20'>Section 2.3</a><br>"
+        "ACL, process (Windows): <a href='c3.html#i224'>Section 3.11.3.28</a><br></p><p>"
+        "Host: <a href='h.html'>the server</a> you connect to<br>Port: the port, 22 for <a href='s.html'>SSH</a><br>"
+        "User: <a href='u.html'>your login</a> name<br>Key: <a href='k.html'>a key file</a><br>"
+        "Log: <a href='l.html'>the log</a> of the session</p></body></html>"))
+    assert [s.text for s in t.segments] == [
+        "PuTTY is a free Telnet and SSH client.",
+        "Host: the server you connect to\nPort: the port, 22 for SSH\nUser: your login name\nKey: a key file\n"
+        "Log: the log of the session"]

@@ -447,7 +447,8 @@ _POINTER = re.compile(r"(?:click (?:here|this link)|(?:go|return|back|jump) to (
 #: the words a link's label may say when the link only leads on through the pages ("Previous: … |
 #: Next: …", "Next Tutorial Section: …"), one of the first set among them
 _LEADS_ON = frozenset({"next", "previous", "prev", "up"})
-_LEAD_LABEL = _LEADS_ON | {"back", "the", "tutorial", "section", "chapter", "page", "topic", "part", "step", "lesson"}
+_LEAD_LABEL = _LEADS_ON | {"back", "the", "tutorial", "section", "chapter", "page", "topic", "part", "step", "lesson",
+                           "contents", "index", "home", "top"}  # Halibut's "Previous | Contents | Index | Next"
 #: a link that is a control of the page's own ("source" beside rustdoc's item, Sphinx's "View page
 #: source", "Edit on GitHub"), whole
 _PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
@@ -793,6 +794,23 @@ def _weight(text: str) -> int:
     return sum(1 for token in _FRAME.split(text) if _ALNUM.search(token))  # ":" or "<<" alone is no word
 
 
+#: a run of this many lines or more, nearly all of them a term over the links to where it is, is an index
+INDEX_LINES = 5
+
+
+def _index_entry(line: list[tuple[str, str]]) -> bool:
+    """Whether a line is an index's entry: words, a colon, then links only ("account name: Section
+    2.3, Section 3.11.3.4"), as a back-of-book index sets them."""
+    after: list[tuple[str, str]] | None = None
+    for kind, text in line:
+        if after is not None:
+            after.append((kind, text))
+        elif kind != "link" and ":" in text:
+            after = [("text", text.split(":", 1)[1])]
+    return after is not None and any(kind == "link" and _ALNUM.search(t) for kind, t in after) \
+        and all(kind == "link" or not _ALNUM.search(t) for kind, t in after)
+
+
 class _Walker:
     def __init__(self, doc: Document, site: frozenset[str] = frozenset()):
         self.doc = doc
@@ -870,6 +888,8 @@ class _Walker:
         total = [_weight(text) for text, _ in said]
         if len(said) >= 3 and all(0 < a == b for a, b in zip(linked, total)):
             return
+        if len(said) >= INDEX_LINES and sum(_index_entry(line) for _, line in said) >= 0.8 * len(said):
+            return  # a back-of-book index, a line a term ("accessibility: Section 4.9.4"): Halibut's IndexPage
         if len(said) >= 3 and sorted(len(text) for text, _ in said)[len(said) // 2] <= SHORT_LINE:
             self.emit("list", "\n".join(text for text, _ in said))
         elif len(said) >= LAID_OUT_LINES and any(not t for t in texts[1:-1]):  # lines and blank lines:
