@@ -4011,3 +4011,19 @@ def test_html_halibuts_navigation_bar_and_index_lines_are_no_text(tmp_path):
         "PuTTY is a free Telnet and SSH client.",
         "Host: the server you connect to\nPort: the port, 22 for SSH\nUser: your login name\nKey: a key file\n"
         "Log: the log of the session"]
+
+
+def test_html_the_sites_name_with_its_version_is_no_text(tmp_path):
+    """Doxygen's title area says the project's name and number on every page ("SDL 2.0" on
+    libsdl2-doc's SDL_audio.h page, titled "SDL: SDL_audio.h File Reference"): the banner stayed,
+    "SDL" not taken for the site's name as it is a piece of the page's own title's first word.
+    The site's name is a word of the title or none of it, and a block saying it with a version is
+    the banner; the page's own words stay."""
+    t = read_written(tmp_path, "audio.html", (
+        "<html><head><title>SDL: SDL_audio.h File Reference</title></head><body><div id='titlearea'><table><tr>"
+        "<td><div id='projectname'>SDL<span id='projectnumber'>&#160;2.0</span></div></td></tr></table></div>"
+        "<div class='header'><div class='title'>SDL_audio.h File Reference</div></div>"
+        "<p>Access to the raw audio mixing buffer for the SDL library.</p><p>SDL 2.0 added audio capture.</p>"
+        "</body></html>"))
+    assert [s.text for s in t.segments] == [
+        "Access to the raw audio mixing buffer for the SDL library.", "SDL 2.0 added audio capture."]

@@ -341,7 +341,9 @@ def _site_names(root, title: str | None) -> frozenset[str]:
     node = root.find(".//title")
     parts = _TITLE_PARTS.split(squash(node.text_content())) if node is not None else []
     own = (title or "").lower()
-    return frozenset(p.lower() for p in map(squash, parts) if len(parts) >= 2 and p and p.lower() not in own)
+    # a part that is a word of the title, not a piece of one ("SDL" of "SDL: SDL_audio.h File Reference")
+    return frozenset(p.lower() for p in map(squash, parts) if len(parts) >= 2 and p
+                     and not re.search(rf"(?<![\w.]){re.escape(p.lower())}(?![\w.])", own))
 
 
 def fragment_parts(markup: str) -> list[tuple[int, str]]:
@@ -794,6 +796,8 @@ def _weight(text: str) -> int:
     return sum(1 for token in _FRAME.split(text) if _ALNUM.search(token))  # ":" or "<<" alone is no word
 
 
+#: a version number after a name ("SDL 2.0", "Foo v1.2.3")
+_VERSIONED = re.compile(r"\s+v?\d+(?:\.\d+)+$|\s+v?\d+$", re.I)
 #: a run of this many lines or more, nearly all of them a term over the links to where it is, is an index
 INDEX_LINES = 5
 
@@ -828,8 +832,10 @@ class _Walker:
 
     def emit(self, kind: str, text: str, header: bool = True) -> None:
         said = squash(text)
-        if not said or said.lower() in self.site or (kind == "paragraph" and _SEPARATORS.fullmatch(said)):
-            return  # nothing, the site's name, or what separated links that were dropped ("·")
+        if not said or said.lower() in self.site or _VERSIONED.sub("", said).lower() in self.site \
+                or (kind == "paragraph" and _SEPARATORS.fullmatch(said)):
+            return  # nothing, the site's name (with its version: Doxygen's "SDL 2.0"), or what separated
+            # links that were dropped ("·")
         if self.resume is not None:  # the section's own text after its entries: under its title again
             level, self.resume = self.resume, None
             if level in self.titles:
