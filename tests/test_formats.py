@@ -4027,3 +4027,22 @@ def test_html_the_sites_name_with_its_version_is_no_text(tmp_path):
         "</body></html>"))
     assert [s.text for s in t.segments] == [
         "Access to the raw audio mixing buffer for the SDL library.", "SDL 2.0 added audio capture."]
+
+
+def test_html_a_toggle_over_hidden_content_and_a_go_to_source_link_are_no_text(tmp_path):
+    """Doxygen opens each file page of libsdl2-doc (SDL_audio.h's) with "+ Include dependency graph
+    for SDL_audio.h:", a block run by a click that shows a graph the page hides, and "Go to the
+    source code of this file.", a link alone: both stood as paragraphs. A toggle whose next block
+    is hidden is no text, nor a link alone that goes to the source; a toggle over shown text stays."""
+    t = read_written(tmp_path, "audio.html", (
+        "<html><body><h1>SDL_audio.h File Reference</h1><div class='textblock'>"
+        "<div id='dynsection-0' onclick='return toggleVisibility(this)' class='dynheader closed'>"
+        "<img src='closed.png' alt='+'/> Include dependency graph for SDL_audio.h:</div>"
+        "<div id='dynsection-0-summary' class='dynsummary' style='display:block;'></div>"
+        "<div id='dynsection-0-content' class='dyncontent' style='display:none;'><div class='center'>"
+        "<img src='incl.png' alt=''/></div></div></div>"
+        "<p><a href='audio_8h_source.html'>Go to the source code of this file.</a></p>"
+        "<p>Access to the raw audio mixing buffer.</p>"
+        "<div onclick='toggle(this)'>Show the answer</div><div>Use SDL_OpenAudioDevice.</div></body></html>"))
+    assert [s.text for s in t.segments] == [
+        "Access to the raw audio mixing buffer.", "Show the answer", "Use SDL_OpenAudioDevice."]

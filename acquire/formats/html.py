@@ -454,6 +454,7 @@ _LEAD_LABEL = _LEADS_ON | {"back", "the", "tutorial", "section", "chapter", "pag
 #: a link that is a control of the page's own ("source" beside rustdoc's item, Sphinx's "View page
 #: source", "Edit on GitHub"), whole
 _PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
+                           r"(?:go|jump) to (?:the )?source(?: code)?(?: of this \w+)?\.?|"  # Doxygen's
                            r"edit(?: (?:on \w+|this page))?|run)\]?", re.I)
 #: the class words of a link set as a button (Bootstrap's ``a.btn``): a control, as ``<button>`` is
 _BUTTON_WORDS = frozenset({"btn", "button"})
@@ -573,7 +574,7 @@ def _is_chrome(el, content) -> bool:
         return True
     if el.get("role", "").lower() in _CHROME_ROLES or el.get("aria-hidden") == "true" or el.get("hidden") is not None:
         return True
-    if "display:none" in el.get("style", "").replace(" ", "").lower():
+    if "display:none" in el.get("style", "").replace(" ", "").lower() or _hidden_toggle(el):
         return True
     if tag == "a" and _control_link(el):
         return True
@@ -586,6 +587,20 @@ def _is_chrome(el, content) -> bool:
         return True  # a page header or a site's banner (lxml's "Your donation helps!"), not a title block
     if tag == "summary":  # a disclosure widget's own label ("Expand description"), not its content's title
         return bool(_UI_LABEL.match(squash(el.text_content())))
+    return False
+
+
+def _hidden_toggle(el) -> bool:
+    """A control that shows what the page hides: a block run by a click whose next block with
+    anything in it is hidden (Doxygen's "+ Include dependency graph for SDL_audio.h:" over its
+    graph, shown by script), its label no text once the hidden block is gone."""
+    if el.get("onclick") is None or el.tag in _INLINE:
+        return False
+    for after in el.itersiblings():
+        if not isinstance(after.tag, str):
+            continue
+        if squash(after.text_content()) or after.find(".//img") is not None:
+            return "display:none" in after.get("style", "").replace(" ", "").lower() or after.get("hidden") is not None
     return False
 
 
