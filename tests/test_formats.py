@@ -4046,3 +4046,17 @@ def test_html_a_toggle_over_hidden_content_and_a_go_to_source_link_are_no_text(t
         "<div onclick='toggle(this)'>Show the answer</div><div>Use SDL_OpenAudioDevice.</div></body></html>"))
     assert [s.text for s in t.segments] == [
         "Access to the raw audio mixing buffer.", "Show the answer", "Use SDL_OpenAudioDevice."]
+
+
+def test_html_a_more_link_after_a_summary_is_no_text(tmp_path):
+    """Doxygen ends each brief description in its member summaries (libsdl2-doc, SDL_audio.h's
+    page) with a link "More..." to the details below: "A structure to hold a set of audio
+    conversion filters and buffers. More..." A link saying only "More..." ("Read more …") is a
+    control, and the brackets it leaves empty go; "more" as a word of a sentence stays."""
+    t = read_written(tmp_path, "audio.html", (
+        "<html><body><h1>SDL_audio.h File Reference</h1><p>A structure to hold audio conversion filters. "
+        "<a href='s.html#details'>More...</a></p><p>See the <a href='m.html'>more</a> detailed guide.</p>"
+        "<p>Corrupt inputs cause sensible errors. (<a href='security.html'>More...</a>)</p></body></html>"))
+    assert [s.text for s in t.segments] == [  # sqlite's "(More...)" leaves no "()"
+        "A structure to hold audio conversion filters.", "See the more detailed guide.",
+        "Corrupt inputs cause sensible errors."]

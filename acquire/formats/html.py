@@ -456,6 +456,8 @@ _LEAD_LABEL = _LEADS_ON | {"back", "the", "tutorial", "section", "chapter", "pag
 _PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
                            r"(?:go|jump) to (?:the )?source(?: code)?(?: of this \w+)?\.?|"  # Doxygen's
                            r"edit(?: (?:on \w+|this page))?|run)\]?", re.I)
+#: a link on to the rest of what a summary began ("More...", "Read more …", "more »")
+_READ_MORE = re.compile(r"\(?(?:read )?more\s*(?:\.\.\.|…|»|›)\)?", re.I)
 #: the class words of a link set as a button (Bootstrap's ``a.btn``): a control, as ``<button>`` is
 _BUTTON_WORDS = frozenset({"btn", "button"})
 _DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
@@ -554,7 +556,22 @@ def _strip_chrome(content) -> None:
             doomed.append(el)
     for el in doomed:
         if el.getparent() is not None:
+            _empty_brackets(el)
             el.drop_tree()  # keeps the tail text
+
+
+def _empty_brackets(el) -> None:
+    """The brackets around an element that goes, left with nothing between them: sqlite's
+    "(<a>More...</a>)" had left "()" at its paragraph's end."""
+    prev, parent, tail = el.getprevious(), el.getparent(), el.tail or ""
+    before = (prev.tail if prev is not None else parent.text) or ""
+    pair = before.rstrip()[-1:] + tail.lstrip()[:1]
+    if pair in ("()", "[]"):
+        before, el.tail = before.rstrip()[:-1], tail.lstrip()[1:]
+        if prev is not None:
+            prev.tail = before
+        else:
+            parent.text = before
 
 
 def _class_words(el) -> set[str]:
@@ -631,10 +648,12 @@ def _control_link(a) -> bool:
     """A link that works the page rather than says something: a permalink mark, DocBook's "[D]"
     (an image's long description), "Skip to …", a page control standing alone ("source", "Edit
     on GitHub", rustdoc's "Run" under an example), a link set as a button (pandas' "To raw data"),
-    a link that runs script ("[−]"), unless that one is words of a sentence
+    a link that runs script ("[−]"), a "More..." after a summary (Doxygen's, to the details below),
+    unless that one is words of a sentence
     (Erlang's manuals link every function so: "If a process calls link(Other_Pid) it …")."""
     text = squash(a.text_content())
     return (text in ("¶", "#", "§", "🔗", "[D]") or text.lower().startswith("skip to")
+            or bool(_READ_MORE.fullmatch(text))
             or bool(_PAGE_CONTROL.fullmatch(text) or _class_words(a) & _BUTTON_WORDS) and _stands_alone(a, text)
             or a.get("href", "").strip().lower().startswith("javascript:")
             and (not _ALNUM.search(text) or _stands_alone(a, text))
