@@ -4060,3 +4060,19 @@ def test_html_a_more_link_after_a_summary_is_no_text(tmp_path):
     assert [s.text for s in t.segments] == [  # sqlite's "(More...)" leaves no "()"
         "A structure to hold audio conversion filters.", "See the more detailed guide.",
         "Corrupt inputs cause sensible errors."]
+
+
+def test_html_a_texinfo_node_without_a_section_stands_under_the_last_section(tmp_path):
+    """makeinfo sets a node that has no sectioning command in ``h4.node-heading`` wherever it is:
+    bash's manual (bash-doc, bashref.html) has "Creating Internationalized Scripts" inside
+    "3.1.2.5 Locale-Specific Translation" (a subsubsection, in h4 too), and it had become a sibling
+    of "3.1.2 Quoting" above it. Such a node stands one level below the last section."""
+    t = read_written(tmp_path, "bashref.html", (
+        "<html><body><h2 class='chapter'>3 Basic Shell Features</h2><p>Bash is an acronym.</p>"
+        "<h4 class='subsection'>3.1.2 Quoting</h4><p>Quoting removes special meaning.</p>"
+        "<h4 class='subsubsection'>3.1.2.5 Locale-Specific Translation</h4><p>Prefix a string with $.</p>"
+        "<h4 class='node-heading'>Creating Internationalized Scripts</h4><p>Run bash --dump-po-strings.</p>"
+        "<h4 class='subsection'>3.1.3 Comments</h4><p>A word beginning with # is a comment.</p></body></html>"))
+    assert [(level, title) for _, level, title in t.headings] == [
+        (2, "3 Basic Shell Features"), (4, "3.1.2 Quoting"), (5, "3.1.2.5 Locale-Specific Translation"),
+        (6, "Creating Internationalized Scripts"), (4, "3.1.3 Comments")]

@@ -857,12 +857,26 @@ class _Walker:
         self.titles: dict[int, str] = {}  # the last heading's title at each level
         self.owners: list[str] = []  # the reference entries the walk is inside ("JSONEncoder")
         self.resume: int | None = None  # a section whose text goes on after the entries it holds
+        self.section = 0  # the level of texinfo's last sectioning heading (a chapter's 2, a section's 3)
 
     def heading(self, level: int, title: str) -> None:
         self.resume = None
         self.level = level
         self.titles[level] = squash(title)
         self.doc.heading(level, title)
+
+    def heading_of(self, el, tag: str) -> None:
+        """A heading element at its level: texinfo's by its sectioning class; a node with no sectioning
+        command (``node-heading``) one below the last section ("Creating Internationalized Scripts"
+        in bash's 3.1.2.5, set in h4 as 3.1.3 is, had become 3.1.3's sibling above it)."""
+        classes = (el.get("class") or "").split()
+        texinfo = [_TEXINFO_DEPTHS[c] for c in classes if c in _TEXINFO_DEPTHS]
+        if texinfo and tag != "h1":
+            self.section = texinfo[0]
+        if "node-heading" in classes and self.section:
+            self.heading(min(self.section + 1, 6), el.text_content())
+        else:
+            self.heading(texinfo[0] if texinfo and tag != "h1" else _HEADINGS[tag], el.text_content())
 
     def emit(self, kind: str, text: str, header: bool = True) -> None:
         said = squash(text)
@@ -964,8 +978,7 @@ class _Walker:
         elif tag in _HEADINGS and _CREDITS & set(el.get("class", "").split()):
             self.emit("paragraph", el.text_content())  # a title page's subtitle or author: no section
         elif tag in _HEADINGS:
-            texinfo = [_TEXINFO_DEPTHS[c] for c in (el.get("class") or "").split() if c in _TEXINFO_DEPTHS]
-            self.heading(texinfo[0] if texinfo and tag != "h1" else _HEADINGS[tag], el.text_content())
+            self.heading_of(el, tag)
         elif tag == "pre":
             text = _with_breaks(el)
             self.laid_out(text) if _written_prose(text) else self.emit("code", text)
