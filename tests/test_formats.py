@@ -3950,3 +3950,252 @@ def test_a_table_cells_blocks_keep_their_words_apart(tmp_path):
         "</body></html>"))
     assert [s.text for s in t.segments] == [
         "Style\nFields mode :: Mode The rendering mode. lineLength :: Int Maximum length of a line, in characters."]
+
+
+def test_html_text_bare_among_the_heads_elements_is_no_text(tmp_path):
+    """Node.js's API docs (nodejs-doc, api/modules.html) leave a template's placeholder unfilled in
+    every page's head, "__JS_FLAVORED_DYNAMIC_CSS__" after the stylesheets: the parser moved it into
+    the body, where it was each page's first paragraph. Text bare in the head is no text; the head's
+    title and script keep theirs, and a page whose body starts unmarked in its head keeps its words."""
+    t = read_written(tmp_path, "modules.html", (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Modules | Node.js</title>\n"
+        "<link rel='stylesheet' href='style.css'><script>var a = '<b>';</script>\n  __JS_FLAVORED_DYNAMIC_CSS__\n"
+        "</head><body><h1>Modules</h1><p>Each file is treated as a separate module.</p></body></html>"))
+    assert t.title == "Modules"
+    assert [s.text for s in t.segments] == ["Each file is treated as a separate module."]
+    t = read_written(tmp_path, "unmarked.html", (
+        "<html><head><title>Tea</title><p>Warm the pot first.</p></head><body><p>Then brew.</p></body></html>"))
+    assert [s.text for s in t.segments] == ["Warm the pot first.", "Then brew."]
+
+
+def test_html_a_table_with_heading_rows_reads_its_rows_of_words_as_tables(tmp_path):
+    """Doxygen's member summaries (libsdl2-doc, SDL_audio.h's page) are tables whose rows hold a
+    heading ("Macros") or a declaration, its type in one cell and its linked name in the next: read
+    cell by cell, "#define" and "struct" stood alone as paragraphs and a name with two links
+    ("SDL_AUDIO_BITSIZE(x) (x & SDL_AUDIO_MASK_BITSIZE)") went as navigation. The runs of rows
+    between the headings are tables; a run of links alone is still no text."""
+    t = read_written(tmp_path, "audio.html", (
+        "<html><body><h1>SDL_audio.h File Reference</h1><table class='memberdecls'>"
+        "<tr class='heading'><td colspan='2'><h2 class='groupheader'>Macros</h2></td></tr>"
+        "<tr><td colspan='2'><div class='groupHeader'>Audio flags</div></td></tr>"
+        "<tr><td class='memItemLeft'>#define&#160;</td><td class='memItemRight'><a class='el' href='#a1'>"
+        "SDL_AUDIO_BITSIZE</a>(x)&#160;&#160;(x &amp; <a class='el' href='#a2'>SDL_AUDIO_MASK_BITSIZE</a>)</td></tr>"
+        "<tr><td class='memSeparator' colspan='2'>&#160;</td></tr>"
+        "<tr><td class='memItemLeft'>struct&#160;</td><td class='memItemRight'><a class='el' href='s.html'>"
+        "SDL_AudioCVT</a></td></tr><tr><td class='mdescLeft'>&#160;</td><td class='mdescRight'>A structure to hold "
+        "audio conversion filters.</td></tr>"
+        "<tr class='heading'><td colspan='2'><h2 class='groupheader'>Functions</h2></td></tr>"
+        "<tr><td><a href='a.html'>SDL_LockAudio</a></td><td><a href='b.html'>SDL_UnlockAudio</a></td></tr>"
+        "</table></body></html>"))
+    assert [t for _, _, t in t.headings] == ["SDL_audio.h File Reference", "Macros"]  # nothing under the last
+    assert [(s.kind, s.text) for s in t.segments] == [
+        ("paragraph", "Audio flags"),
+        ("table", "#define | SDL_AUDIO_BITSIZE(x) (x & SDL_AUDIO_MASK_BITSIZE)\nstruct | SDL_AudioCVT\n"
+                  " | A structure to hold audio conversion filters.")]
+
+
+def test_html_front_matter_titles_a_page_without_a_title_and_is_no_text(tmp_path):
+    """Go's documentation (golang-1.19-doc, html/go_mem.html) is the site's source pages: no
+    ``<title>``, the title in a JSON comment the page opens with ("Title": "The Go Memory Model"),
+    so the page was titled by its first heading, "Introduction". Jekyll's and Hugo's HTML sources
+    open with YAML between ``---`` lines, which had been read as the page's first paragraph."""
+    t = read_written(tmp_path, "go_mem.html", (
+        '<!--{\n\t"Title": "The Go Memory Model",\n\t"Subtitle": "Version of June 6, 2022"\n}-->\n'
+        '<h2 id="introduction">Introduction</h2>\n<p>The Go memory model specifies the conditions.</p>'))
+    assert t.title == "The Go Memory Model"
+    assert [s.text for s in t.segments] == ["The Go memory model specifies the conditions."]
+    t = read_written(tmp_path, "install.html", (
+        "---\nlayout: page\ntitle: \"Installing the tool\"\n---\n<h2>From a package</h2><p>Run apt install tool.</p>"))
+    assert t.title == "Installing the tool"
+    assert [s.text for s in t.segments] == ["Run apt install tool."]
+    t = read_written(tmp_path, "own.html", (
+        '<!--{"Title": "Old name"}--><html><head><title>Page title</title></head><body><h1>Page title</h1>'
+        "<p>Text of the page.</p></body></html>"))
+    assert t.title == "Page title"
+
+
+def test_html_a_dropped_contents_lists_own_label_is_no_text(tmp_path):
+    """LaTeX2HTML (chktex's manual, ChkTeX/node5.html) ends a page over subsections with their
+    links under a label, ``<A ID="CHILD_LINKS"><STRONG>Subsections</STRONG></A>``: the list went as
+    navigation, its label stayed, a paragraph "Subsections" closing the page's last passage. A
+    label over a contents list goes with it, inline or as a paragraph of its own; a label over a
+    list that is text stays."""
+    t = read_written(tmp_path, "node5.html", (
+        "<html><body><h1>Installation</h1><p>Type make and then make install.</p><br><hr>"
+        "<A ID='CHILD_LINKS'><STRONG>Subsections</STRONG></A><UL CLASS='ChildLinks'><LI><UL><LI>"
+        "<A HREF='node6.html'>Note:</A></UL></UL><p>Contents:</p><ul><li><a href='a.html'>Building</a></li>"
+        "<li><a href='b.html'>Testing</a></li></ul><p>Options:</p><ul><li>--prefix: where to install</li>"
+        "<li>--enable-pcre: use PCRE</li></ul></body></html>"))
+    assert [s.text for s in t.segments] == [
+        "Type make and then make install.", "Options:", "- --prefix: where to install\n- --enable-pcre: use PCRE"]
+
+
+def test_html_a_terms_classifier_is_set_apart_from_it(tmp_path):
+    """docutils writes a definition's classifier (reStructuredText's ``term : classifier``) as a
+    span in the term, its colon left to the stylesheet: pygments' quickstart (python-pygments-doc,
+    docs/quickstart.html) read "encodingfor lexers and formatters". The older writer's own
+    delimiter is kept as it is."""
+    t = read_written(tmp_path, "quickstart.html", (
+        "<html><body><h1>Quickstart</h1><p>Important options include:</p><dl class='simple'>"
+        "<dt><cite>encoding</cite><span class='classifier'>for lexers and formatters</span></dt>"
+        "<dd><p>The encoding used to convert byte strings.</p></dd>"
+        "<dt>style <span class='classifier-delimiter'>:</span> <span class='classifier'>for formatters</span></dt>"
+        "<dd><p>The name of the style.</p></dd></dl></body></html>"))
+    assert [s.text for s in t.segments][1].splitlines() == [
+        "encoding : for lexers and formatters", "  The encoding used to convert byte strings.",
+        "style : for formatters", "  The name of the style."]
+
+
+def test_html_an_ordered_list_read_as_its_blocks_keeps_its_numbers(tmp_path):
+    """A numbered list whose items hold code is read as the items' blocks, and the numbers had gone:
+    rsyslog's TLS tutorial (rsyslog-doc, tutorials/tls_cert_ca.html) read "generate the private
+    key:" and "now create the (self-signed) CA certificate itself:", each over its command, as
+    sentences of no order. Each item's first words keep its number (``start`` and ``value`` too);
+    an item opening with its code is left as it is."""
+    t = read_written(tmp_path, "tls_cert_ca.html", (
+        "<html><body><h1>Setting up the CA</h1><ol class='arabic' start='3'><li><p>generate the private key:</p>"
+        "<div class='highlight'><pre>certtool --generate-privkey --outfile ca-key.pem</pre></div>"
+        "<p>This takes a short while.</p></li><li><p>now create the CA certificate itself:</p>"
+        "<pre>certtool --generate-self-signed</pre></li><li value='9'><pre>ls</pre></li>"
+        "<li><a href='x.html'>Distribute</a> the certificate.<pre>scp ca.pem host:</pre></li></ol></body></html>"))
+    assert [s.text for s in t.segments] == [
+        "3. generate the private key:", "certtool --generate-privkey --outfile ca-key.pem", "This takes a short while.",
+        "4. now create the CA certificate itself:", "certtool --generate-self-signed", "ls",
+        "10. Distribute the certificate.", "scp ca.pem host:"]
+
+
+def test_html_a_page_ending_on_an_address_ends_on_its_footer(tmp_path):
+    """Halibut (putty-doc, Chapter2.html) ends every page of PuTTY's manual with a rule, a feedback
+    note and an ``<address>`` naming the release ("[Debian PuTTY release 0.78-2+deb12u2]"): both
+    had closed each chapter's last passage. What stands after the last rule of a page ending on
+    an address is its footer; a longer run, or one holding a heading, loses its address only."""
+    t = read_written(tmp_path, "Chapter2.html", (
+        "<html><body><h1>Getting started</h1><p>Log out by typing the server's own logout command.</p>"
+        "<hr><p>If you want to provide feedback on this manual, see the <a href='f.html'>Feedback page</a>.</p>"
+        "<address>\n[Debian PuTTY release 0.78-2+deb12u2]</address></body></html>"))
+    assert [s.text for s in t.segments] == ["Log out by typing the server's own logout command."]
+    t = read_written(tmp_path, "srfi.html", (
+        "<html><body><h1>SRFI 17</h1><p>Generalized set!.</p><hr><h2>Copyright</h2><p>Copyright (C) Per Bothner.</p>"
+        "<hr><address>Editor: Mike Sperber</address></body></html>"))
+    assert [s.text for s in t.segments] == ["Generalized set!.", "Copyright (C) Per Bothner."]
+    t = read_written(tmp_path, "short.html", (
+        "<html><body><hr><h1>Notes</h1><p>Keep the key safe.</p><address>The NTS team</address></body></html>"))
+    assert [s.text for s in t.segments] == ["Keep the key safe."]
+
+
+def test_html_an_items_words_before_its_paragraph_are_its_term(tmp_path):
+    """Halibut (putty-doc, Chapter3.html) writes a list of terms each over its meaning as an item's
+    bare words before a paragraph ("<li>IGNORE message<p>Should have no effect.</p></li>"): the
+    special commands read "IGNORE message Should have no effect.", term and meaning run together.
+    Those words are the item's term, as a lone first paragraph already is; a sentence stays."""
+    t = read_written(tmp_path, "Chapter3.html", (
+        "<html><body><h1>Using PuTTY</h1><p>In an SSH connection, the following special commands are available:</p>"
+        "<ul><li><a name='i43'></a>IGNORE message\n<p>Should have no effect.</p></li>"
+        "<li><a name='i46'></a>Repeat key exchange\n<p>Only available in SSH-2.</p></li><li>Break</li>"
+        "<li>Type the command, then press Return.<p>The server answers.</p></li></ul></body></html>"))
+    assert t.segments[1].text.splitlines() == [
+        "- IGNORE message: Should have no effect.", "- Repeat key exchange: Only available in SSH-2.", "- Break",
+        "- Type the command, then press Return. The server answers."]
+
+
+def test_html_a_bullet_every_item_writes_is_the_lists_own(tmp_path):
+    """makeinfo writes texinfo's ``@itemize @minus`` as a ``ul.no-bullet`` whose items write their
+    "- " themselves (autoconf-doc, autoconf.html): the list read "- - one or more Makefile files".
+    A mark every item writes is the list's bullet; an item's own leading dash is kept when the
+    others write none."""
+    t = read_written(tmp_path, "autoconf.html", (
+        "<html><body><h1>Making configure Scripts</h1><p>The files that configure creates are:</p>"
+        "<ul class='no-bullet'><li>- one or more <samp>Makefile</samp> files;\n</li><li>- optionally, a C header file;"
+        "</li></ul><p>Options:</p><ul><li>- as a file name reads standard input</li><li>--help prints usage</li></ul>"
+        "</body></html>"))
+    assert [s.text for s in t.segments] == [
+        "The files that configure creates are:", "- one or more Makefile files;\n- optionally, a C header file;",
+        "Options:", "- - as a file name reads standard input\n- --help prints usage"]
+
+
+def test_html_halibuts_navigation_bar_and_index_lines_are_no_text(tmp_path):
+    """Halibut (putty-doc) heads each page with "Previous | Contents | Index | Next", the page's
+    own entry or an absent one as plain words ("Previous" on index.html), which stayed as text; and
+    its IndexPage.html sets the back-of-book index as lines "term: Section 3.11.3.17" parted by
+    ``<br>``, which became 119 skills. A bar of leading-on words beside links, and a run of lines
+    nearly all a term over the links to it, are no text; lines that say more after their colon stay."""
+    t = read_written(tmp_path, "index.html", (
+        "<html><body><p>Previous | Contents | <a href='IndexPage.html'>Index</a> | <a href='Chapter1.html'>Next</a></p>"
+        "<h1>PuTTY User Manual</h1><p>PuTTY is a free Telnet and SSH client.</p><p>"
+        "<code>-4</code>: <a href='c3.html#i192'>Section 3.11.3.17</a><br>"
+        "accented characters: <a href='c3.html#i86'>Section 3.3</a>, <a href='c4.html#i77'>Section 4.4.8</a><br>"
+        "accessibility: <a href='c4.html#i148'>Section 4.9.4</a><br>"
+        "account name: <a href='c2.html#i20'>Section 2.3</a><br>"
+        "ACL, process (Windows): <a href='c3.html#i224'>Section 3.11.3.28</a><br></p><p>"
+        "Host: <a href='h.html'>the server</a> you connect to<br>Port: the port, 22 for <a href='s.html'>SSH</a><br>"
+        "User: <a href='u.html'>your login</a> name<br>Key: <a href='k.html'>a key file</a><br>"
+        "Log: <a href='l.html'>the log</a> of the session</p></body></html>"))
+    assert [s.text for s in t.segments] == [
+        "PuTTY is a free Telnet and SSH client.",
+        "Host: the server you connect to\nPort: the port, 22 for SSH\nUser: your login name\nKey: a key file\n"
+        "Log: the log of the session"]
+
+
+def test_html_the_sites_name_with_its_version_is_no_text(tmp_path):
+    """Doxygen's title area says the project's name and number on every page ("SDL 2.0" on
+    libsdl2-doc's SDL_audio.h page, titled "SDL: SDL_audio.h File Reference"): the banner stayed,
+    "SDL" not taken for the site's name as it is a piece of the page's own title's first word.
+    The site's name is a word of the title or none of it, and a block saying it with a version is
+    the banner; the page's own words stay."""
+    t = read_written(tmp_path, "audio.html", (
+        "<html><head><title>SDL: SDL_audio.h File Reference</title></head><body><div id='titlearea'><table><tr>"
+        "<td><div id='projectname'>SDL<span id='projectnumber'>&#160;2.0</span></div></td></tr></table></div>"
+        "<div class='header'><div class='title'>SDL_audio.h File Reference</div></div>"
+        "<p>Access to the raw audio mixing buffer for the SDL library.</p><p>SDL 2.0 added audio capture.</p>"
+        "</body></html>"))
+    assert [s.text for s in t.segments] == [
+        "Access to the raw audio mixing buffer for the SDL library.", "SDL 2.0 added audio capture."]
+
+
+def test_html_a_toggle_over_hidden_content_and_a_go_to_source_link_are_no_text(tmp_path):
+    """Doxygen opens each file page of libsdl2-doc (SDL_audio.h's) with "+ Include dependency graph
+    for SDL_audio.h:", a block run by a click that shows a graph the page hides, and "Go to the
+    source code of this file.", a link alone: both stood as paragraphs. A toggle whose next block
+    is hidden is no text, nor a link alone that goes to the source; a toggle over shown text stays."""
+    t = read_written(tmp_path, "audio.html", (
+        "<html><body><h1>SDL_audio.h File Reference</h1><div class='textblock'>"
+        "<div id='dynsection-0' onclick='return toggleVisibility(this)' class='dynheader closed'>"
+        "<img src='closed.png' alt='+'/> Include dependency graph for SDL_audio.h:</div>"
+        "<div id='dynsection-0-summary' class='dynsummary' style='display:block;'></div>"
+        "<div id='dynsection-0-content' class='dyncontent' style='display:none;'><div class='center'>"
+        "<img src='incl.png' alt=''/></div></div></div>"
+        "<p><a href='audio_8h_source.html'>Go to the source code of this file.</a></p>"
+        "<p>Access to the raw audio mixing buffer.</p>"
+        "<div onclick='toggle(this)'>Show the answer</div><div>Use SDL_OpenAudioDevice.</div></body></html>"))
+    assert [s.text for s in t.segments] == [
+        "Access to the raw audio mixing buffer.", "Show the answer", "Use SDL_OpenAudioDevice."]
+
+
+def test_html_a_more_link_after_a_summary_is_no_text(tmp_path):
+    """Doxygen ends each brief description in its member summaries (libsdl2-doc, SDL_audio.h's
+    page) with a link "More..." to the details below: "A structure to hold a set of audio
+    conversion filters and buffers. More..." A link saying only "More..." ("Read more …") is a
+    control, and the brackets it leaves empty go; "more" as a word of a sentence stays."""
+    t = read_written(tmp_path, "audio.html", (
+        "<html><body><h1>SDL_audio.h File Reference</h1><p>A structure to hold audio conversion filters. "
+        "<a href='s.html#details'>More...</a></p><p>See the <a href='m.html'>more</a> detailed guide.</p>"
+        "<p>Corrupt inputs cause sensible errors. (<a href='security.html'>More...</a>)</p></body></html>"))
+    assert [s.text for s in t.segments] == [  # sqlite's "(More...)" leaves no "()"
+        "A structure to hold audio conversion filters.", "See the more detailed guide.",
+        "Corrupt inputs cause sensible errors."]
+
+
+def test_html_a_texinfo_node_without_a_section_stands_under_the_last_section(tmp_path):
+    """makeinfo sets a node that has no sectioning command in ``h4.node-heading`` wherever it is:
+    bash's manual (bash-doc, bashref.html) has "Creating Internationalized Scripts" inside
+    "3.1.2.5 Locale-Specific Translation" (a subsubsection, in h4 too), and it had become a sibling
+    of "3.1.2 Quoting" above it. Such a node stands one level below the last section."""
+    t = read_written(tmp_path, "bashref.html", (
+        "<html><body><h2 class='chapter'>3 Basic Shell Features</h2><p>Bash is an acronym.</p>"
+        "<h4 class='subsection'>3.1.2 Quoting</h4><p>Quoting removes special meaning.</p>"
+        "<h4 class='subsubsection'>3.1.2.5 Locale-Specific Translation</h4><p>Prefix a string with $.</p>"
+        "<h4 class='node-heading'>Creating Internationalized Scripts</h4><p>Run bash --dump-po-strings.</p>"
+        "<h4 class='subsection'>3.1.3 Comments</h4><p>A word beginning with # is a comment.</p></body></html>"))
+    assert [(level, title) for _, level, title in t.headings] == [
+        (2, "3 Basic Shell Features"), (4, "3.1.2 Quoting"), (5, "3.1.2.5 Locale-Specific Translation"),
+        (6, "Creating Internationalized Scripts"), (4, "3.1.3 Comments")]

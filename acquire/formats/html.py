@@ -29,6 +29,7 @@ Site" title that a title element of the page shows or the h1 opens with."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -131,13 +132,14 @@ def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], No
     Document); the page's own title, which ``doc`` does not take. ``prepare``: a change to the
     parsed page before its content is read (an EPUB sets its headings' levels as the book's table
     of contents gives them)."""
+    data, matter = _front_matter(data)
     root, cut_short = _parse(data, name)
     _forget_page_classes(root, name)
     if cut_short:
         doc.warnings.append(
             f"{name} nests elements deeper than {PARSER_DEPTH} levels; what follows that point was not read"
         )
-    title = _title(root)
+    title = matter if matter and root.find(".//title") is None else _title(root)
     if prepare is not None:
         prepare(root)
     content = _content_root(root)
@@ -150,8 +152,67 @@ def read_page(doc: Document, data: bytes, name: str, prepare: Callable[[Any], No
     _strip_chrome(content)
     _drop_other_versions(content, name)
     _inline_footnotes(content)
+    _drop_signed_footer(content)
+    _classifiers_apart(content)
     _Walker(doc, _site_names(root, title)).container(content, 0)
     return title
+
+
+def _front_matter(data: bytes) -> tuple[bytes, str | None]:
+    """A static site's source page opens with its metadata: YAML between ``---`` lines (Jekyll,
+    Hugo) or a JSON object in a comment (Go's documentation: ``<!--{"Title": "The Go Memory
+    Model"}-->``). Its title is the page's when the page has no ``<title>`` (go_mem.html had been
+    titled by its first heading, "Introduction"), and the YAML is no text."""
+    if match := _YAML_MATTER.match(data):
+        found = re.search(rb"^title:[ \t]*(.+?)[ \t]*$", match.group(1), re.M | re.I)
+        title = found.group(1).strip(b"\"'") if found else b""
+        return data[match.end():], squash(title.decode("utf-8", "replace")) or None
+    if match := _JSON_MATTER.match(data):
+        try:
+            fields = json.loads(match.group(1))
+        except ValueError:
+            return data, None
+        title = next((v for k, v in fields.items() if k.lower() == "title"), None) if isinstance(fields, dict) else None
+        return data, squash(title) or None if isinstance(title, str) else None
+    return data, None
+
+
+_YAML_MATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*---[ \t]*\r?\n(.{0,4000}?)\r?\n---[ \t]*\r?\n", re.S)
+_JSON_MATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*<!--\s*(\{.{0,4000}?\})\s*-->", re.S)
+
+
+def _drop_signed_footer(content) -> None:
+    """A page that ends on an ``<address>`` (its maker's contact or release line) ends on its footer:
+    the address, with what stands after the page's last rule above it. Halibut ends each page of
+    PuTTY's manual so: a rule, "If you want to provide feedback on this manual … see the Feedback
+    page.", then "[Debian PuTTY release 0.78-2+deb12u2]", which had closed every chapter's last
+    passage. A footer longer than a note (FOOTER_WORDS) or holding a heading keeps all but its address."""
+    children = [c for c in content if isinstance(c.tag, str)]
+    if not children or children[-1].tag != "address":
+        return
+    rules = [n for n, c in enumerate(children) if c.tag == "hr"]
+    footer = children[rules[-1]:] if rules else children[-1:]
+    if sum(len(c.text_content().split()) for c in footer) > FOOTER_WORDS or any(
+            True for c in footer for _ in c.iter(*_HEADINGS)):
+        footer = children[-1:]
+    for el in footer:
+        el.drop_tree()
+
+
+#: the most words a page's signed footer says (a feedback note and a release line)
+FOOTER_WORDS = 60
+
+
+def _classifiers_apart(content) -> None:
+    """A term's classifier (docutils' ``<dt>encoding<span class="classifier">for lexers</span>``,
+    the reStructuredText ``term : classifier``) set after " : ", as the stylesheet shows it: the
+    term had run into it ("encodingfor lexers and formatters", pygments' quickstart). docutils'
+    older writer spells the colon out in a ``classifier-delimiter`` of its own."""
+    for span in content.iter("span"):
+        before = span.getprevious()
+        if "classifier" in (span.get("class") or "").split() and not (
+                before is not None and "classifier-delimiter" in (before.get("class") or "").split()):
+            span.text = " : " + (span.text or "")
 
 
 def _drop_other_versions(content, name: str) -> None:
@@ -280,7 +341,9 @@ def _site_names(root, title: str | None) -> frozenset[str]:
     node = root.find(".//title")
     parts = _TITLE_PARTS.split(squash(node.text_content())) if node is not None else []
     own = (title or "").lower()
-    return frozenset(p.lower() for p in map(squash, parts) if len(parts) >= 2 and p and p.lower() not in own)
+    # a part that is a word of the title, not a piece of one ("SDL" of "SDL: SDL_audio.h File Reference")
+    return frozenset(p.lower() for p in map(squash, parts) if len(parts) >= 2 and p
+                     and not re.search(rf"(?<![\w.]){re.escape(p.lower())}(?![\w.])", own))
 
 
 def fragment_parts(markup: str) -> list[tuple[int, str]]:
@@ -328,6 +391,7 @@ def _parse(data: bytes, name: str):
     parser = lxml_html.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, recover=True,
                                   encoding=_undeclared_utf8(data))
     data = _EARLY_END.sub(b"", data)
+    data = _without_head_text(data)
     try:
         root = lxml_html.document_fromstring(data, parser=parser)
     except (etree.ParserError, ValueError) as exc:
@@ -336,6 +400,42 @@ def _parse(data: bytes, name: str):
         raise TutorialbookError("source", f"{name} is not readable HTML; it holds no text")
     return root, any("Excessive depth" in e.message for e in parser.error_log)
 
+
+def _without_head_text(data: bytes) -> bytes:
+    """The page less text standing bare among its head's elements: a template's placeholder left
+    unfilled (Node.js's "__JS_FLAVORED_DYNAMIC_CSS__" after its stylesheets, on every page of its
+    API docs), which the parser moves into the body as the page's first words. Reading stops at
+    the head's end or at any element the head cannot hold (a page that starts its body unmarked)."""
+    end = _HEAD_END.search(data)
+    if end is None:
+        return data
+    pieces = _HEAD_TOKEN.split(data[:end.start()])
+    inside = b""  # the raw text element open (title, script, style): its text is its own
+    for n, piece in enumerate(pieces):
+        tag = _HEAD_TAG.match(piece)
+        if n % 2 == 0:
+            if not inside and piece.strip():
+                pieces[n] = b"\n"
+            continue
+        if tag is None:  # a comment or a declaration
+            continue
+        closing, name = tag.group(1), tag.group(2).lower()
+        if inside:
+            inside = b"" if closing and name == inside else inside
+        elif name in _RAW_HEAD:
+            inside = b"" if closing or piece.rstrip().endswith(b"/>") else name
+        elif name not in _HEAD_TAGS:
+            return data
+    return b"".join(pieces) + data[end.start():]
+
+
+#: where a page's head ends: its end tag or its body's start tag
+_HEAD_END = re.compile(rb"</head\s*>|<body[\s>]", re.I)
+_HEAD_TOKEN = re.compile(rb"(<!--.*?-->|<[^>]*>)", re.S)
+_HEAD_TAG = re.compile(rb"<(/?)\s*([a-zA-Z][\w-]*)")
+#: the head's elements whose text is their own, and those it may hold
+_RAW_HEAD = frozenset({b"title", b"script", b"style", b"noscript", b"template"})
+_HEAD_TAGS = _RAW_HEAD | {b"html", b"head", b"meta", b"link", b"base"}
 
 #: the end tags of body and html: groff -Thtml writes "<body></body></html>" and then the whole
 #: page, which libxml2 dropped; without them the parser closes both at the end of the file
@@ -349,11 +449,15 @@ _POINTER = re.compile(r"(?:click (?:here|this link)|(?:go|return|back|jump) to (
 #: the words a link's label may say when the link only leads on through the pages ("Previous: … |
 #: Next: …", "Next Tutorial Section: …"), one of the first set among them
 _LEADS_ON = frozenset({"next", "previous", "prev", "up"})
-_LEAD_LABEL = _LEADS_ON | {"back", "the", "tutorial", "section", "chapter", "page", "topic", "part", "step", "lesson"}
+_LEAD_LABEL = _LEADS_ON | {"back", "the", "tutorial", "section", "chapter", "page", "topic", "part", "step", "lesson",
+                           "contents", "index", "home", "top"}  # Halibut's "Previous | Contents | Index | Next"
 #: a link that is a control of the page's own ("source" beside rustdoc's item, Sphinx's "View page
 #: source", "Edit on GitHub"), whole
 _PAGE_CONTROL = re.compile(r"\[?(?:src|source|(?:view|show) (?:page )?source|page source|"
+                           r"(?:go|jump) to (?:the )?source(?: code)?(?: of this \w+)?\.?|"  # Doxygen's
                            r"edit(?: (?:on \w+|this page))?|run)\]?", re.I)
+#: a link on to the rest of what a summary began ("More...", "Read more …", "more »")
+_READ_MORE = re.compile(r"\(?(?:read )?more\s*(?:\.\.\.|…|»|›)\)?", re.I)
 #: the class words of a link set as a button (Bootstrap's ``a.btn``): a control, as ``<button>`` is
 _BUTTON_WORDS = frozenset({"btn", "button"})
 _DECLARED = re.compile(rb"<meta[^>]+charset|<\?xml[^>]+encoding", re.I)
@@ -452,7 +556,22 @@ def _strip_chrome(content) -> None:
             doomed.append(el)
     for el in doomed:
         if el.getparent() is not None:
+            _empty_brackets(el)
             el.drop_tree()  # keeps the tail text
+
+
+def _empty_brackets(el) -> None:
+    """The brackets around an element that goes, left with nothing between them: sqlite's
+    "(<a>More...</a>)" had left "()" at its paragraph's end."""
+    prev, parent, tail = el.getprevious(), el.getparent(), el.tail or ""
+    before = (prev.tail if prev is not None else parent.text) or ""
+    pair = before.rstrip()[-1:] + tail.lstrip()[:1]
+    if pair in ("()", "[]"):
+        before, el.tail = before.rstrip()[:-1], tail.lstrip()[1:]
+        if prev is not None:
+            prev.tail = before
+        else:
+            parent.text = before
 
 
 def _class_words(el) -> set[str]:
@@ -472,7 +591,7 @@ def _is_chrome(el, content) -> bool:
         return True
     if el.get("role", "").lower() in _CHROME_ROLES or el.get("aria-hidden") == "true" or el.get("hidden") is not None:
         return True
-    if "display:none" in el.get("style", "").replace(" ", "").lower():
+    if "display:none" in el.get("style", "").replace(" ", "").lower() or _hidden_toggle(el):
         return True
     if tag == "a" and _control_link(el):
         return True
@@ -485,6 +604,20 @@ def _is_chrome(el, content) -> bool:
         return True  # a page header or a site's banner (lxml's "Your donation helps!"), not a title block
     if tag == "summary":  # a disclosure widget's own label ("Expand description"), not its content's title
         return bool(_UI_LABEL.match(squash(el.text_content())))
+    return False
+
+
+def _hidden_toggle(el) -> bool:
+    """A control that shows what the page hides: a block run by a click whose next block with
+    anything in it is hidden (Doxygen's "+ Include dependency graph for SDL_audio.h:" over its
+    graph, shown by script), its label no text once the hidden block is gone."""
+    if el.get("onclick") is None or el.tag in _INLINE:
+        return False
+    for after in el.itersiblings():
+        if not isinstance(after.tag, str):
+            continue
+        if squash(after.text_content()) or after.find(".//img") is not None:
+            return "display:none" in after.get("style", "").replace(" ", "").lower() or after.get("hidden") is not None
     return False
 
 
@@ -515,10 +648,12 @@ def _control_link(a) -> bool:
     """A link that works the page rather than says something: a permalink mark, DocBook's "[D]"
     (an image's long description), "Skip to …", a page control standing alone ("source", "Edit
     on GitHub", rustdoc's "Run" under an example), a link set as a button (pandas' "To raw data"),
-    a link that runs script ("[−]"), unless that one is words of a sentence
+    a link that runs script ("[−]"), a "More..." after a summary (Doxygen's, to the details below),
+    unless that one is words of a sentence
     (Erlang's manuals link every function so: "If a process calls link(Other_Pid) it …")."""
     text = squash(a.text_content())
     return (text in ("¶", "#", "§", "🔗", "[D]") or text.lower().startswith("skip to")
+            or bool(_READ_MORE.fullmatch(text))
             or bool(_PAGE_CONTROL.fullmatch(text) or _class_words(a) & _BUTTON_WORDS) and _stands_alone(a, text)
             or a.get("href", "").strip().lower().startswith("javascript:")
             and (not _ALNUM.search(text) or _stands_alone(a, text))
@@ -695,6 +830,25 @@ def _weight(text: str) -> int:
     return sum(1 for token in _FRAME.split(text) if _ALNUM.search(token))  # ":" or "<<" alone is no word
 
 
+#: a version number after a name ("SDL 2.0", "Foo v1.2.3")
+_VERSIONED = re.compile(r"\s+v?\d+(?:\.\d+)+$|\s+v?\d+$", re.I)
+#: a run of this many lines or more, nearly all of them a term over the links to where it is, is an index
+INDEX_LINES = 5
+
+
+def _index_entry(line: list[tuple[str, str]]) -> bool:
+    """Whether a line is an index's entry: words, a colon, then links only ("account name: Section
+    2.3, Section 3.11.3.4"), as a back-of-book index sets them."""
+    after: list[tuple[str, str]] | None = None
+    for kind, text in line:
+        if after is not None:
+            after.append((kind, text))
+        elif kind != "link" and ":" in text:
+            after = [("text", text.split(":", 1)[1])]
+    return after is not None and any(kind == "link" and _ALNUM.search(t) for kind, t in after) \
+        and all(kind == "link" or not _ALNUM.search(t) for kind, t in after)
+
+
 class _Walker:
     def __init__(self, doc: Document, site: frozenset[str] = frozenset()):
         self.doc = doc
@@ -703,6 +857,7 @@ class _Walker:
         self.titles: dict[int, str] = {}  # the last heading's title at each level
         self.owners: list[str] = []  # the reference entries the walk is inside ("JSONEncoder")
         self.resume: int | None = None  # a section whose text goes on after the entries it holds
+        self.section = 0  # the level of texinfo's last sectioning heading (a chapter's 2, a section's 3)
 
     def heading(self, level: int, title: str) -> None:
         self.resume = None
@@ -710,10 +865,25 @@ class _Walker:
         self.titles[level] = squash(title)
         self.doc.heading(level, title)
 
+    def heading_of(self, el, tag: str) -> None:
+        """A heading element at its level: texinfo's by its sectioning class; a node with no sectioning
+        command (``node-heading``) one below the last section ("Creating Internationalized Scripts"
+        in bash's 3.1.2.5, set in h4 as 3.1.3 is, had become 3.1.3's sibling above it)."""
+        classes = (el.get("class") or "").split()
+        texinfo = [_TEXINFO_DEPTHS[c] for c in classes if c in _TEXINFO_DEPTHS]
+        if texinfo and tag != "h1":
+            self.section = texinfo[0]
+        if "node-heading" in classes and self.section:
+            self.heading(min(self.section + 1, 6), el.text_content())
+        else:
+            self.heading(texinfo[0] if texinfo and tag != "h1" else _HEADINGS[tag], el.text_content())
+
     def emit(self, kind: str, text: str, header: bool = True) -> None:
         said = squash(text)
-        if not said or said.lower() in self.site or (kind == "paragraph" and _SEPARATORS.fullmatch(said)):
-            return  # nothing, the site's name, or what separated links that were dropped ("·")
+        if not said or said.lower() in self.site or _VERSIONED.sub("", said).lower() in self.site \
+                or (kind == "paragraph" and _SEPARATORS.fullmatch(said)):
+            return  # nothing, the site's name (with its version: Doxygen's "SDL 2.0"), or what separated
+            # links that were dropped ("·")
         if self.resume is not None:  # the section's own text after its entries: under its title again
             level, self.resume = self.resume, None
             if level in self.titles:
@@ -736,7 +906,14 @@ class _Walker:
                 self._flush(run)
                 self.doc.rule()
             else:
+                if tag in _LISTS and _labels(run) and _mostly_links(child):
+                    run.clear()  # a contents list's own label ("Subsections" over LaTeX2HTML's child links)
                 self._flush(run)
+                after = child.getnext()
+                if tag == "p" and after is not None and after.tag in _LISTS and not (child.tail or "").strip() \
+                        and _labels(_inside(child)) and _mostly_links(after):
+                    run.append(("text", child.tail or ""))
+                    continue  # the same label set as a paragraph of its own
                 titled = titled or _is_box_title(child) or tag == "summary"  # a disclosure's label likewise
                 self.block(child, tag, depth + 1)
             run.append(("text", child.tail or ""))
@@ -765,6 +942,8 @@ class _Walker:
         total = [_weight(text) for text, _ in said]
         if len(said) >= 3 and all(0 < a == b for a, b in zip(linked, total)):
             return
+        if len(said) >= INDEX_LINES and sum(_index_entry(line) for _, line in said) >= 0.8 * len(said):
+            return  # a back-of-book index, a line a term ("accessibility: Section 4.9.4"): Halibut's IndexPage
         if len(said) >= 3 and sorted(len(text) for text, _ in said)[len(said) // 2] <= SHORT_LINE:
             self.emit("list", "\n".join(text for text, _ in said))
         elif len(said) >= LAID_OUT_LINES and any(not t for t in texts[1:-1]):  # lines and blank lines:
@@ -799,8 +978,7 @@ class _Walker:
         elif tag in _HEADINGS and _CREDITS & set(el.get("class", "").split()):
             self.emit("paragraph", el.text_content())  # a title page's subtitle or author: no section
         elif tag in _HEADINGS:
-            texinfo = [_TEXINFO_DEPTHS[c] for c in (el.get("class") or "").split() if c in _TEXINFO_DEPTHS]
-            self.heading(texinfo[0] if texinfo and tag != "h1" else _HEADINGS[tag], el.text_content())
+            self.heading_of(el, tag)
         elif tag == "pre":
             text = _with_breaks(el)
             self.laid_out(text) if _written_prose(text) else self.emit("code", text)
@@ -864,8 +1042,35 @@ class _Walker:
             if caption is not None:  # which heads it as a caption above it does; none of its rows says what
                 self.emit("paragraph", caption.text_content())  # the table lists ("a | Article author")
             self.emit("table", table_text(_table_rows(el)), header=_has_header(el))
+        elif not any(True for _ in el.iter("pre")) and not _admonition_layout(el) and not _holds_pages(el):
+            self.rows_between_headings(el, depth)
         else:
             self.container(el, depth)
+
+    def rows_between_headings(self, el, depth: int) -> None:
+        """A table holding headings in rows of their own (Doxygen's member summaries: "Macros" over
+        "#define | SDL_AUDIO_BITSIZE(x) (x & SDL_AUDIO_MASK_BITSIZE)"): its runs of rows of words,
+        each run a table under the heading above it, unless nearly all links (navigation); a row of
+        blocks is read as its blocks. Read cell by cell, "#define" and "struct" had been paragraphs,
+        the names beside them dropped as links."""
+        run: list = []
+
+        def flush() -> None:
+            rows = [row for row in run if squash(row.text_content())]
+            run.clear()
+            words = _weight(" ".join(_words_of(row) for row in rows))
+            linked = sum(_weight(_words_of(a)) for row in rows for a in row.iter("a")
+                         if a.get("href") is not None and not _URL.search(a.text_content()))
+            if rows and linked < 0.8 * words:
+                self.emit("table", table_text(_table_rows(el, rows)), header=False)
+
+        for row in el.xpath("./tr|./*/tr"):
+            if all(d.tag in _INLINE or d.tag in ("td", "th") for d in row.iterdescendants() if isinstance(d.tag, str)):
+                run.append(row)
+            else:
+                flush()
+                self.container(row, depth)
+        flush()
 
     def entries(self, el, depth: int) -> None:
         """A reference entry (Sphinx's ``dl.py.function``, texinfo's ``dl.def``): a section one level
@@ -901,7 +1106,12 @@ class _Walker:
         if not any(True for _ in el.iter(*_BLOCKY)):
             self.emit("list", "\n".join(_list_lines(el, 0)))
             return
+        number = _span(el.get("start"), 1 << 30) if el.tag == "ol" and el.get("start") else 1
         for item in el:
+            if el.tag == "ol" and isinstance(item.tag, str) and item.tag == "li":
+                number = _span(item.get("value"), 1 << 30) if item.get("value") else number
+                _number_item(item, number)
+                number += 1
             if isinstance(item.tag, str) and item.tag == "dt":
                 self.doc.label(", ".join(_term_lines(item)), join=True)
             elif isinstance(item.tag, str) and not any(True for _ in item.iter(*_BLOCKY)) \
@@ -991,6 +1201,28 @@ def _inside(el, depth: int = 0) -> list[tuple[str, str]]:
     return pieces
 
 
+def _labels(run: list[tuple[str, str]]) -> bool:
+    """Whether a run of inline text is a label alone: three words at most, no sentence (a contents
+    list's "Subsections", "Contents:"; "Run:" ends no sentence either, but the list it labels stays)."""
+    said = squash("".join(text for kind, text in run if kind != "br"))
+    return bool(said) and len(said.split()) <= 3 and not re.search(r"[.!?;,]", said)
+
+
+def _number_item(item, number: int) -> None:
+    """An ordered list's item read as its blocks keeps its number before its first words ("2. now
+    create the (self-signed) CA certificate itself:"): a how-to's steps, each with its command
+    (rsyslog's TLS tutorial, the notebook's "Here are the steps:"), had lost their order. An item
+    opening with code is left as it is."""
+    for el in item.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.tag == "pre" or el.tag in _HEADINGS:
+            return
+        if (el.text or "").strip():
+            el.text = f"{number}. {el.text.lstrip()}"
+            return
+
+
 def _is_box_title(el) -> bool:
     """An admonition's, topic's or sidebar's own title, by its class (not one too long to be one);
     DocBook's sidebar holds its title in a ``div.titlepage`` (the Debian Administrator's Handbook's
@@ -1024,11 +1256,11 @@ def _alt(img) -> str:
     return "" if _FILE_NAME.match(alt) or alt in (src, named) else alt
 
 
-def _table_rows(table) -> list[list[str]]:
-    """A table's rows (``spread_rows``: a cell spanning rows below repeated in each)."""
+def _table_rows(table, rows: list | None = None) -> list[list[str]]:
+    """A table's rows, or those of ``rows`` (``spread_rows``: a cell spanning rows below repeated in each)."""
     return spread_rows([(squash(_blocks_apart(cell)), _span(cell.get("rowspan"), 100), _span(cell.get("colspan"), 20))
                         for cell in row if isinstance(cell.tag, str) and cell.tag in ("td", "th")]
-                       for row in table.iter("tr"))
+                       for row in (table.iter("tr") if rows is None else rows))
 
 
 def _blocks_apart(el, depth: int = 0) -> str:
@@ -1220,6 +1452,38 @@ def _item_term(item):
                          and squash(blocks[1].text_content())) else None
 
 
+def _written_mark(ul) -> str:
+    """The mark every item of a list writes before its words ("- ", as makeinfo writes texinfo's
+    ``@itemize @minus`` in a ``ul.no-bullet``): the list's own bullet, no word of its items (autoconf's
+    manual read "- - one or more Makefile files"); "" when the items write none, or not all alike."""
+    items = [squash(li.text_content()) for li in ul if isinstance(li.tag, str) and li.tag == "li"]
+    marks = {m.group(0) if (m := _ITEM_MARK.match(text)) else "" for text in items}
+    return marks.pop() if len(items) >= 2 and len(marks) == 1 else ""
+
+
+#: a bullet written as an item's first character (a hyphen, a dash, a bullet, an asterisk)
+_ITEM_MARK = re.compile(r"[-–—•·*‣◦▪]\s")
+
+
+def _lead_term(item) -> bool:
+    """Whether an item's words before its first block are a lone term over that block's meaning
+    (Halibut's "<li>IGNORE message<p>Should have no effect.</p></li>", PuTTY's special commands,
+    which read "IGNORE message Should have no effect.")."""
+    words = [item.text or ""]
+    for sub in item:
+        if not isinstance(sub.tag, str):
+            words.append(sub.tail or "")
+        elif sub.tag in _ITEM_BLOCKS:
+            term = squash("".join(words))
+            return 0 < len(term.split()) <= MAX_ITEM_TERM_WORDS and not re.search(r"[.!?:;,]$", term) \
+                and bool(squash(sub.text_content()))
+        elif sub.tag in _INLINE:
+            words += [sub.text_content(), sub.tail or ""]
+        else:
+            return False
+    return False
+
+
 #: a list item's first paragraph of this many words or fewer, no sentence, is a term
 MAX_ITEM_TERM_WORDS = 4
 
@@ -1227,6 +1491,7 @@ MAX_ITEM_TERM_WORDS = 4
 def _list_lines(el, depth: int) -> list[str]:
     lines: list[str] = []
     number = int(el.get("start", "1")) if el.get("start", "1").isdigit() else 1
+    marked = el.tag == "ul" and _written_mark(el)
     for item in el:
         if not isinstance(item.tag, str) or item.tag not in ("li", "dt", "dd"):
             continue
@@ -1236,12 +1501,15 @@ def _list_lines(el, depth: int) -> list[str]:
                   if isinstance(sub.tag, str) and (sub.tag in _LISTS or sub in wrapped)]
         words = [item.text or ""]
         term = _item_term(item)
+        lead = term is None and _lead_term(item)
         for sub in item:
             if sub in wrapped:
                 words.append(sub.tail or "")
                 continue
             if sub is term:
                 words.append(f"{squash(sub.text_content())}: ")
+            elif lead and sub.tag in _ITEM_BLOCKS:  # the words before it were its term
+                words, lead = [squash("".join(words)) + ": ", sub.text_content()], False
             elif sub not in nested:  # a break or a block (an item's second <p>) parts words
                 words.append(" " if sub.tag == "br" else
                              f" {sub.text_content()} " if sub.tag in _ITEM_BLOCKS else sub.text_content())
@@ -1249,6 +1517,8 @@ def _list_lines(el, depth: int) -> list[str]:
         marker = {"ol": f"{number}. ", "ul": "- "}.get(el.tag, "" if item.tag == "dt" else "  ")
         number += el.tag == "ol"
         text = ", ".join(_term_lines(item)) if item.tag == "dt" and not nested else squash("".join(words))
+        if marked:
+            text = text[len(marked):].lstrip()
         if text:
             lines.append("  " * depth + marker + text)
         for sub in nested:
