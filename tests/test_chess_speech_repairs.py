@@ -394,3 +394,17 @@ def test_only_the_start_of_a_long_title_is_read_for_an_opening():
     assert [e.san for e in track_lines(lesson, long_title)][:2] == ["e4", "e5"]
     late = "words " * 100 + "Scotch Game"
     assert [e.san for e in track_lines(lesson, late)][:2] == ["e4", "c5"]
+
+
+def test_a_square_written_with_a_letter_that_rhymes_with_a_file_names_a_rhyming_file():
+    # "tee three" for "gee three": t, p, v and z are no files but rhyme with b, c, d, e and g
+    heard = CARO + " The knight goes to t3 and the bishop retreats to t6."
+    assert played(track_lines(segments(heard)))[-2:] == [(1, 9, "Ng3"), (1, 10, "Bg6")]
+    ruy = "Pawn to e4, pawn to e5, knight to f3, knight to c6, and white plays bishop p5."
+    assert played(track_lines(segments(ruy)))[-1] == (1, 5, "Bb5")
+
+
+def test_a_rhyming_letter_is_no_square_without_a_move_said():
+    # a place, or a letter and a number in ordinary words: nothing is played
+    text = "Pawn to e4, pawn to e5. Round t3 starts now, with a bishop on t6 and a knight on v3."
+    assert played(track_lines(segments(text))) == [(1, 1, "e4"), (1, 2, "e5")]

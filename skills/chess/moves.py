@@ -107,6 +107,11 @@ _HOMOPHONES = {
     "aitch": 7,
     "age": 7,
 }
+# Letters that are no file but whose names rhyme with the files' bee, cee, dee, ee, gee ("pee",
+# "tee", "vee", "zee"): a square said on a rhyming file is written with one ("to t3" for g3, "bishop
+# p2" for e2), so such a letter before a rank names any rhyming file of it, none preferred.
+_RHYMING_LETTERS = set("ptvz")
+_RHYMING_LETTER_WEIGHT = 0.5
 _TENS = {"twenty": 2, "eighty": 8}
 # Two-digit numbers that ASR writes for a spoken square: "e4" -> "84" ("ee-four" as eighty-four),
 # "to e4" -> "24" ("twen-tee four"), so the tens digit carries a guess at the file.
@@ -168,6 +173,8 @@ class _Tok:
     weak: bool = False
     written: dict | None = None
     """For a move in notation (SAN, UCI, O-O): what the characters say."""
+    rhyme: bool = False
+    """A square written with a letter that is no file but rhymes with some ("t3"): any rhyming file."""
 
 
 def _raw_tokens(text: str) -> list[_Tok]:
@@ -183,7 +190,7 @@ def _raw_tokens(text: str) -> list[_Tok]:
             # "knight bd7": after a piece named, a lower-case b is the file it leaves ("knight b d7"
             # run together by speech recognition), not a bishop
             toks.append(_Tok("file", s, s + 1, "b", 1))
-            toks.extend(_Tok(t.kind, t.start + s + 1, t.end + s + 1, t.text, t.value, t.weak, t.written)
+            toks.extend(_Tok(t.kind, t.start + s + 1, t.end + s + 1, t.text, t.value, t.weak, t.written, t.rhyme)
                         for t in _raw_tokens(raw[1:]))
         elif m.group("san"):
             piece = m.group("piece")
@@ -240,6 +247,8 @@ def _word_token(raw: str, s: int, e: int) -> _Tok:
         return _Tok("file", s, e, word, chess.FILE_NAMES.index(word), weak=word == "a")
     if word in _HOMOPHONES:
         return _Tok("homophone", s, e, word, _HOMOPHONES[word], weak=True)
+    if len(word) == 1 and word in _RHYMING_LETTERS:
+        return _Tok("rhyme", s, e, word, None, weak=True)
     if word in ("for", "fore"):
         return _Tok("for", s, e, word)
     if word == "before":
@@ -272,7 +281,7 @@ def _tokens(text: str) -> list[_Tok]:
             continue
         if t.kind == "homophone" and out and out[-1].kind == "piece" and nkind in ("capture", "to", "sq"):
             t = _Tok("file", t.start, t.end, t.text, t.value)  # "knight be takes d2": the b-knight
-        elif t.kind in ("tens", "homophone", "for"):
+        elif t.kind in ("tens", "homophone", "for", "rhyme"):
             t = _Tok("word", t.start, t.end, t.text)
         out.append(t)
         i += 1
@@ -296,6 +305,9 @@ def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:
     """One token for two that speech splits: "eighty four", "e four", "takes back", "with check",
     "king side"; None when ``t`` and ``nxt`` are two."""
     both = t.text + " " + nxt.text
+    if t.kind == "rhyme" and nxt.kind == "digit":  # "t3": the square's rank, its file any rhyming one
+        return _Tok("sq", t.start, nxt.end, both, chess.square(RHYMING_FILES[0], nxt.value - 1), weak=True,
+                    rhyme=True)
     if t.kind == "tens" and nxt.kind == "digit":
         return _Tok("num", t.start, nxt.end, both, t.value * 10 + nxt.value)
     if t.kind in ("file", "homophone") and nxt.kind in ("digit", "for"):
@@ -800,7 +812,7 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
         if tens == 2:
             m.cue = True  # the "twenty" is the spoken "to"
     else:
-        m.targets = {t.value: 0.8 if t.weak else 1.0}
+        m.targets = _square_targets(t)
         m.weak = t.weak
         written = t.written
         if written:
@@ -847,6 +859,14 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     ):
         m.location = True
     return m, k
+
+
+def _square_targets(t: _Tok) -> dict[int, float]:
+    """The squares a square token may name, with how sure: itself, or each rhyming file of its rank."""
+    if t.rhyme:
+        rank = chess.square_rank(t.value)
+        return {chess.square(f, rank): _RHYMING_LETTER_WEIGHT for f in RHYMING_FILES}
+    return {t.value: 0.8 if t.weak else 1.0}
 
 
 def _is_bare(m: Mention) -> bool:
@@ -905,7 +925,7 @@ def _recapture_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple
     k = i + 1
     s = _skip(toks, k, {"on", "filler"})
     if s < len(toks) and toks[s].kind == "sq":
-        m.targets = {toks[s].value: 0.8 if toks[s].weak else 1.0}
+        m.targets = _square_targets(toks[s])
         k = s + 1
     w = _skip(toks, k, {"word", "filler", "on"})
     if w < len(toks) and w - k <= _RECAPTURE_REACH and toks[w].kind == "with":
@@ -913,7 +933,7 @@ def _recapture_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple
     k = _apply_suffix(m, toks, k)
     s = _skip(toks, k, {"filler"})
     if not m.targets and s + 1 < len(toks) and toks[s].kind == "on" and toks[s + 1].kind == "sq":
-        m.targets = {toks[s + 1].value: 0.8 if toks[s + 1].weak else 1.0}  # "... with the knight on d5"
+        m.targets = _square_targets(toks[s + 1])  # "... with the knight on d5"
         k = s + 2
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]
