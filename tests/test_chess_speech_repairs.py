@@ -148,8 +148,8 @@ def test_a_sound_alike_piece_is_not_swapped_for_another_on_a_sound_alike_square(
 
 @pytest.mark.parametrize("plan", ["preparing", "threatening", "intending", "preventing"])
 def test_a_square_named_as_a_plan_is_not_played(plan):
-    # "white plays pawn to a3" heard as "white plays, pawn to e3" (no pawn reaches e3, and with no
-    # move word theory does not stand in): the square the narrator says it prepares is not played
+    # "white plays pawn to a3" heard as "white plays, pawn to e3" (no pawn reaches e3; "ee" for "ay"
+    # gives back a3): the square the narrator says it prepares is not played
     events = track_lines(
         segments(
             "We start with pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, "
@@ -157,7 +157,7 @@ def test_a_square_named_as_a_plan_is_not_played(plan):
             f"White plays, pawn to e3, {plan} b4.",
         )
     )
-    assert [san for _, _, san in played(events)] == "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6".split()
+    assert [san for _, _, san in played(events)] == "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6 a3".split()
     board = board_after("e4 e5 Nf3 Nc6 Bc4 Bc5")
     assert [board.san(m) for m, _ in find_moves(board, f"white plays pawn to c3, {plan} d4")] == ["c3"]
 
@@ -408,3 +408,19 @@ def test_a_rhyming_letter_is_no_square_without_a_move_said():
     # a place, or a letter and a number in ordinary words: nothing is played
     text = "Pawn to e4, pawn to e5. Round t3 starts now, with a bishop on t6 and a knight on v3."
     assert played(track_lines(segments(text))) == [(1, 1, "e4"), (1, 2, "e5")]
+
+
+RUY_CLOSED = ("Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to b5, pawn to a6, bishop to a4, "
+              "knight to f6, white castles")
+
+
+def test_a_file_heard_as_a_for_e_is_the_e_file_where_theory_confirms_it():
+    # "ay" for "ee": Ba7 is no legal move, Be7 is the Closed Ruy Lopez
+    assert played(track_lines(segments(RUY_CLOSED + ", and black plays bishop to a7.")))[-1] == (1, 10, "Be7")
+    # a4 is legal, but the King's Indian goes on with e4 and d6
+    kid = "Pawn to d4, knight to f6, pawn to c4, pawn to g6, knight to c3, bishop to g7, pawn to a4, pawn to d6."
+    assert [san for _, _, san in played(track_lines(segments(kid)))][-2:] == ["e4", "d6"]
+
+
+def test_an_a_file_move_said_where_it_is_legal_stays_an_a_file_move():
+    assert played(track_lines(segments(RUY_CLOSED + ", and black plays pawn to a5.")))[-1] == (1, 10, "a5")

@@ -119,6 +119,8 @@ _NUMBER_FILES = {8: {4: 0.8, 0: 0.6}, 2: {4: 0.6, **{f: 0.5 for f in (0, 1, 2, 3
 # Files whose spoken letters rhyme (bee, see, dee, ee, gee): the likeliest ASR swaps.
 RHYMING_FILES = (1, 2, 3, 4, 6)
 _RHYME_WEIGHT = 0.3
+# "ay" and "ee", long front vowels, are the other swap: "bishop to a7" written for e7.
+_VOWEL_FILES = {0: (4,), 4: (0,)}
 # "takes d4" is often heard "take c4" or "takes c4": the s of "takes" and the letter after it run
 # together as "see". After a spoken capture word, a c-file square may be any rhyming file.
 _ABSORBED_WEIGHT = 0.6
@@ -443,7 +445,7 @@ class Mention:
                     targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _ABSORBED_WEIGHT)
         if sound_alikes and targets and (not strict or (self.piece is not None and self.cue)):
             for sq, w in self.targets.items():
-                for f in RHYMING_FILES if chess.square_file(sq) in RHYMING_FILES else ():
+                for f in _sounding_like(chess.square_file(sq)):
                     targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _RHYME_WEIGHT)
         if loose:
             for sq, w in self.targets.items():
@@ -563,6 +565,12 @@ class Mention:
 
 
 _CASTLED = chess.BB_C1 | chess.BB_G1 | chess.BB_C8 | chess.BB_G8
+
+
+def _sounding_like(file: int) -> tuple[int, ...]:
+    """The files a spoken file letter may have been heard as: the rhyming ones, "a" and "e"."""
+    rhymes = RHYMING_FILES if file in RHYMING_FILES else ()
+    return rhymes + _VOWEL_FILES.get(file, ())
 
 
 def _legal_to(board: chess.Board, squares: Iterable[int]) -> Iterator[chess.Move]:
