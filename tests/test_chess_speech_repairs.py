@@ -441,3 +441,18 @@ def test_a_d_square_after_a_pause_stays_a_d_square_where_it_fits():
     london = ("Pawn to d4, pawn to d5, bishop to f4, knight to f6, pawn to e3, pawn to e6, knight to f3, pawn to c5, "
               "pawn to c3, knight to c6. Then the bishop, d3.")
     assert played(track_lines(segments(london), "London System"))[-1] == (1, 11, "Bd3")
+
+
+def test_a_knight_glued_to_and_or_is_is_a_knight():
+    # "and knight c6" heard "andite, c6"; "is knight to a5" heard "isite to a5"
+    text = "Pawn to c4, pawn to c5. Then knight c3, andite, c6."
+    assert [san for _, _, san in played(track_lines(segments(text)))] == ["c4", "c5", "Nc3", "Nc6"]
+    board = board_after("e4 e5 Nf3 Nc6 Bc4 Nf6 Ng5 d5 exd5")
+    assert [board.san(m) for m, _ in find_moves(board, "The best move isite to a5.")] == ["Na5"]
+
+
+def test_a_word_ending_like_knight_is_no_knight():
+    board = board_after("e4 e5 Nf3 Nc6 Bc4 Nf6 Ng5 d5 exd5")
+    # "despite", "website": no move word before the "ite"; the square alone is a pawn's
+    assert [board.san(m) for m, _ in find_moves(board, "Despite to a5, the website is down.")] == ["a5"]
+    assert [board.san(m) for m, _ in find_moves(board, "Our website to a5.")] == ["a5"]

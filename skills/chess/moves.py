@@ -130,6 +130,8 @@ _DEE = 3  # the d-file, which "to e" run together is heard as
 _LOOSE_WEIGHT = 0.1
 # "plays knight" heard as one word ("playsite", "playite"): a verb with the knight glued on.
 _GLUED_KNIGHT = re.compile(r"^(?P<verb>[a-z]+?)(?:s?ite|s?ight|night|nite)$")
+# ... or with a word that leads up to a move: "andite, c6" for "and knight c6", "isite to f5"
+_GLUE_WORDS = {"and", "then", "is"}
 # "the knight takes" heard as "I'd take": a knight only when a capture or "to" follows, and only
 # a preference (a real "I'd take on d5" still finds the pawn that takes).
 _KNIGHT_SOUNDS = {"i'd", "i"}
@@ -227,13 +229,21 @@ def _raw_tokens(text: str) -> list[_Tok]:
             toks.append(_Tok({"+": "check", "#": "mate", "=": "promote"}.get(raw, "punct"), s, e, raw))
         else:
             glued = _GLUED_KNIGHT.match(raw.lower())
-            if glued and raw.lower() not in _KIND_OF and _KIND_OF.get(glued.group("verb")) in ("verb", "capture"):
-                cut = s + len(glued.group("verb"))
+            verb = glued.group("verb") if glued else ""
+            if glued and not _leads_to_move(verb) and raw.lower()[len(verb)] == "s":
+                verb += "s"  # "isite": "is" and "ite", not "i" and "site"
+            if glued and raw.lower() not in _KIND_OF and _leads_to_move(verb):
+                cut = s + len(verb)
                 toks.append(_word_token(raw[: cut - s], s, cut))
                 toks.append(_Tok("piece", cut, e, raw[cut - s :].lower(), chess.KNIGHT))
             else:
                 toks.append(_word_token(raw, s, e))
     return toks
+
+
+def _leads_to_move(word: str) -> bool:
+    """Whether a knight heard glued to ``word`` follows it: a move word, a capture, or "and"/"then"/"is"."""
+    return _KIND_OF.get(word) in ("verb", "capture") or word in _GLUE_WORDS
 
 
 def _word_token(raw: str, s: int, e: int) -> _Tok:
