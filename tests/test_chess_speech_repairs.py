@@ -456,3 +456,14 @@ def test_a_word_ending_like_knight_is_no_knight():
     # "despite", "website": no move word before the "ite"; the square alone is a pawn's
     assert [board.san(m) for m, _ in find_moves(board, "Despite to a5, the website is down.")] == ["a5"]
     assert [board.san(m) for m, _ in find_moves(board, "Our website to a5.")] == ["a5"]
+
+
+def test_an_a_file_square_is_heard_again_as_e_where_the_moves_after_it_fit_nowhere():
+    # "a4" for "e4": Bc4 and Qf3 fit nowhere after 1.a4 e5; heard again as e4, every move fits
+    lesson = segments("We start with a4.", "Black answers e5.", "Then bishop to c4, knight to f6, and queen to f3.")
+    assert [san for _, _, san in played(track_lines(lesson))] == ["e4", "e5", "Bc4", "Nf6", "Qf3"]
+
+
+def test_an_a_file_move_whose_line_goes_on_is_not_heard_again():
+    lesson = segments("Pawn to a4, pawn to e5, pawn to a5, knight to f6.")
+    assert [san for _, _, san in played(track_lines(lesson))] == ["a4", "e5", "a5", "Nf6"]
