@@ -10,7 +10,7 @@ import pytest
 from tests.support import media
 from tutorialbook.acquire.transcript import UNSURE, Segment, Word, marked
 from tutorialbook.skills.chess.lines import MoveEvent, track_lines
-from tutorialbook.skills.chess.moves import find_moves, parse_spoken_move
+from tutorialbook.skills.chess.moves import find_mentions, find_moves, parse_spoken_move
 
 CARO = "Pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, knight takes e4, bishop to f5."
 ITALIAN_CHECK = "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+ Bd2 Bxd2+"
@@ -467,3 +467,18 @@ def test_an_a_file_square_is_heard_again_as_e_where_the_moves_after_it_fit_nowhe
 def test_an_a_file_move_whose_line_goes_on_is_not_heard_again():
     lesson = segments("Pawn to a4, pawn to e5, pawn to a5, knight to f6.")
     assert [san for _, _, san in played(track_lines(lesson))] == ["a4", "e5", "a5", "Nf6"]
+
+
+def test_a_file_letter_heard_as_jay_or_say_and_a_rank_before_a_full_stop():
+    heard = CARO + " The knight goes to j3 and the bishop retreats to j6."
+    assert played(track_lines(segments(heard)))[-2:] == [(1, 9, "Ng3"), (1, 10, "Bg6")]
+    italian = "Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4."
+    for reply in ("The classical reply is bishop to say 5.", "The classical reply is bishop to see 5."):
+        assert played(track_lines(segments(italian, reply)))[-1] == (1, 6, "Bc5")
+
+
+def test_say_and_a_number_without_a_move_word_is_no_move():
+    text = ["Pawn to e4, pawn to e5.", "I say 5 times: develop first.", "Let me say 5."]
+    assert played(track_lines(segments(*text))) == [(1, 1, "e4"), (1, 2, "e5")]
+    assert [(m.move_number, m.targets) for m in find_mentions("1. e4 e5 2. Nc3")] == [
+        (1, {chess.E4: 1.0}), (None, {chess.E5: 1.0}), (2, {chess.C3: 1.0})]

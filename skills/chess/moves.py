@@ -104,6 +104,10 @@ _HOMOPHONES = {
     "ef": 5,
     "eff": 5,
     "gee": 6,
+    # the letter names' vowels heard shifted ("jay" for "gee", "say" for "see": "to j3", "to say 5")
+    "j": 6,
+    "jee": 6,
+    "say": 2,
     "aitch": 7,
     "age": 7,
 }
@@ -324,6 +328,11 @@ def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:
                     rhyme=True)
     if t.kind == "tens" and nxt.kind == "digit":
         return _Tok("num", t.start, nxt.end, both, t.value * 10 + nxt.value)
+    if t.kind in ("file", "homophone") and nxt.kind == "movenum" and not nxt.value[1] \
+            and 1 <= nxt.value[0] <= 8 and nxt.text.endswith("."):
+        # "to see 5.": the rank and the full stop after it, not a move number
+        return _Tok("sq", t.start, nxt.end - 1, t.text + " " + nxt.text[:-1],
+                    chess.square(t.value, nxt.value[0] - 1), weak=t.weak)
     if t.kind in ("file", "homophone") and nxt.kind in ("digit", "for"):
         rank = 4 if nxt.kind == "for" else nxt.value
         return _Tok("sq", t.start, nxt.end, both, chess.square(t.value, rank - 1), weak=t.weak)
