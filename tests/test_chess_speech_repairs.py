@@ -482,3 +482,21 @@ def test_say_and_a_number_without_a_move_word_is_no_move():
     assert played(track_lines(segments(*text))) == [(1, 1, "e4"), (1, 2, "e5")]
     assert [(m.move_number, m.targets) for m in find_mentions("1. e4 e5 2. Nc3")] == [
         (1, {chess.E4: 1.0}), (None, {chess.E5: 1.0}), (2, {chess.C3: 1.0})]
+
+
+SCANDINAVIAN = ("Pawn to e4, pawn to d5, e takes d5, queen takes d5, knight to c3, queen to a5, pawn to d4, "
+                "knight to f6.")
+
+
+def test_can_also_with_words_before_the_move_word_offers_an_alternative():
+    # "he takes d5" (for "e takes d5") names the latest capture on d5, Qxd5; the knight move the
+    # narrator offers instead of recapturing forks where it is legal, after exd5
+    lesson = segments(SCANDINAVIAN, "Let's return to the position after he takes d5.",
+                      "Black can also wait with the recapture and play knight f6 first.")
+    assert played(track_lines(lesson))[-1] == (2, 4, "Nf6")
+
+
+def test_can_also_then_a_next_step_is_no_alternative():
+    italian = "Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5."
+    lesson = segments(italian, "White can also wait and then play pawn to c3.")
+    assert played(track_lines(lesson))[-1] == (1, 7, "c3")
