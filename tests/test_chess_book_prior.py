@@ -95,11 +95,13 @@ def test_the_next_sentence_confirms_a_guess(said, expected):
     ("setup", "said", "expected"),
     [
         # nothing fits the heard square: a book move to another file of that rank stands in ...
-        (POISONED_PAWN, "White continues with rook to b1, and the queen retreats to e3.", ["Rb1", "Qa3"]),
+        (POISONED_PAWN, "White continues with rook to b1, and the queen retreats to h3.", ["Rb1", "Qa3"]),
         (TWO_KNIGHTS, "Now I'd take c7, the Fried Liver.", ["Nxf7"]),
-        # ... over a rhyming square that leaves theory, but only after a move word: "the queen to e3"
-        # may be a place misheard, and keeps the rhyme the parser finds without theory
-        (POISONED_PAWN, "White continues with rook to b1, and the queen to e3.", ["Rb1", "Qb3"]),
+        # ... but only after a move word: "the queen to h3" may be a place misheard
+        (POISONED_PAWN, "White continues with rook to b1, and the queen to h3.", ["Rb1"]),
+        # "ee" for "ay" is a sound-alike, as a rhyme is: theory picks a3 over the rhyming b3, which
+        # leaves it, without a move word
+        (POISONED_PAWN, "White continues with rook to b1, and the queen to e3.", ["Rb1", "Qa3"]),
         ("1. e4 e5 2. Nf3 Nc6 3. Bb5.", "Putting pressure on the knight to f5.", []),  # "that defends e5"
         # without a move word, the next move in theory confirms the stand-in: 5. a3 Bxc3+ of the Winawer
         (

@@ -10,7 +10,7 @@ import pytest
 from tests.support import media
 from tutorialbook.acquire.transcript import UNSURE, Segment, Word, marked
 from tutorialbook.skills.chess.lines import MoveEvent, track_lines
-from tutorialbook.skills.chess.moves import find_moves, parse_spoken_move
+from tutorialbook.skills.chess.moves import find_mentions, find_moves, parse_spoken_move
 
 CARO = "Pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, knight takes e4, bishop to f5."
 ITALIAN_CHECK = "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+ Bd2 Bxd2+"
@@ -148,8 +148,8 @@ def test_a_sound_alike_piece_is_not_swapped_for_another_on_a_sound_alike_square(
 
 @pytest.mark.parametrize("plan", ["preparing", "threatening", "intending", "preventing"])
 def test_a_square_named_as_a_plan_is_not_played(plan):
-    # "white plays pawn to a3" heard as "white plays, pawn to e3" (no pawn reaches e3, and with no
-    # move word theory does not stand in): the square the narrator says it prepares is not played
+    # "white plays pawn to a3" heard as "white plays, pawn to e3" (no pawn reaches e3; "ee" for "ay"
+    # gives back a3): the square the narrator says it prepares is not played
     events = track_lines(
         segments(
             "We start with pawn to e4, pawn to e6, pawn to d4, pawn to d5, pawn to e5, pawn to c5, "
@@ -157,7 +157,7 @@ def test_a_square_named_as_a_plan_is_not_played(plan):
             f"White plays, pawn to e3, {plan} b4.",
         )
     )
-    assert [san for _, _, san in played(events)] == "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6".split()
+    assert [san for _, _, san in played(events)] == "e4 e6 d4 d5 e5 c5 c3 Nc6 Nf3 Qb6 a3".split()
     board = board_after("e4 e5 Nf3 Nc6 Bc4 Bc5")
     assert [board.san(m) for m, _ in find_moves(board, f"white plays pawn to c3, {plan} d4")] == ["c3"]
 
@@ -410,3 +410,109 @@ def test_squares_heard_again_never_take_the_lesson_off_the_opening_it_is_titled_
     # lesson titled "Slav Defense" that was walking through the Slav keeps it
     slav = ["d4", "d5", "c4", "c6", "Nf3", "Nf6", "Nc3", "dxc4", "a4", "Bf5"]
     assert [e.san for e in track_lines(segments(*SLAV_HEARD), "Slav Defense")][:10] == slav
+
+
+def test_a_square_written_with_a_letter_that_rhymes_with_a_file_names_a_rhyming_file():
+    # "tee three" for "gee three": t, p, v and z are no files but rhyme with b, c, d, e and g
+    heard = CARO + " The knight goes to t3 and the bishop retreats to t6."
+    assert played(track_lines(segments(heard)))[-2:] == [(1, 9, "Ng3"), (1, 10, "Bg6")]
+    ruy = "Pawn to e4, pawn to e5, knight to f3, knight to c6, and white plays bishop p5."
+    assert played(track_lines(segments(ruy)))[-1] == (1, 5, "Bb5")
+
+
+def test_a_rhyming_letter_is_no_square_without_a_move_said():
+    # a place, or a letter and a number in ordinary words: nothing is played
+    text = "Pawn to e4, pawn to e5. Round t3 starts now, with a bishop on t6 and a knight on v3."
+    assert played(track_lines(segments(text))) == [(1, 1, "e4"), (1, 2, "e5")]
+
+
+RUY_CLOSED = ("Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to b5, pawn to a6, bishop to a4, "
+              "knight to f6, white castles")
+
+
+def test_a_file_heard_as_a_for_e_is_the_e_file_where_theory_confirms_it():
+    # "ay" for "ee": Ba7 is no legal move, Be7 is the Closed Ruy Lopez
+    assert played(track_lines(segments(RUY_CLOSED + ", and black plays bishop to a7.")))[-1] == (1, 10, "Be7")
+    # a4 is legal, but the King's Indian goes on with e4 and d6
+    kid = "Pawn to d4, knight to f6, pawn to c4, pawn to g6, knight to c3, bishop to g7, pawn to a4, pawn to d6."
+    assert [san for _, _, san in played(track_lines(segments(kid)))][-2:] == ["e4", "d6"]
+
+
+def test_an_a_file_move_said_where_it_is_legal_stays_an_a_file_move():
+    assert played(track_lines(segments(RUY_CLOSED + ", and black plays pawn to a5.")))[-1] == (1, 10, "a5")
+
+
+def test_a_d_square_after_a_piece_and_a_pause_may_be_to_e():
+    # "pawn to e4" heard "pawn, d4": the t of "to" and "ee" run together as "dee"
+    french = "We start with pawn, d4, pawn to e6, pawn to d4, and pawn to d5."
+    assert [san for _, _, san in played(track_lines(segments(french), "French Defense"))] == ["e4", "e6", "d4", "d5"]
+    qgd = ("White starts with pawn to d4, black plays pawn to d5, and white offers a pawn with c4. "
+           "Black declines with pawn, d6.")
+    assert played(track_lines(segments(qgd), "Queen's Gambit Declined"))[-1] == (1, 4, "e6")
+
+
+def test_a_d_square_after_a_pause_stays_a_d_square_where_it_fits():
+    qgd = "White starts with pawn, d4, black plays pawn, d5, and white offers a pawn with c4."
+    assert [san for _, _, san in played(track_lines(segments(qgd), "Queen's Gambit Declined"))] == ["d4", "d5", "c4"]
+    london = ("Pawn to d4, pawn to d5, bishop to f4, knight to f6, pawn to e3, pawn to e6, knight to f3, pawn to c5, "
+              "pawn to c3, knight to c6. Then the bishop, d3.")
+    assert played(track_lines(segments(london), "London System"))[-1] == (1, 11, "Bd3")
+
+
+def test_a_knight_glued_to_and_or_is_is_a_knight():
+    # "and knight c6" heard "andite, c6"; "is knight to a5" heard "isite to a5"
+    text = "Pawn to c4, pawn to c5. Then knight c3, andite, c6."
+    assert [san for _, _, san in played(track_lines(segments(text)))] == ["c4", "c5", "Nc3", "Nc6"]
+    board = board_after("e4 e5 Nf3 Nc6 Bc4 Nf6 Ng5 d5 exd5")
+    assert [board.san(m) for m, _ in find_moves(board, "The best move isite to a5.")] == ["Na5"]
+
+
+def test_a_word_ending_like_knight_is_no_knight():
+    board = board_after("e4 e5 Nf3 Nc6 Bc4 Nf6 Ng5 d5 exd5")
+    # "despite", "website": no move word before the "ite"; the square alone is a pawn's
+    assert [board.san(m) for m, _ in find_moves(board, "Despite to a5, the website is down.")] == ["a5"]
+    assert [board.san(m) for m, _ in find_moves(board, "Our website to a5.")] == ["a5"]
+
+
+def test_an_a_file_square_is_heard_again_as_e_where_the_moves_after_it_fit_nowhere():
+    # "a4" for "e4": Bc4 and Qf3 fit nowhere after 1.a4 e5; heard again as e4, every move fits
+    lesson = segments("We start with a4.", "Black answers e5.", "Then bishop to c4, knight to f6, and queen to f3.")
+    assert [san for _, _, san in played(track_lines(lesson))] == ["e4", "e5", "Bc4", "Nf6", "Qf3"]
+
+
+def test_an_a_file_move_whose_line_goes_on_is_not_heard_again():
+    lesson = segments("Pawn to a4, pawn to e5, pawn to a5, knight to f6.")
+    assert [san for _, _, san in played(track_lines(lesson))] == ["a4", "e5", "a5", "Nf6"]
+
+
+def test_a_file_letter_heard_as_jay_or_say_and_a_rank_before_a_full_stop():
+    heard = CARO + " The knight goes to j3 and the bishop retreats to j6."
+    assert played(track_lines(segments(heard)))[-2:] == [(1, 9, "Ng3"), (1, 10, "Bg6")]
+    italian = "Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4."
+    for reply in ("The classical reply is bishop to say 5.", "The classical reply is bishop to see 5."):
+        assert played(track_lines(segments(italian, reply)))[-1] == (1, 6, "Bc5")
+
+
+def test_say_and_a_number_without_a_move_word_is_no_move():
+    text = ["Pawn to e4, pawn to e5.", "I say 5 times: develop first.", "Let me say 5."]
+    assert played(track_lines(segments(*text))) == [(1, 1, "e4"), (1, 2, "e5")]
+    assert [(m.move_number, m.targets) for m in find_mentions("1. e4 e5 2. Nc3")] == [
+        (1, {chess.E4: 1.0}), (None, {chess.E5: 1.0}), (2, {chess.C3: 1.0})]
+
+
+SCANDINAVIAN = ("Pawn to e4, pawn to d5, e takes d5, queen takes d5, knight to c3, queen to a5, pawn to d4, "
+                "knight to f6.")
+
+
+def test_can_also_with_words_before_the_move_word_offers_an_alternative():
+    # "he takes d5" (for "e takes d5") names the latest capture on d5, Qxd5; the knight move the
+    # narrator offers instead of recapturing forks where it is legal, after exd5
+    lesson = segments(SCANDINAVIAN, "Let's return to the position after he takes d5.",
+                      "Black can also wait with the recapture and play knight f6 first.")
+    assert played(track_lines(lesson))[-1] == (2, 4, "Nf6")
+
+
+def test_can_also_then_a_next_step_is_no_alternative():
+    italian = "Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5."
+    lesson = segments(italian, "White can also wait and then play pawn to c3.")
+    assert played(track_lines(lesson))[-1] == (1, 7, "c3")

@@ -8,6 +8,7 @@ it was said, and the advice is kept apart from the moves that were merely played
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
@@ -85,6 +86,13 @@ _ON_MOVE = re.compile(
 )
 _NUMBERS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 _NUMBERS |= {"to": 2, "too": 2, "for": 4, "won": 1}
+# "black can also wait with the recapture and play knight f6": words between "can also" and the
+# move word (none that starts a next step: "but", "then", "first", "now"); the move offered is an
+# alternative only where it cannot be played where the lesson stands
+_OFFERED = re.compile(
+    r"\b(?:can|could|may|might)\s+also\s+(?:(?!but\b|then\b|first\b|now\b)[a-z]+\s+){1,6}?(?:play|try|go\s+for)\b",
+    re.IGNORECASE,
+)
 _SUPPOSE = re.compile(r"\b(?:suppose|what\s+if|imagine)\b", re.IGNORECASE)
 # A move named in a rule about move order is not made: "get the bishop out before you play e3",
 # "without playing e3", "if you play e3 first (too early), the bishop is locked in".
@@ -172,7 +180,7 @@ class _Said:
     """A mention in its sentence: where it was said and what role the words give it."""
 
     mention: Mention
-    role: str  # "move", "reference", "instead_of", "alternative", "suppose", "hypothetical"
+    role: str  # "move", "reference", "instead_of", "alternative", "offered", "suppose", "hypothetical"
     kind: str = "move"
     reason: str = ""
 
@@ -531,6 +539,10 @@ class _Tracker:
                     self.ply, self.last = k, (cast(_Line, self.line), k)
                 continue
             self.go_to_number(m)
+            if said.role == "offered":
+                if self.resolve(m, self.board(self.path())) is None and self.alternative(said, quote, seg):
+                    continue
+                said = dataclasses.replace(said, role="move")
             if said.role in ("alternative", "suppose") and self.alternative(said, quote, seg):
                 continue
             board = self.board(self.path())
@@ -709,6 +721,7 @@ def _roles(text: str) -> list[_Said]:
         for m in _ALTERNATIVE.finditer(text)
         if not (instead and m.start() == instead.start())
     ]
+    markers += [(m.start(), "offered") for m in _OFFERED.finditer(text)]
     markers += [(m.start(), "suppose") for m in _SUPPOSE.finditer(text)]
     markers += [(m.start(), "hypothetical") for m in _HYPOTHETICAL.finditer(text)]
     markers += [(m.start(), "hypothetical") for m in _PREVENTED.finditer(text)

@@ -112,9 +112,18 @@ _HOMOPHONES = {
     "ef": 5,
     "eff": 5,
     "gee": 6,
+    # the letter names' vowels heard shifted ("jay" for "gee", "say" for "see": "to j3", "to say 5")
+    "j": 6,
+    "jee": 6,
+    "say": 2,
     "aitch": 7,
     "age": 7,
 }
+# Letters that are no file but whose names rhyme with the files' bee, cee, dee, ee, gee ("pee",
+# "tee", "vee", "zee"): a square said on a rhyming file is written with one ("to t3" for g3, "bishop
+# p2" for e2), so such a letter before a rank names any rhyming file of it, none preferred.
+_RHYMING_LETTERS = set("ptvz")
+_RHYMING_LETTER_WEIGHT = 0.5
 _TENS = {"twenty": 2, "eighty": 8}
 # Two-digit numbers that ASR writes for a spoken square: "e4" -> "84" ("ee-four" as eighty-four),
 # "to e4" -> "24" ("twen-tee four"), so the tens digit carries a guess at the file.
@@ -122,13 +131,19 @@ _NUMBER_FILES = {8: {4: 0.8, 0: 0.6}, 2: {4: 0.6, **{f: 0.5 for f in (0, 1, 2, 3
 # Files whose spoken letters rhyme (bee, see, dee, ee, gee): the likeliest ASR swaps.
 RHYMING_FILES = (1, 2, 3, 4, 6)
 _RHYME_WEIGHT = 0.3
+# "ay" and "ee", long front vowels, are the other swap: "bishop to a7" written for e7.
+VOWEL_FILES = {0: (4,), 4: (0,)}
 # "takes d4" is often heard "take c4" or "takes c4": the s of "takes" and the letter after it run
 # together as "see". After a spoken capture word, a c-file square may be any rhyming file.
 _ABSORBED_WEIGHT = 0.6
+SWALLOW_COMMA = False
+_DEE = 3  # the d-file, which "to e" run together is heard as
 # Any file of a heard rank, for a caller that weighs guesses by a prior: below MIN_SCORE alone.
 _LOOSE_WEIGHT = 0.1
 # "plays knight" heard as one word ("playsite", "playite"): a verb with the knight glued on.
 _GLUED_KNIGHT = re.compile(r"^(?P<verb>[a-z]+?)(?:s?ite|s?ight|night|nite)$")
+# ... or with a word that leads up to a move: "andite, c6" for "and knight c6", "isite to f5"
+_GLUE_WORDS = {"and", "then", "is"}
 # "the knight takes" heard as "I'd take": a knight only when a capture or "to" follows, and only
 # a preference (a real "I'd take on d5" still finds the pawn that takes).
 _KNIGHT_SOUNDS = {"i'd", "i"}
@@ -176,6 +191,8 @@ class _Tok:
     weak: bool = False
     written: dict | None = None
     """For a move in notation (SAN, UCI, O-O): what the characters say."""
+    rhyme: bool = False
+    """A square written with a letter that is no file but rhymes with some ("t3"): any rhyming file."""
 
 
 def _raw_tokens(text: str) -> list[_Tok]:
@@ -191,7 +208,7 @@ def _raw_tokens(text: str) -> list[_Tok]:
             # "knight bd7": after a piece named, a lower-case b is the file it leaves ("knight b d7"
             # run together by speech recognition), not a bishop
             toks.append(_Tok("file", s, s + 1, "b", 1))
-            toks.extend(_Tok(t.kind, t.start + s + 1, t.end + s + 1, t.text, t.value, t.weak, t.written)
+            toks.extend(_Tok(t.kind, t.start + s + 1, t.end + s + 1, t.text, t.value, t.weak, t.written, t.rhyme)
                         for t in _raw_tokens(raw[1:]))
         elif m.group("san"):
             piece = m.group("piece")
@@ -224,13 +241,21 @@ def _raw_tokens(text: str) -> list[_Tok]:
             toks.append(_Tok({"+": "check", "#": "mate", "=": "promote"}.get(raw, "punct"), s, e, raw))
         else:
             glued = _GLUED_KNIGHT.match(raw.lower())
-            if glued and raw.lower() not in _KIND_OF and _KIND_OF.get(glued.group("verb")) in ("verb", "capture"):
-                cut = s + len(glued.group("verb"))
+            verb = glued.group("verb") if glued else ""
+            if glued and not _leads_to_move(verb) and raw.lower()[len(verb)] == "s":
+                verb += "s"  # "isite": "is" and "ite", not "i" and "site"
+            if glued and raw.lower() not in _KIND_OF and _leads_to_move(verb):
+                cut = s + len(verb)
                 toks.append(_word_token(raw[: cut - s], s, cut))
                 toks.append(_Tok("piece", cut, e, raw[cut - s :].lower(), chess.KNIGHT))
             else:
                 toks.append(_word_token(raw, s, e))
     return toks
+
+
+def _leads_to_move(word: str) -> bool:
+    """Whether a knight heard glued to ``word`` follows it: a move word, a capture, or "and"/"then"/"is"."""
+    return _KIND_OF.get(word) in ("verb", "capture") or word in _GLUE_WORDS
 
 
 def _word_token(raw: str, s: int, e: int) -> _Tok:
@@ -248,6 +273,8 @@ def _word_token(raw: str, s: int, e: int) -> _Tok:
         return _Tok("file", s, e, word, chess.FILE_NAMES.index(word), weak=word == "a")
     if word in _HOMOPHONES:
         return _Tok("homophone", s, e, word, _HOMOPHONES[word], weak=True)
+    if len(word) == 1 and word in _RHYMING_LETTERS:
+        return _Tok("rhyme", s, e, word, None, weak=True)
     if word in ("for", "fore"):
         return _Tok("for", s, e, word)
     if word == "before":
@@ -280,7 +307,7 @@ def _tokens(text: str) -> list[_Tok]:
             continue
         if t.kind == "homophone" and out and out[-1].kind == "piece" and nkind in ("capture", "to", "sq"):
             t = _Tok("file", t.start, t.end, t.text, t.value)  # "knight be takes d2": the b-knight
-        elif t.kind in ("tens", "homophone", "for"):
+        elif t.kind in ("tens", "homophone", "for", "rhyme"):
             t = _Tok("word", t.start, t.end, t.text)
         out.append(t)
         i += 1
@@ -304,8 +331,16 @@ def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:
     """One token for two that speech splits: "eighty four", "e four", "takes back", "with check",
     "king side"; None when ``t`` and ``nxt`` are two."""
     both = t.text + " " + nxt.text
+    if t.kind == "rhyme" and nxt.kind == "digit":  # "t3": the square's rank, its file any rhyming one
+        return _Tok("sq", t.start, nxt.end, both, chess.square(RHYMING_FILES[0], nxt.value - 1), weak=True,
+                    rhyme=True)
     if t.kind == "tens" and nxt.kind == "digit":
         return _Tok("num", t.start, nxt.end, both, t.value * 10 + nxt.value)
+    if t.kind in ("file", "homophone") and nxt.kind == "movenum" and not nxt.value[1] \
+            and 1 <= nxt.value[0] <= 8 and nxt.text.endswith("."):
+        # "to see 5.": the rank and the full stop after it, not a move number
+        return _Tok("sq", t.start, nxt.end - 1, t.text + " " + nxt.text[:-1],
+                    chess.square(t.value, nxt.value[0] - 1), weak=t.weak)
     if t.kind in ("file", "homophone") and nxt.kind in ("digit", "for"):
         rank = 4 if nxt.kind == "for" else nxt.value
         return _Tok("sq", t.start, nxt.end, both, chess.square(t.value, rank - 1), weak=t.weak)
@@ -391,6 +426,9 @@ class Mention:
     file ("take c4" heard for "takes d4")."""
     quiet: bool = False
     """Said with "to" and no capture word: an empty target square is likelier."""
+    swallowed: bool = False
+    """A d-file square right after the piece or the move word, no "to" heard ("pawn, d4"): maybe
+    "to e4", the t of "to" and the letter "ee" run together as "dee"."""
     file_heard: bool = False
     """The source file was a spoken letter ("e takes d5"), not notation ("exd5")."""
     location: bool = False
@@ -432,19 +470,9 @@ class Mention:
         """
         if self.side is not None and board.turn != self.side:
             return []
-        targets = dict(self.targets)
-        if sound_alikes and self.absorbed:
-            for sq, w in self.targets.items():
-                for f in RHYMING_FILES:
-                    targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _ABSORBED_WEIGHT)
-        if sound_alikes and targets and (not strict or (self.piece is not None and self.cue)):
-            for sq, w in self.targets.items():
-                for f in RHYMING_FILES if chess.square_file(sq) in RHYMING_FILES else ():
-                    targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _RHYME_WEIGHT)
-        if loose:
-            for sq, w in self.targets.items():
-                for f in range(8):
-                    targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _LOOSE_WEIGHT)
+        targets = self._heard_as(strict, loose) if sound_alikes else dict(self.targets)
+        if loose and not sound_alikes:
+            targets = {**self._any_file(), **targets}
         if self.recapture and not targets:
             if not board.move_stack:
                 return []
@@ -463,6 +491,33 @@ class Mention:
             ),
             key=lambda sm: -sm[0],
         )
+
+    def _heard_as(self, strict: bool, loose: bool) -> dict[int, float]:
+        """The target squares with the squares speech recognition may have written for them, each
+        at its discount (the squares as heard first: a guess never lowers one)."""
+        targets = dict(self.targets)
+        for sq, w in self.targets.items():
+            file, rank = chess.square_file(sq), chess.square_rank(sq)
+            if self.absorbed:
+                for f in RHYMING_FILES:
+                    targets.setdefault(chess.square(f, rank), w * _ABSORBED_WEIGHT)
+            if self.swallowed and file == _DEE:
+                targets.setdefault(chess.square(_DEE + 1, rank), w * _ABSORBED_WEIGHT)
+        if targets and (not strict or (self.piece is not None and self.cue)):
+            for sq, w in self.targets.items():
+                for f in _sounding_like(chess.square_file(sq)):
+                    targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _RHYME_WEIGHT)
+        if loose:
+            targets = {**self._any_file(), **targets}
+        return targets
+
+    def _any_file(self) -> dict[int, float]:
+        """Any file of a heard rank, at the loose weight."""
+        found: dict[int, float] = {}
+        for sq, w in self.targets.items():
+            for f in range(8):
+                found.setdefault(chess.square(f, chess.square_rank(sq)), w * _LOOSE_WEIGHT)
+        return found
 
     def _score(  # noqa: C901 - independent cues of one spoken move, weighed side by side; not split yet
         self, board: chess.Board, move: chess.Move, targets: dict[int, float], strict: bool, sound_alikes: bool = True
@@ -559,6 +614,12 @@ class Mention:
 
 
 _CASTLED = chess.BB_C1 | chess.BB_G1 | chess.BB_C8 | chess.BB_G8
+
+
+def _sounding_like(file: int) -> tuple[int, ...]:
+    """The files a spoken file letter may have been heard as: the rhyming ones, "a" and "e"."""
+    rhymes = RHYMING_FILES if file in RHYMING_FILES else ()
+    return rhymes + VOWEL_FILES.get(file, ())
 
 
 def _legal_to(board: chess.Board, squares: Iterable[int]) -> Iterator[chess.Move]:
@@ -820,7 +881,7 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
         if tens == 2:
             m.cue = True  # the "twenty" is the spoken "to"
     else:
-        m.targets = {t.value: 0.8 if t.weak else 1.0}
+        m.targets = _square_targets(t)
         m.weak = t.weak
         written = t.written
         if written:
@@ -849,6 +910,8 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
             m.absorbed = True
     if m.piece is None and (m.from_file is not None or m.from_rank is not None) and m.from_square is None:
         m.pawn_implied = True
+    if _swallowed_to(toks, i, j):
+        m.swallowed = True
     before = toks[i - 1].text if i > 0 else ""
     if _is_bare(m) and before in _DESCRIPTORS and not (t.written and t.written["piece"]):
         # "attacks f7 with the knight": a place; what follows is left for the next move
@@ -867,6 +930,26 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     ):
         m.location = True
     return m, k
+
+
+def _swallowed_to(toks: list[_Tok], i: int, j: int) -> bool:
+    """Whether the square at ``i`` (its words from ``j``) is a d-file square said right after a piece
+    or a move word and a pause, with no "to" among its words: "pawn, d4" for "pawn to e4"."""
+    t = toks[i]
+    if t.rhyme or t.kind != "sq" or chess.square_file(t.value) != _DEE or (t.written and t.written["piece"]):
+        return False
+    if any(tok.kind == "to" for tok in toks[j:i]):
+        return False
+    # a pause written where "to" was: without it ("bishop d3") the square is as said
+    return i >= 2 and toks[i - 1].text == "," and toks[i - 2].kind in ("piece", "verb")
+
+
+def _square_targets(t: _Tok) -> dict[int, float]:
+    """The squares a square token may name, with how sure: itself, or each rhyming file of its rank."""
+    if t.rhyme:
+        rank = chess.square_rank(t.value)
+        return {chess.square(f, rank): _RHYMING_LETTER_WEIGHT for f in RHYMING_FILES}
+    return {t.value: 0.8 if t.weak else 1.0}
 
 
 def _is_bare(m: Mention) -> bool:
@@ -925,7 +1008,7 @@ def _recapture_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple
     k = i + 1
     s = _skip(toks, k, {"on", "filler"})
     if s < len(toks) and toks[s].kind == "sq":
-        m.targets = {toks[s].value: 0.8 if toks[s].weak else 1.0}
+        m.targets = _square_targets(toks[s])
         k = s + 1
     w = _skip(toks, k, {"word", "filler", "on"})
     if w < len(toks) and w - k <= _RECAPTURE_REACH and toks[w].kind == "with":
@@ -933,7 +1016,7 @@ def _recapture_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple
     k = _apply_suffix(m, toks, k)
     s = _skip(toks, k, {"filler"})
     if not m.targets and s + 1 < len(toks) and toks[s].kind == "on" and toks[s + 1].kind == "sq":
-        m.targets = {toks[s + 1].value: 0.8 if toks[s + 1].weak else 1.0}  # "... with the knight on d5"
+        m.targets = _square_targets(toks[s + 1])  # "... with the knight on d5"
         k = s + 2
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]

@@ -20,7 +20,7 @@ from typing import Protocol, TypeVar
 
 import chess
 
-from .moves import RHYMING_FILES
+from .moves import RHYMING_FILES, VOWEL_FILES
 
 #: sentences before a move that fit nowhere in which its cause may have been said
 REACH = 3
@@ -106,13 +106,13 @@ def _hearings(saids: list[list[S]], drop: tuple[int, int],
 
 
 def _rhymes(targets: dict[int, float]) -> Iterator[dict[int, float]]:
-    """One square said on a rhyming file, as each other rhyming file of its rank."""
+    """One square said on a rhyming file, as each other rhyming file of its rank; one on the a- or
+    e-file also as the other ("ay" and "ee")."""
     if len(targets) != 1:
         return
     square = next(iter(targets))
     file, rank = chess.square_file(square), chess.square_rank(square)
-    if file not in RHYMING_FILES:
-        return
-    for other in RHYMING_FILES:
+    others = (RHYMING_FILES if file in RHYMING_FILES else ()) + VOWEL_FILES.get(file, ())
+    for other in others:
         if other != file:
             yield {chess.square(other, rank): 1.0}

@@ -68,14 +68,19 @@ def speak_flite(text: str, wav_path, *, voice: str = "slt") -> float:
     return wav_duration(wav_path)
 
 
-def speak_festival(text: str, wav_path) -> float:
-    """Render ``text`` with festival's text2wave (a third synthesizer; its kal diphone voice)."""
+FESTIVAL_VOICES = ("kal", "ked")  # diphone voices (festvox-kallpc16k, festvox-kdlpc16k)
+
+
+def speak_festival(text: str, wav_path, *, voice: str = "") -> float:
+    """Render ``text`` with festival's text2wave (a third synthesizer; its default kal diphone voice,
+    or ``voice``, a diphone voice's short name such as "ked", when it is installed)."""
     wav_path = Path(wav_path)
     wav_path.parent.mkdir(parents=True, exist_ok=True)
     raw = wav_path.with_suffix(".festival.wav")
     text_file = wav_path.with_suffix(".txt")
     text_file.write_text(text, encoding="utf-8")
-    _run(["text2wave", str(text_file), "-o", str(raw)])
+    choose = ["-eval", f"(voice_{voice}_diphone)"] if voice and voice != "kal" else []
+    _run(["text2wave", str(text_file), "-o", str(raw), *choose])
     _ffmpeg("-i", str(raw), "-ar", str(RATE), "-ac", "1", "-c:a", "pcm_s16le", str(wav_path))
     raw.unlink()
     text_file.unlink()
@@ -123,7 +128,7 @@ def narrated_wav(
 ) -> list[tuple[float, float, str]]:
     """Speak each sentence, join them with ``pause_s`` of silence after ``lead_s`` of silence.
     ``synthesizer``: "espeak-ng" (``voice``, ``speed``), "flite" (``voice`` one of flite's, slt when
-    it names an espeak-ng voice) or "festival" (its installed voice).
+    it names an espeak-ng voice) or "festival" (``voice`` one of FESTIVAL_VOICES, else its default).
 
     Returns ``(start, end, text)`` per sentence: seconds from the start of the WAV during which that
     sentence's speech (silence-trimmed) is heard.
@@ -139,7 +144,7 @@ def narrated_wav(
             if synthesizer == "flite":
                 speak_flite(sentence, clip, voice=voice if voice in FLITE_VOICES else "slt")
             elif synthesizer == "festival":
-                speak_festival(sentence, clip)
+                speak_festival(sentence, clip, voice=voice if voice in FESTIVAL_VOICES else "")
             else:
                 speak(sentence, clip, voice=voice, speed=speed)
             speech = _trim(read_wav(clip))
