@@ -442,23 +442,6 @@ def test_an_a_file_move_said_where_it_is_legal_stays_an_a_file_move():
     assert played(track_lines(segments(RUY_CLOSED + ", and black plays pawn to a5.")))[-1] == (1, 10, "a5")
 
 
-def test_a_d_square_after_a_piece_and_a_pause_may_be_to_e():
-    # "pawn to e4" heard "pawn, d4": the t of "to" and "ee" run together as "dee"
-    french = "We start with pawn, d4, pawn to e6, pawn to d4, and pawn to d5."
-    assert [san for _, _, san in played(track_lines(segments(french), "French Defense"))] == ["e4", "e6", "d4", "d5"]
-    qgd = ("White starts with pawn to d4, black plays pawn to d5, and white offers a pawn with c4. "
-           "Black declines with pawn, d6.")
-    assert played(track_lines(segments(qgd), "Queen's Gambit Declined"))[-1] == (1, 4, "e6")
-
-
-def test_a_d_square_after_a_pause_stays_a_d_square_where_it_fits():
-    qgd = "White starts with pawn, d4, black plays pawn, d5, and white offers a pawn with c4."
-    assert [san for _, _, san in played(track_lines(segments(qgd), "Queen's Gambit Declined"))] == ["d4", "d5", "c4"]
-    london = ("Pawn to d4, pawn to d5, bishop to f4, knight to f6, pawn to e3, pawn to e6, knight to f3, pawn to c5, "
-              "pawn to c3, knight to c6. Then the bishop, d3.")
-    assert played(track_lines(segments(london), "London System"))[-1] == (1, 11, "Bd3")
-
-
 def test_a_knight_glued_to_and_or_is_is_a_knight():
     # "and knight c6" heard "andite, c6"; "is knight to a5" heard "isite to a5"
     text = "Pawn to c4, pawn to c5. Then knight c3, andite, c6."

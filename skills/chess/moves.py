@@ -136,8 +136,6 @@ VOWEL_FILES = {0: (4,), 4: (0,)}
 # "takes d4" is often heard "take c4" or "takes c4": the s of "takes" and the letter after it run
 # together as "see". After a spoken capture word, a c-file square may be any rhyming file.
 _ABSORBED_WEIGHT = 0.6
-SWALLOW_COMMA = False
-_DEE = 3  # the d-file, which "to e" run together is heard as
 # Any file of a heard rank, for a caller that weighs guesses by a prior: below MIN_SCORE alone.
 _LOOSE_WEIGHT = 0.1
 # "plays knight" heard as one word ("playsite", "playite"): a verb with the knight glued on.
@@ -426,9 +424,6 @@ class Mention:
     file ("take c4" heard for "takes d4")."""
     quiet: bool = False
     """Said with "to" and no capture word: an empty target square is likelier."""
-    swallowed: bool = False
-    """A d-file square right after the piece or the move word, no "to" heard ("pawn, d4"): maybe
-    "to e4", the t of "to" and the letter "ee" run together as "dee"."""
     file_heard: bool = False
     """The source file was a spoken letter ("e takes d5"), not notation ("exd5")."""
     location: bool = False
@@ -497,12 +492,10 @@ class Mention:
         at its discount (the squares as heard first: a guess never lowers one)."""
         targets = dict(self.targets)
         for sq, w in self.targets.items():
-            file, rank = chess.square_file(sq), chess.square_rank(sq)
+            rank = chess.square_rank(sq)
             if self.absorbed:
                 for f in RHYMING_FILES:
                     targets.setdefault(chess.square(f, rank), w * _ABSORBED_WEIGHT)
-            if self.swallowed and file == _DEE:
-                targets.setdefault(chess.square(_DEE + 1, rank), w * _ABSORBED_WEIGHT)
         if targets and (not strict or (self.piece is not None and self.cue)):
             for sq, w in self.targets.items():
                 for f in _sounding_like(chess.square_file(sq)):
@@ -910,8 +903,6 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
             m.absorbed = True
     if m.piece is None and (m.from_file is not None or m.from_rank is not None) and m.from_square is None:
         m.pawn_implied = True
-    if _swallowed_to(toks, i, j):
-        m.swallowed = True
     before = toks[i - 1].text if i > 0 else ""
     if _is_bare(m) and before in _DESCRIPTORS and not (t.written and t.written["piece"]):
         # "attacks f7 with the knight": a place; what follows is left for the next move
@@ -930,18 +921,6 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     ):
         m.location = True
     return m, k
-
-
-def _swallowed_to(toks: list[_Tok], i: int, j: int) -> bool:
-    """Whether the square at ``i`` (its words from ``j``) is a d-file square said right after a piece
-    or a move word and a pause, with no "to" among its words: "pawn, d4" for "pawn to e4"."""
-    t = toks[i]
-    if t.rhyme or t.kind != "sq" or chess.square_file(t.value) != _DEE or (t.written and t.written["piece"]):
-        return False
-    if any(tok.kind == "to" for tok in toks[j:i]):
-        return False
-    # a pause written where "to" was: without it ("bishop d3") the square is as said
-    return i >= 2 and toks[i - 1].text == "," and toks[i - 2].kind in ("piece", "verb")
 
 
 def _square_targets(t: _Tok) -> dict[int, float]:
