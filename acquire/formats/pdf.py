@@ -185,9 +185,7 @@ def _boxes(data: bytes) -> list[_Box]:
         texts = [e for e in page if isinstance(e, LTTextContainer)]
         for element in reading_order(texts, start=lambda e: next(iter(e)).x0 if len(e) else e.x0):
             lines = []  # (text, size, share of the line in a code font, row)
-            for line in element:
-                if not isinstance(line, LTTextLine):
-                    continue
+            for line in _by_rows([e for e in element if isinstance(e, LTTextLine)]):
                 chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
                 # a glyph without a character says nothing; a ligature is its letters ("ﬁ": "fi")
                 if not chars:
@@ -215,6 +213,35 @@ def _boxes(data: bytes) -> list[_Box]:
                     runs.append(_Box(page_no, [row], size, mono, bold=bold))
             boxes.extend(runs)
     return boxes
+
+
+def _by_rows(lines: list[B]) -> list[B]:
+    """A text box's lines, those pdfminer lists one after the other on one baseline put in order
+    from the left. pdfminer cuts a justified line at a wide space into two lines of
+    its box (bzip2's manual: "For example, compressing a file …" listed before "than a block.", the
+    words ending the sentence a page broke, left of it on the page's first line). Lines of one
+    baseline that it lists apart (a contents page's numbers, titles and page numbers, column by
+    column) keep its order."""
+    out: list[B] = []
+    run: list[B] = []  # lines listed one after the other, words on one baseline
+    for line in [*lines, None]:
+        if line is not None and run and abs(run[0].y1 - line.y1) <= _LEVEL and _wordy(line) and _wordy(run[-1]):
+            run.append(line)
+            continue
+        out.extend(sorted(run, key=lambda b: b.x0))
+        run = [line] if line is not None else []
+    return out
+
+
+def _wordy(line) -> bool:
+    """Whether a line is words: a letter at least, no leader dots (a contents entry's pieces,
+    "5.7.1.2", ". . . .", are read by the contents rules as pdfminer lists them)."""
+    text = line.get_text()
+    return bool(_LETTER.search(text)) and not _LEADER_DOTS.search(text)
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+_LEADER_DOTS = re.compile(r"\.\s*\.")
 
 
 def _respaced(text: str, chars: list, size: float) -> str:
