@@ -1585,6 +1585,23 @@ def _running_head(n):
     return [(20, 12, "Helvetica", 9, "Chapter 2: Library Functions"), (185, 12, "Helvetica", 9, str(n))]
 
 
+def test_pdf_words_cut_from_their_line_at_a_wide_space_read_in_the_lines_order(tmp_path):
+    """bzip2's manual (DocBook through FOP) justifies its lines with wide spaces after a sentence,
+    and pdfminer cuts such a line into two lines of one box, sometimes the right one first: the
+    page's first line "than a block. For example, compressing a file …" read "For example,
+    compressing a file … to than a block. allocate around …", the sentence the page broke ending
+    inside the next one. A box's lines are read top down, those on one baseline from the left."""
+    before = [(20, 30, "body", 11, "The amount of real memory touched is proportional to the size of the file,"),
+              (20, 35, "body", 11, "since the file is smaller")]
+    page = [(20, 30, "body", 11, "than a block."),  # written first, listed second by pdfminer
+            (57, 30, "body", 11, "For example, compressing a file with the flag -9 will cause the"),
+            (20, 35, "body", 11, "compressor to allocate around 7600k of memory, but only touch 560 kbytes of it."),
+            (20, 40, "body", 11, "Similarly, the decompressor will allocate 3700k but only touch 180 kbytes.")]
+    text = " ".join(s.text for s in read_source(_laid_out_pdf(tmp_path / "manual.pdf", [before, page])).segments)
+    assert "since the file is smaller than a block. For example, compressing a file with the flag -9 will cause " \
+           "the compressor to allocate around 7600k" in text
+
+
 def test_pdf_heading_reads_as_printed_where_its_bookmark_lost_punctuation(tmp_path):
     """tig's PDF manual bookmarks "2.2. Browsing State and Userdefined Commands" over the heading it
     prints "… User-defined Commands": the section took the bookmark's word. A bookmark that differs

@@ -188,8 +188,8 @@ def _boxes(data: bytes) -> list[_Box]:
         texts = [e for e in texts if id(e) not in pieces]
         for element in reading_order(texts, start=lambda e: next(iter(e)).x0 if len(e) else e.x0):
             lines = []  # (text, size, share of the line in a code font, row)
-            for line in element:
-                if not isinstance(line, LTTextLine) or id(line) in labels:
+            for line in _by_rows([e for e in element if isinstance(e, LTTextLine)]):
+                if id(line) in labels:
                     continue
                 parts = [line, *pieces.get(id(line), [])]
                 chars = [c for part in parts for c in part if isinstance(c, LTChar) and c.get_text().strip()]
@@ -293,6 +293,33 @@ _LEADER = re.compile(r"(?:\.\s?){4,}|^\W*\.\s*\d+\s*$")
 #: a piece of a line stands this share of its size after the line's end at most, however far apart
 #: the line's words stand (a column's gutter is wider: LaTeX's is 10 pt at 10 pt type)
 STRAY_GAP = 1.0
+def _by_rows(lines: list[B]) -> list[B]:
+    """A text box's lines, those pdfminer lists one after the other on one baseline put in order
+    from the left. pdfminer cuts a justified line at a wide space into two lines of
+    its box (bzip2's manual: "For example, compressing a file …" listed before "than a block.", the
+    words ending the sentence a page broke, left of it on the page's first line). Lines of one
+    baseline that it lists apart (a contents page's numbers, titles and page numbers, column by
+    column) keep its order."""
+    out: list[B] = []
+    run: list[B] = []  # lines listed one after the other, words on one baseline
+    for line in [*lines, None]:
+        if line is not None and run and abs(run[0].y1 - line.y1) <= _LEVEL and _wordy(line) and _wordy(run[-1]):
+            run.append(line)
+            continue
+        out.extend(sorted(run, key=lambda b: b.x0))
+        run = [line] if line is not None else []
+    return out
+
+
+def _wordy(line) -> bool:
+    """Whether a line is words: a letter at least, no leader dots (a contents entry's pieces,
+    "5.7.1.2", ". . . .", are read by the contents rules as pdfminer lists them)."""
+    text = line.get_text()
+    return bool(_LETTER.search(text)) and not _LEADER_DOTS.search(text)
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+_LEADER_DOTS = re.compile(r"\.\s*\.")
 
 
 def _respaced(text: str, chars: list, size: float) -> str:
