@@ -1,6 +1,8 @@
 """Passages: every block of a tutorial belongs to a skill that carries it whole; material that
 teaches nothing does not become a skill."""
 
+import pytest
+
 from tutorialbook.acquire.sources import parse_markdown
 from tutorialbook.acquire.transcript import Segment
 from tutorialbook.skills import passages
@@ -150,35 +152,28 @@ def test_a_short_section_is_one_passage_and_a_longer_one_is_cut():
     assert len(passages.group(longer, [0, 1, 2], leaf=True)) == 3
 
 
-def test_a_long_paragraphs_last_run_ending_in_a_colon_opens_what_it_introduces():
-    """Doxygen's manual: a paragraph of 117 words, cut at its sentences, ended "To omit all test
-    directories from a source tree for instance, one could use:" and the code it introduces
-    opened the next skill; now that run and the code are one passage."""
-    long = "The INPUT tag names the folders to read and the FILE_PATTERNS tag the files in them. " * 8
-    segs = [Segment(0, 1, long + "To omit all test directories from a source tree, one could use:", "paragraph"),
-            Segment(1, 2, "EXCLUDE_PATTERNS = */test/*", "code"),
-            Segment(2, 3, "Doxygen then reads the rest.", "paragraph")]
-    out = passages.group(segs, [0, 1, 2])
-    assert len(out) > 2 and out[0].indexes == [0]  # the paragraph was cut
-    lead = next(p for p in out if 1 in p.indexes)
-    assert lead.indexes[:2] == [0, 1]
-    assert "one could use:\nEXCLUDE_PATTERNS = */test/*" in lead.text and lead.start > 0
-    assert all(not p.text.endswith(":") for p in out)
+LONG_PARAGRAPH = "The INPUT tag names the folders to read and the FILE_PATTERNS tag the files in them. " * 8
+LONG_LIST = "\n".join(f"- Its scanner feature number {n} tracks the locations of every token it reads." for n in range(12))
 
 
-def test_a_long_lists_last_item_ending_in_a_colon_opens_what_it_introduces():
-    """bison's examples README (Markdown): a list of 150 words whose last item, "Error messages
-    quote the source with squiggles that underline the error:", is followed by its example (a
-    fence at the margin ends the list). The list was cut into runs and the example opened the
-    next skill, ahead of the list after it; now it stays with the item introducing it."""
-    items = "\n".join(f"- Its scanner feature number {n} tracks the locations of every token it reads." for n in range(12))
-    segs = [Segment(0, 1, items + "\n- Error messages quote the source with squiggles that underline the error:", "list"),
-            Segment(1, 2, "> 123 456\n1.5-7: syntax error", "code"),
-            Segment(2, 3, "- It supports debug traces with semantic values.", "list")]
+@pytest.mark.parametrize("lead, kind, block, joined", [
+    # Doxygen's manual: a paragraph of 117 words, cut at its sentences, ended "To omit all test
+    # directories …, one could use:" and the code it introduces opened the next skill
+    (LONG_PARAGRAPH + "To omit all test directories from a source tree, one could use:", "paragraph",
+     "EXCLUDE_PATTERNS = */test/*", "one could use:\nEXCLUDE_PATTERNS = */test/*"),
+    # bison's examples README (Markdown): a list of 150 words whose last item introduces its example
+    # (a fence at the margin ends the list); the example had opened the next skill
+    (LONG_LIST + "\n- Error messages quote the source with squiggles that underline the error:", "list",
+     "> 123 456\n1.5-7: syntax error", "underline the error:\n> 123 456"),
+])
+def test_a_long_blocks_last_run_ending_in_a_colon_opens_what_it_introduces(lead, kind, block, joined):
+    """A long paragraph or list is cut into runs; its last run, ending in ':', stays with the block
+    it introduces rather than ending one skill while that block opens the next."""
+    segs = [Segment(0, 1, lead, kind), Segment(1, 2, block, "code"), Segment(2, 3, "Doxygen then reads the rest.", "paragraph")]
     out = passages.group(segs, [0, 1, 2])
-    assert len(out) > 2 and out[0].indexes == [0]  # the list was cut
-    lead = next(p for p in out if 1 in p.indexes)
-    assert lead.indexes[:2] == [0, 1] and "underline the error:\n> 123 456" in lead.text
+    assert len(out) > 2 and out[0].indexes == [0]  # the block was cut
+    introduced = next(p for p in out if 1 in p.indexes)
+    assert introduced.indexes[:2] == [0, 1] and joined in introduced.text and introduced.start > 0
     assert all(not p.text.endswith(":") for p in out)
 
 
