@@ -153,6 +153,15 @@ def test_an_epub_that_is_no_zip_or_locks_a_member_with_a_password_is_refused(lib
     (tmp_path / "password.epub").write_bytes(bytes(data))
     expect("source", ["password.epub is encrypted", "its OEBPS/ch1.xhtml needs a password"], library.ingest,
            str(tmp_path / "password.epub"), book="b")
+    # a member compressed by a method zipfile cannot inflate (99: WinZip's AES), set in the central
+    # directory and in the member's own header alike
+    data = bytearray(write_epub(tmp_path / "method.epub", BOOK).read_bytes())
+    entry = data.rindex(b"PK\x01\x02")
+    local = int.from_bytes(data[entry + 42:entry + 46], "little")
+    data[entry + 10:entry + 12] = data[local + 8:local + 10] = (99).to_bytes(2, "little")
+    (tmp_path / "method.epub").write_bytes(bytes(data))
+    expect("source", ["method.epub: its OEBPS/ch1.xhtml is compressed in a way that cannot be read"],
+           library.ingest, str(tmp_path / "method.epub"), book="b")
     assert snapshot(library) == before
 
 

@@ -87,11 +87,11 @@ class _Book:
         try:
             with self.zip.open(member) as handle:
                 data = handle.read(self.left + 1)
-        except RuntimeError as exc:  # zipfile's "password required"
-            raise TutorialbookError("source", f"{self.name} is encrypted: its {member} needs a password") from exc
-        except NotImplementedError as exc:
+        except NotImplementedError as exc:  # a RuntimeError too, so first: an unknown compression method
             raise TutorialbookError("source", f"{self.name}: its {member} is compressed in a way that cannot be "
                                               f"read ({exc})") from exc
+        except RuntimeError as exc:  # zipfile's "password required"
+            raise TutorialbookError("source", f"{self.name} is encrypted: its {member} needs a password") from exc
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
             raise TutorialbookError("source", f"{self.name} is a damaged zip archive: its {member} cannot be "
                                               f"inflated ({exc})") from exc
