@@ -132,7 +132,7 @@ _NUMBER_FILES = {8: {4: 0.8, 0: 0.6}, 2: {4: 0.6, **{f: 0.5 for f in (0, 1, 2, 3
 RHYMING_FILES = (1, 2, 3, 4, 6)
 _RHYME_WEIGHT = 0.3
 # "ay" and "ee", long front vowels, are the other swap: "bishop to a7" written for e7.
-VOWEL_FILES = {0: (4,), 4: (0,)}
+_VOWEL_FILES = {0: (4,), 4: (0,)}
 # "takes d4" is often heard "take c4" or "takes c4": the s of "takes" and the letter after it run
 # together as "see". After a spoken capture word, a c-file square may be any rhyming file.
 _ABSORBED_WEIGHT = 0.6
@@ -498,7 +498,7 @@ class Mention:
                     targets.setdefault(chess.square(f, rank), w * _ABSORBED_WEIGHT)
         if targets and (not strict or (self.piece is not None and self.cue)):
             for sq, w in self.targets.items():
-                for f in _sounding_like(chess.square_file(sq)):
+                for f in sounding_like(chess.square_file(sq)):
                     targets.setdefault(chess.square(f, chess.square_rank(sq)), w * _RHYME_WEIGHT)
         if loose:
             targets = {**self._any_file(), **targets}
@@ -609,10 +609,10 @@ class Mention:
 _CASTLED = chess.BB_C1 | chess.BB_G1 | chess.BB_C8 | chess.BB_G8
 
 
-def _sounding_like(file: int) -> tuple[int, ...]:
+def sounding_like(file: int) -> tuple[int, ...]:
     """The files a spoken file letter may have been heard as: the rhyming ones, "a" and "e"."""
     rhymes = RHYMING_FILES if file in RHYMING_FILES else ()
-    return rhymes + VOWEL_FILES.get(file, ())
+    return rhymes + _VOWEL_FILES.get(file, ())
 
 
 def _legal_to(board: chess.Board, squares: Iterable[int]) -> Iterator[chess.Move]:

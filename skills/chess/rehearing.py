@@ -20,7 +20,7 @@ from typing import Protocol, TypeVar
 
 import chess
 
-from .moves import RHYMING_FILES, VOWEL_FILES
+from .moves import sounding_like
 
 #: sentences before a move that fit nowhere in which its cause may have been said
 REACH = 3
@@ -112,7 +112,6 @@ def _rhymes(targets: dict[int, float]) -> Iterator[dict[int, float]]:
         return
     square = next(iter(targets))
     file, rank = chess.square_file(square), chess.square_rank(square)
-    others = (RHYMING_FILES if file in RHYMING_FILES else ()) + VOWEL_FILES.get(file, ())
-    for other in others:
+    for other in sounding_like(file):
         if other != file:
             yield {chess.square(other, rank): 1.0}
