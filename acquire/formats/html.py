@@ -27,10 +27,11 @@ Notice") heads its text ("Note: …"): no block, no section of its own.
 The title is the page's own: the h1 when the ``<title>`` holds it, else the part of a "Page —
 Site" title that a title element of the page shows or the h1 opens with.
 
-This module reads a page (its title, whether it is one to read at all) and hands its content to
-the parts beside it: ``html_parse`` (bytes to tree), ``html_tidy`` (changes before the walk),
-``html_chrome`` (navigation), ``html_walker`` (the walk, with ``html_tables`` and ``html_lists``),
-all on the words of ``html_vocabulary``."""
+This module reads a page (its title, whether it is one to read at all), and an HTML fragment's
+headings for Markdown (``fragment_parts``); a page's content goes to the parts beside it:
+``html_parse`` (bytes to tree), ``html_tidy`` (changes before the walk), ``html_chrome``
+(navigation), ``html_walker`` (the walk, with ``html_tables`` and ``html_lists``), all on the
+words of ``html_vocabulary``."""
 
 from __future__ import annotations
 
