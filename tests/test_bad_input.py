@@ -34,7 +34,10 @@ def expect(field, words, fn, *args, **kwargs):
         ("blank.txt", b"  \n\n  \n", ["empty"]),
         ("garbage.md", bytes(range(256)) * 40, ["binary"]),
         ("latin1.md", "caf\xe9 cr\xe8me".encode("latin-1"), ["UTF-8"]),
-        ("notes.docx", b"PK\x03\x04 not really", ["unsupported file type '.docx'"]),
+        ("slides.pptx", b"PK\x03\x04 not really", ["unsupported file type '.pptx'"]),
+        ("notes.docx", b"PK\x03\x04 not really", ["notes.docx is not a readable Word document"]),
+        ("notes.odt", b"PK\x03\x04 not really", ["notes.odt is not a readable OpenDocument document"]),
+        ("broken.tex", b"\\begin{document}\n\\centering{\n", ["broken.tex is not a readable LaTeX document"]),
         ("headings-only.md", b"# Title\n\n## Section\n", ["no paragraphs"]),
         ("nocues.srt", b"1\nhello there\n", ["no subtitle cues"]),
         ("no-text.html", b"<html><head><title></title><script>var a = 1;</script></head>"
@@ -72,7 +75,7 @@ def test_unreadable_pdfs(library, tmp_path, kind, words):
 
 
 @pytest.mark.parametrize("name", ["huge.md", "huge.html", "huge.pdf", "huge.rst.txt", "huge.ipynb", "huge.txt",
-                                  "huge.epub"])
+                                  "huge.epub", "huge.docx", "huge.org"])
 def test_documents_over_the_size_limit(library, tmp_path, name):
     library.ensure_book("b")
     before = snapshot(library)

@@ -8,16 +8,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tutorialbook.acquire.formats.pandoc import ARCHIVES, PANDOC_FORMATS
 from tutorialbook.acquire.transcript import Transcript
 
 if TYPE_CHECKING:
     from tutorialbook.acquire.formats.document import Document
 
 DOCUMENT_EXTENSIONS = frozenset({".md", ".markdown", ".rst", ".html", ".htm", ".xhtml", ".ipynb", ".pdf", ".adoc",
-                                 ".asciidoc", ".info", ".epub"})
-BINARY_FORMATS = frozenset({".html", ".pdf", ".info", ".epub"})
+                                 ".asciidoc", ".info", ".epub"}) | frozenset(PANDOC_FORMATS)
+BINARY_FORMATS = frozenset({".html", ".pdf", ".info", ".epub"}) | ARCHIVES
 """Read as bytes: the reader decodes (an HTML page's declared charset, an Info file's control
-bytes) or parses them itself (a PDF, an EPUB's zip)."""
+bytes) or parses them itself (a PDF, an EPUB's or a Word document's zip)."""
 
 
 def document_format(path: Path) -> str | None:
@@ -59,6 +60,10 @@ def read_document(fmt: str, data: str | bytes, name: str, labels: Mapping[str, s
         from tutorialbook.acquire.formats.pdf import read_pdf as read
     elif fmt == ".info":
         from tutorialbook.acquire.formats.info import read_info as read
+    elif fmt in PANDOC_FORMATS:
+        from tutorialbook.acquire.formats.pandoc import read_with_pandoc
+
+        return read_with_pandoc(data, name, fmt).transcript()
     else:
         raise ValueError(f"no reader for {fmt}")
     return read(data, name).transcript()

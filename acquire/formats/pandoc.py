@@ -1,0 +1,122 @@
+"""Documents pandoc reads — Org, Word (``.docx``), OpenDocument text (``.odt``), LaTeX, DocBook,
+MediaWiki, Textile: pandoc turns each into HTML and that is read as any HTML page is
+(``html.py``), so its headings, lists, code blocks and tables keep their structure.
+
+pandoc is these formats' reference converter (a reader of its own for each, maintained as one
+project); it is a program, so it runs as a child process, fenced in: ``--sandbox`` (no file an
+Org ``#+INCLUDE:``, a LaTeX ``\\input`` or a Word document's linked image names is read, nothing
+fetched), a heap of at most ``HEAP_MB`` (``+RTS -M``) and a time limit. The program is the one the
+``pypandoc-binary`` wheel ships (a dependency), else ``pandoc`` on ``PATH``. What pandoc cannot read
+(a Word document that is no zip, LaTeX it cannot parse) is refused, naming the file and pandoc's
+reason — or, for light markup (Org, MediaWiki, Textile), read as plain text with a warning
+saying why: pandoc's Org reader takes time exponential in a table's "~" signs (zutty's KEYS.org,
+14 KB, ran past a minute), and the text is still worth reading."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from tutorialbook.acquire.formats.document import Document
+from tutorialbook.errors import TutorialbookError
+
+#: file suffix -> pandoc's name of its input format
+PANDOC_FORMATS = {
+    ".org": "org",
+    ".docx": "docx",
+    ".odt": "odt",
+    ".tex": "latex",
+    ".latex": "latex",
+    ".dbk": "docbook",
+    ".mediawiki": "mediawiki",
+    ".textile": "textile",
+}
+#: formats that are zip archives, passed to pandoc as bytes
+ARCHIVES = frozenset({".docx", ".odt"})
+#: light markup whose words read as plain text when pandoc cannot convert it (LaTeX's would read
+#: as its commands; an archive has no text to fall back on)
+PLAIN_FALLBACK = frozenset({"org", "mediawiki", "textile"})
+#: what each format is called in an error
+_NAMES = {"org": "Org", "docx": "Word", "odt": "OpenDocument", "latex": "LaTeX",
+          "docbook": "DocBook", "mediawiki": "MediaWiki", "textile": "Textile"}
+#: the time pandoc is given: this, plus a second per CHARS_A_SECOND bytes (it converts ~2 MB of Org
+#: or LaTeX a second here)
+SECONDS = 10.0
+CHARS_A_SECOND = 200_000
+#: pandoc's heap limit: a document that needs more is refused (a 20 MB Word file converts in ~1 GB)
+HEAP_MB = 2048
+#: the page pandoc writes: the document's title (Org's #+TITLE, LaTeX's \title, a Word file's core
+#: properties) in <title> when it has one, its body below; no title block, which would repeat it
+_PAGE = Path(__file__).with_name("data") / "pandoc_page.html"
+#: a warning of pandoc's that a file the document names was not read (the sandbox)
+_NOT_READ = re.compile(r"Could not (?:load include file|fetch resource)|not allowed in sandbox|PandocSandboxError")
+
+
+def program() -> str | None:
+    """The pandoc to run: the wheel's, else one on PATH."""
+    spec = importlib.util.find_spec("pypandoc")
+    if spec is not None and spec.origin:
+        bundled = Path(spec.origin).parent / "files" / "pandoc"
+        if bundled.is_file():
+            return str(bundled)
+    return shutil.which("pandoc")
+
+
+def read_with_pandoc(data: str | bytes, name: str, suffix: str) -> Document:
+    """The document ``data`` (text, or an archive's bytes) of format ``suffix`` (a key of
+    ``PANDOC_FORMATS``), through pandoc and the HTML reader."""
+    from tutorialbook.acquire.formats.html import read_html  # lxml, loaded when a page is read
+
+    fmt = PANDOC_FORMATS[suffix]
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        page, warnings = _convert(raw, fmt, name)
+    except _Unconverted as exc:
+        if fmt not in PLAIN_FALLBACK or not isinstance(data, str):
+            raise TutorialbookError("source", str(exc)) from exc
+        from tutorialbook.acquire.formats.plain import read_plain
+
+        doc = read_plain(data, name)
+        doc.warnings.append(f"{exc}; read as plain text")
+        return doc
+    doc = read_html(page, name)
+    skipped = [w for w in warnings if _NOT_READ.search(w)]
+    if skipped:
+        doc.warnings.append(f"{name}: {len(skipped)} file(s) it names were not read (pandoc reads no other file: "
+                            f"{_first_line(skipped[0])})")
+    return doc
+
+
+class _Unconverted(Exception):
+    """pandoc ran and did not convert the document (the message says why, naming it)."""
+
+
+def _convert(raw: bytes, fmt: str, name: str) -> tuple[bytes, list[str]]:
+    binary = program()
+    if binary is None:
+        raise TutorialbookError("source", f"{name}: reading {_NAMES[fmt]} needs pandoc, which is not installed "
+                                          "(pip install pypandoc-binary, or your system's pandoc package)")
+    limit = SECONDS + len(raw) / CHARS_A_SECOND
+    command = [binary, "+RTS", f"-M{HEAP_MB}m", "-RTS", "--sandbox", "--from", fmt, "--to", "html5",
+               "--template", str(_PAGE), "--wrap=none", "--no-highlight"]
+    try:
+        done = subprocess.run(command, input=raw, capture_output=True, timeout=limit, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise _Unconverted(f"{name}: pandoc took over {limit:.0f} s to read it as {_NAMES[fmt]}") from exc
+    messages = done.stderr.decode("utf-8", "replace")
+    if done.returncode != 0:
+        if "Heap exhausted" in messages or "heap overflow" in messages:
+            reason = f"converting it needs more than {HEAP_MB} MB"
+        else:
+            errors = [m for m in messages.splitlines() if m.strip() and not m.startswith("[WARNING]")]
+            reason = " ".join(line.strip() for line in errors[:3])[:300] or f"pandoc exited with {done.returncode}"
+        raise _Unconverted(f"{name} is not a readable {_NAMES[fmt]} document: {reason}")
+    return done.stdout, [m for m in messages.split("[WARNING]") if m.strip()]
+
+
+def _first_line(message: str) -> str:
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    return lines[0][:200] if lines else ""
