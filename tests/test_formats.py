@@ -4081,6 +4081,19 @@ def test_html_an_ordered_list_read_as_its_blocks_keeps_its_numbers(tmp_path):
         "10. Distribute the certificate.", "scp ca.pem host:"]
 
 
+def test_html_an_ordered_list_numbered_from_zero_is_so_read_as_one_block_or_as_its_blocks(tmp_path):
+    """``start="0"`` numbers a list from 0 (HTML allows it): a list read as its items' blocks had
+    started at 1 where the same list read as one block started at 0. A number past 2**30 is capped."""
+    def numbered(items):
+        return [s.text for s in read_written(tmp_path, "steps.html", (
+            f"<html><body><h1>Steps</h1><p>Take these steps now.</p><ol start='0'>{items}</ol>"
+            "<ol start='99999999999999999999'><li>last</li></ol></body></html>")).segments]
+    assert numbered("<li>alpha</li><li>beta</li>") == [
+        "Take these steps now.", "0. alpha\n1. beta", "1073741824. last"]
+    assert numbered("<li><p>alpha</p><pre>x = 1</pre></li><li>beta</li>") == [
+        "Take these steps now.", "0. alpha", "x = 1", "1. beta", "1073741824. last"]
+
+
 def test_html_a_page_ending_on_an_address_ends_on_its_footer(tmp_path):
     """Halibut (putty-doc, Chapter2.html) ends every page of PuTTY's manual with a rule, a feedback
     note and an ``<address>`` naming the release ("[Debian PuTTY release 0.78-2+deb12u2]"): both

@@ -66,7 +66,7 @@ def _in_chrome(el) -> bool:
     never is: mdBook's ``<html class="sidebar-visible">`` says the sidebar is open; nor is an element
     holding the page's main content: the Read the Docs theme wraps it in ``section.wy-nav-content-wrap``,
     and its pages had been titled "Installation — Cryptography 38.0.4 documentation")."""
-    return any(_is_chrome(e, None) and not e.xpath("boolean(.//main|.//*[@role='main'])")
+    return any(_is_chrome(e) and not e.xpath("boolean(.//main|.//*[@role='main'])")
                for e in (el, *el.iterancestors()) if isinstance(e.tag, str) and e.tag not in ("html", "body"))
 
 
@@ -81,7 +81,7 @@ def _strip_chrome(content) -> None:
     for el in content.iter():
         if not isinstance(el.tag, str):
             doomed.append(el)
-        elif el is not content and _is_chrome(el, content):
+        elif el is not content and _is_chrome(el):
             doomed.append(el)
     for el in doomed:
         if el.getparent() is not None:
@@ -103,7 +103,7 @@ def _empty_brackets(el) -> None:
             parent.text = before
 
 
-def _is_chrome(el, content) -> bool:
+def _is_chrome(el) -> bool:
     tag = el.tag.lower()
     if _is_box(el):
         return False

@@ -129,9 +129,16 @@ def _lead_term(item) -> bool:
 MAX_ITEM_TERM_WORDS = 4
 
 
+def _ordinal(value: str | None, otherwise: int) -> int:
+    """An ordered list's ``start`` or an item's ``value``: the number as written (0 too, as HTML
+    allows), at most 2**30 (a page's "99999999999999999999"); ``otherwise`` when it is no number."""
+    value = (value or "").strip()
+    return min(int(value), 1 << 30) if value.isdigit() else otherwise
+
+
 def _list_lines(el, depth: int) -> list[str]:
     lines: list[str] = []
-    number = int(el.get("start", "1")) if el.get("start", "1").isdigit() else 1
+    number = _ordinal(el.get("start"), 1)
     marked = el.tag == "ul" and _written_mark(el)
     for item in el:
         if not isinstance(item.tag, str) or item.tag not in ("li", "dt", "dd"):

@@ -10,9 +10,9 @@ from collections import defaultdict
 
 from tutorialbook.acquire.formats.document import ADMONITIONS, Document, prose_words, squash, table_text
 from tutorialbook.acquire.formats.html_chrome import INDEX_LINES, _UI_LABEL, _index_entry, _mostly_links, _says_nothing
-from tutorialbook.acquire.formats.html_lists import _item_lines, _list_lines, _number_item, _term_lines
+from tutorialbook.acquire.formats.html_lists import _item_lines, _list_lines, _number_item, _ordinal, _term_lines
 from tutorialbook.acquire.formats.html_tables import (_admonition_layout, _has_header, _holds_pages, _icon_cell,
-                                                      _listing_text, _span, _table_rows)
+                                                      _listing_text, _table_rows)
 from tutorialbook.acquire.formats.html_vocabulary import (_HEADINGS, _INLINE, _LISTS, MAX_DEPTH, _TEXINFO_DEPTHS, _URL,
                                                           _class_words, _in_admonition, _is_box_title, _weight,
                                                           _words_of)
@@ -312,10 +312,10 @@ class _Walker:
         if not any(True for _ in el.iter(*_BLOCKY)):
             self.emit("list", "\n".join(_list_lines(el, 0)))
             return
-        number = _span(el.get("start"), 1 << 30) if el.tag == "ol" and el.get("start") else 1
+        number = _ordinal(el.get("start"), 1) if el.tag == "ol" else 1
         for item in el:
             if el.tag == "ol" and isinstance(item.tag, str) and item.tag == "li":
-                number = _span(item.get("value"), 1 << 30) if item.get("value") else number
+                number = _ordinal(item.get("value"), number)
                 _number_item(item, number)
                 number += 1
             if isinstance(item.tag, str) and item.tag == "dt":
