@@ -1,7 +1,8 @@
 """The learning bench on real documents nobody here wrote (issue 13): the book against plain
 chunk retrieval and BM25 over the same text, on the same learner questions, in one run.
 
-    python bench/learning.py --real [--docs r-intro,flask-tutorial,bzip2-manual,libjpeg-usage,openqa-writing-tests]
+    python bench/learning.py --real [--docs r-intro,flask-tutorial,bzip2-manual,libjpeg-usage,openqa-writing-tests,
+                                           zutty-usage]
                                     [--modes hybrid,keyword,vector,toc] [--rounds 1] [--fresh] [--json]
 
 Documents (``bench/data/<name>/README.md`` says where each comes from and its exact rules):
@@ -18,9 +19,12 @@ Documents (``bench/data/<name>/README.md`` says where each comes from and its ex
 - ``openqa-writing-tests``: openQA's tests developer guide, an AsciiDoc source (gzipped),
   ``/usr/share/doc/openqa/WritingTests.asciidoc.gz`` (Debian ``openqa-doc``); questions written by
   another engineer from the document alone before any system ran on it, held out.
+- ``zutty-usage``: the Zutty user guide, an Org-mode source (gzipped),
+  ``/usr/share/doc/zutty/USAGE.org.gz`` (Debian ``zutty``); questions written from the document
+  alone and committed before any system ran on it, held out.
 
 Debian packages the bench needs (not CI's: the bench is not CI): ``r-doc-html python-flask-doc bzip2-doc
-libjpeg62-turbo-dev openqa-doc``.
+libjpeg62-turbo-dev openqa-doc zutty``.
 A document whose package is missing is skipped with a line saying which; a document whose format
 the project cannot ingest yet still gets its baselines, and the system rows are skipped with the
 reader's error.
@@ -145,7 +149,7 @@ def pdf_visible(path: Path) -> str:
 
 
 def raw_visible(path: Path) -> str:
-    """A reStructuredText, AsciiDoc or plain-text source's visible text: the raw file (a gzipped one
+    """A reStructuredText, AsciiDoc, Org or plain-text source's visible text: the raw file (a gzipped one
     inflated), whitespace collapsed."""
     return re.sub(r"\s+", " ", _inflated(path).decode("utf-8")).strip()
 
@@ -177,6 +181,7 @@ def documents() -> dict[str, Document]:
     bzip2 = Path("/usr/share/doc/bzip2/manual.pdf.gz")
     usage = Path("/usr/share/doc/libjpeg62-turbo-dev/usage.txt.gz")
     openqa = Path("/usr/share/doc/openqa/WritingTests.asciidoc.gz")
+    zutty = Path("/usr/share/doc/zutty/USAGE.org.gz")
     return {
         "r-intro": Document("r-intro", r_intro, "r-doc-html", [r_intro] if r_intro.exists() else []),
         "flask-tutorial": Document("flask-tutorial", flask, "python-flask-doc",
@@ -185,6 +190,7 @@ def documents() -> dict[str, Document]:
         "libjpeg-usage": Document("libjpeg-usage", usage, "libjpeg62-turbo-dev", [usage] if usage.exists() else []),
         "openqa-writing-tests": Document("openqa-writing-tests", openqa, "openqa-doc",
                                          [openqa] if openqa.exists() else []),
+        "zutty-usage": Document("zutty-usage", zutty, "zutty", [zutty] if zutty.exists() else []),
     }
 
 
