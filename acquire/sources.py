@@ -14,6 +14,7 @@ from typing import Callable, Mapping
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
+from tutorialbook.acquire.formats.pandoc import ARCHIVES
 from tutorialbook.acquire.reading_order import path_documents
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.acquire.transcript import Segment, Transcript
@@ -218,7 +219,7 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
         transcript.title = transcript.title or container_title(path)
         return transcript
     fmt = document_format(named)
-    if fmt in (".info", ".epub"):
+    if fmt in (".info", ".epub") or fmt in ARCHIVES:
         return _read_manual(fmt, path, policy, max_text_bytes)
     if fmt is not None:
         content = _read_bytes(path, max_text_bytes) if fmt in BINARY_FORMATS else _read_text(path, max_text_bytes)
@@ -261,12 +262,17 @@ def read_source(path: Path, max_text_bytes: int = MAX_TEXT_BYTES,
 
 def _read_manual(fmt: str, path: Path, policy: SourcePolicy | None, max_bytes: int) -> Transcript:
     """A manual made of more than its file's bytes, read whole under the one limit: an Info
-    manual with its parts (``_info_manual``), an EPUB's zip with the members it inflates to."""
+    manual with its parts (``_info_manual``), an EPUB's zip with the members it inflates to, a
+    Word or OpenDocument file's zip with the XML it inflates to."""
     data = _read_bytes(path, max_bytes)
     if fmt == ".epub":
         from tutorialbook.acquire.formats.epub import read_epub
 
         return read_epub(data, inner(path).name, max_bytes).transcript()
+    if fmt in ARCHIVES:
+        from tutorialbook.acquire.formats.pandoc import read_archive
+
+        return read_archive(data, inner(path).name, fmt, max_bytes).transcript()
     return read_document(fmt, _info_manual(path, data, policy, max_bytes), inner(path).name)
 
 

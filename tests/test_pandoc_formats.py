@@ -175,3 +175,26 @@ def test_without_pandoc_the_error_says_how_to_get_it(tmp_path, monkeypatch):
     with pytest.raises(TutorialbookError, match="notes.org: reading Org needs pandoc, which is not installed "
                                                 r"\(pip install pypandoc-binary"):
         read_source(path)
+
+
+def test_a_word_file_that_inflates_past_the_text_limit_is_refused_before_pandoc_runs(tmp_path, monkeypatch):
+    """A few hundred KB of zip can hold gigabytes of XML, which pandoc would hold in memory: the
+    members' XML is counted first, against the same limit as any text."""
+    import zipfile
+
+    saved = written_by_pandoc(tmp_path, ".docx", "docx")
+    bomb = tmp_path / "bomb.docx"
+    paragraph = "<w:p><w:r><w:t>" + "all work and no play " * 50 + "</w:t></w:r></w:p>"
+    with zipfile.ZipFile(saved) as source, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "word/document.xml":
+                head, _, tail = data.decode("utf-8").partition("<w:body>")
+                data = (head + "<w:body>" + paragraph * 25_000 + tail).encode("utf-8")
+            target.writestr(info.filename, data)
+    assert bomb.stat().st_size < 200_000
+    ran = []
+    monkeypatch.setattr(pandoc.subprocess, "run", lambda *a, **k: ran.append(a))
+    with pytest.raises(TutorialbookError, match=r"bomb.docx inflates to 2\d MiB of XML, over the 20 MiB limit"):
+        read_source(bomb)
+    assert ran == []

@@ -15,9 +15,11 @@ saying why: pandoc's Org reader takes time exponential in a table's "~" signs (z
 from __future__ import annotations
 
 import importlib.util
+import io
 import re
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 from tutorialbook.acquire.formats.document import Document
@@ -46,8 +48,9 @@ _NAMES = {"org": "Org", "docx": "Word", "odt": "OpenDocument", "latex": "LaTeX",
 #: or LaTeX a second here)
 SECONDS = 10.0
 CHARS_A_SECOND = 200_000
-#: pandoc's heap limit: a document that needs more is refused (a 20 MB Word file converts in ~1 GB)
-HEAP_MB = 2048
+#: pandoc's heap limit: a document that needs more is refused (R's 100-page manual as a Word file,
+#: 1.7 MB of XML, converts within 128 MB; 170 MB of XML zipped into 0.7 MB ran into 2 GB)
+HEAP_MB = 1024
 #: the page pandoc writes: the document's title (Org's #+TITLE, LaTeX's \title, a Word file's core
 #: properties) in <title> when it has one, its body below; no title block, which would repeat it
 _PAGE = Path(__file__).with_name("data") / "pandoc_page.html"
@@ -92,6 +95,24 @@ def read_with_pandoc(data: str | bytes, name: str, suffix: str) -> Document:
 
 class _Unconverted(Exception):
     """pandoc ran and did not convert the document (the message says why, naming it)."""
+
+
+def read_archive(data: bytes, name: str, suffix: str, max_bytes: int) -> Document:
+    """A Word or OpenDocument file (``ARCHIVES``): its zip's XML, as the members declare it, at most
+    ``max_bytes`` inflated (a file of a few hundred KB can inflate to gigabytes of XML, which pandoc
+    would hold in memory until its heap or time ran out), then ``read_with_pandoc``. Its images do
+    not count: pandoc does not read them into text."""
+    try:
+        members = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        kind = _NAMES[PANDOC_FORMATS[suffix]]
+        raise TutorialbookError("source", f"{name} is not a readable {kind} document: it is not a zip "
+                                          f"archive ({exc})") from exc
+    inflated = sum(m.file_size for m in members if m.filename.lower().endswith(".xml"))
+    if inflated > max_bytes:
+        raise TutorialbookError("source", f"{name} inflates to {inflated / 2**20:.0f} MiB of XML, over the "
+                                          f"{max_bytes / 2**20:.0f} MiB limit")
+    return read_with_pandoc(data, name, suffix)
 
 
 def _convert(raw: bytes, fmt: str, name: str) -> tuple[bytes, list[str]]:
