@@ -387,6 +387,15 @@ def test_it_stands_for_the_piece_just_named_where_it_stands():
     assert sans(events)[-1] == "Nb6"
 
 
+def test_it_stands_for_the_piece_named_since_the_last_move():
+    """ "c4, kicking the knight again, and it goes to e6" (b6 heard as e6): "it" is the knight just
+    named, so the knight's b6, not the pawn's e6."""
+    events = track_lines(segments("White opens with e4, and black plays knight f6.", "White chases it with e5.",
+                                  "The knight jumps to d5.", "White plays d4, and black d6.",
+                                  "White plays c4, kicking the knight again, and it goes to e6."))
+    assert sans(events)[-2:] == ["c4", "Nb6"]
+
+
 def test_back_to_a_move_number_and_a_move_chosen_instead():
     """ "Going back to move one, black can choose the symmetrical c5 instead": a branch at Black's
     first move, continued by the moves said next."""
