@@ -396,6 +396,15 @@ def test_it_stands_for_the_piece_named_since_the_last_move():
     assert sans(events)[-2:] == ["c4", "Nb6"]
 
 
+@pytest.mark.parametrize("said", ["After d3, black tucks the king away as well.",
+                                  "White plays d3, and black brings the king to safety."])
+def test_the_king_tucked_away_is_castling(said):
+    events = track_lines(segments("White opens with c4, black replies with e5.", "Knight c3, knight f6, g3 and d5.",
+                                  "After c takes d5, the knight takes back on d5.", "Bishop g2, knight b6.",
+                                  "Knight f3, knight c6.", "White castles short, black plays bishop e7.", said))
+    assert sans(events)[-2:] == ["d3", "O-O"]
+
+
 def test_back_to_a_move_number_and_a_move_chosen_instead():
     """ "Going back to move one, black can choose the symmetrical c5 instead": a branch at Black's
     first move, continued by the moves said next."""

@@ -285,9 +285,21 @@ def _word_token(raw: str, s: int, e: int) -> _Tok:
     return _Tok("word", s, e, word)
 
 
+# Castling said without the word: "black tucks the king away", "white brings the king to safety"
+_KING_TO_SAFETY = re.compile(
+    r"\b(?:tuck|put|bring|get|take|whisk)(?:s|ed|ing|ting|ging)?\s+(?:the|his|her|its|their|our|your|my)\s+king\s+"
+    r"(?:away|to\s+safety|into\s+safety|in\s+safety)\b",
+    re.IGNORECASE,
+)
+
+
 def _tokens(text: str) -> list[_Tok]:
     """Tokens after joining what speech splits ("e four" -> e4) and resolving words by context."""
     toks = _raw_tokens(text)
+    for phrase in _KING_TO_SAFETY.finditer(text):  # one word for castling, as "castles" is
+        k = next((n for n, t in enumerate(toks) if t.start >= phrase.start()), len(toks))
+        toks[k:] = [_Tok("castle", phrase.start(), phrase.end(), "castles")] + \
+            [t for t in toks[k:] if t.start >= phrase.end()]
     out: list[_Tok] = []
     i = 0
     while i < len(toks):
