@@ -405,6 +405,16 @@ def test_the_king_tucked_away_is_castling(said):
     assert sans(events)[-2:] == ["d3", "O-O"]
 
 
+@pytest.mark.parametrize("number", ["three d4", "3 d4", "three, d4"])
+def test_a_move_number_said_without_its_full_stop_places_the_move(number):
+    """ "A second try for White is three d4": White's third move, a branch, not a move at the end of the line."""
+    events = track_lines(segments("We begin with e4 e5, knight f3, and black counterattacks with knight f6.",
+                                  "White takes on e5, d6 kicks the knight, and it retreats to f3.",
+                                  f"A second try for White is {number}, hitting the center right away."))
+    branch = [e for e in events if e.line == 2]
+    assert [(e.ply, e.san) for e in branch] == [(5, "d4")] and branch[0].branch_of == 1
+
+
 def test_back_to_a_move_number_and_a_move_chosen_instead():
     """ "Going back to move one, black can choose the symmetrical c5 instead": a branch at Black's
     first move, continued by the moves said next."""

@@ -84,6 +84,15 @@ _ON_MOVE = re.compile(
     r"eleven|twelve)\b|(?P<heard>to|too|for|won)(?=\s*(?:[.,;:!?]|$)))",
     re.IGNORECASE,
 )
+# a move number said before its move: "three d4", "3 d4" at a sentence's or clause's start, or after "is" or "play"
+_SPOKEN_NUMBER = re.compile(
+    r"(?:^|[.,;:!?]|\b(?:is|play|plays|played|playing))\s*(?P<n>[1-9]|1[0-9]|one|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve)(?:\s*[,.]\s*|\s+)$",
+    re.IGNORECASE,
+)
+_LEADING_NUMBER = re.compile(
+    r"(?:[1-9]|1[0-9]|one|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*[,.]\s*|\s+)", re.IGNORECASE
+)
 _NUMBERS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 _NUMBERS |= {"to": 2, "too": 2, "for": 4, "won": 1}
 # "black can also wait with the recapture and play knight f6": words between "can also" and the
@@ -753,7 +762,19 @@ def _roles(text: str) -> list[_Said]:
         first.mention.side = chess.WHITE if subject.group(1).lower() == "white" else chess.BLACK
     _advice(text, [s for s in saids if s.role != "instead_of"])
     _number_said(text, saids)
+    _number_before(text, saids)
     return saids
+
+
+def _number_before(text: str, saids: list[_Said]) -> None:
+    """ "A second try for White is three d4": a move number said without its full stop right before
+    a move, at the start of a sentence or clause or after "is"/"play", numbers that move."""
+    for said in saids:
+        if said.mention.move_number is None and said.role != "instead_of":
+            lead = _LEADING_NUMBER.match(said.mention.text)  # "three d4": the number read as the move's prefix
+            if number := _SPOKEN_NUMBER.search(text[: said.mention.start + (lead.end() if lead else 0)]):
+                n = number.group("n").lower()
+                said.mention.move_number, said.mention.black = int(n) if n.isdigit() else _NUMBERS[n], None
 
 
 def _number_said(text: str, saids: list[_Said]) -> None:
