@@ -697,11 +697,27 @@ def _epd_after(board: chess.Board, move: chess.Move) -> str:
 
 
 def _pick(mention: Mention, board: chess.Board, strict: bool) -> chess.Move | None:
-    """The best candidate, a tie broken by the one that stays in the book; None if still tied."""
+    """The best candidate, a tie broken by the one that stays in the book, else (a capture by either
+    knight) by the knight that has not moved yet; None if still tied."""
     best = mention.candidates(board, strict)
     if len(best) > 1:
-        best = [move for move in best if _in_book(board, move)]
+        booked = [move for move in best if _in_book(board, move)]
+        best = booked if len(booked) == 1 else _undeveloped_knight(board, booked or best)
     return best[0] if len(best) == 1 else None
+
+
+def _undeveloped_knight(board: chess.Board, tied: list[chess.Move]) -> list[chess.Move]:
+    """ "Knight takes d2" where both knights can: the one still on the square it started on (an
+    opening develops pieces; "knight b takes d2" heard without its "b"). ``tied`` when no such one,
+    and for quiet moves (with a misheard square, two knights reaching it is a guess; measured: a
+    quiet move taken this way added spurious moves)."""
+    if len(tied) != 2 or any(board.piece_type_at(move.from_square) != chess.KNIGHT or not board.is_capture(move)
+                             for move in tied):
+        return tied
+    start = chess.BB_B1 | chess.BB_G1 | chess.BB_B8 | chess.BB_G8
+    touched = {square for move in board.move_stack for square in (move.from_square, move.to_square)}
+    home = [move for move in tied if chess.BB_SQUARES[move.from_square] & start and move.from_square not in touched]
+    return home if len(home) == 1 else tied
 
 
 def _roles(text: str) -> list[_Said]:
