@@ -85,14 +85,10 @@ _ON_MOVE = re.compile(
     re.IGNORECASE,
 )
 # a move number said before its move: "three d4", "3 d4" at a sentence's or clause's start, or after "is" or "play"
-_SPOKEN_NUMBER = re.compile(
-    r"(?:^|[.,;:!?]|\b(?:is|play|plays|played|playing))\s*(?P<n>[1-9]|1[0-9]|one|three|four|five|six|seven|eight|"
-    r"nine|ten|eleven|twelve)(?:\s*[,.]\s*|\s+)$",
-    re.IGNORECASE,
-)
-_LEADING_NUMBER = re.compile(
-    r"(?:[1-9]|1[0-9]|one|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*[,.]\s*|\s+)", re.IGNORECASE
-)
+# (not "two": that is the spoken "to"); then a pause or a space, not "3d4" run together
+_MOVE_NUMBER_SAID = r"(?P<n>[1-9]|1[0-9]|one|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*[,.]\s*|\s+)"
+_SPOKEN_NUMBER = re.compile(rf"(?:^|[.,;:!?]|\b(?:is|play|plays|played|playing))\s*{_MOVE_NUMBER_SAID}$", re.IGNORECASE)
+_LEADING_NUMBER = re.compile(_MOVE_NUMBER_SAID, re.IGNORECASE)
 _NUMBERS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 _NUMBERS |= {"to": 2, "too": 2, "for": 4, "won": 1}
 # "black can also wait with the recapture and play knight f6": words between "can also" and the
