@@ -387,6 +387,34 @@ def test_it_stands_for_the_piece_just_named_where_it_stands():
     assert sans(events)[-1] == "Nb6"
 
 
+def test_it_stands_for_the_piece_named_since_the_last_move():
+    """ "c4, kicking the knight again, and it goes to e6" (b6 heard as e6): "it" is the knight just
+    named, so the knight's b6, not the pawn's e6."""
+    events = track_lines(segments("White opens with e4, and black plays knight f6.", "White chases it with e5.",
+                                  "The knight jumps to d5.", "White plays d4, and black d6.",
+                                  "White plays c4, kicking the knight again, and it goes to e6."))
+    assert sans(events)[-2:] == ["c4", "Nb6"]
+
+
+@pytest.mark.parametrize("said", ["After d3, black tucks the king away as well.",
+                                  "White plays d3, and black brings the king to safety."])
+def test_the_king_tucked_away_is_castling(said):
+    events = track_lines(segments("White opens with c4, black replies with e5.", "Knight c3, knight f6, g3 and d5.",
+                                  "After c takes d5, the knight takes back on d5.", "Bishop g2, knight b6.",
+                                  "Knight f3, knight c6.", "White castles short, black plays bishop e7.", said))
+    assert sans(events)[-2:] == ["d3", "O-O"]
+
+
+@pytest.mark.parametrize("number", ["three d4", "3 d4", "three, d4"])
+def test_a_move_number_said_without_its_full_stop_places_the_move(number):
+    """ "A second try for White is three d4": White's third move, a branch, not a move at the end of the line."""
+    events = track_lines(segments("We begin with e4 e5, knight f3, and black counterattacks with knight f6.",
+                                  "White takes on e5, d6 kicks the knight, and it retreats to f3.",
+                                  f"A second try for White is {number}, hitting the center right away."))
+    branch = [e for e in events if e.line == 2]
+    assert [(e.ply, e.san) for e in branch] == [(5, "d4")] and branch[0].branch_of == 1
+
+
 def test_back_to_a_move_number_and_a_move_chosen_instead():
     """ "Going back to move one, black can choose the symmetrical c5 instead": a branch at Black's
     first move, continued by the moves said next."""

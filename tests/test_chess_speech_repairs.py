@@ -122,6 +122,19 @@ def test_a_file_heard_as_its_homophone_after_the_piece_is_the_source_file(heard)
     assert [board.san(m) for m, _ in find_moves(board, heard)] == ["Nbxd2"]
 
 
+def test_a_knight_recapture_both_knights_can_make_is_the_undeveloped_knights():
+    """ "and I take d2" (knight b takes d2, its file lost): in a lesson the knight still at home
+    recaptures; a quiet move both knights can make stays unplaced."""
+    opening = ("Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5, pawn to c3, "
+               "knight to f6, pawn to d4, e takes d4, c takes d4, bishop to b4 check, bishop to d2.")
+    events = track_lines(segments(opening, "Black trades with bishop takes d2, check, and I take d2.",
+                                  "Now black strikes in the center with pawn to d5."))
+    assert [e.san for e in events][-3:] == ["Bxd2+", "Nbxd2", "d5"]
+    quiet = track_lines(segments("Pawn to d4, pawn to d5, knight to f3, knight to f6, pawn to e3, pawn to e6.",
+                                 "Then knight to d2."))
+    assert [e.san for e in quiet][-1] == "e6"
+
+
 def test_a_homophone_elsewhere_is_no_file():
     board = board_after(ITALIAN_CHECK)
     assert find_moves(board, "the knight will be there, see for yourself") == []
@@ -178,17 +191,17 @@ def test_a_tie_is_broken_by_the_moves_said_next():
 
 
 def test_a_tie_the_next_moves_do_not_break_is_refused():
-    # Nbxd2 and Nfxd2 both let Black's d5 follow: neither is guessed, and Black's d5 is not played
-    # in White's turn
+    # Nbd2 and Nfd2 both block the check and let Black's d5 follow: neither is guessed, and Black's
+    # d5 is not played in White's turn (a recapture both knights can make goes to the undeveloped
+    # one: test_a_knight_recapture_both_knights_can_make_is_the_undeveloped_knights)
     events = track_lines(
         segments(
             "We start with pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5, "
-            "pawn to c3, knight to f6, pawn to d4, e takes d4, c takes d4, bishop to b4 check, "
-            "bishop to d2, bishop takes d2 check.",
-            "White answers knight takes d2, and black strikes with pawn to d5.",
+            "pawn to c3, knight to f6, pawn to d4, e takes d4, c takes d4, bishop to b4 check.",
+            "White answers knight to d2, and black strikes with pawn to d5.",
         )
     )
-    assert [san for _, _, san in played(events)][13:] == ["Bxd2+"]
+    assert [san for _, _, san in played(events)][11:] == ["Bb4+"]
 
 
 GIUOCO = "We start with pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5, pawn to c3."

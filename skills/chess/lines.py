@@ -84,6 +84,11 @@ _ON_MOVE = re.compile(
     r"eleven|twelve)\b|(?P<heard>to|too|for|won)(?=\s*(?:[.,;:!?]|$)))",
     re.IGNORECASE,
 )
+# a move number said before its move: "three d4", "3 d4" at a sentence's or clause's start, or after "is" or "play"
+# (not "two": that is the spoken "to"); then a pause or a space, not "3d4" run together
+_MOVE_NUMBER_SAID = r"(?P<n>[1-9]|1[0-9]|one|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*[,.]\s*|\s+)"
+_SPOKEN_NUMBER = re.compile(rf"(?:^|[.,;:!?]|\b(?:is|play|plays|played|playing))\s*{_MOVE_NUMBER_SAID}$", re.IGNORECASE)
+_LEADING_NUMBER = re.compile(_MOVE_NUMBER_SAID, re.IGNORECASE)
 _NUMBERS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 _NUMBERS |= {"to": 2, "too": 2, "for": 4, "won": 1}
 # "black can also wait with the recapture and play knight f6": words between "can also" and the
@@ -688,11 +693,27 @@ def _epd_after(board: chess.Board, move: chess.Move) -> str:
 
 
 def _pick(mention: Mention, board: chess.Board, strict: bool) -> chess.Move | None:
-    """The best candidate, a tie broken by the one that stays in the book; None if still tied."""
+    """The best candidate, a tie broken by the one that stays in the book, else (a capture by either
+    knight) by the knight that has not moved yet; None if still tied."""
     best = mention.candidates(board, strict)
     if len(best) > 1:
-        best = [move for move in best if _in_book(board, move)]
+        booked = [move for move in best if _in_book(board, move)]
+        best = booked if len(booked) == 1 else _undeveloped_knight(board, booked or best)
     return best[0] if len(best) == 1 else None
+
+
+def _undeveloped_knight(board: chess.Board, tied: list[chess.Move]) -> list[chess.Move]:
+    """ "Knight takes d2" where both knights can: the one still on the square it started on (an
+    opening develops pieces; "knight b takes d2" heard without its "b"). ``tied`` when no such one,
+    and for quiet moves (with a misheard square, two knights reaching it is a guess; measured: a
+    quiet move taken this way added spurious moves)."""
+    if len(tied) != 2 or any(board.piece_type_at(move.from_square) != chess.KNIGHT or not board.is_capture(move)
+                             for move in tied):
+        return tied
+    start = chess.BB_B1 | chess.BB_G1 | chess.BB_B8 | chess.BB_G8
+    touched = {square for move in board.move_stack for square in (move.from_square, move.to_square)}
+    home = [move for move in tied if chess.BB_SQUARES[move.from_square] & start and move.from_square not in touched]
+    return home if len(home) == 1 else tied
 
 
 def _roles(text: str) -> list[_Said]:
@@ -753,7 +774,19 @@ def _roles(text: str) -> list[_Said]:
         first.mention.side = chess.WHITE if subject.group(1).lower() == "white" else chess.BLACK
     _advice(text, [s for s in saids if s.role != "instead_of"])
     _number_said(text, saids)
+    _number_before(text, saids)
     return saids
+
+
+def _number_before(text: str, saids: list[_Said]) -> None:
+    """ "A second try for White is three d4": a move number said without its full stop right before
+    a move, at the start of a sentence or clause or after "is"/"play", numbers that move."""
+    for said in saids:
+        if said.mention.move_number is None and said.role != "instead_of":
+            lead = _LEADING_NUMBER.match(said.mention.text)  # "three d4": the number read as the move's prefix
+            if number := _SPOKEN_NUMBER.search(text[: said.mention.start + (lead.end() if lead else 0)]):
+                n = number.group("n").lower()
+                said.mention.move_number, said.mention.black = int(n) if n.isdigit() else _NUMBERS[n], None
 
 
 def _number_said(text: str, saids: list[_Said]) -> None:

@@ -285,9 +285,21 @@ def _word_token(raw: str, s: int, e: int) -> _Tok:
     return _Tok("word", s, e, word)
 
 
+# Castling said without the word: "black tucks the king away", "white brings the king to safety"
+_KING_TO_SAFETY = re.compile(
+    r"\b(?:tuck|put|bring|get|take|whisk)(?:s|ed|ing|ting|ging)?\s+(?:the|his|her|its|their|our|your|my)\s+king\s+"
+    r"(?:away|to\s+safety|into\s+safety|in\s+safety)\b",
+    re.IGNORECASE,
+)
+
+
 def _tokens(text: str) -> list[_Tok]:
     """Tokens after joining what speech splits ("e four" -> e4) and resolving words by context."""
     toks = _raw_tokens(text)
+    for phrase in _KING_TO_SAFETY.finditer(text):  # one word for castling, as "castles" is
+        k = next((n for n, t in enumerate(toks) if t.start >= phrase.start()), len(toks))
+        toks[k:] = [_Tok("castle", phrase.start(), phrase.end(), "castles")] + \
+            [t for t in toks[k:] if t.start >= phrase.end()]
     out: list[_Tok] = []
     i = 0
     while i < len(toks):
@@ -740,11 +752,23 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
             # "the knight on d5 is hit, so it drops back to b6": the piece, and where it stands
             mention.piece, mention.from_square = place.piece, next(iter(place.targets))
             mention.bare = False
+        elif mention.piece is None and (named := _named_before_it(toks[floor:i])) is not None:
+            # "c4, kicking the knight again, and it goes to b6": "it" is the piece named since the last move
+            mention.piece, mention.bare = named, False
         if not strict or _plausible(mention):
             mentions.append(mention)
         floor = end
         i = end
     return mentions
+
+
+def _named_before_it(between: list[_Tok]) -> int | None:
+    """The piece an "it" before a move stands for: the last piece named before the "it" (since the
+    move said before), where no piece is named after it."""
+    at = next((k for k in range(len(between) - 1, -1, -1) if between[k].text in _PRONOUNS), None)
+    if at is None or any(tok.kind == "piece" for tok in between[at:]):
+        return None
+    return next((tok.value for tok in reversed(between[:at]) if tok.kind == "piece"), None)
 
 
 def _shares_piece(before: Mention, between: list[_Tok]) -> bool:

@@ -68,18 +68,31 @@ def speak_flite(text: str, wav_path, *, voice: str = "slt") -> float:
     return wav_duration(wav_path)
 
 
-FESTIVAL_VOICES = ("kal", "ked")  # diphone voices (festvox-kallpc16k, festvox-kdlpc16k)
+FESTIVAL_VOICES = ("kal", "ked", "slt_hts", "kal8k")
+# "kal" is text2wave's default voice (kal_diphone: festvox-kallpc16k's 16 kHz database when it is installed, else
+# festvox-kallpc8k's), "ked" a second diphone voice (festvox-kdlpc16k), "slt_hts" the HTS voice cmu_us_slt_arctic_hts
+# (festvox-us-slt-hts) and "kal8k" kal_diphone with festvox-kallpc8k's 8 kHz database named outright
+_KAL8K_GROUP = "/usr/share/festival/voices/english/kal_diphone/group/kallpc8k.group"
+_FESTIVAL_CHOICE = {
+    "ked": "(voice_ked_diphone)",
+    "slt_hts": "(voice_cmu_us_slt_arctic_hts)",
+    "kal8k": "(begin (voice_kal_diphone) (us_db_select (us_diphone_init (list '(name \"kal_lpc_group_8k\") "
+             f"(list 'index_file \"{_KAL8K_GROUP}\") '(grouped \"true\") '(alternates_right ((er ax))) "
+             "'(default_diphone \"ax-ax\")))))",
+}
 
 
 def speak_festival(text: str, wav_path, *, voice: str = "") -> float:
     """Render ``text`` with festival's text2wave (a third synthesizer; its default kal diphone voice,
-    or ``voice``, a diphone voice's short name such as "ked", when it is installed)."""
+    or ``voice``, one of FESTIVAL_VOICES' short names such as "ked", when it is installed)."""
     wav_path = Path(wav_path)
     wav_path.parent.mkdir(parents=True, exist_ok=True)
     raw = wav_path.with_suffix(".festival.wav")
+    if voice == "kal8k" and not Path(_KAL8K_GROUP).exists():
+        raise RuntimeError(f"festival voice kal8k needs {_KAL8K_GROUP} (festvox-kallpc8k)")
     text_file = wav_path.with_suffix(".txt")
     text_file.write_text(text, encoding="utf-8")
-    choose = ["-eval", f"(voice_{voice}_diphone)"] if voice and voice != "kal" else []
+    choose = ["-eval", _FESTIVAL_CHOICE.get(voice, f"(voice_{voice}_diphone)")] if voice and voice != "kal" else []
     _run(["text2wave", str(text_file), "-o", str(raw), *choose])
     _ffmpeg("-i", str(raw), "-ar", str(RATE), "-ac", "1", "-c:a", "pcm_s16le", str(wav_path))
     raw.unlink()
