@@ -2,7 +2,8 @@
 
 import pytest
 
-from tutorialbook.skills.chess.lines import MoveEvent, track_lines
+from tutorialbook.skills.chess.events import MoveEvent
+from tutorialbook.skills.chess.lines import track_lines
 from tutorialbook.acquire.transcript import Segment
 from tests.support.chess_lessons import epd_after
 

@@ -484,9 +484,9 @@ CASTLING_POSITIONS = ["r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "r3k2r/8/8/8/8/8/8
 
 
 def test_the_moves_to_some_squares_are_the_legal_moves_to_them_in_the_same_order():
-    """Weighing a mention walks only the moves to its squares (moves._legal_to); python-chess masks
+    """Weighing a mention walks only the moves to its squares (mention._legal_to); python-chess masks
     castling by the rook's square, so e1g1 must come from a g1 and never from an h1 alone."""
-    from tutorialbook.skills.chess.moves import _legal_to
+    from tutorialbook.skills.chess.mention import _legal_to
 
     from tests.support.chess_lessons import random_positions
 

@@ -9,7 +9,8 @@ import pytest
 
 from tests.support import media
 from tutorialbook.acquire.transcript import UNSURE, Segment, Word, marked
-from tutorialbook.skills.chess.lines import MoveEvent, track_lines
+from tutorialbook.skills.chess.events import MoveEvent
+from tutorialbook.skills.chess.lines import track_lines
 from tutorialbook.skills.chess.moves import find_mentions, find_moves, parse_spoken_move
 
 CARO = "Pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, knight takes e4, bishop to f5."

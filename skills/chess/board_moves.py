@@ -23,7 +23,7 @@ import chess
 from tutorialbook.acquire.frames import FrameStats, sample_frames
 from . import openings
 from .board import BoardReader, Placement
-from .lines import LineMove
+from .events import LineMove
 
 HOLD = 0.6  # seconds a picture must stay unchanged to count when the next frame differs
 FPS = 3.0  # frames read a second at most (on change)

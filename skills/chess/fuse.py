@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from tutorialbook.acquire.transcript import Segment
 from .board_moves import BoardMove
-from .lines import MoveEvent
+from .events import MoveEvent
 
 _NEAR = 8.0  # seconds around a position's time on screen in which speech about it counts
 

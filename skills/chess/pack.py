@@ -12,7 +12,8 @@ from tutorialbook.skills.builder import OutlineNode, Plan, TutorialContext
 from tutorialbook.skills.chess import board_moves, openings, vocabulary
 from tutorialbook.skills.chess.fuse import fuse
 from tutorialbook.skills.chess import questions as chess_questions
-from tutorialbook.skills.chess.lines import MoveEvent, track_lines
+from tutorialbook.skills.chess.events import MoveEvent
+from tutorialbook.skills.chess.lines import track_lines
 from tutorialbook.skills.chess.questions import first_paths, numbered
 from tutorialbook.skills.domains import DomainPack, Worker
 from tutorialbook.skills.extract import SkillDraft

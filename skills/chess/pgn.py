@@ -18,7 +18,7 @@ import chess
 import chess.pgn
 
 from tutorialbook.errors import TutorialbookError
-from tutorialbook.skills.chess.lines import MoveEvent
+from tutorialbook.skills.chess.events import MoveEvent
 from tutorialbook.acquire.transcript import Segment, Transcript
 
 GOOD = {chess.pgn.NAG_GOOD_MOVE, chess.pgn.NAG_BRILLIANT_MOVE}

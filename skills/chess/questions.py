@@ -22,7 +22,8 @@ import chess
 
 from tutorialbook.skills import questions as qs
 from tutorialbook.skills.chess import openings
-from tutorialbook.skills.chess.lines import MoveEvent, track_lines
+from tutorialbook.skills.chess.events import MoveEvent
+from tutorialbook.skills.chess.lines import track_lines
 from tutorialbook.skills.questions import Candidate, HarvestSource, Question
 from tutorialbook.acquire.transcript import Segment
 

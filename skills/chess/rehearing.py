@@ -20,7 +20,7 @@ from typing import Protocol, TypeVar
 
 import chess
 
-from .moves import sounding_like
+from .spoken_words import sounding_like
 
 #: sentences before a move that fit nowhere in which its cause may have been said
 REACH = 3
@@ -32,7 +32,7 @@ GAIN = 2
 BUDGET = 16
 
 
-class Placed(Protocol):  # a placing of a lesson's moves (lines.py's tracker)
+class Placed(Protocol):  # a placing of a lesson's moves (tracker.py's tracker)
     dropped: list[tuple[int, int]]
     """(sentence, mention) of each move said that fit nowhere, in the order said"""
     repeated: set[tuple[int, int]]
