@@ -23,7 +23,7 @@ import chess
 from tutorialbook.acquire.frames import FrameStats, sample_frames
 from . import openings
 from .board import BoardReader, Placement
-from .events import LineMove
+from .events import LineMove, PlacedLine
 
 HOLD = 0.6  # seconds a picture must stay unchanged to count when the next frame differs
 FPS = 3.0  # frames read a second at most (on change)
@@ -132,31 +132,24 @@ def stable(readings: list[tuple[float, Placement | None]]) -> list[tuple[float, 
     return out
 
 
-@dataclass
-class _Line:
-    id: int
-    moves: list[chess.Move]
-    branch_of: int | None
-
-
 class _Tracker:
     def __init__(self, hints: set[tuple[str, str]]) -> None:
         self.hints = hints  # (EPD before, UCI) the narration says
-        self.lines: list[_Line] = []
-        self.line: _Line | None = None
+        self.lines: list[PlacedLine] = []
+        self.line: PlacedLine | None = None
         self.ply = 0
         self.moves: list[BoardMove] = []
         self.times: dict[str, float] = {chess.Board().epd(): -1.0}
         self.dropped = 0
 
-    def board(self, line: _Line | None = None, ply: int | None = None) -> chess.Board:
+    def board(self, line: PlacedLine | None = None, ply: int | None = None) -> chess.Board:
         line = line or self.line
         b = chess.Board()
         for move in (line.moves[: self.ply if ply is None else ply] if line else []):
             b.push(move)
         return b
 
-    def places(self) -> Iterable[tuple[_Line | None, int]]:
+    def places(self) -> Iterable[tuple[PlacedLine | None, int]]:
         """Every position of every line, the current line's first, the start last."""
         others = [other for other in reversed(self.lines) if other is not self.line]
         for line in [self.line, *others] if self.line else []:
@@ -240,7 +233,7 @@ class _Tracker:
         if not path:
             return False
         replay = chess.Board()
-        self.line = _Line(len(self.lines) + 1, [replay.push_san(san) for san in path], None)
+        self.line = PlacedLine(len(self.lines) + 1, [replay.push_san(san) for san in path], None)
         self.lines.append(self.line)
         self.ply = len(path)
         self.times.setdefault(self.board().epd(), t)
@@ -257,7 +250,7 @@ class _Tracker:
             self.line.moves.append(move)
         else:
             parent = self.line.id if self.line is not None and self.ply > 0 else None
-            self.line = _Line(len(self.lines) + 1, [*path, move], parent)
+            self.line = PlacedLine(len(self.lines) + 1, [*path, move], parent)
             self.lines.append(self.line)
         self.ply += 1
         epd_before = before.epd()

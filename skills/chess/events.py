@@ -1,14 +1,27 @@
 """The moves a lesson's reading yields: each placed in its line, with the positions around it.
 
 `LineMove` is a move of a line of play (also what `board_moves` reads off the board); `MoveEvent`
-is one said in the narration, with when, how and why.
+is one said in the narration, with when, how and why; `PlacedLine` is a line while its moves are
+being placed (by the narration's tracker and by the board's).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LineMove", "MoveEvent"]
+import chess
+
+__all__ = ["LineMove", "MoveEvent", "PlacedLine"]
+
+
+@dataclass
+class PlacedLine:
+    """A line of play as it grows: its id (from 1, in order of appearance), every move from the
+    initial position, and the line it forked from (None for one started from scratch)."""
+
+    id: int
+    moves: list[chess.Move]
+    branch_of: int | None
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,14 @@ import chess
 from .spoken_words import (_ABSORBED_WEIGHT, _LOOSE_WEIGHT, _QUIET_BONUS, _RHYME_WEIGHT, RHYMING_FILES,
                            sounding_like)
 
-__all__ = ["MIN_SCORE", "Mention"]
+__all__ = ["MIN_SCORE", "SCORE_TIE", "Mention"]
 
 # --- mentions -----------------------------------------------------------------------------------
 
 MIN_SCORE = 3.0
 """The least score (`Mention.scored`) with which a mention names a move."""
-_EPS = 1e-9
+SCORE_TIE = 1e-9
+"""Scores closer than this are a tie (sums of float weights)."""
 
 
 @dataclass
@@ -104,7 +105,7 @@ class Mention:
         scored = self.scored(board, strict, sound_alikes)
         if not scored or scored[0][0] < MIN_SCORE:
             return []
-        return [move for s, move in scored if s > scored[0][0] - _EPS]
+        return [move for s, move in scored if s > scored[0][0] - SCORE_TIE]
 
     def scored(
         self, board: chess.Board, strict: bool = True, sound_alikes: bool = True, loose: bool = False

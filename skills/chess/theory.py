@@ -12,7 +12,7 @@ from contextvars import ContextVar
 import chess
 
 from . import openings
-from .mention import MIN_SCORE, Mention
+from .mention import MIN_SCORE, SCORE_TIE, Mention
 
 # What staying in the opening book is worth, against a sound-alike's discount of 4 × (1 - 0.3) = 2.8
 # (mention.py): one book move does not outweigh what was heard, two in a row do.
@@ -26,7 +26,6 @@ _TITLED: ContextVar[frozenset[str]] = ContextVar("titled", default=frozenset())
 #: whether those positions come from the lesson's title (not from its first sentences): only then may a
 #: square said bare be heard again as the titled line's move there
 _BY_TITLE: ContextVar[bool] = ContextVar("by_title", default=False)
-_EPS = 1e-9
 
 
 def resolve(
@@ -72,7 +71,7 @@ def resolve(
         if score >= MIN_SCORE:
             values[alt] = score
     top = max(values.values(), default=0.0)
-    best = [alt for alt, value in values.items() if value > top - _EPS]
+    best = [alt for alt, value in values.items() if value > top - SCORE_TIE]
     return move if move in best or len(best) != 1 else best[0]
 
 
@@ -105,16 +104,19 @@ def _fits(board: chess.Board, mentions: tuple[Mention, ...]) -> bool:
 
 def _in_book(board: chess.Board, move: chess.Move) -> bool:
     """Whether `move` leads to a position some opening line passes through."""
-    board = board.copy(stack=False)
-    board.push(move)
-    return openings.board_in_book(board)
+    return openings.board_in_book(_after(board, move))
 
 
 def _epd_after(board: chess.Board, move: chess.Move) -> str:
     """The position (EPD) `move` leads to (`board` is left as it was)."""
-    board = board.copy(stack=False)
-    board.push(move)
-    return openings.epd(board)
+    return openings.epd(_after(board, move))
+
+
+def _after(board: chess.Board, move: chess.Move) -> chess.Board:
+    """A copy of `board` with `move` played, without the moves before it."""
+    after = board.copy(stack=False)
+    after.push(move)
+    return after
 
 
 def _pick(mention: Mention, board: chess.Board, strict: bool) -> chess.Move | None:

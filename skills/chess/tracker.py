@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import cast
 
 import chess
 
 from tutorialbook.acquire.transcript import Segment
 from . import openings
-from .events import MoveEvent
+from .events import MoveEvent, PlacedLine
 from .mention import Mention
 from .roles import _BACK_TO_MOVE, _NUMBERS, _RESTART, _TURNS_AWAY, _Said
 from .theory import _TITLED, _epd_after, _fits, _in_book, _untie, resolve
@@ -27,25 +26,18 @@ _GAP_CONFIRM = 2  # a lost move found without opening theory needs this many of 
 _LOOKAHEAD = 2  # moves said next that may confirm a guess, each resolved with those after it
 
 
-@dataclass
-class _Line:
-    id: int
-    moves: list[chess.Move]
-    branch_of: int | None
-
-
 class _Tracker:
     """The tree of lines and a cursor in it (a line and how many of its moves are played)."""
 
     def __init__(self) -> None:
-        self.lines: list[_Line] = []
-        self.line: _Line | None = None
+        self.lines: list[PlacedLine] = []
+        self.line: PlacedLine | None = None
         self.ply = 0
         self.fresh = True  # at the initial position after a restart: a new first move starts a new line
-        self.last: tuple[_Line, int] | None = None  # the last move spoken about: its line and index
+        self.last: tuple[PlacedLine, int] | None = None  # the last move spoken about: its line and index
         self.seen: dict[str, tuple[int, tuple[chess.Move, ...]]] = {}
         self.events: list[MoveEvent] = []
-        self.held: tuple[_Line | None, int] | None = None  # a return from a warned-against line, held
+        self.held: tuple[PlacedLine | None, int] | None = None  # a return from a warned-against line, held
         self.at_move = False  # the cursor was set by "back to move N": White's and Black's move N are both near
         self.sentence_at = 0  # the index of the sentence being placed
         self.dropped: list[tuple[int, int]] = []  # (sentence, mention) of each move said that fit nowhere
@@ -56,7 +48,7 @@ class _Tracker:
         """This state, to go on from while it stays as it is (lines copied; events never change)."""
         twin = _Tracker.__new__(_Tracker)
         twin.__dict__.update(self.__dict__)
-        twins = {id(line): _Line(line.id, list(line.moves), line.branch_of) for line in self.lines}
+        twins = {id(line): PlacedLine(line.id, list(line.moves), line.branch_of) for line in self.lines}
         twin.lines = [twins[id(line)] for line in self.lines]
         twin.line = twins[id(self.line)] if self.line is not None else None
         twin.last = (twins[id(self.last[0])], self.last[1]) if self.last is not None else None
@@ -130,7 +122,7 @@ class _Tracker:
                 return k
         return None
 
-    def played_elsewhere(self, mention: Mention) -> tuple[_Line, int] | None:
+    def played_elsewhere(self, mention: Mention) -> tuple[PlacedLine, int] | None:
         """A move played in another line, the line last spoken about first, then the newest.
 
         "After Bb4+, white must give back the queen" continues a line the narrator left (a trap
@@ -146,7 +138,7 @@ class _Tracker:
                     return line, k
         return None
 
-    def resumes(self, restore: tuple[_Line | None, int], mention: Mention) -> chess.Move | None:
+    def resumes(self, restore: tuple[PlacedLine | None, int], mention: Mention) -> chess.Move | None:
         """The move `mention` names where the lesson was before a warned-against line (``restore``)."""
         line, ply = restore
         return resolve(mention, self.board(line.moves[:ply] if line else []))
@@ -231,13 +223,13 @@ class _Tracker:
                     and self.lines[parent.branch_of - 1].moves[:p] == path
                 ):
                     parent = self.lines[parent.branch_of - 1]  # fork from the oldest line that shares the path
-                self.line = _Line(len(self.lines) + 1, [*path, move], parent.id if parent else None)
+                self.line = PlacedLine(len(self.lines) + 1, [*path, move], parent.id if parent else None)
                 self.lines.append(self.line)
             self.ply, self.fresh, self.last = p + 1, False, (self.line, p)
         self.at_move = False
-        self.emit(cast(_Line, self.line), p, said, quote, seg)  # follow() or the branch above set it
+        self.emit(cast(PlacedLine, self.line), p, said, quote, seg)  # follow() or the branch above set it
 
-    def emit(self, line: _Line, index: int, said: _Said, quote: str, seg: Segment) -> None:
+    def emit(self, line: PlacedLine, index: int, said: _Said, quote: str, seg: Segment) -> None:
         before = self.board(line.moves[:index])
         move = line.moves[index]
         san = before.san(move)
@@ -266,7 +258,7 @@ class _Tracker:
 
     def alternative(self, said: _Said, quote: str, seg: Segment) -> bool:
         """A move offered in place of one just discussed: fork where it is legal and new."""
-        places: list[tuple[_Line, int]] = []
+        places: list[tuple[PlacedLine, int]] = []
         if self.line is not None and (said.role == "suppose" or self.ply < len(self.line.moves)):
             # "suppose", or back inside a line ("go back to the position after 3. Bg5. Black can
             # also play Nbd7"): the move offered replaces the one the line continues with
@@ -304,8 +296,8 @@ class _Tracker:
             n = (back.group("n") or back.group("heard")).lower()
             self.back_to_move(int(n) if n.isdigit() else _NUMBERS[n])
         held, self.held = self.held, None
-        restore: tuple[_Line | None, int] | None = held  # after a warned-against line, back to the lesson
-        # below, cast(_Line, self.line): a move was followed or found in path(), so there is a line
+        restore: tuple[PlacedLine | None, int] | None = held  # after a warned-against line, back to the lesson
+        # below, cast(PlacedLine, self.line): a move was followed or found in path(), so there is a line
         again = False  # the mention before was a move played earlier, said again
         for n, said in enumerate(saids):
             m = said.mention
@@ -317,7 +309,7 @@ class _Tracker:
             if said.role == "instead_of":
                 k = self.played_at(m, strict=False, ahead=True)
                 if k is not None:
-                    self.ply, self.last = k, (cast(_Line, self.line), k)
+                    self.ply, self.last = k, (cast(PlacedLine, self.line), k)
                 continue
             self.go_to_number(m)
             if said.role == "offered":
@@ -343,13 +335,13 @@ class _Tracker:
                 self.repeated.add((self.sentence_at, n))  # where to go on from: heard as said
                 if move is not None and self.follow(move):
                     if said.kind != "move":
-                        self.emit(cast(_Line, self.line), self.ply - 1, said, quote, seg)
+                        self.emit(cast(PlacedLine, self.line), self.ply - 1, said, quote, seg)
                     continue
                 k = self.played_at(m)
                 if k is not None:
-                    self.ply, self.last = k + 1, (cast(_Line, self.line), k)
+                    self.ply, self.last = k + 1, (cast(PlacedLine, self.line), k)
                     if said.kind != "move":
-                        self.emit(cast(_Line, self.line), k, said, quote, seg)
+                        self.emit(cast(PlacedLine, self.line), k, said, quote, seg)
                     continue
                 if move is None and (found := self.played_elsewhere(m)) is not None:
                     line, k = found
@@ -363,9 +355,9 @@ class _Tracker:
             k = self.played_at(m)  # said again, or advice about a move already played
             if k is not None:
                 self.repeated.add((self.sentence_at, n))
-                self.last = (cast(_Line, self.line), k)
+                self.last = (cast(PlacedLine, self.line), k)
                 if said.kind != "move":
-                    self.emit(cast(_Line, self.line), k, said, quote, seg)
+                    self.emit(cast(PlacedLine, self.line), k, said, quote, seg)
             elif said.kind != "move":
                 if not self.alternative(said, quote, seg):
                     self.dropped.append((self.sentence_at, n))
