@@ -33,18 +33,13 @@ _ALTERNATIVE = re.compile(
 # "going back to move two": the position where move two is played (White's or Black's, the moves say)
 # "back to move two" as speech recognition writes it: "back to move to." (a number's sound-alike
 # only where the sentence or clause ends on it)
-_BACK_TO_MOVE = re.compile(
-    r"\b(?:back|return(?:ing)?)\s+to\s+move\s+(?:number\s+)?(?:(?P<n>\d{1,3}|one|two|three|four|five|six|seven|"
-    r"eight|nine|ten|eleven|twelve)\b|(?P<heard>to|too|for|won)(?=\s*(?:[.,;:!?]|$)))",
-    re.IGNORECASE,
-)
+#: a move's number after "move" ("move number two"), or its sound-alike where the clause ends on it
+_MOVE_N = (r"move\s+(?:number\s+)?(?:(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+           r"|(?P<heard>to|too|for|won)(?=\s*(?:[.,;:!?]|$)))")
+_BACK_TO_MOVE = re.compile(rf"\b(?:back|return(?:ing)?)\s+to\s+{_MOVE_N}", re.IGNORECASE)
 # "decline the gambit with bishop c5 on move two": the move said nearest it is that move number's
 # (speech recognition's "on move to," as _BACK_TO_MOVE reads it)
-_ON_MOVE = re.compile(
-    r"\b(?:on|at|for)\s+move\s+(?:number\s+)?(?:(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve)\b|(?P<heard>to|too|for|won)(?=\s*(?:[.,;:!?]|$)))",
-    re.IGNORECASE,
-)
+_ON_MOVE = re.compile(rf"\b(?:on|at|for)\s+{_MOVE_N}", re.IGNORECASE)
 # a move number said before its move: "three d4", "3 d4" at a sentence's or clause's start, or after "is" or "play"
 # (not "two": that is the spoken "to"); then a pause or a space, not "3d4" run together
 _MOVE_NUMBER_SAID = r"(?P<n>[1-9]|1[0-9]|one|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*[,.]\s*|\s+)"
