@@ -44,10 +44,10 @@ PLAIN_FALLBACK = frozenset({"org", "mediawiki", "textile"})
 #: what each format is called in an error
 _NAMES = {"org": "Org", "docx": "Word", "odt": "OpenDocument", "latex": "LaTeX",
           "docbook": "DocBook", "mediawiki": "MediaWiki", "textile": "Textile"}
-#: the time pandoc is given: this, plus a second per CHARS_A_SECOND bytes (it converts ~2 MB of Org
-#: or LaTeX a second here)
+#: the time pandoc is given: this, plus a second per CHARS_A_SECOND bytes (here it converts ~220 KB of
+#: Org and ~470 KB of LaTeX a second: 2 MB of zutty's and with-editor's guides in 9.6 s)
 SECONDS = 10.0
-CHARS_A_SECOND = 200_000
+CHARS_A_SECOND = 100_000
 #: pandoc's heap limit: a document that needs more is refused (R's 100-page manual as a Word file,
 #: 1.7 MB of XML, converts within 128 MB; 170 MB of XML zipped into 0.7 MB ran into 2 GB)
 HEAP_MB = 1024
