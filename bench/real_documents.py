@@ -2,7 +2,7 @@
 chunk retrieval and BM25 over the same text, on the same learner questions, in one run.
 
     python bench/learning.py --real [--docs r-intro,flask-tutorial,bzip2-manual,libjpeg-usage,openqa-writing-tests,
-                                           zutty-usage]
+                                           zutty-usage,with-editor-manual]
                                     [--modes hybrid,keyword,vector,toc] [--rounds 1] [--fresh] [--json]
 
 Documents (``bench/data/<name>/README.md`` says where each comes from and its exact rules):
@@ -22,9 +22,12 @@ Documents (``bench/data/<name>/README.md`` says where each comes from and its ex
 - ``zutty-usage``: the Zutty user guide, an Org-mode source (gzipped),
   ``/usr/share/doc/zutty/USAGE.org.gz`` (Debian ``zutty``); questions written from the document
   alone and committed before any system ran on it, held out.
+- ``with-editor-manual``: the With-Editor User Manual, an Org-mode source (gzipped),
+  ``/usr/share/doc/elpa-with-editor/with-editor.org.gz`` (Debian ``elpa-with-editor``); questions
+  written from the document alone and committed before any system ran on it, held out.
 
 Debian packages the bench needs (not CI's: the bench is not CI): ``r-doc-html python-flask-doc bzip2-doc
-libjpeg62-turbo-dev openqa-doc zutty``.
+libjpeg62-turbo-dev openqa-doc zutty elpa-with-editor``.
 A document whose package is missing is skipped with a line saying which; a document whose format
 the project cannot ingest yet still gets its baselines, and the system rows are skipped with the
 reader's error.
@@ -182,6 +185,7 @@ def documents() -> dict[str, Document]:
     usage = Path("/usr/share/doc/libjpeg62-turbo-dev/usage.txt.gz")
     openqa = Path("/usr/share/doc/openqa/WritingTests.asciidoc.gz")
     zutty = Path("/usr/share/doc/zutty/USAGE.org.gz")
+    with_editor = Path("/usr/share/doc/elpa-with-editor/with-editor.org.gz")
     return {
         "r-intro": Document("r-intro", r_intro, "r-doc-html", [r_intro] if r_intro.exists() else []),
         "flask-tutorial": Document("flask-tutorial", flask, "python-flask-doc",
@@ -191,6 +195,8 @@ def documents() -> dict[str, Document]:
         "openqa-writing-tests": Document("openqa-writing-tests", openqa, "openqa-doc",
                                          [openqa] if openqa.exists() else []),
         "zutty-usage": Document("zutty-usage", zutty, "zutty", [zutty] if zutty.exists() else []),
+        "with-editor-manual": Document("with-editor-manual", with_editor, "elpa-with-editor",
+                                       [with_editor] if with_editor.exists() else []),
     }
 
 
