@@ -198,3 +198,33 @@ def test_a_word_file_that_inflates_past_the_text_limit_is_refused_before_pandoc_
     with pytest.raises(TutorialbookError, match=r"bomb.docx inflates to 2\d MiB of XML, over the 20 MiB limit"):
         read_source(bomb)
     assert ran == []
+
+
+def test_an_xml_entity_naming_a_file_reads_nothing(tmp_path):
+    """DocBook is XML, and so is a Word file's document.xml: an external entity naming a file on
+    the server (XXE) is refused by pandoc's parser, and nothing of the file shows anywhere."""
+    import re
+    import zipfile
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("swordfish\n", encoding="utf-8")
+    entity = f'<!DOCTYPE article [<!ENTITY xxe SYSTEM "file://{secret}">]>'
+    docbook = tmp_path / "guide.dbk"
+    docbook.write_text(f'<?xml version="1.0"?>\n{entity}\n<article xmlns="http://docbook.org/ns/docbook" '
+                       'version="5.0"><title>Guide</title><section><title>Start</title>'
+                       '<para>Read this first. &xxe;</para></section></article>\n', encoding="utf-8")
+    saved = written_by_pandoc(tmp_path, ".docx", "docx")
+    word = tmp_path / "guide.docx"
+    with zipfile.ZipFile(saved) as source, zipfile.ZipFile(word, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "word/document.xml":
+                head, mark, rest = data.decode("utf-8").partition("?>")
+                body, found = re.subn(r"(<w:t[^>]*>)", r"\1&xxe; ", rest, count=1)
+                assert found == 1
+                data = (head + mark + entity.replace("article", "w:document") + body).encode("utf-8")
+            target.writestr(info.filename, data)
+    for path, kind in ((docbook, "DocBook"), (word, "Word")):
+        with pytest.raises(TutorialbookError, match=f"{path.name} is not a readable {kind} document") as info:
+            read_source(path)
+        assert "swordfish" not in str(info.value)
