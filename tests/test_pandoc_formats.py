@@ -228,3 +228,12 @@ def test_an_xml_entity_naming_a_file_reads_nothing(tmp_path):
         with pytest.raises(TutorialbookError, match=f"{path.name} is not a readable {kind} document") as info:
             read_source(path)
         assert "swordfish" not in str(info.value)
+
+
+def test_an_org_link_to_a_section_reads_as_the_sections_name(tmp_path):
+    """``[[*Using it]]`` links to the section "Using it" (pandoc keeps the ``*`` Org writes)."""
+    path = tmp_path / "links.org"
+    path.write_text("* Using it\nSee [[*Using it]] and [[*Using it][the usage]] for the rest of the steps.\n",
+                    encoding="utf-8")
+    assert [s.text for s in read_source(path).segments] == [
+        "See Using it and the usage for the rest of the steps."]

@@ -71,7 +71,7 @@ def program() -> str | None:
 def read_with_pandoc(data: str | bytes, name: str, suffix: str) -> Document:
     """The document ``data`` (text, or an archive's bytes) of format ``suffix`` (a key of
     ``PANDOC_FORMATS``), through pandoc and the HTML reader."""
-    from tutorialbook.acquire.formats.html import read_html  # lxml, loaded when a page is read
+    from tutorialbook.acquire.formats.html import read_page  # lxml, loaded when a page is read
 
     fmt = PANDOC_FORMATS[suffix]
     raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -85,12 +85,23 @@ def read_with_pandoc(data: str | bytes, name: str, suffix: str) -> Document:
         doc = read_plain(data, name)
         doc.warnings.append(f"{exc}; read as plain text")
         return doc
-    doc = read_html(page, name)
+    doc = Document(name)
+    doc.title = read_page(doc, page, name, prepare=_named_sections)
     skipped = [w for w in warnings if _NOT_READ.search(w)]
     if skipped:
         doc.warnings.append(f"{name}: {len(skipped)} file(s) it names were not read (pandoc reads no other file: "
                             f"{_first_line(skipped[0])})")
     return doc
+
+
+def _named_sections(root) -> None:
+    """Org's link to a section of its own (``[[*Using it]]``), which pandoc writes as a
+    "spurious-link" span showing the target as written: the section's name, without Org's ``*``."""
+    for span in root.iter("span"):
+        if "spurious-link" in (span.get("class") or "").split() and (span.get("target") or "").startswith("*"):
+            shown = next((el for el in span.iter() if (el.text or "").startswith("*")), None)
+            if shown is not None:
+                shown.text = shown.text[1:]
 
 
 class _Unconverted(Exception):
