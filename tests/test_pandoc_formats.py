@@ -46,21 +46,22 @@ def written_by_pandoc(tmp_path, suffix: str, writer: str):
 
 
 @pytest.mark.parametrize("suffix, writer, titled, coded", [
-    (".docx", "docx", True, True), (".odt", "odt", False, False), (".dbk", "docbook5", True, True),
+    (".docx", "docx", True, True), (".odt", "odt", True, False), (".dbk", "docbook5", True, True),
     (".mediawiki", "mediawiki", False, True), (".textile", "textile", False, True),
 ])
 def test_a_document_an_editor_saved_keeps_its_title_headings_list_and_code(tmp_path, suffix, writer, titled, coded):
     transcript = read_source(written_by_pandoc(tmp_path, suffix, writer))
     headings = [title for _, _, title in transcript.headings]
     assert headings[-2:] == HEADINGS
-    # a format without a title field pandoc reads (MediaWiki, Textile; OpenDocument's is a paragraph
-    # styled "Title") is titled by its first heading
+    # a format without a title field (MediaWiki, Textile) is titled by its first heading; OpenDocument's
+    # title is a paragraph in the "Title" style, which pandoc reads as body text: read from content.xml
     assert transcript.title == ("Baking a sourdough loaf" if titled else "Feeding the starter")
     kinds = {s.kind: s.text for s in transcript.segments}
     assert kinds["list"] == "- Discard half of the starter first.\n- Keep it at room temperature."
     # pandoc reads OpenDocument's code (paragraphs styled "Source Text") as paragraphs
     assert kinds.get("code") == ("oven.preheat(250)\nbake(minutes=40)" if coded else None)
     assert "Feed the starter twice a day with equal weights of flour and water." in transcript.text
+    assert "Baking a sourdough loaf" not in transcript.text  # the title is no passage
 
 
 ORG = """#+TITLE: Zutty in five minutes

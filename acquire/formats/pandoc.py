@@ -68,15 +68,16 @@ def program() -> str | None:
     return shutil.which("pandoc")
 
 
-def read_with_pandoc(data: str | bytes, name: str, suffix: str) -> Document:
+def read_with_pandoc(data: str | bytes, name: str, suffix: str, title: str | None = None) -> Document:
     """The document ``data`` (text, or an archive's bytes) of format ``suffix`` (a key of
-    ``PANDOC_FORMATS``), through pandoc and the HTML reader."""
+    ``PANDOC_FORMATS``), through pandoc and the HTML reader. ``title``: one pandoc's reader does not
+    take (OpenDocument's), which then opens no passage of its own."""
     from tutorialbook.acquire.formats.html import read_page  # lxml, loaded when a page is read
 
     fmt = PANDOC_FORMATS[suffix]
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
-        page, warnings = _convert(raw, fmt, name)
+        page, warnings = _convert(raw, fmt, name, title)
     except _Unconverted as exc:
         if fmt not in PLAIN_FALLBACK or not isinstance(data, str):
             raise TutorialbookError("source", str(exc)) from exc
@@ -86,12 +87,20 @@ def read_with_pandoc(data: str | bytes, name: str, suffix: str) -> Document:
         doc.warnings.append(f"{exc}; read as plain text")
         return doc
     doc = Document(name)
-    doc.title = read_page(doc, page, name, prepare=_named_sections)
+    doc.title = read_page(doc, page, name, prepare=lambda root: _prepared(root, title))
     skipped = [w for w in warnings if _NOT_READ.search(w)]
     if skipped:
         doc.warnings.append(f"{name}: {len(skipped)} file(s) it names were not read (pandoc reads no other file: "
                             f"{_first_line(skipped[0])})")
     return doc
+
+
+def _prepared(root, title: str | None) -> None:
+    _named_sections(root)
+    if title:  # the title's own paragraph, which pandoc's OpenDocument reader leaves in the body
+        first = next((el for el in root.iter("p", "h1", "h2", "h3", "h4", "h5", "h6")), None)
+        if first is not None and first.tag == "p" and " ".join(first.text_content().split()) == title:
+            first.drop_tree()
 
 
 def _named_sections(root) -> None:
@@ -123,10 +132,37 @@ def read_archive(data: bytes, name: str, suffix: str, max_bytes: int) -> Documen
     if inflated > max_bytes:
         raise TutorialbookError("source", f"{name} inflates to {inflated / 2**20:.0f} MiB of XML, over the "
                                           f"{max_bytes / 2**20:.0f} MiB limit")
-    return read_with_pandoc(data, name, suffix)
+    title = _odt_title(data) if suffix == ".odt" else None
+    return read_with_pandoc(data, name, suffix, title)
 
 
-def _convert(raw: bytes, fmt: str, name: str) -> tuple[bytes, list[str]]:
+_ODF_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+_ODF_STYLE = "urn:oasis:names:tc:opendocument:xmlns:style:1.0"
+
+
+def _odt_title(data: bytes) -> str | None:
+    """An OpenDocument text's title: its first paragraph in the "Title" style, or in an automatic
+    style made from it (LibreOffice's "P1" with "Title" as parent). pandoc's reader keeps that
+    paragraph as body text and gives the document no title, so the tutorial was named after its
+    first heading. No entity or DTD is loaded; a content.xml that does not parse gives none."""
+    from lxml import etree
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zipped:
+            root = etree.fromstring(zipped.read("content.xml"),
+                                    etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False))
+    except (KeyError, zipfile.BadZipFile, etree.XMLSyntaxError, ValueError, OSError, NotImplementedError,
+            RuntimeError):
+        return None
+    styled = {"Title"} | {style.get(f"{{{_ODF_STYLE}}}name") for style in root.iter(f"{{{_ODF_STYLE}}}style")
+                          if style.get(f"{{{_ODF_STYLE}}}parent-style-name") == "Title"}
+    for para in root.iter(f"{{{_ODF_TEXT}}}p", f"{{{_ODF_TEXT}}}h"):
+        if para.get(f"{{{_ODF_TEXT}}}style-name") in styled:
+            return " ".join("".join(para.itertext()).split()) or None
+    return None
+
+
+def _convert(raw: bytes, fmt: str, name: str, title: str | None = None) -> tuple[bytes, list[str]]:
     binary = program()
     if binary is None:
         raise TutorialbookError("source", f"{name}: reading {_NAMES[fmt]} needs pandoc, which is not installed "
@@ -134,6 +170,8 @@ def _convert(raw: bytes, fmt: str, name: str) -> tuple[bytes, list[str]]:
     limit = SECONDS + len(raw) / CHARS_A_SECOND
     command = [binary, "+RTS", f"-M{HEAP_MB}m", "-RTS", "--sandbox", "--from", fmt, "--to", "html5",
                "--template", str(_PAGE), "--wrap=none", "--no-highlight"]
+    if title:
+        command += ["--metadata", f"title={title}"]
     try:
         done = subprocess.run(command, input=raw, capture_output=True, timeout=limit, check=False)
     except subprocess.TimeoutExpired as exc:
