@@ -152,8 +152,8 @@ def _odt_title(data: bytes) -> str | None:
             root = etree.fromstring(zipped.read("content.xml"),
                                     etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False))
     except (KeyError, zipfile.BadZipFile, etree.XMLSyntaxError, ValueError, OSError, NotImplementedError,
-            RuntimeError):
-        return None
+            RuntimeError):  # no content.xml, a bad zip, XML that does not parse, a compression or password
+        return None  # zipfile cannot open: no title here; pandoc then reads the file, or refuses it saying why
     styled = {"Title"} | {style.get(f"{{{_ODF_STYLE}}}name") for style in root.iter(f"{{{_ODF_STYLE}}}style")
                           if style.get(f"{{{_ODF_STYLE}}}parent-style-name") == "Title"}
     for para in root.iter(f"{{{_ODF_TEXT}}}p", f"{{{_ODF_TEXT}}}h"):
