@@ -9,6 +9,7 @@ import pytest
 
 from tests.support import media
 from tutorialbook.acquire.transcript import UNSURE, Segment, Word, marked
+from tutorialbook.skills.chess.tracker import _Tracker
 from tutorialbook.skills.chess.events import MoveEvent
 from tutorialbook.skills.chess.lines import track_lines
 from tutorialbook.skills.chess.moves import find_mentions, find_moves, parse_spoken_move
@@ -513,3 +514,20 @@ def test_can_also_then_a_next_step_is_no_alternative():
     italian = "Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5."
     lesson = segments(italian, "White can also wait and then play pawn to c3.")
     assert played(track_lines(lesson))[-1] == (1, 7, "c3")
+
+
+def test_a_lost_ply_is_bridged_and_the_rest_of_the_line_kept():
+    # "knight c6" heard as noise: Black's move is lost, and the moves said after it belong to the other side
+    events = track_lines(segments("We start with e4, e5.", "Knight f3, zy takes.", "Bishop b5, a6.",
+                                  "Bishop a4, knight f6.", "Castles, bishop e7.", "Rook e1, b5."), "Ruy Lopez")
+    assert [san for _, _, san in played(events)] == "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5".split()
+    assert {line for line, _, _ in played(events)} == {1}
+
+
+def test_a_lost_ply_that_many_moves_could_bridge_is_not_guessed(monkeypatch):
+    # any of Black's quiet moves lets "rook b3, h4, rook b4, h3" follow, and none is opening theory
+    lesson = segments("Pawn to a4, pawn to h5.", "Rook a3, zy takes.", "Rook b3, pawn to h4.", "Rook b4, pawn to h3.")
+    assert [san for _, _, san in played(track_lines(lesson, "A rook lift"))] == ["a4", "h5", "Ra3", "h4", "h3"]
+    # every move counted as theory, so only the tie between the bridges refuses them
+    monkeypatch.setattr(_Tracker, "book_plies", lambda self: len(self.events))
+    assert [san for _, _, san in played(track_lines(lesson, "A rook lift"))] == ["a4", "h5", "Ra3", "h4", "h3"]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import cast
 
 from tutorialbook.acquire.transcript import UNSURE, Segment
-from . import openings, rehearing
+from . import bridging, openings, rehearing
 from .events import MoveEvent
 from .roles import _RESTART, _Said, _roles
 from .theory import _BY_TITLE, _TITLED
@@ -73,7 +73,9 @@ def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]
     token = _TITLED.set(named or openings.named_in(opening))
     by_title = _BY_TITLE.set(bool(named))
     try:
-        return rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume)).events
+        heard = rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume))
+        return bridging.best(heard.saids, lambda said, until, resume, bridges: _place(
+            sentences, said, until, resume, bridges), heard).events
     finally:
         _TITLED.reset(token)
         _BY_TITLE.reset(by_title)
@@ -96,16 +98,18 @@ def _read(segments: list[Segment]) -> list[tuple[str, str, Callable[[int], Segme
 
 
 def _place(sentences: list[tuple[str, str, Callable[[int], Segment]]], saids: list[list[_Said]],
-           until: int | None = None, resume: tuple[_Tracker, int] | None = None) -> _Tracker:
+           until: int | None = None, resume: tuple[_Tracker, int] | None = None,
+           bridges: dict | None = None) -> _Tracker:
     """Every sentence's mentions placed in turn (``saids``: the mentions of each sentence), or
     those of the sentences up to ``until``. ``resume`` is a whole lesson placed before and a
     sentence from which on ``saids`` may differ: its state before that sentence is gone on from.
     A whole lesson placed keeps the state before each sentence (``checkpoints``)."""
-    saids = [*saids, []]
+    heard, saids = saids, [*saids, []]
     tracker, start, marks = _Tracker(), 0, []
     if resume is not None:
         base, start = resume
         tracker, marks = base.checkpoints[start].copy(), base.checkpoints[:start]
+    tracker.bridges, tracker.saids = bridges or {}, heard
     for n in range(start, len(sentences)):
         if until is not None and n > until:
             break

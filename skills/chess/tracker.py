@@ -2,7 +2,7 @@
 
 `_Tracker.sentence` places one sentence's mentions, by the roles `roles._roles` gave them: played,
 followed along a known line, forked as an alternative, referred back to, or repaired where speech
-recognition replaced or lost a move.
+recognition replaced or lost a move (and, placed again, with `bridging`'s lost moves played).
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ class _Tracker:
         self.dropped: list[tuple[int, int]] = []  # (sentence, mention) of each move said that fit nowhere
         self.repeated: set[tuple[int, int]] = set()  # (sentence, mention) naming a move played before
         self.checkpoints: list[_Tracker] = []  # after placing a whole lesson: the state before each sentence
+        self.said_at: dict[tuple[int, int], tuple[chess.Move, ...]] = {}  # the path each move said met
+        self.bridges: dict[tuple[int, int], chess.Move] = {}  # a lost move to play before (sentence, mention)
+        self.saids: list[list[_Said]] = []  # the mentions of each sentence the lesson was placed from
 
     def copy(self) -> _Tracker:
         """This state, to go on from while it stays as it is (lines copied; events never change)."""
@@ -56,6 +59,7 @@ class _Tracker:
         twin.held = (twins[id(held[0])] if held[0] is not None else None, held[1]) if held is not None else None
         twin.seen, twin.events = dict(self.seen), list(self.events)
         twin.dropped, twin.repeated = list(self.dropped), set(self.repeated)
+        twin.said_at = dict(self.said_at)
         twin.checkpoints = []
         return twin
 
@@ -312,6 +316,10 @@ class _Tracker:
                     self.ply, self.last = k, (cast(PlacedLine, self.line), k)
                 continue
             self.go_to_number(m)
+            self.said_at[(self.sentence_at, n)] = tuple(self.path())
+            bridge = self.bridges.get((self.sentence_at, n))
+            if bridge is not None and self.board(self.path()).is_legal(bridge):
+                self.play(bridge, _Said(m, "move"), quote, seg)  # bridging.py's lost move before this one
             if said.role == "offered":
                 if resolve(m, self.board(self.path())) is None and self.alternative(said, quote, seg):
                     continue

@@ -1,0 +1,98 @@
+"""A move speech recognition lost, found where the moves said after it stop fitting.
+
+One ply lost ("knight c6" heard as "zy takes") leaves the other side to move: the moves said next
+are illegal, or legal for the wrong side in the wrong position, and the rest of the line is lost
+with them (a cascade). Where a move said fits nowhere, each legal move is tried as a lost one just
+before it or before a move said in the `REACH` sentences up to it (the first moves after the loss
+may still have been legal), if the move said there and the next one then follow. A bridge is kept
+only when it alone does best (fewest moves fitting nowhere, then most on the titled opening, then
+in opening theory: two as good are a refusal, nothing is guessed), and over the whole lesson leaves
+`GAIN` fewer moves fitting nowhere and places more in opening theory, which a lesson walks through:
+a wrong bridge may make later moves legal, rarely in theory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import chess
+
+from .rehearing import AHEAD, GAIN, REACH
+from .roles import _Said
+from .theory import _fits, resolve
+from .tracker import _Tracker
+
+#: placings of the lesson tried at most (each ~5-10 ms a lesson)
+BUDGET = 48
+#: moves said next (across sentences) that must follow a bridge before it is tried on the lesson
+#: (more are often misheard too)
+CONFIRM = 1
+
+Place = Callable[[list[list[_Said]], "int | None", "tuple[_Tracker, int] | None", dict], _Tracker]
+
+
+def best(saids: list[list[_Said]], place: Place, current: _Tracker) -> _Tracker:
+    """``current`` (a whole lesson placed from ``saids``) with the lost moves that explain its
+    moves said that fit nowhere; ``place(saids, until, resume, bridges)`` places the lesson as
+    ``rehearing.best``'s ``place`` does, with ``bridges`` ((sentence, mention) -> the move lost
+    before it) played."""
+    bridges: dict[tuple[int, int], chess.Move] = {}
+    tried, done = 0, set()
+    while tried < BUDGET:
+        drop = next((d for d in current.dropped if d not in done), None)
+        if drop is None:
+            break
+        done.add(drop)
+        until = drop[0] + AHEAD
+        before = sum(1 for d in current.dropped if d[0] <= until)
+        scores: dict[tuple[tuple[int, int], chess.Move], tuple[int, int, int]] = {}
+        for at in _before(saids, drop, current):
+            for gap in _gaps(saids, at, current.said_at[at]):
+                if tried >= BUDGET:
+                    break
+                tried += 1
+                trial = place(saids, until, (current, at[0]), {**bridges, at: gap})
+                scores[at, gap] = (len(trial.dropped), -trial.titled_plies(), -trial.book_plies())
+        top = min(scores.values(), default=None)
+        found = [bridge for bridge, left in scores.items() if left == top]
+        if top is None or top[0] >= before or len(found) != 1:
+            continue  # nothing gained, or two bridges do as well: not guessed
+        (at, gap), tried = found[0], tried + 1
+        trial = place(saids, None, (current, at[0]), {**bridges, at: gap})
+        if (len(trial.dropped) <= len(current.dropped) - GAIN and trial.titled_plies() >= current.titled_plies()
+                and trial.book_plies() > current.book_plies()):
+            bridges[at], current = gap, trial
+    return current
+
+
+def _before(saids: list[list[_Said]], drop: tuple[int, int], current: _Tracker) -> list[tuple[int, int]]:
+    """Where the lost move may have been said: before the move said that fit nowhere or before one of
+    the moves said in the `REACH` sentences up to it (a lost move may leave the next ones legal for
+    the wrong side), the nearest first."""
+    places = []
+    for n in range(drop[0], max(drop[0] - REACH, 0) - 1, -1):
+        last = drop[1] if n == drop[0] else len(saids[n]) - 1
+        places += [(n, k) for k in range(last, -1, -1) if (n, k) in current.said_at and saids[n][k].role == "move"
+                   and (n, k) not in current.repeated]
+    return places
+
+
+def _gaps(saids: list[list[_Said]], at: tuple[int, int], path: tuple[chess.Move, ...]) -> list[chess.Move]:
+    """The legal moves at ``path`` after which the move said at ``at`` and the `CONFIRM` moves
+    said next (across sentences) all follow."""
+    sentence, k = at
+    mention = saids[sentence][k].mention
+    nxt = tuple(s.mention for s in [*saids[sentence][k + 1:], *(s for later in saids[sentence + 1:] for s in later)]
+                if s.role == "move")[:CONFIRM]
+    board = _Tracker.board(list(path))
+    gaps = []
+    for gap in board.legal_moves:
+        board.push(gap)
+        move = resolve(mention, board)
+        if move is not None:
+            board.push(move)
+            if _fits(board, nxt):
+                gaps.append(gap)
+            board.pop()
+        board.pop()
+    return gaps
