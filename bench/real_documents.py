@@ -2,7 +2,7 @@
 chunk retrieval and BM25 over the same text, on the same learner questions, in one run.
 
     python bench/learning.py --real [--docs r-intro,flask-tutorial,bzip2-manual,libjpeg-usage,openqa-writing-tests,
-                                           zutty-usage,with-editor-manual,curl-http-scripting]
+                                           zutty-usage,with-editor-manual,curl-http-scripting,tigrc-manual]
                                     [--modes hybrid,keyword,vector,toc] [--rounds 1] [--fresh] [--json]
 
 Documents (``bench/data/<name>/README.md`` says where each comes from and its exact rules):
@@ -28,9 +28,12 @@ Documents (``bench/data/<name>/README.md`` says where each comes from and its ex
 - ``curl-http-scripting``: "The Art Of Scripting HTTP Requests Using Curl", a Markdown source (gzipped),
   ``/usr/share/doc/libcurl4/TheArtOfHttpScripting.md.gz`` (Debian ``libcurl4-doc``); questions
   written from the document alone and committed before any system ran on it, held out.
+- ``tigrc-manual``: the tigrc(5) manual page rendered to HTML by AsciiDoc, ``/usr/share/doc/tig/tigrc.5.html``
+  (Debian ``tig``); questions written from the document alone and committed before any system ran on
+  it, held out.
 
 Debian packages the bench needs (not CI's: the bench is not CI): ``r-doc-html python-flask-doc bzip2-doc
-libjpeg62-turbo-dev openqa-doc zutty elpa-with-editor libcurl4-doc``.
+libjpeg62-turbo-dev openqa-doc zutty elpa-with-editor libcurl4-doc tig``.
 A document whose package is missing is skipped with a line saying which; a document whose format
 the project cannot ingest yet still gets its baselines, and the system rows are skipped with the
 reader's error.
@@ -190,6 +193,7 @@ def documents() -> dict[str, Document]:
     zutty = Path("/usr/share/doc/zutty/USAGE.org.gz")
     with_editor = Path("/usr/share/doc/elpa-with-editor/with-editor.org.gz")
     curl = Path("/usr/share/doc/libcurl4/TheArtOfHttpScripting.md.gz")
+    tigrc = Path("/usr/share/doc/tig/tigrc.5.html")
     return {
         "r-intro": Document("r-intro", r_intro, "r-doc-html", [r_intro] if r_intro.exists() else []),
         "flask-tutorial": Document("flask-tutorial", flask, "python-flask-doc",
@@ -202,6 +206,7 @@ def documents() -> dict[str, Document]:
         "with-editor-manual": Document("with-editor-manual", with_editor, "elpa-with-editor",
                                        [with_editor] if with_editor.exists() else []),
         "curl-http-scripting": Document("curl-http-scripting", curl, "libcurl4-doc", [curl] if curl.exists() else []),
+        "tigrc-manual": Document("tigrc-manual", tigrc, "tig", [tigrc] if tigrc.exists() else []),
     }
 
 
