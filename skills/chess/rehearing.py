@@ -83,7 +83,7 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
             break
         until = drop[0] + AHEAD
         before = sum(1 for d in current.dropped if d[0] <= until)
-        fewest, found = (before, 0, 0), None
+        fewest, found, placed = (before, 0, 0), None, set()
         for n, heard in _hearings(saids, drop, current.repeated):
             if tried >= BUDGET:
                 break
@@ -92,7 +92,11 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
             trial = place(heard, until, (current, max(n - 1, 0)))
             left = (len(trial.dropped), -trial.titled_plies(), -trial.book_plies())
             if left[0] <= before - GAIN and left < fewest:
-                fewest, found = left, (n, heard)
+                fewest, found, placed = left, (n, heard), {trial.moves()}
+            elif left[0] <= before - GAIN and left == fewest:
+                placed.add(trial.moves())
+        if len(placed) > 1:
+            found = None  # two hearings that place different moves do as well: not guessed
         if found is not None:
             tried += 1
             trial = place(found[1], None, (current, max(found[0] - 1, 0)))
