@@ -10,6 +10,11 @@ hearing is kept only when fewer moves said then fit nowhere, up to a few sentenc
 whole lesson too. What the narrator said is never overruled by a guess that explains nothing more,
 nor by one that takes the lesson off the opening it is titled after: a hearing that places fewer of
 its positions is not kept, however many moves it lets fit further on.
+
+A misheard move may stay legal for longer ("e4 and d5" for e5, then "pawn takes d4" read as dxe4):
+the first move that fits nowhere comes sentences later. So the moves played on the way to its
+position, further back, are heard again too; being far from what they explain, such a hearing is
+kept only when it alone does best and places more positions in opening theory (as `bridging`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ AHEAD = 2
 GAIN = 2
 #: placings of the lesson tried at most (each costs one reading of the moves, ~5-10 ms a lesson)
 BUDGET = 16
+#: plies back from where a move fit nowhere that the moves played on the way there are heard again
+#: beyond `REACH` (a derailed line rarely stays legal longer)
+PATH_PLIES = 8
+#: placings tried at most for those, over the lesson (they place more sentences, so cost more)
+PATH_BUDGET = 16
 
 
 class Placed(Protocol):  # a placing of a lesson's moves (tracker.py's tracker)
@@ -47,6 +57,13 @@ class Placed(Protocol):  # a placing of a lesson's moves (tracker.py's tracker)
         """How many reach a position of the opening the lesson is titled after: between hearings
         that place as many, the one that keeps to the lesson's own opening first."""
 
+    def moves(self) -> tuple:
+        """What was placed: hearings that place the same are one hearing."""
+
+    @property
+    def said_at(self) -> dict[tuple[int, int], tuple[chess.Move, ...]]:
+        """(sentence, mention) -> the moves played before the position it was placed at"""
+
 
 P = TypeVar("P", bound=Placed)
 S = TypeVar("S")
@@ -59,14 +76,14 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
     ``until`` (all with None), going on from ``resume`` = (an earlier placing of the whole lesson,
     a sentence before which ``saids`` are as they were then)."""
     current = place(saids, None, None)
-    tried, mended_none = 0, set()
+    tried, far, mended_none = 0, 0, set()
     while tried < BUDGET:
         drop = next((d for d in current.dropped if d not in mended_none), None)
         if drop is None:
             break
         until = drop[0] + AHEAD
         before = sum(1 for d in current.dropped if d[0] <= until)
-        fewest, found = (before, 0, 0), None
+        fewest, found, placed = (before, 0, 0), None, set()
         for n, heard in _hearings(saids, drop, current.repeated):
             if tried >= BUDGET:
                 break
@@ -75,7 +92,11 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
             trial = place(heard, until, (current, max(n - 1, 0)))
             left = (len(trial.dropped), -trial.titled_plies(), -trial.book_plies())
             if left[0] <= before - GAIN and left < fewest:
-                fewest, found = left, (n, heard)
+                fewest, found, placed = left, (n, heard), {trial.moves()}
+            elif left[0] <= before - GAIN and left == fewest:
+                placed.add(trial.moves())
+        if len(placed) > 1:
+            found = None  # two hearings that place different moves do as well: not guessed
         if found is not None:
             tried += 1
             trial = place(found[1], None, (current, max(found[0] - 1, 0)))
@@ -83,26 +104,72 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
             if len(trial.dropped) <= len(current.dropped) - GAIN and kept_title:
                 saids, current = found[1], trial
                 continue
+        if far < PATH_BUDGET:
+            spent, heard_far = _far(saids, drop, current, place, PATH_BUDGET - far)
+            far += spent
+            if heard_far is not None:
+                saids, current = heard_far
+                continue
         mended_none.add(drop)
     return current
 
 
-def _hearings(saids: list[list[S]], drop: tuple[int, int],
-              repeated: set[tuple[int, int]]) -> Iterator[tuple[int, list[list[S]]]]:
+def _far(saids: list[list[S]], drop: tuple[int, int], current: P, place: Callable, budget: int
+         ) -> tuple[int, tuple[list[list[S]], P] | None]:
+    """Placings tried, and ``saids`` heard again further back than `REACH` (on the path to the
+    position where ``drop`` fit nowhere) with the lesson placed so, if one hearing alone does best
+    and over the whole lesson leaves `GAIN` fewer moves fitting nowhere, as many on the titled
+    opening and more in opening theory; else None."""
+    until = drop[0] + AHEAD
+    before = sum(1 for d in current.dropped if d[0] <= until)
+    moved = [at for at in _on_path(current, drop) if saids[at[0]][at[1]].role == "move"]  # type: ignore[attr-defined]
+    hearings = list(_hearings(saids, drop, current.repeated, moved))
+    if not hearings or len(hearings) >= budget:
+        return 0, None  # not all of them can be tried: none is guessed
+    scores = []
+    for n, heard in hearings:
+        trial = place(heard, until, (current, max(n - 1, 0)))
+        scores.append(((len(trial.dropped), -trial.titled_plies(), -trial.book_plies()), n, heard, trial.moves()))
+    top = min(score for score, *_ in scores)
+    # hearings that place the same moves (b5, e5 and g5 all read as the book's e5) are one
+    found = list({moves: (n, heard) for score, n, heard, moves in scores if score == top}.values())
+    if top[0] > before - GAIN or len(found) != 1:
+        return len(hearings), None  # nothing gained, or two hearings do as well: not guessed
+    n, heard = found[0]
+    trial = place(heard, None, (current, max(n - 1, 0)))
+    if (len(trial.dropped) <= len(current.dropped) - GAIN and trial.titled_plies() >= current.titled_plies()
+            and trial.book_plies() > current.book_plies()):
+        return len(hearings) + 1, (heard, trial)
+    return len(hearings) + 1, None
+
+
+def _on_path(current: Placed, drop: tuple[int, int]) -> list[tuple[int, int]]:
+    """The mentions said before the `REACH` sentences up to ``drop`` and placed on the way to the
+    position where it fit nowhere, within `PATH_PLIES` plies of it, the nearest first."""
+    path = current.said_at.get(drop)
+    if path is None:
+        return []
+    on = [at for at, before in current.said_at.items() if at[0] < drop[0] - REACH
+          and len(path) - PATH_PLIES <= len(before) < len(path) and path[:len(before)] == before]
+    return sorted(on, key=lambda at: (-len(current.said_at[at]), -at[0], -at[1]))
+
+
+def _hearings(saids: list[list[S]], drop: tuple[int, int], repeated: set[tuple[int, int]],
+              at: list[tuple[int, int]] | None = None) -> Iterator[tuple[int, list[list[S]]]]:
     """``saids`` with one square heard as another rhyming file (and the sentence it is in): the
-    mentions from ``REACH`` sentences before ``drop`` up to it, the nearest first, but those
-    ``repeated``."""
-    for n in range(drop[0], max(drop[0] - REACH, 0) - 1, -1):
-        last = drop[1] if n == drop[0] else len(saids[n]) - 1
-        for k in range(last, -1, -1):
-            if (n, k) in repeated:
-                continue
-            said = saids[n][k]
-            for targets in _rhymes(said.mention.targets):  # type: ignore[attr-defined]
-                mention = dataclasses.replace(said.mention, targets=targets)  # type: ignore[attr-defined]
-                sentence = [*saids[n]]
-                sentence[k] = dataclasses.replace(said, mention=mention)  # type: ignore[type-var]
-                yield n, [*saids[:n], sentence, *saids[n + 1:]]
+    mentions ``at`` (else those from ``REACH`` sentences before ``drop`` up to it), the nearest
+    first, but those ``repeated``."""
+    places = [(n, k) for n in range(drop[0], max(drop[0] - REACH, 0) - 1, -1)
+              for k in range(drop[1] if n == drop[0] else len(saids[n]) - 1, -1, -1)]
+    for n, k in places if at is None else at:
+        if (n, k) in repeated:
+            continue
+        said = saids[n][k]
+        for targets in _rhymes(said.mention.targets):  # type: ignore[attr-defined]
+            mention = dataclasses.replace(said.mention, targets=targets)  # type: ignore[attr-defined]
+            sentence = [*saids[n]]
+            sentence[k] = dataclasses.replace(said, mention=mention)  # type: ignore[type-var]
+            yield n, [*saids[:n], sentence, *saids[n + 1:]]
 
 
 def _rhymes(targets: dict[int, float]) -> Iterator[dict[int, float]]:

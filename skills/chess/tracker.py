@@ -67,6 +67,10 @@ class _Tracker:
         """How many of the moves placed reach a position of opening theory."""
         return sum(1 for event in self.events if openings.in_book(event.epd_after))
 
+    def moves(self) -> tuple[tuple[int, int, str], ...]:
+        """Each move placed: its line, ply and SAN."""
+        return tuple((event.line, event.ply, event.san) for event in self.events)
+
     def titled_plies(self) -> int:
         """How many of the moves placed reach a position of the opening the lesson is titled after."""
         titled = _TITLED.get()
