@@ -279,6 +279,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
             out.append(Passage(current, text, first.start, last.end, blocks))
         current, size = [], 0
 
+    heads = _entry_heads(segments, indexes)
     if leaf and indexes and sum(words(segments[i].text) for i in indexes) <= SECTION_WORDS \
             and not any(segments[i].kind == "term" or segments[i].ruled for i in indexes[1:]):
         current = list(indexes)  # a short section is one idea: its paragraphs apart, the answer had sat
@@ -310,14 +311,14 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
             out.extend(runs)
             leads.add(len(out) - 1)  # its last item may introduce the block after it
             continue
-        if (current and kind == "term" and size >= TERM_WORDS) or seg.ruled \
+        if (current and (kind == "term" or i in heads) and size >= TERM_WORDS) or seg.ruled \
                 or current and _asks(seg) and not _leads_on(segments[current[-1]]):
             flush()  # a definition's term ("bg:" over its synopsis) opens its meaning, not the passage before;
             # a block after a rule opens another matter, and a question standing alone its answer
         # a block is introduced by the one before (a code block by its prose, anything by a line
         # ending in ':'), or goes on with the sentence a code block cut ("… the program\n<code>\n
         # prints hello": prose that opens in lower case after code)
-        introduced = bool(current) and (kind == "code" or _leads_on(segments[current[-1]])
+        introduced = bool(current) and (kind == "code" and i not in heads or _leads_on(segments[current[-1]])
                                         or kind == "table" and words(segments[current[-1]].text) <= CAPTION_WORDS
                                         or kind == "list" and _unfinished(segments[current[-1]])
                                         or _continues(seg.text, [segments[c] for c in current]))
@@ -340,6 +341,27 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
         lead, prior = out.pop(), out.pop()  # what it introduces has headings of its own, so it ends the passage
         out.append(prior.then(lead))
     return _with_leads(out, leads)
+
+
+def _entry_heads(segments: list[Segment] | dict[int, Segment], indexes: list[int]) -> set[int]:
+    """The code lines of a section that head the prose after them, as a reference's entries do
+    (an option's line over what it does, again and again): one-line code blocks, each between two
+    paragraphs, the one before finished (not a lead-in ending in ':'), at least ``ENTRY_HEADS`` of
+    them in the section. Read as any code block is, each had closed the passage of the entry
+    before it, its own explanation opening the next."""
+    heads = set()
+    for before, i, after in zip(indexes, indexes[1:], indexes[2:]):
+        seg, prior, then = segments[i], segments[before], segments[after]
+        if seg.kind == "code" and len(seg.text.strip().splitlines()) == 1 and words(seg.text) <= ENTRY_HEAD_WORDS \
+                and prior.kind == then.kind == "paragraph" and not _leads_on(prior) and not _unfinished(prior) \
+                and not then.text.lstrip()[:1].islower():
+            heads.add(i)
+    return heads if len(heads) >= ENTRY_HEADS else set()
+
+
+#: how many code lines heading prose make a section a reference's entries, and how long such a line is
+ENTRY_HEADS = 3
+ENTRY_HEAD_WORDS = 8
 
 
 def _leads_on(segment: Segment) -> bool:
