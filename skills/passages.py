@@ -346,17 +346,28 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
 def _entry_heads(segments: list[Segment] | dict[int, Segment], indexes: list[int]) -> set[int]:
     """The code lines of a section that head the prose after them, as a reference's entries do
     (an option's line over what it does, again and again): one-line code blocks, each between two
-    paragraphs, the one before finished (not a lead-in ending in ':'), at least ``ENTRY_HEADS`` of
-    them in the section. Read as any code block is, each had closed the passage of the entry
+    paragraphs, the one before finished (not a lead-in ending in ':') and not ending on an
+    instruction, which such a line shows how to carry out ("Now create a doc directory." over
+    ``:!mkdir ~/.vim/doc``) nor naming what the line opens with, which it illustrates (a list of
+    environment variables, each "``BROWSERSLIST`` with browsers queries." over an example), at
+    least ``ENTRY_HEADS`` of them in the section. Read as any code block is, each had closed the passage of the entry
     before it, its own explanation opening the next."""
     heads = set()
     for before, i, after in zip(indexes, indexes[1:], indexes[2:]):
         seg, prior, then = segments[i], segments[before], segments[after]
         if seg.kind == "code" and len(seg.text.strip().splitlines()) == 1 and words(seg.text) <= ENTRY_HEAD_WORDS \
                 and prior.kind == then.kind == "paragraph" and not _leads_on(prior) and not _unfinished(prior) \
-                and not then.text.lstrip()[:1].islower():
+                and not is_instructive((split_sentences(prior.text) or [""])[-1]) \
+                and not _names(prior.text, seg.text) and not then.text.lstrip()[:1].islower():
             heads.add(i)
     return heads if len(heads) >= ENTRY_HEADS else set()
+
+
+def _names(prose: str, code: str) -> bool:
+    """Whether ``prose`` holds the name a line of code opens with (its first word, without the
+    punctuation around it)."""
+    name = code.split()[0].split("=")[0].strip("\"'`$:;,.()[]{}<>") if code.split() else ""
+    return len(name) > 1 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", prose) is not None
 
 
 #: how many code lines heading prose make a section a reference's entries, and how long such a line is
