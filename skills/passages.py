@@ -118,6 +118,8 @@ class Passage:
     end: float
     blocks: list[tuple[str, str]] = field(default_factory=list)
     """(kind, text) of each block, in order: what the skill's steps are made of."""
+    head: str = ""
+    """The code line heading the reference's entry the passage is (``_entry_heads``): what names it."""
 
     def then(self, after: "Passage") -> "Passage":
         """This passage and the one after it as one (a lead-in and what it introduces)."""
@@ -340,7 +342,15 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
             and out[-1].text.rstrip().endswith(":"):  # "The following bundles are available:" over subsections:
         lead, prior = out.pop(), out.pop()  # what it introduces has headings of its own, so it ends the passage
         out.append(prior.then(lead))
-    return _with_leads(out, leads)
+    return _headed(_with_leads(out, leads), heads, segments)
+
+
+def _headed(out: list[Passage], heads: set[int], segments: list[Segment] | dict[int, Segment]) -> list[Passage]:
+    """The passages opening with an entry's code line (``_entry_heads``), that line their ``head``."""
+    for passage in out:
+        if passage.indexes[0] in heads:
+            passage.head = _trimmed(segments[passage.indexes[0]])
+    return out
 
 
 def _entry_heads(segments: list[Segment] | dict[int, Segment], indexes: list[int]) -> set[int]:
@@ -751,6 +761,8 @@ def draft(passage: Passage, context: str) -> SkillDraft:
         first = split_sentences(passage.text)[:1]
         lead = re.match(r"^((?:if|when|whenever|before|after|once|to)\b[^,]{3,70}),", first[0], re.I) if first else None
         when = lead.group(1) if lead else ""
+        if passage.head:  # an option's line names its entry ("-fontsize N: Sets the size of the glyphs")
+            name = f"{passage.head}: {name}"
     quote = " ".join(passage.text.split()[:QUOTE_WORDS])
     search = f"{context}: {passage.text}" if context else passage.text
     return SkillDraft(name, when, steps, quote, list(passage.indexes), search, (passage.start, passage.end), code)

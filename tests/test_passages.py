@@ -948,6 +948,8 @@ def test_code_lines_heading_a_references_entries_open_their_passages():
     out = passages.group(segs, list(range(len(segs))))
     assert [p.indexes for p in out] == [[0], [1, 2], [3, 4], [5, 6], [7, 8]]
     assert out[2].text.startswith("-border N\nSets the margin")
+    assert passages.draft(out[2], "Options").name == "-border N: Sets the margin in pixels", "the line names its entry"
+    assert not passages.draft(out[0], "Options").name.startswith("-")
     # two code lines are no reference's entries: each stays with the prose before it
     assert [p.indexes for p in passages.group(segs[:5], list(range(5)))] == [[0, 1], [2, 3], [4]]
     for ending in (" To set it, type:", " Now set it on the command line."):
