@@ -118,6 +118,8 @@ class Passage:
     end: float
     blocks: list[tuple[str, str]] = field(default_factory=list)
     """(kind, text) of each block, in order: what the skill's steps are made of."""
+    head: str = ""
+    """The code line heading the reference's entry the passage is (``_entry_heads``): what names it."""
 
     def then(self, after: "Passage") -> "Passage":
         """This passage and the one after it as one (a lead-in and what it introduces)."""
@@ -279,6 +281,7 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
             out.append(Passage(current, text, first.start, last.end, blocks))
         current, size = [], 0
 
+    heads = _entry_heads(segments, indexes)
     if leaf and indexes and sum(words(segments[i].text) for i in indexes) <= SECTION_WORDS \
             and not any(segments[i].kind == "term" or segments[i].ruled for i in indexes[1:]):
         current = list(indexes)  # a short section is one idea: its paragraphs apart, the answer had sat
@@ -310,14 +313,14 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
             out.extend(runs)
             leads.add(len(out) - 1)  # its last item may introduce the block after it
             continue
-        if (current and kind == "term" and size >= TERM_WORDS) or seg.ruled \
+        if (current and (kind == "term" or i in heads) and size >= TERM_WORDS) or seg.ruled \
                 or current and _asks(seg) and not _leads_on(segments[current[-1]]):
             flush()  # a definition's term ("bg:" over its synopsis) opens its meaning, not the passage before;
             # a block after a rule opens another matter, and a question standing alone its answer
         # a block is introduced by the one before (a code block by its prose, anything by a line
         # ending in ':'), or goes on with the sentence a code block cut ("… the program\n<code>\n
         # prints hello": prose that opens in lower case after code)
-        introduced = bool(current) and (kind == "code" or _leads_on(segments[current[-1]])
+        introduced = bool(current) and (kind == "code" and i not in heads or _leads_on(segments[current[-1]])
                                         or kind == "table" and words(segments[current[-1]].text) <= CAPTION_WORDS
                                         or kind == "list" and _unfinished(segments[current[-1]])
                                         or _continues(seg.text, [segments[c] for c in current]))
@@ -339,7 +342,47 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
             and out[-1].text.rstrip().endswith(":"):  # "The following bundles are available:" over subsections:
         lead, prior = out.pop(), out.pop()  # what it introduces has headings of its own, so it ends the passage
         out.append(prior.then(lead))
-    return _with_leads(out, leads)
+    return _headed(_with_leads(out, leads), heads, segments)
+
+
+def _headed(out: list[Passage], heads: set[int], segments: list[Segment] | dict[int, Segment]) -> list[Passage]:
+    """The passages opening with an entry's code line (``_entry_heads``), that line their ``head``."""
+    for passage in out:
+        if passage.indexes[0] in heads:
+            passage.head = _trimmed(segments[passage.indexes[0]])
+    return out
+
+
+def _entry_heads(segments: list[Segment] | dict[int, Segment], indexes: list[int]) -> set[int]:
+    """The code lines of a section that head the prose after them, as a reference's entries do
+    (an option's line over what it does, again and again): one-line code blocks, each between two
+    paragraphs, the one before finished (not a lead-in ending in ':') and not ending on an
+    instruction, which such a line shows how to carry out ("Now create a doc directory." over
+    ``:!mkdir ~/.vim/doc``) nor naming what the line opens with, which it illustrates (a list of
+    environment variables, each "``BROWSERSLIST`` with browsers queries." over an example), at
+    least ``ENTRY_HEADS`` of them in the section. Read as any code block is, each had closed the passage of the entry
+    before it, its own explanation opening the next."""
+    heads = set()
+    for before, i, after in zip(indexes, indexes[1:], indexes[2:]):
+        seg, prior, then = segments[i], segments[before], segments[after]
+        if seg.kind == "code" and len(seg.text.strip().splitlines()) == 1 and words(seg.text) <= ENTRY_HEAD_WORDS \
+                and prior.kind == then.kind == "paragraph" and not _leads_on(prior) and not _unfinished(prior) \
+                and not is_instructive((split_sentences(prior.text) or [""])[-1]) \
+                and not _names(prior.text, seg.text) and not then.text.lstrip()[:1].islower():
+            heads.add(i)
+    return heads if len(heads) >= ENTRY_HEADS else set()
+
+
+def _names(prose: str, code: str) -> bool:
+    """Whether ``prose`` holds the name a line of code opens with (its first word, without the
+    punctuation around it)."""
+    name = code.split()[0].split("=")[0].strip("\"'`$:;,.()[]{}<>") if code.split() else ""
+    return len(name) > 1 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", prose) is not None
+
+
+#: how many code lines heading prose make a section a reference's entries, and how long such a line is
+ENTRY_HEADS = 3
+ENTRY_HEAD_WORDS = 8
 
 
 def _leads_on(segment: Segment) -> bool:
@@ -718,6 +761,8 @@ def draft(passage: Passage, context: str) -> SkillDraft:
         first = split_sentences(passage.text)[:1]
         lead = re.match(r"^((?:if|when|whenever|before|after|once|to)\b[^,]{3,70}),", first[0], re.I) if first else None
         when = lead.group(1) if lead else ""
+        if passage.head:  # an option's line names its entry ("-fontsize N: Sets the size of the glyphs")
+            name = f"{passage.head}: {name}"
     quote = " ".join(passage.text.split()[:QUOTE_WORDS])
     search = f"{context}: {passage.text}" if context else passage.text
     return SkillDraft(name, when, steps, quote, list(passage.indexes), search, (passage.start, passage.end), code)

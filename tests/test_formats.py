@@ -577,6 +577,28 @@ def test_html_list_item_whose_first_paragraph_is_a_lone_term_heads_its_meaning(t
         "- Glob elements have a pattern. The first glob is the main one.\n- Suggests"]
 
 
+def test_html_list_item_holding_code_keeps_its_lone_term_on_its_meaning(tmp_path):
+    """An Emacs manual's entries, as pandoc writes Org's "- User Option: name" items: a lone term
+    over paragraphs and a code block. A list holding code is read as its items' blocks, and the
+    term had been a paragraph of its own, which the passage before took."""
+    page = tmp_path / "options.html"
+    page.write_text("""<html><head><title>Options</title></head><body><h1>Options</h1>
+<p>The package locates its helper program by itself.</p>
+<ul><li><p>User Option: frob-helper-program</p><p>The program started for each file.</p>
+<pre><code>(setq frob-helper-program "frob")</code></pre><p>Set it to nil to edit files in place.</p></li>
+<li><p>Glob elements have a pattern.</p><pre><code>*.txt</code></pre></li>
+<li><p>调用 debmake 命令以开始准备打包信息。</p><pre><code>$ debmake</code></pre></li></ul>
+<dl><dt>-o</dt><dd><p>Output file</p><pre><code>frob -o out.txt</code></pre></dd></dl></body></html>""")
+    assert [(s.kind, s.text) for s in read_source(page).segments] == [
+        ("paragraph", "The package locates its helper program by itself."),
+        ("paragraph", "User Option: frob-helper-program: The program started for each file."),
+        ("code", '(setq frob-helper-program "frob")'), ("paragraph", "Set it to nil to edit files in place."),
+        ("paragraph", "Glob elements have a pattern."), ("code", "*.txt"),
+        # a sentence written without spaces ends in its full stop: no term
+        ("paragraph", "调用 debmake 命令以开始准备打包信息。"), ("code", "$ debmake"),
+        ("paragraph", "-o: Output file"), ("code", "frob -o out.txt")]  # a definition's meaning has its term
+
+
 def test_html_definition_of_prose_and_a_nested_list_is_one_block_and_a_terms_breaks_part_its_lines(tmp_path):
     """calcurse's options (asciidoc-py): "-d: … Two possible formats are supported:", a nested list,
     then "In the first case, …": that last paragraph had parted from its term and become a skill

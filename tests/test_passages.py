@@ -926,3 +926,35 @@ def test_a_name_ends_on_a_word_where_a_colon_is_set_apart():
 
     assert name_from("Examples of load balancing :") == "Examples of load balancing"
     assert passages.step_name("Remember to restart the server :") == "Restart the server"
+
+
+def test_code_lines_heading_a_references_entries_open_their_passages():
+    """A manual's options, each a one-line code block over the paragraph that says what it does
+    (Org's ``: -fontsize N`` lines): read as any code block is, each option's line had closed the
+    passage of the option before it and its own explanation opened the next. Three or more such
+    lines in a section head their entries; two, code after a lead-in or an instruction, and code
+    illustrating what the paragraph before it names stay with the prose before them."""
+    said = "It takes effect the next time the terminal starts, and a value on the command line wins over it. "
+    options = [("-fontsize N", "Sets the size of the glyphs in points."), ("-border N", "Sets the margin in pixels."),
+               ("-shell PATH", "Names the program run in the window."), ("-title TEXT", "Sets the window's title.")]
+    blocks = [("paragraph", "The terminal reads its options from the command line and from its resources file. " * 2)]
+    for line, meaning in options:
+        blocks += [("code", line), ("paragraph", meaning + " " + said * 2)]
+
+    def segments(blocks):
+        return [Segment(n, n + 1, text, kind) for n, (kind, text) in enumerate(blocks)]
+
+    segs = segments(blocks)
+    out = passages.group(segs, list(range(len(segs))))
+    assert [p.indexes for p in out] == [[0], [1, 2], [3, 4], [5, 6], [7, 8]]
+    assert out[2].text.startswith("-border N\nSets the margin")
+    assert passages.draft(out[2], "Options").name == "-border N: Sets the margin in pixels", "the line names its entry"
+    assert not passages.draft(out[0], "Options").name.startswith("-")
+    # two code lines are no reference's entries: each stays with the prose before it
+    assert [p.indexes for p in passages.group(segs[:5], list(range(5)))] == [[0, 1], [2, 3], [4]]
+    for ending in (" To set it, type:", " Now set it on the command line."):
+        led = segments([(kind, text + ending if kind == "paragraph" else text) for kind, text in blocks])
+        assert passages._entry_heads(led, list(range(len(led)))) == set(), ending
+    named = segments([(kind, text + " The -border option is one of them." if n == 2 else text)
+                      for n, (kind, text) in enumerate(blocks)])
+    assert passages._entry_heads(named, list(range(len(named)))) == {1, 5, 7}

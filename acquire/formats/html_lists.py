@@ -89,7 +89,7 @@ def _item_term(item):
     if len(blocks) < 2 or blocks[0] is not next((sub for sub in item if isinstance(sub.tag, str)), None):
         return None
     term = squash(blocks[0].text_content())
-    return blocks[0] if (0 < len(term.split()) <= MAX_ITEM_TERM_WORDS and not re.search(r"[.!?:;,]$", term)
+    return blocks[0] if (0 < len(term.split()) <= MAX_ITEM_TERM_WORDS and not _SENTENCE_END.search(term)
                          and squash(blocks[1].text_content())) else None
 
 
@@ -116,7 +116,7 @@ def _lead_term(item) -> bool:
             words.append(sub.tail or "")
         elif sub.tag in _ITEM_BLOCKS:
             term = squash("".join(words))
-            return 0 < len(term.split()) <= MAX_ITEM_TERM_WORDS and not re.search(r"[.!?:;,]$", term) \
+            return 0 < len(term.split()) <= MAX_ITEM_TERM_WORDS and not _SENTENCE_END.search(term) \
                 and bool(squash(sub.text_content()))
         elif sub.tag in _INLINE:
             words += [sub.text_content(), sub.tail or ""]
@@ -127,6 +127,9 @@ def _lead_term(item) -> bool:
 
 #: a list item's first paragraph of this many words or fewer, no sentence, is a term
 MAX_ITEM_TERM_WORDS = 4
+#: what ends a sentence or a clause, not a term: Chinese and Japanese write no spaces, so their sentence
+#: ("调用 debmake 命令以开始准备打包信息。") is as few "words" as a term, its full stop the difference
+_SENTENCE_END = re.compile(r"[.!?:;,。！？：；，、]$")
 
 
 def _ordinal(value: str | None, otherwise: int) -> int:

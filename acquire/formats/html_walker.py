@@ -10,7 +10,8 @@ from collections import defaultdict
 
 from tutorialbook.acquire.formats.document import ADMONITIONS, Document, prose_words, squash, table_text
 from tutorialbook.acquire.formats.html_chrome import INDEX_LINES, _UI_LABEL, _index_entry, _mostly_links, _says_nothing
-from tutorialbook.acquire.formats.html_lists import _item_lines, _list_lines, _number_item, _ordinal, _term_lines
+from tutorialbook.acquire.formats.html_lists import (_item_lines, _item_term, _list_lines, _number_item, _ordinal,
+                                                     _term_lines)
 from tutorialbook.acquire.formats.html_tables import (_admonition_layout, _has_header, _holds_pages, _icon_cell,
                                                       _listing_text, _table_rows)
 from tutorialbook.acquire.formats.html_vocabulary import (_HEADINGS, _INLINE, _LISTS, MAX_DEPTH, _TEXINFO_DEPTHS, _URL,
@@ -328,6 +329,12 @@ class _Walker:
                 # meaning, not as terms of their own ("name_phonet.dat., If name is…")
                 self.emit("list", "\n".join("  " + line for line in lines))
             elif isinstance(item.tag, str):
+                # an item's lone term ("User Option: name" over paragraphs and code) heads its meaning, not a
+                # paragraph the text before takes; a definition's meaning (``dd``) has its term already
+                if item.tag == "li" and (term := _item_term(item)) is not None and term.tag != "pre":
+                    self.doc.label(term.text_content(), join=True)
+                    item.text = (item.text or "") + (term.tail or "")
+                    item.remove(term)
                 self.container(item, depth)
 
 
