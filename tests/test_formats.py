@@ -4112,8 +4112,8 @@ def test_html_an_ordered_list_numbered_from_zero_is_so_read_as_one_block_or_as_i
             "<ol start='99999999999999999999'><li>last</li></ol></body></html>")).segments]
     assert numbered("<li>alpha</li><li>beta</li>") == [
         "Take these steps now.", "0. alpha\n1. beta", "1073741824. last"]
-    assert numbered("<li><p>alpha</p><pre>x = 1</pre></li><li>beta</li>") == [
-        "Take these steps now.", "0. alpha", "x = 1", "1. beta", "1073741824. last"]
+    assert numbered("<li><p>alpha</p><pre>x = 1</pre></li><li>beta</li>") == [  # a step's lone term heads its code
+        "Take these steps now.", "0. alpha:", "x = 1", "1. beta", "1073741824. last"]
 
 
 def test_html_a_page_ending_on_an_address_ends_on_its_footer(tmp_path):
