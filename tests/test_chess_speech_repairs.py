@@ -558,3 +558,21 @@ def test_a_move_heard_again_far_back_is_not_guessed_when_two_hearings_do_as_well
     lesson = segments(*SCOTCH_FAR, "Black's most active answer is knight f6.")
     assert [e.san for e in track_lines(lesson)] == ["e4", "d5", "Nf3", "Nc6", "d4", "dxe4"]
     assert [e.san for e in track_lines(lesson, "Scotch Game")][:2] == ["e4", "e5"]
+
+
+def test_a_square_whose_piece_word_was_lost_is_heard_as_the_piece_that_keeps_the_line():
+    # "knight f6" heard as "zy f6": the pawn's f6 is legal, then castling and "knight takes f7" fit
+    # nowhere; only a knight goes to f6 as well, and with it every move after is placed
+    lesson = segments("Pawn to e4, pawn to e5, knight to f3, and zy f6.", "Bishop to c4, bishop to c5.",
+                      "Knight to g5, and black castles.", "Knight takes f7, and rook takes f7.")
+    petrov = ["e4", "e5", "Nf3", "Nf6", "Bc4", "Bc5", "Ng5", "O-O", "Nxf7", "Rxf7"]
+    assert [e.san for e in track_lines(lesson)] == petrov
+    assert [e.san for e in track_lines(lesson, "Petrov Defense")] == petrov
+
+
+def test_a_square_two_pieces_could_go_to_equally_well_is_left_as_heard():
+    # a knight and the bishop on e7 both reach f6 and both let "bishop takes f7 check, king takes f7,
+    # knight g5 check, king e8" follow, as much in theory: which was said is not guessed
+    lesson = segments("Pawn to e4, pawn to e5, bishop to c4, bishop to e7, knight to f3, and zy f6.",
+                      "Bishop takes f7 check, king takes f7.", "Knight to g5 check, and king to e8.")
+    assert [e.san for e in track_lines(lesson)] == ["e4", "e5", "Bc4", "Be7", "Nf3", "f6", "Ng5"]

@@ -15,6 +15,14 @@ A misheard move may stay legal for longer ("e4 and d5" for e5, then "pawn takes 
 the first move that fits nowhere comes sentences later. So the moves played on the way to its
 position, further back, are heard again too; being far from what they explain, such a hearing is
 kept only when it alone does best and places more positions in opening theory (as `bridging`).
+
+Speech recognition also loses or garbles a piece word ("i5 f6", "society f6" for "knight f6"): the
+bare square left is read as a pawn's, which is often legal too, and the line derails the same way.
+So a square said without a piece is also heard as each piece that could go there from where it was
+placed, after the rhyming files, under the same rules (two pieces that do as well are a refusal);
+only where a pawn could go there too: that is how a lost piece word goes unseen. A garbled word just
+before the square ("i5", "society") is not asked for: real words stand in for pieces as often ("can
+do f1" for "king to f1"), and telling a garbled word from a real one would take a word list.
 """
 
 from __future__ import annotations
@@ -40,6 +48,11 @@ BUDGET = 16
 PATH_PLIES = 8
 #: placings tried at most for those, over the lesson (they place more sentences, so cost more)
 PATH_BUDGET = 16
+#: of each budget, placings tried at most for a square heard with a piece (tried after the rhymes,
+#: on a budget of their own, so the rhymes are tried as before)
+PIECE_BUDGET = 8
+#: the pieces a square said without one may have lost the name of
+PIECES = (chess.KNIGHT, chess.BISHOP, chess.QUEEN, chess.KING, chess.ROOK)
 
 
 class Placed(Protocol):  # a placing of a lesson's moves (tracker.py's tracker)
@@ -77,17 +90,25 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
     a sentence before which ``saids`` are as they were then)."""
     current = place(saids, None, None)
     tried, far, mended_none = 0, 0, set()
-    while tried < BUDGET:
+    pieced, far_pieced = 0, 0
+    # a lesson's rhymes may spend `BUDGET` on its first moves that fit nowhere: the later ones are
+    # still heard with pieces, near and along their path, while those placings last
+    while tried < BUDGET or pieced < PIECE_BUDGET:
         drop = next((d for d in current.dropped if d not in mended_none), None)
         if drop is None:
             break
         until = drop[0] + AHEAD
         before = sum(1 for d in current.dropped if d[0] <= until)
         fewest, found, placed = (before, 0, 0), None, set()
-        for n, heard in _hearings(saids, drop, current.repeated):
-            if tried >= BUDGET:
-                break
-            tried += 1
+        for n, heard, piece in _hearings(saids, drop, current):
+            if (pieced if piece else tried) >= (PIECE_BUDGET if piece else BUDGET):
+                if piece:
+                    break
+                continue
+            if piece:
+                pieced += 1
+            else:
+                tried += 1
             # the sentence before the one heard again looks ahead to its first move
             trial = place(heard, until, (current, max(n - 1, 0)))
             left = (len(trial.dropped), -trial.titled_plies(), -trial.book_plies())
@@ -105,8 +126,8 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
                 saids, current = found[1], trial
                 continue
         if far < PATH_BUDGET:
-            spent, heard_far = _far(saids, drop, current, place, PATH_BUDGET - far)
-            far += spent
+            spent, heard_far = _far(saids, drop, current, place, PATH_BUDGET - far, PIECE_BUDGET - far_pieced)
+            far, far_pieced = far + spent[0], far_pieced + spent[1]
             if heard_far is not None:
                 saids, current = heard_far
                 continue
@@ -114,33 +135,38 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
     return current
 
 
-def _far(saids: list[list[S]], drop: tuple[int, int], current: P, place: Callable, budget: int
-         ) -> tuple[int, tuple[list[list[S]], P] | None]:
-    """Placings tried, and ``saids`` heard again further back than `REACH` (on the path to the
-    position where ``drop`` fit nowhere) with the lesson placed so, if one hearing alone does best
+def _far(saids: list[list[S]], drop: tuple[int, int], current: P, place: Callable, budget: int,
+         piece_budget: int) -> tuple[tuple[int, int], tuple[list[list[S]], P] | None]:
+    """Placings tried (squares heard on rhyming files, with pieces), and ``saids`` heard again
+    further back than `REACH` (on the path to the position where ``drop`` fit nowhere; a piece's
+    within ``piece_budget``) with the lesson placed so, if one hearing alone does best
     and over the whole lesson leaves `GAIN` fewer moves fitting nowhere, as many on the titled
     opening and more in opening theory; else None."""
     until = drop[0] + AHEAD
     before = sum(1 for d in current.dropped if d[0] <= until)
     moved = [at for at in _on_path(current, drop) if saids[at[0]][at[1]].role == "move"]  # type: ignore[attr-defined]
-    hearings = list(_hearings(saids, drop, current.repeated, moved))
-    if not hearings or len(hearings) >= budget:
-        return 0, None  # not all of them can be tried: none is guessed
+    hearings = list(_hearings(saids, drop, current, moved))
+    rhymed = sum(1 for *_, piece in hearings if not piece)
+    if len(hearings) - rhymed > piece_budget:
+        hearings = hearings[:rhymed]  # not all pieces can be tried: as before pieces were heard
+    pieced = len(hearings) - rhymed
+    if not hearings or rhymed >= budget:
+        return (0, 0), None  # not all of them can be tried: none is guessed
     scores = []
-    for n, heard in hearings:
+    for n, heard, _ in hearings:
         trial = place(heard, until, (current, max(n - 1, 0)))
         scores.append(((len(trial.dropped), -trial.titled_plies(), -trial.book_plies()), n, heard, trial.moves()))
     top = min(score for score, *_ in scores)
     # hearings that place the same moves (b5, e5 and g5 all read as the book's e5) are one
     found = list({moves: (n, heard) for score, n, heard, moves in scores if score == top}.values())
     if top[0] > before - GAIN or len(found) != 1:
-        return len(hearings), None  # nothing gained, or two hearings do as well: not guessed
+        return (rhymed, pieced), None  # nothing gained, or two hearings do as well: not guessed
     n, heard = found[0]
     trial = place(heard, None, (current, max(n - 1, 0)))
     if (len(trial.dropped) <= len(current.dropped) - GAIN and trial.titled_plies() >= current.titled_plies()
             and trial.book_plies() > current.book_plies()):
-        return len(hearings) + 1, (heard, trial)
-    return len(hearings) + 1, None
+        return (rhymed + 1, pieced), (heard, trial)
+    return (rhymed + 1, pieced), None
 
 
 def _on_path(current: Placed, drop: tuple[int, int]) -> list[tuple[int, int]]:
@@ -154,22 +180,50 @@ def _on_path(current: Placed, drop: tuple[int, int]) -> list[tuple[int, int]]:
     return sorted(on, key=lambda at: (-len(current.said_at[at]), -at[0], -at[1]))
 
 
-def _hearings(saids: list[list[S]], drop: tuple[int, int], repeated: set[tuple[int, int]],
-              at: list[tuple[int, int]] | None = None) -> Iterator[tuple[int, list[list[S]]]]:
-    """``saids`` with one square heard as another rhyming file (and the sentence it is in): the
-    mentions ``at`` (else those from ``REACH`` sentences before ``drop`` up to it), the nearest
-    first, but those ``repeated``."""
+def _hearings(saids: list[list[S]], drop: tuple[int, int], current: Placed,
+              at: list[tuple[int, int]] | None = None) -> Iterator[tuple[int, list[list[S]], bool]]:
+    """``saids`` with one square heard as another rhyming file (and the sentence it is in), and
+    whether it was heard with a piece instead (those after all the rhymes): the mentions ``at``
+    (else those from ``REACH`` sentences before ``drop`` up to it), the nearest first, but those
+    ``current`` placed as ``repeated``."""
     places = [(n, k) for n in range(drop[0], max(drop[0] - REACH, 0) - 1, -1)
               for k in range(drop[1] if n == drop[0] else len(saids[n]) - 1, -1, -1)]
-    for n, k in places if at is None else at:
-        if (n, k) in repeated:
-            continue
+    places = [(n, k) for n, k in (places if at is None else at) if (n, k) not in current.repeated]
+    for n, k in places:
         said = saids[n][k]
         for targets in _rhymes(said.mention.targets):  # type: ignore[attr-defined]
-            mention = dataclasses.replace(said.mention, targets=targets)  # type: ignore[attr-defined]
-            sentence = [*saids[n]]
-            sentence[k] = dataclasses.replace(said, mention=mention)  # type: ignore[type-var]
-            yield n, [*saids[:n], sentence, *saids[n + 1:]]
+            yield n, _heard(saids, n, k, targets=targets), False
+    for n, k in places:
+        for piece in _pieces(saids[n][k].mention, current.said_at.get((n, k))):  # type: ignore[attr-defined]
+            yield n, _heard(saids, n, k, piece=piece, bare=False), True
+
+
+def _heard(saids: list[list[S]], n: int, k: int, **changes) -> list[list[S]]:
+    """``saids`` with the mention ``k`` of sentence ``n`` heard with ``changes``."""
+    said = saids[n][k]
+    sentence = [*saids[n]]
+    sentence[k] = dataclasses.replace(said, mention=dataclasses.replace(said.mention, **changes))  # type: ignore
+    return [*saids[:n], sentence, *saids[n + 1:]]
+
+
+def _pieces(mention, path: tuple[chess.Move, ...] | None) -> list[int]:
+    """The pieces that could go, after ``path``, to the one square ``mention`` says without a piece,
+    a file or a capture: a piece word speech recognition lost or garbled leaves just the square."""
+    if (path is None or mention.piece is not None or mention.castle or len(mention.targets) != 1
+            or mention.from_file is not None or mention.from_square is not None or mention.pawn_implied
+            or mention.pushed or mention.promotion is not None):
+        return []
+    board = chess.Board()
+    for move in path:
+        board.push(move)
+    if mention.side is not None and board.turn != mention.side:
+        return []
+    square = next(iter(mention.targets))
+    there = {board.piece_type_at(move.from_square) for move in board.generate_legal_moves(
+        chess.BB_ALL, chess.BB_SQUARES[square])}
+    if chess.PAWN not in there:
+        return []  # no pawn went there as heard: another repair's (a bare square is a pawn's)
+    return [piece for piece in PIECES if piece in there]
 
 
 def _rhymes(targets: dict[int, float]) -> Iterator[dict[int, float]]:
