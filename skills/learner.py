@@ -70,6 +70,8 @@ _FILLER = re.compile(r"^(?:you can |we can |simply |just |then |also |now |first
 _NOT_IN_TERM = extract.STOPWORDS - {"of", "the", "a", "an"} | {"hence", "thus", "however", "therefore", "note",
                                                                "so", "also", "although", "here"}
 _CODE_TERM = re.compile(r"`([^`]{2,60})`|(\b[\w.$]+\([^()\s]{0,20}\))|(\b\w+(?:[._/]\w+)+\b)")
+#: letters with full stops ("e.g", "i.e", "a.k.a"): an abbreviation, not a name of code an answer holds
+_ABBREVIATION = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]\.?")
 
 
 def _learner(text: str) -> str:
@@ -92,7 +94,7 @@ def _phrase(text: str, raw: str = "", limit: int = ANSWER_WORDS) -> str:
     words (trimmed of a dangling function word), at least two of them carrying content."""
     for m in _CODE_TERM.finditer(text + " " + raw):
         term = next(g for g in m.groups() if g).strip()
-        if term and term in text and len(term) >= 3:
+        if term and term in text and len(term) >= 3 and not _ABBREVIATION.fullmatch(term):
             return term
     words = _FILLER.sub("", text.strip()).rstrip(" .;:!?").split()
     words = words[:limit]

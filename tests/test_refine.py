@@ -446,3 +446,13 @@ def test_learner_questions_are_graded_by_the_evidence_returned():
     assert qs.grade(q, [named]).passed is False  # the right topic without the answer is a miss
     assert qs.grade(q, [named, quoted]) == qs.Verdict(True, "b", 2)
     assert qs.grade(q, [stepped]).passed is True
+
+
+def test_an_abbreviation_is_no_code_term_an_answer_holds():
+    """ "e.g." matched the pattern of a dotted name, and questions of openQA's and With-Editor's manuals
+    had "e.g" for their answer; a dotted name still is one."""
+    from tutorialbook.skills.learner import _phrase
+
+    assert "e.g" != _phrase("you can use a socket, e.g. when the server runs remotely")
+    assert _phrase("the shell, i.e. the program that reads commands") != "i.e"
+    assert _phrase("it reads the file, e.g. config.yaml") == "config.yaml"
