@@ -7,7 +7,7 @@ before it or before a move said in the `REACH` sentences up to it (the first mov
 may still have been legal), if the move said there and the next one then follow. A bridge is kept
 only when it alone does best (fewest moves fitting nowhere, then most on the titled opening, then
 in opening theory: two as good are a refusal, nothing is guessed), and over the whole lesson leaves
-`GAIN` fewer moves fitting nowhere and places more in opening theory, which a lesson walks through:
+`rehearing.GAIN` fewer moves fitting nowhere and places more in opening theory, which a lesson walks through:
 a wrong bridge may make later moves legal, rarely in theory.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import chess
 
-from .rehearing import AHEAD, GAIN, REACH
+from .rehearing import AHEAD, REACH, gains_in_theory
 from .roles import _Said
 from .theory import _fits, resolve
 from .tracker import _Tracker
@@ -59,8 +59,7 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker) -> _Tracker:
             continue  # nothing gained, or two bridges do as well: not guessed
         (at, gap), tried = found[0], tried + 1
         trial = place(saids, None, (current, at[0]), {**bridges, at: gap})
-        if (len(trial.dropped) <= len(current.dropped) - GAIN and trial.titled_plies() >= current.titled_plies()
-                and trial.book_plies() > current.book_plies()):
+        if gains_in_theory(trial, current):
             bridges[at], current = gap, trial
     return current
 

@@ -163,10 +163,18 @@ def _far(saids: list[list[S]], drop: tuple[int, int], current: P, place: Callabl
         return (rhymed, pieced), None  # nothing gained, or two hearings do as well: not guessed
     n, heard = found[0]
     trial = place(heard, None, (current, max(n - 1, 0)))
-    if (len(trial.dropped) <= len(current.dropped) - GAIN and trial.titled_plies() >= current.titled_plies()
-            and trial.book_plies() > current.book_plies()):
+    if gains_in_theory(trial, current):
         return (rhymed + 1, pieced), (heard, trial)
     return (rhymed + 1, pieced), None
+
+
+def gains_in_theory(trial: Placed, current: Placed) -> bool:
+    """Whether a lesson placed with a repair far from what it explains is kept over ``current``:
+    `GAIN` fewer moves said fit nowhere, as many positions on the titled opening, and more in
+    opening theory, which a lesson walks through (a wrong repair may make later moves legal,
+    rarely in theory)."""
+    return (len(trial.dropped) <= len(current.dropped) - GAIN and trial.titled_plies() >= current.titled_plies()
+            and trial.book_plies() > current.book_plies())
 
 
 def _on_path(current: Placed, drop: tuple[int, int]) -> list[tuple[int, int]]:
