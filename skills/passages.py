@@ -614,9 +614,10 @@ def _balanced(text: str) -> bool:
 _ASIDE = re.compile(r"^(?:%s)\s*:" % "|".join(sorted(ADMONITIONS)), re.I)
 #: a title names something: shorter clauses run on into the next one
 MIN_TITLE_WORDS = 3
-#: words that open a clause framing the main one ("If you want,", "In some cases,", "To avoid it,")
+#: words that open a clause framing the main one ("If you want,", "In some cases,", "To avoid it,"); a word
+#: joined on by a hyphen is another word (Org's "Macro: with-editor &rest body: This macro…" lost its name)
 _FRAME = re.compile(r"^(?:if|when|whenever|as|once|since|because|although|though|while|unless|until|after"
-                    r"|before|in|on|for|to|with|without|by|at|from|under|during)\b", re.I)
+                    r"|before|in|on|for|to|with|without|by|at|from|under|during)(?![\w-])", re.I)
 #: words that open a sentence by tying it to what came before, not by saying what it is about
 _LINKING = re.compile(
     r"^(?:(?:(?:similarly|like|unlike|as with) (?:to )?[\w.()`'-]+(?: [\w.()`'-]+){0,3},"

@@ -267,6 +267,11 @@ def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_bef
         "And - construct with a list of ParserElements")
     assert passages.title_phrase("And then the loop stops when the list is empty.") == (
         "The loop stops when the list is empty")
+    # a name joined by a hyphen to a framing word is a name, not a frame ("with-editor", "in-browser")
+    assert passages.title_phrase("Macro: with-editor &rest body: This macro arranges for the emacsclient.") == (
+        "Macro: With-editor &rest body")
+    assert passages.title_phrase("In-browser editing for code, with automatic syntax highlighting.") == (
+        "In-browser editing for code")
 
 
 def test_a_lead_of_a_word_or_two_does_not_name_the_skill(tmp_path, library):
