@@ -576,3 +576,25 @@ def test_a_square_two_pieces_could_go_to_equally_well_is_left_as_heard():
     lesson = segments("Pawn to e4, pawn to e5, bishop to c4, bishop to e7, knight to f3, and zy f6.",
                       "Bishop takes f7 check, king takes f7.", "Knight to g5 check, and king to e8.")
     assert [e.san for e in track_lines(lesson)] == ["e4", "e5", "Bc4", "Be7", "Nf3", "f6", "Ng5"]
+
+
+QGD = ["Pawn to d4, pawn to d5, pawn to c4, pawn to e6, knight to c3, and knight to f6.",
+       "The bishop goes to g5, and black plays bishop to e7."]
+
+
+def test_a_move_number_run_into_its_square_numbers_the_move():
+    # "three e3" heard "3e3": no notation writes a rank before a square without a piece, so it is
+    # White's third move said again with its number, a branch, not a rank and a square
+    events = track_lines(segments(*QGD, "A quieter choice for White is 3e3, keeping the bishop at home."))
+    branch = [(e.ply, e.san) for e in events if e.line == 2]
+    assert branch == [(5, "e3")]
+    events = track_lines(segments(*QGD[:1], "4e3, and black plays bishop to e7."))
+    assert [e.san for e in events][-2:] == ["e3", "Be7"]
+
+
+@pytest.mark.parametrize("said", ["is 7e3", "plays the knight 3e3"])
+def test_a_number_run_into_a_square_where_no_move_number_stands_is_not_one(said):
+    # a number heard for a ply the line has not reached, or after a word a move number does not
+    # follow, is not taken as one: no e3 is played anywhere
+    events = track_lines(segments(*QGD, f"A quieter choice for White {said}, keeping the bishop at home."))
+    assert "e3" not in [e.san for e in events]
