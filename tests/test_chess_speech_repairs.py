@@ -598,3 +598,12 @@ def test_a_number_run_into_a_square_where_no_move_number_stands_is_not_one(said)
     # follow, is not taken as one: no e3 is played anywhere
     events = track_lines(segments(*QGD, f"A quieter choice for White {said}, keeping the bishop at home."))
     assert "e3" not in [e.san for e in events]
+
+
+def test_a_move_said_with_another_number_than_where_it_was_played_is_not_said_again():
+    # "5, e3" where e3 was White's third move: not that move said again (which would make the next
+    # move that fits nowhere an alternative to it, a branch at 2...Nc6); the number or the square
+    # was misheard, and neither is guessed
+    events = track_lines(segments("Pawn to d4, pawn to d5, bishop to f4, knight to f6, pawn to e3, pawn to e6.",
+                                  "5, e3, and black plays knight to c6."))
+    assert played(events) == [(1, 1, "d4"), (1, 2, "d5"), (1, 3, "Bf4"), (1, 4, "Nf6"), (1, 5, "e3"), (1, 6, "e6")]

@@ -369,6 +369,8 @@ class _Tracker:
                 self.play(move, said, quote, seg)
                 continue
             k = self.played_at(m)  # said again, or advice about a move already played
+            if k is not None and m.move_number is not None and k // 2 + 1 != m.move_number:
+                k = None  # "5, c3" where c3 was move three: said with another number, not said again
             if k is not None:
                 self.repeated.add((self.sentence_at, n))
                 self.last = (cast(PlacedLine, self.line), k)
