@@ -99,11 +99,10 @@ class _Tracker:
             self.ply, self.at_move = min(2 * (number - 1), len(self.line.moves)), True
             self.fresh = self.ply == 0
 
-    def go_to_number(self, mention: Mention) -> bool:
-        """ "3. Bb5" names its ply: move there along the current line when it exists. False for a number
-        heard run into its square ("3d3") that names no ply of the line: then neither is the move."""
+    def go_to_number(self, mention: Mention) -> None:
+        """ "3. Bb5" names its ply: move there along the current line when it exists."""
         if mention.move_number is None:
-            return True
+            return
         index = 2 * (mention.move_number - 1) + (1 if mention.black else 0)
         if mention.black is None and self.line is not None:
             # "on move two", said without a side: White's move two, or Black's where only that fits
@@ -114,7 +113,6 @@ class _Tracker:
             self.ply = index
             if index == 0:
                 self.fresh = True
-        return not mention.number_glued or index <= (len(self.line.moves) if self.line else 0)
 
     def played_at(self, mention: Mention, strict: bool = True, ahead: bool = False, exact: bool = False) -> int | None:
         """Index in the current path where `mention` was played, searching back from the cursor.
@@ -321,13 +319,15 @@ class _Tracker:
                 if k is not None:
                     self.ply, self.last = k, (cast(PlacedLine, self.line), k)
                 continue
-            if not self.go_to_number(m):
-                self.dropped.append((self.sentence_at, n))
-                continue
+            self.go_to_number(m)
             self.said_at[(self.sentence_at, n)] = tuple(self.path())
             bridge = self.bridges.get((self.sentence_at, n))
             if bridge is not None and self.board(self.path()).is_legal(bridge):
                 self.play(bridge, _Said(m, "move"), quote, seg)  # bridging.py's lost move before this one
+            if m.number_glued and self.ply not in (2 * m.move_number - 2, 2 * m.move_number - 1):
+                # a number heard run into its square ("3d3") is a guess: only for the ply it is said at
+                self.dropped.append((self.sentence_at, n))
+                continue
             if said.role == "offered":
                 if resolve(m, self.board(self.path())) is None and self.alternative(said, quote, seg):
                     continue
