@@ -607,3 +607,20 @@ def test_a_move_said_with_another_number_than_where_it_was_played_is_not_said_ag
     events = track_lines(segments("Pawn to d4, pawn to d5, bishop to f4, knight to f6, pawn to e3, pawn to e6.",
                                   "5, e3, and black plays knight to c6."))
     assert played(events) == [(1, 1, "d4"), (1, 2, "d5"), (1, 3, "Bf4"), (1, 4, "Nf6"), (1, 5, "e3"), (1, 6, "e6")]
+
+
+def test_a_move_before_instead_of_an_action_across_a_pause_ends_the_sentence_before():
+    # "... pawn to c4. Instead of defending the pawn, black takes it" heard with a comma for the
+    # full stop: c4 is not offered in place of an action (which names no move to replace); it is
+    # played, and the capture after it
+    events = track_lines(segments("Pawn to d4, pawn to d5, pawn to c4, instead of defending the pawn, "
+                                  "black takes it with d takes c4."))
+    assert played(events) == [(1, 1, "d4"), (1, 2, "d5"), (1, 3, "c4"), (1, 4, "dxc4")]
+
+
+def test_a_move_said_right_before_instead_of_an_action_is_still_offered_in_its_place():
+    # without a pause between, "knight f6 instead of developing the bishop" offers Nf6 where the
+    # bishop's move was: a branch, not a move played after it
+    events = track_lines(segments("Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5.",
+                                  "Black plays knight f6 instead of developing the bishop."))
+    assert [(e.line, e.ply, e.san) for e in events if e.line == 2] == [(2, 6, "Nf6")]
