@@ -576,3 +576,51 @@ def test_a_square_two_pieces_could_go_to_equally_well_is_left_as_heard():
     lesson = segments("Pawn to e4, pawn to e5, bishop to c4, bishop to e7, knight to f3, and zy f6.",
                       "Bishop takes f7 check, king takes f7.", "Knight to g5 check, and king to e8.")
     assert [e.san for e in track_lines(lesson)] == ["e4", "e5", "Bc4", "Be7", "Nf3", "f6", "Ng5"]
+
+
+QGD = ["Pawn to d4, pawn to d5, pawn to c4, pawn to e6, knight to c3, and knight to f6.",
+       "The bishop goes to g5, and black plays bishop to e7."]
+
+
+def test_a_move_number_run_into_its_square_numbers_the_move():
+    # "three e3" heard "3e3": no notation writes a rank before a square without a piece, so it is
+    # White's third move said again with its number, a branch, not a rank and a square
+    events = track_lines(segments(*QGD, "A quieter choice for White is 3e3, keeping the bishop at home."))
+    branch = [(e.ply, e.san) for e in events if e.line == 2]
+    assert branch == [(5, "e3")]
+    events = track_lines(segments(*QGD[:1], "4e3, and black plays bishop to e7."))
+    assert [e.san for e in events][-2:] == ["e3", "Be7"]
+
+
+@pytest.mark.parametrize("said", ["is 7e3", "plays the knight 3e3"])
+def test_a_number_run_into_a_square_where_no_move_number_stands_is_not_one(said):
+    # a number heard for a ply the line has not reached, or after a word a move number does not
+    # follow, is not taken as one: no e3 is played anywhere
+    events = track_lines(segments(*QGD, f"A quieter choice for White {said}, keeping the bishop at home."))
+    assert "e3" not in [e.san for e in events]
+
+
+def test_a_move_said_with_another_number_than_where_it_was_played_is_not_said_again():
+    # "5, e3" where e3 was White's third move: not that move said again (which would make the next
+    # move that fits nowhere an alternative to it, a branch at 2...Nc6); the number or the square
+    # was misheard, and neither is guessed
+    events = track_lines(segments("Pawn to d4, pawn to d5, bishop to f4, knight to f6, pawn to e3, pawn to e6.",
+                                  "5, e3, and black plays knight to c6."))
+    assert played(events) == [(1, 1, "d4"), (1, 2, "d5"), (1, 3, "Bf4"), (1, 4, "Nf6"), (1, 5, "e3"), (1, 6, "e6")]
+
+
+def test_a_move_before_instead_of_an_action_across_a_pause_ends_the_sentence_before():
+    # "... pawn to c4. Instead of defending the pawn, black takes it" heard with a comma for the
+    # full stop: c4 is not offered in place of an action (which names no move to replace); it is
+    # played, and the capture after it
+    events = track_lines(segments("Pawn to d4, pawn to d5, pawn to c4, instead of defending the pawn, "
+                                  "black takes it with d takes c4."))
+    assert played(events) == [(1, 1, "d4"), (1, 2, "d5"), (1, 3, "c4"), (1, 4, "dxc4")]
+
+
+def test_a_move_said_right_before_instead_of_an_action_is_still_offered_in_its_place():
+    # without a pause between, "knight f6 instead of developing the bishop" offers Nf6 where the
+    # bishop's move was: a branch, not a move played after it
+    events = track_lines(segments("Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5.",
+                                  "Black plays knight f6 instead of developing the bishop."))
+    assert [(e.line, e.ply, e.san) for e in events if e.line == 2] == [(2, 6, "Nf6")]

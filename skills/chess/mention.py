@@ -57,6 +57,9 @@ class Mention:
     move_number: int | None = None
     black: bool | None = None
     """From numbering: "3..." says Black's move, "3." White's; None when unnumbered."""
+    number_glued: bool = False
+    """The number was heard run into the square ("3d3" for "three e3"): a guess, so the move is read
+    only where the line stands at that move number."""
     cue: bool = False
     """A word that says a move is made (to, takes, plays, goes ...)."""
     acted: bool = False

@@ -156,6 +156,7 @@ def _number(toks: list[_Tok], mention: Mention) -> None:
         black, j = True, j - 1
     if j >= 0 and toks[j].kind == "movenum":
         mention.move_number = toks[j].value[0]
+        mention.number_glued = toks[j].weak
         mention.black = black or toks[j].value[1]
 
 

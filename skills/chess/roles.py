@@ -199,13 +199,18 @@ def _number_said(text: str, saids: list[_Said]) -> None:
 def _contrasts_an_action(text: str, mentions: list[Mention], instead: re.Match[str]) -> bool:
     """ "Instead of defending, black counterattacks with knight f6": "instead of" before an action
     that names no move (a verb in -ing, not "castling") sets what follows against that action, not
-    against a move; the move said is the line's next, not an alternative to an earlier one."""
+    against a move; the move said is the line's next, not an alternative to an earlier one. So is a
+    move said just before it across a pause ("two, knight f3, instead of defending, ..."): speech
+    recognition's comma for the full stop that ended the sentence before, not "c5 instead of
+    castling"."""
     clause_end = text.find(",", instead.end())
     clause = text[instead.end() : clause_end if clause_end >= 0 else len(text)]
+    offered = _offered_before(text, mentions, instead.start())
+    paused = offered is not None and "," in text[next(m.end for m in mentions if m.start == offered) : instead.start()]
     return (
         re.match(r"\s*[a-z]+ing\b", clause, re.IGNORECASE) is not None
         and not find_mentions(clause, strict=False)
-        and _offered_before(text, mentions, instead.start()) is None
+        and (offered is None or paused)
     )
 
 

@@ -17,6 +17,9 @@ from tutorialbook.acquire.transcript import UNSURE
 from .spoken_words import (_CASTLE_FORM, _COLORS, _GLUE_WORDS, _GLUED_KNIGHT, _HOMOPHONES, _KIND_OF, _KNIGHT_SOUNDS,
                            _NUMBER_WORDS, _PIECE_LETTERS, _PIECES, _RHYMING_LETTERS, _TENS, RHYMING_FILES)
 
+#: words a move number said aloud may follow ("a second try for White is three d4")
+_BEFORE_NUMBER = ("is", "play", "plays", "played", "playing")
+
 # --- tokens -------------------------------------------------------------------------------------
 
 _TOKEN = re.compile(
@@ -65,6 +68,13 @@ def _raw_tokens(text: str) -> list[_Tok]:
             toks.append(_Tok("file", s, s + 1, "b", 1))
             toks.extend(_Tok(t.kind, t.start + s + 1, t.end + s + 1, t.text, t.value, t.weak, t.written, t.rhyme)
                         for t in _raw_tokens(raw[1:]))
+        elif m.group("san") and not (m.group("piece") or m.group("ff") or m.group("x")) \
+                and m.group("fr") and _numbers_a_move(toks):
+            # "3d3": speech recognition's "three e3", a move number run into its square (no notation
+            # writes a rank before a square without a piece); the number said, as "three d4" is
+            toks.append(_Tok("movenum", s, s + 1, raw[0], (int(raw[0]), None), weak=True))
+            toks.extend(_Tok(t.kind, t.start + s + 1, t.end + s + 1, t.text, t.value, t.weak, t.written, t.rhyme)
+                        for t in _raw_tokens(raw[1:]))
         elif m.group("san"):
             piece = m.group("piece")
             toks.append(
@@ -106,6 +116,15 @@ def _raw_tokens(text: str) -> list[_Tok]:
             else:
                 toks.append(_word_token(raw, s, e))
     return toks
+
+
+def _numbers_a_move(before: list[_Tok]) -> bool:
+    """Whether a number said next stands where a move number does: a sentence's or clause's start, or
+    after "is"/"play" ("a second try for White is three d4")."""
+    if not before:
+        return True
+    last = before[-1]
+    return (last.kind == "punct" and last.text in ",;:.") or last.text.lower() in _BEFORE_NUMBER
 
 
 def _leads_to_move(word: str) -> bool:

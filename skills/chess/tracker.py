@@ -324,6 +324,10 @@ class _Tracker:
             bridge = self.bridges.get((self.sentence_at, n))
             if bridge is not None and self.board(self.path()).is_legal(bridge):
                 self.play(bridge, _Said(m, "move"), quote, seg)  # bridging.py's lost move before this one
+            if m.number_glued and self.ply not in (2 * m.move_number - 2, 2 * m.move_number - 1):
+                # a number heard run into its square ("3d3") is a guess: only for the ply it is said at
+                self.dropped.append((self.sentence_at, n))
+                continue
             if said.role == "offered":
                 if resolve(m, self.board(self.path())) is None and self.alternative(said, quote, seg):
                     continue
@@ -365,6 +369,8 @@ class _Tracker:
                 self.play(move, said, quote, seg)
                 continue
             k = self.played_at(m)  # said again, or advice about a move already played
+            if k is not None and m.move_number is not None and k // 2 + 1 != m.move_number:
+                k = None  # "5, c3" where c3 was move three: said with another number, not said again
             if k is not None:
                 self.repeated.add((self.sentence_at, n))
                 self.last = (cast(PlacedLine, self.line), k)
