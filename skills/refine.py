@@ -37,6 +37,7 @@ The harvest and the judge are plain functions held by an :class:`Examiner`; an L
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -539,6 +540,10 @@ def _cue(q: Question) -> str:
     return " ".join(text.split())[:200]
 
 
+#: words a question quotes (a section's title, a step it asks about)
+_QUOTED = re.compile(r"“([^”]+)”")
+
+
 def _add_cue(row: dict, cue: str) -> bool:
     """Add how a question asked for the skill to its "when to use", unless the skill's own words
     already say it (a cloze of a sentence its passage holds): a repeat would only lengthen what
@@ -548,6 +553,12 @@ def _add_cue(row: dict, cue: str) -> bool:
         return False
     body = " ".join([row["name"], *steps_of(row)])
     if all(qs.contains(body, part) for part in cue.split("…") if part.strip()):
+        return False
+    quoted = _QUOTED.findall(cue)
+    if quoted and all(qs.contains(body, part) for part in quoted):
+        # "In “Register”, which step comes after “Validate the input.”?": the words it quotes are the
+        # skill's own; the rest is the question's frame, which every such cue repeats (Flask's
+        # procedures had grown to 1,800 characters of them, returned with every retrieval)
         return False
     parts = [p for p in when.split(" | ") if p]
     if len(parts) > MAX_CUES:

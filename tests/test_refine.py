@@ -456,3 +456,17 @@ def test_an_abbreviation_is_no_code_term_an_answer_holds():
     assert "e.g" != _phrase("you can use a socket, e.g. when the server runs remotely")
     assert _phrase("the shell, i.e. the program that reads commands") != "i.e"
     assert _phrase("it reads the file, e.g. config.yaml") == "config.yaml"
+
+
+def test_a_cue_quoting_only_the_skills_own_words_is_not_added_to_when_to_use():
+    """A procedure asked "which step comes after …?" quotes its own title and step: the cue would add
+    only the question's frame to what every retrieval returns. A cue with words of its own is added."""
+    from tutorialbook.skills.refine import _add_cue
+
+    row = {"name": "Register a user", "when_to_use": "",
+           "steps": json.dumps(["Validate that the username is not empty.", "Insert the new user."])}
+    assert not _add_cue(row, "In “Register a user”, which step comes after “Validate that the username is”?")
+    assert row["when_to_use"] == ""
+    assert _add_cue(row, "In “Sign-up”, which step comes after “Validate that the username is”?")
+    assert _add_cue(row, "How do I keep two people from taking one name?")
+    assert row["when_to_use"].count(" | ") == 1
