@@ -324,7 +324,8 @@ class _Tracker:
             bridge = self.bridges.get((self.sentence_at, n))
             if bridge is not None and self.board(self.path()).is_legal(bridge):
                 self.play(bridge, _Said(m, "move"), quote, seg)  # bridging.py's lost move before this one
-            if m.number_glued and self.ply not in (2 * m.move_number - 2, 2 * m.move_number - 1):
+            if m.number_glued and m.move_number is not None \
+                    and self.ply not in (2 * m.move_number - 2, 2 * m.move_number - 1):
                 # a number heard run into its square ("3d3") is a guess: only for the ply it is said at
                 self.dropped.append((self.sentence_at, n))
                 continue
