@@ -583,7 +583,14 @@ def _evidence(e: dict) -> dict:
 
 
 def _add_evidence(row: dict, e: dict) -> bool:
+    """Add a question's evidence to the skill that answers it, unless a span of the skill already
+    covers it and the skill's steps hold its quote: a procedure's every step, asked about in turn,
+    had been quoted again beside the step, doubling what every retrieval returns."""
     known = evidence_of(row)
+    body = " ".join(steps_of(row))
+    if any(k["tutorial_id"] == e.get("tutorial_id") and k["start"] - 0.01 <= e.get("start", 0.0)
+           and e.get("end", 0.0) <= k["end"] + 0.01 for k in known) and qs.contains(body, e.get("quote", "")):
+        return False
     merged = _merge_evidence(known, [_evidence(e)])
     if len(merged) == len(known):
         return False

@@ -470,3 +470,20 @@ def test_a_cue_quoting_only_the_skills_own_words_is_not_added_to_when_to_use():
     assert _add_cue(row, "In “Sign-up”, which step comes after “Validate that the username is”?")
     assert _add_cue(row, "How do I keep two people from taking one name?")
     assert row["when_to_use"].count(" | ") == 1
+
+
+def test_a_quote_the_steps_hold_within_a_span_the_skill_cites_is_not_cited_again():
+    """A procedure asked about step by step: each question's evidence lies in the span the skill
+    already cites, and its quote is one of the skill's steps; quoting it again only doubles what every
+    retrieval returns. Evidence from another span, or a quote the steps lack, is kept."""
+    from tutorialbook.skills.refine import _add_evidence
+
+    span = {"tutorial_id": "t1", "tutorial_title": "T", "start": 10.0, "end": 50.0, "quote": "Open the valve.",
+            "timed": True, "link": ""}
+    row = {"steps": json.dumps(["Open the valve.", "Bleed the air out of the radiator."]),
+           "evidence": json.dumps([span])}
+    assert not _add_evidence(row, {**span, "start": 20.0, "end": 30.0, "quote": "Bleed the air out of the radiator."})
+    assert len(json.loads(row["evidence"])) == 1
+    assert _add_evidence(row, {**span, "start": 60.0, "end": 70.0, "quote": "Bleed the air out of the radiator."})
+    assert _add_evidence(row, {**span, "start": 20.0, "end": 30.0, "quote": "Close it when water comes out."})
+    assert len(json.loads(row["evidence"])) == 3
