@@ -586,12 +586,10 @@ def _add_evidence(row: dict, e: dict) -> bool:
     """Add a question's evidence to the skill that answers it, unless a span of the skill already
     covers it and the skill's steps hold its quote: a procedure's every step, asked about in turn,
     had been quoted again beside the step, doubling what every retrieval returns."""
-    known = evidence_of(row)
-    body = " ".join(steps_of(row))
-    if any(k["tutorial_id"] == e.get("tutorial_id") and k["start"] - 0.01 <= e.get("start", 0.0)
-           and e.get("end", 0.0) <= k["end"] + 0.01 for k in known) and qs.contains(body, e.get("quote", "")):
+    known, e = evidence_of(row), _evidence(e)
+    if any(_covers(k, e) for k in known) and qs.contains(" ".join(steps_of(row)), e["quote"]):
         return False
-    merged = _merge_evidence(known, [_evidence(e)])
+    merged = _merge_evidence(known, [e])
     if len(merged) == len(known):
         return False
     row["evidence"] = encode(merged)
@@ -603,10 +601,15 @@ def _merge_evidence(known: list[dict], extra: list[dict]) -> list[dict]:
     """Every known span, plus the extra ones no known span of the same tutorial covers."""
     out = list(known)
     for e in extra:
-        if not any(k["tutorial_id"] == e["tutorial_id"] and k["start"] - 0.01 <= e["start"]
-                   and e["end"] <= k["end"] + 0.01 and qs.contains(k["quote"], e["quote"]) for k in out):
+        if not any(_covers(k, e) and qs.contains(k["quote"], e["quote"]) for k in out):
             out.append(e)
     return out
+
+
+def _covers(known: dict, e: dict) -> bool:
+    """Whether the span ``known`` cites holds the span of ``e`` (same tutorial)."""
+    return known["tutorial_id"] == e["tutorial_id"] and known["start"] - 0.01 <= e["start"] \
+        and e["end"] <= known["end"] + 0.01
 
 
 def pass_rate(results: list[QuestionResult]) -> float | None:

@@ -3,7 +3,7 @@
 One ply lost ("knight c6" heard as "zy takes") leaves the other side to move: the moves said next
 are illegal, or legal for the wrong side in the wrong position, and the rest of the line is lost
 with them (a cascade). Where a move said fits nowhere, each legal move is tried as a lost one just
-before it or before a move said in the `REACH` sentences up to it (the first moves after the loss
+before it or before a move said in the `rehearing.REACH` sentences up to it (the first moves after the loss
 may still have been legal), if the move said there and the next one then follow. A bridge is kept
 only when it alone does best (fewest moves fitting nowhere, then most on the titled opening, then
 in opening theory: two as good are a refusal, nothing is guessed), and over the whole lesson leaves
@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import chess
 
-from .rehearing import AHEAD, REACH, gains_in_theory
+from .rehearing import AHEAD, gains_in_theory, near
 from .roles import _Said
 from .theory import _fits, resolve
 from .tracker import _Tracker
@@ -66,14 +66,10 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker) -> _Tracker:
 
 def _before(saids: list[list[_Said]], drop: tuple[int, int], current: _Tracker) -> list[tuple[int, int]]:
     """Where the lost move may have been said: before the move said that fit nowhere or before one of
-    the moves said in the `REACH` sentences up to it (a lost move may leave the next ones legal for
+    the moves said in the `rehearing.REACH` sentences up to it (a lost move may leave the next ones legal for
     the wrong side), the nearest first."""
-    places = []
-    for n in range(drop[0], max(drop[0] - REACH, 0) - 1, -1):
-        last = drop[1] if n == drop[0] else len(saids[n]) - 1
-        places += [(n, k) for k in range(last, -1, -1) if (n, k) in current.said_at and saids[n][k].role == "move"
-                   and (n, k) not in current.repeated]
-    return places
+    return [(n, k) for n, k in near(saids, drop) if (n, k) in current.said_at and saids[n][k].role == "move"
+            and (n, k) not in current.repeated]
 
 
 def _gaps(saids: list[list[_Said]], at: tuple[int, int], path: tuple[chess.Move, ...]) -> list[chess.Move]:

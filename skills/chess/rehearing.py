@@ -194,9 +194,7 @@ def _hearings(saids: list[list[S]], drop: tuple[int, int], current: Placed,
     whether it was heard with a piece instead (those after all the rhymes): the mentions ``at``
     (else those from ``REACH`` sentences before ``drop`` up to it), the nearest first, but those
     ``current`` placed as ``repeated``."""
-    places = [(n, k) for n in range(drop[0], max(drop[0] - REACH, 0) - 1, -1)
-              for k in range(drop[1] if n == drop[0] else len(saids[n]) - 1, -1, -1)]
-    places = [(n, k) for n, k in (places if at is None else at) if (n, k) not in current.repeated]
+    places = [(n, k) for n, k in (near(saids, drop) if at is None else at) if (n, k) not in current.repeated]
     for n, k in places:
         said = saids[n][k]
         for targets in _rhymes(said.mention.targets):  # type: ignore[attr-defined]
@@ -204,6 +202,13 @@ def _hearings(saids: list[list[S]], drop: tuple[int, int], current: Placed,
     for n, k in places:
         for piece in _pieces(saids[n][k].mention, current.said_at.get((n, k))):  # type: ignore[attr-defined]
             yield n, _heard(saids, n, k, piece=piece, bare=False), True
+
+
+def near(saids: list[list[S]], drop: tuple[int, int]) -> list[tuple[int, int]]:
+    """The mentions from `REACH` sentences before ``drop`` up to it, the nearest first: where what
+    made ``drop`` fit nowhere was most likely said."""
+    return [(n, k) for n in range(drop[0], max(drop[0] - REACH, 0) - 1, -1)
+            for k in range(drop[1] if n == drop[0] else len(saids[n]) - 1, -1, -1)]
 
 
 def _heard(saids: list[list[S]], n: int, k: int, **changes) -> list[list[S]]:
