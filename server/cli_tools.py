@@ -37,6 +37,13 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def _code_lines(code: str) -> list[str]:
+    """A code step as its own lines under the bullet: joined into one, Python's indentation and a
+    shell script's line breaks would say something else."""
+    rows = [row.rstrip() for row in str(code).strip("\n").splitlines()] or [""]
+    return ["     - " + rows[0], *("       " + row if row else "" for row in rows[1:])]
+
+
 def _where(e) -> str:
     if not e.timed:
         return f"characters {int(e.start)}–{int(e.end)}"
@@ -49,11 +56,11 @@ def search_lines(result) -> list[str]:
     for n, s in enumerate(result.skills, 1):
         said = {_one_line(s.name).rstrip(".").lower()}
         lines.append(f"{n}. {_one_line(s.name)}  [{s.id}]  ({' › '.join(s.path[1:])})")
-        for step in s.steps:
+        for i, step in enumerate(s.steps):
             key = _one_line(step).rstrip(".").lower()
             if key not in said:
                 said.add(key)
-                lines.append(f"     - {_one_line(step)}")
+                lines += _code_lines(step) if i in s.code_steps else [f"     - {_one_line(step)}"]
         for e in s.evidence[:2]:
             quote = _one_line(e.quote)
             shown = "" if quote.rstrip(".").lower() in said else f"  “{quote}”"

@@ -165,3 +165,28 @@ def test_toc_depth_help_states_the_limit_the_library_enforces(tmp_path):
     limit = int(shown.group(1))
     too_deep = cli(tmp_path, "toc", "--book", "none", "--depth", str(limit + 1), check=False)
     assert too_deep.returncode != 0 and f"between 1 and {limit}, got {limit + 1}" in too_deep.stderr
+
+
+def test_search_prints_a_code_step_with_its_lines_and_indentation(tmp_path):
+    """Python joined onto one line would be another program: a code step keeps its lines."""
+    page = tmp_path / "retry.md"
+    page.write_text(
+        "# Retrying a flaky call\n\n"
+        "Wrap the call in a loop that sleeps between attempts and gives up after a few tries:\n\n"
+        "```python\n"
+        "for attempt in range(5):\n"
+        "    try:\n"
+        "        fetch_page()\n"
+        "        break\n"
+        "    except TimeoutError:\n"
+        "        time.sleep(2 ** attempt)\n"
+        "```\n\n"
+        "The sleep doubles each time, so a slow server gets room to recover.\n"
+    )
+    store = tmp_path / "store"
+    cli(store, "ingest", str(page), "--book", "code", "--refine-rounds", "0")
+    found = cli(store, "search", "retry a call that times out", "--book", "code", "-k", "1").stdout
+    lines = found.splitlines()
+    start = lines.index("     - for attempt in range(5):")
+    assert lines[start + 1:start + 6] == ["           try:", "               fetch_page()", "               break",
+                                          "           except TimeoutError:", "               time.sleep(2 ** attempt)"]
