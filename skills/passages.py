@@ -614,10 +614,15 @@ def _balanced(text: str) -> bool:
 _ASIDE = re.compile(r"^(?:%s)\s*:" % "|".join(sorted(ADMONITIONS)), re.I)
 #: a title names something: shorter clauses run on into the next one
 MIN_TITLE_WORDS = 3
-#: words that open a clause framing the main one ("If you want,", "In some cases,", "To avoid it,"); a word
-#: joined on by a hyphen is another word (Org's "Macro: with-editor &rest body: This macro…" lost its name)
+#: words that open a clause framing the main one ("If you want,", "In some cases,", "To avoid it,"), and a
+#: participle pointing back at an example the reader has seen ("Extending the previous example,", "Continuing
+#: this example,": a name that says nothing of the passage). A word joined on by a hyphen is another word
+#: (Org's "Macro: with-editor &rest body: This macro…" lost its name)
 _FRAME = re.compile(r"^(?:if|when|whenever|as|once|since|because|although|though|while|unless|until|after"
-                    r"|before|in|on|for|to|with|without|by|at|from|under|during)(?![\w-])", re.I)
+                    r"|before|in|on|for|to|with|without|by|at|from|under|during"
+                    r"|[a-z]+ing (?:on |from |upon |with )?(?:the |this |that |these |our )?"
+                    r"(?:(?:above|previous|earlier|preceding|last|same|former) )?"
+                    r"(?:examples?|snippet|code|listing|program|one|case|section|step))(?![\w-])", re.I)
 #: words that open a sentence by tying it to what came before, not by saying what it is about
 _LINKING = re.compile(
     r"^(?:(?:(?:similarly|like|unlike|as with) (?:to )?[\w.()`'-]+(?: [\w.()`'-]+){0,3},"

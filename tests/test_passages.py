@@ -272,6 +272,14 @@ def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_bef
         "Macro: With-editor &rest body")
     assert passages.title_phrase("In-browser editing for code, with automatic syntax highlighting.") == (
         "In-browser editing for code")
+    # a participle pointing back at an example names nothing of the passage (pytest's "Extending the
+    # previous example, we can flag the fixture …" was named "Extending the previous example")
+    assert passages.title_phrase("Extending the previous example, we can flag the fixture to run twice.") == (
+        "We can flag the fixture to run twice")
+    assert passages.title_phrase("Continuing this example, the server now closes idle connections.") == (
+        "The server now closes idle connections")
+    assert passages.title_phrase("Using the cached value, the lookup returns at once.") == (
+        "Using the cached value"), "a participle that points at no example frames the clause with its own words"
 
 
 def test_a_lead_of_a_word_or_two_does_not_name_the_skill(tmp_path, library):
