@@ -175,3 +175,21 @@ def test_refinement_asks_without_late_interaction_and_retrieve_uses_it(store_pat
     assert report.tutorials[0].refinement != "skipped" and asked == []
     library.retrieve(QUERIES[0], "baking", k=5, mode="hybrid")
     assert asked
+
+
+def test_the_first_skills_section_mates_rank_above_an_equal_from_elsewhere(tokens, monkeypatch):
+    """The answer a question's words do not match best is most often a neighbour of the one they
+    do: once the first is found, another of its section passes one from another section scored
+    a little higher."""
+    def in_section(hit, node_id, score):
+        return Hit({**hit.row, "node_id": node_id}, score)
+
+    removing = in_section(REMOVING, "n_objects", 0.62)
+    listing = in_section(LISTING, "n_objects", 0.50)
+    saving = in_section(_hit("s", "Saving objects to a file", ["save() writes the objects of the workspace to a file."],
+                             0.0), "n_files", 0.55)
+    query = "How do I delete a variable from the workspace?"
+    hits = [removing, saving, listing]
+    assert [h.row["id"] for h in rerank.rerank(query, hits, tokens)] == ["b", "c", "s"]
+    monkeypatch.setattr(rerank, "SECTION", 0.0)
+    assert [h.row["id"] for h in rerank.rerank(query, hits, tokens)] == ["b", "s", "c"], "the section put it second"
