@@ -624,3 +624,25 @@ def test_a_move_said_right_before_instead_of_an_action_is_still_offered_in_its_p
     events = track_lines(segments("Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5.",
                                   "Black plays knight f6 instead of developing the bishop."))
     assert [(e.line, e.ply, e.san) for e in events if e.line == 2] == [(2, 6, "Nf6")]
+
+
+def test_a_move_before_one_said_to_be_checkmate_is_the_hearing_that_lets_it_mate():
+    # a trap's mate shows what was played before it: "pawn to b4" (heard for g4, a rhyming file)
+    # lets the queen check but not mate; of the moves the words may name, only g4 lets it mate
+    events = track_lines(segments("Pawn to f3, pawn to e6.",
+                                  "White must not play pawn to b4 now, because queen to h4 is checkmate."))
+    assert [e.san for e in events] == ["f3", "e6", "g4", "Qh4#"]
+
+
+def test_a_source_file_run_into_its_square_is_heard_again_for_a_checkmate():
+    # "knight df6" written for the spoken "knight g, f6": the other knight's move is the trap's
+    events = track_lines(segments("Pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, "
+                                  "knight takes e4, knight to d7, and now queen to e2 sets a trap.",
+                                  "Black must avoid knight df6 here, as knight to d6 is checkmate."))
+    assert [e.san for e in events][-3:] == ["Qe2", "Ngf6", "Nd6#"]
+
+
+def test_a_move_before_a_checkmate_no_hearing_allows_stays_as_heard():
+    # no hearing of "pawn to a4" (a4, or e4 for the long vowel) lets the queen mate: nothing is guessed
+    events = track_lines(segments("Pawn to f3, pawn to e6.", "White plays pawn to a4, and queen to h4 is checkmate."))
+    assert [e.san for e in events][:3] == ["f3", "e6", "a4"]
