@@ -646,3 +646,18 @@ def test_a_move_before_a_checkmate_no_hearing_allows_stays_as_heard():
     # no hearing of "pawn to a4" (a4, or e4 for the long vowel) lets the queen mate: nothing is guessed
     events = track_lines(segments("Pawn to f3, pawn to e6.", "White plays pawn to a4, and queen to h4 is checkmate."))
     assert [e.san for e in events][:3] == ["f3", "e6", "a4"]
+
+
+@pytest.mark.parametrize("said", ["black takes with the knight on d5", "black takes smack with the knight on d5"])
+def test_a_capture_said_with_the_piece_and_the_square_it_takes_on(said):
+    # "takes with the knight on d5" names the piece after the capture word and the square after "on"
+    # (one word may stand between: "takes back" heard as "take smack")
+    events = track_lines(segments("Pawn to e4, pawn to d5, e takes d5, knight to f6, pawn to d4.", f"Then {said}."))
+    assert [e.san for e in events][-1] == "Nxd5"
+
+
+def test_a_capture_word_far_from_with_the_piece_on_a_square_is_no_capture():
+    # "takes control of the center with the knight on d5": the knight stands on d5, nothing is taken
+    events = track_lines(segments("Pawn to e4, pawn to d5, e takes d5, knight to f6, pawn to d4.",
+                                  "Black takes control of the center with the knight on d5."))
+    assert [e.san for e in events] == ["e4", "d5", "exd5", "Nf6", "d4"]

@@ -87,7 +87,7 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
         elif t.kind == "recapture":
             built = _recapture_mention(text, toks, i, floor)
         elif t.kind == "capture":
-            built = _captured_piece_mention(text, toks, i, floor)
+            built = _captured_piece_mention(text, toks, i, floor) or _capture_with_mention(text, toks, i, floor)
         if built is None:
             i += 1
             continue
@@ -393,6 +393,30 @@ def _captured_piece_mention(text: str, toks: list[_Tok], i: int, floor: int) -> 
     m = Mention(toks[j].start, toks[p].end, "", capture=True, captured=toks[p].value, cue=True)
     _apply_prefix(m, toks[j:i])
     k = _apply_suffix(m, toks, p + 1)
+    m.end = toks[k - 1].end
+    m.text = text[m.start : m.end]
+    return m, k
+
+
+def _capture_with_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int] | None:
+    """ "Black takes with the knight on d5": a capture said by the piece that makes it and the square it
+    takes on, after the capture word (one word may stand between: "take smack with", speech recognition's
+    "takes back with")."""
+    w = _skip(toks, i + 1, {"filler"})
+    if w < len(toks) and toks[w].kind == "word":
+        w = _skip(toks, w + 1, {"filler"})
+    if w >= len(toks) or toks[w].kind != "with":
+        return None
+    p = _skip(toks, w + 1, {"filler"})
+    if p + 2 >= len(toks) or toks[p].kind != "piece" or toks[p + 1].kind != "on" or toks[p + 2].kind != "sq":
+        return None
+    j = _prefix(toks, i, floor)
+    m = Mention(toks[j].start, toks[p + 2].end, "", capture=True, cue=True, acted=True)
+    _apply_prefix(m, toks[j:i])
+    m.piece, m.piece_weak = toks[p].value, toks[p].weak
+    m.targets = _square_targets(toks[p + 2])
+    m.weak = toks[p + 2].weak
+    k = _apply_suffix(m, toks, p + 3)
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]
     return m, k
