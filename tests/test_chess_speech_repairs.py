@@ -661,3 +661,20 @@ def test_a_capture_word_far_from_with_the_piece_on_a_square_is_no_capture():
     events = track_lines(segments("Pawn to e4, pawn to d5, e takes d5, knight to f6, pawn to d4.",
                                   "Black takes control of the center with the knight on d5."))
     assert [e.san for e in events] == ["e4", "d5", "exd5", "Nf6", "d4"]
+
+
+ODD_START = "Pawn to h4, pawn to d6, pawn to h5, pawn to e6, pawn to a4."
+
+
+@pytest.mark.parametrize(("said", "san"), [("the dark-squared bishop", "Be7"), ("the park squared bishop", "Be7"),
+                                           ("the light-squared bishop", "Bd7"), ("the right squared bishop", "Bd7")])
+def test_a_bishop_named_by_the_colour_of_its_squares_is_that_bishop(said, san):
+    # "to b7" (no bishop goes there) is d7 or e7 on a rhyming file: one bishop reaches each; the colour
+    # said (or its rhyme, the first sound misheard: "park", "right") tells which
+    events = track_lines(segments(ODD_START, f"Black develops {said} to b7."))
+    assert [e.san for e in events][-1] == san
+
+
+def test_a_bishop_said_without_its_colour_to_a_square_either_may_mean_is_not_guessed():
+    events = track_lines(segments(ODD_START, "Black develops the bishop to b7."))
+    assert [e.san for e in events][-1] == "a4"

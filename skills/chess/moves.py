@@ -177,6 +177,7 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
                 if mention.piece is not None:
                     mention.earlier_piece = mention.piece
                 mention.piece, mention.piece_weak = t.value, t.weak
+                mention.shade = t.shade
         elif t.kind == "file":
             mention.from_file, mention.file_heard = t.value, True
         elif t.kind == "wing":
