@@ -678,3 +678,18 @@ def test_a_bishop_named_by_the_colour_of_its_squares_is_that_bishop(said, san):
 def test_a_bishop_said_without_its_colour_to_a_square_either_may_mean_is_not_guessed():
     events = track_lines(segments(ODD_START, "Black develops the bishop to b7."))
     assert [e.san for e in events][-1] == "a4"
+
+
+ITALIAN_START = "Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5."
+
+
+@pytest.mark.parametrize("heard", ["the king", "looking", "knocking"])
+def test_the_king_tucked_away_is_castling_also_when_heard_as_one_word(heard):
+    # "tucks the king away" with the article and "king" run into one word that ends like it
+    events = track_lines(segments(ITALIAN_START, f"White then tucks {heard} away."))
+    assert [e.san for e in events][-1] == "O-O"
+
+
+def test_a_piece_tucked_away_is_no_castling():
+    events = track_lines(segments(ITALIAN_START, "White then tucks the knight away."))
+    assert [e.san for e in events][-1] == "Bc5"

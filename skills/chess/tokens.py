@@ -163,9 +163,11 @@ def _word_token(raw: str, s: int, e: int) -> _Tok:
     return _Tok("word", s, e, word)
 
 
-# Castling said without the word: "black tucks the king away", "white brings the king to safety"
+# Castling said without the word: "black tucks the king away", "white brings the king to safety"; "the
+# king" may be heard as one word that ends like it ("tucks knocking away", "tucks looking away")
 _KING_TO_SAFETY = re.compile(
-    r"\b(?:tuck|put|bring|get|take|whisk)(?:s|ed|ing|ting|ging)?\s+(?:the|his|her|its|their|our|your|my)\s+king\s+"
+    r"\b(?:tuck|put|bring|get|take|whisk)(?:s|ed|ing|ting|ging)?\s+"
+    r"(?:(?:the|his|her|its|their|our|your|my)\s+king|[a-z]+king)\s+"
     r"(?:away|to\s+safety|into\s+safety|in\s+safety)\b",
     re.IGNORECASE,
 )
