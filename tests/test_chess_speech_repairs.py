@@ -693,3 +693,19 @@ def test_the_king_tucked_away_is_castling_also_when_heard_as_one_word(heard):
 def test_a_piece_tucked_away_is_no_castling():
     events = track_lines(segments(ITALIAN_START, "White then tucks the knight away."))
     assert [e.san for e in events][-1] == "Bc5"
+
+
+@pytest.mark.parametrize(("start", "said", "sans"), [
+    (ODD_START, "Black waits no longer, and theite goes to f6.", ["a4", "Nf6"]),
+    (ITALIAN_START, "White should not play pawn to d4, becauseite takes d4 wins a pawn.", ["d4", "Nxd4"]),
+])
+def test_a_knight_glued_to_the_article_or_because_is_a_knight(start, said, sans):
+    # "the knight" and "because knight" heard as one word ("theite", "becauseite"), as "andite" is
+    events = track_lines(segments(start, said))
+    assert [e.san for e in events][-2:] == sans
+
+
+def test_a_word_ending_like_knight_after_other_letters_is_no_knight():
+    # "despite", "quite": no word that leads up to a move before the "ite"
+    events = track_lines(segments(ITALIAN_START, "Despite the pin, white quite calmly plays pawn to d3."))
+    assert [e.san for e in events][-1] == "d3"
