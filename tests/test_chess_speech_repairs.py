@@ -709,3 +709,15 @@ def test_a_word_ending_like_knight_after_other_letters_is_no_knight():
     # "despite", "quite": no word that leads up to a move before the "ite"
     events = track_lines(segments(ITALIAN_START, "Despite the pin, white quite calmly plays pawn to d3."))
     assert [e.san for e in events][-1] == "d3"
+
+
+def test_a_run_in_three_may_have_swallowed_the_e_of_its_square():
+    # "three e3" heard "3d3": the bare vowel "e" ran into the vowel "three" ends on; d3 cannot be played
+    # (the d-pawn stands on d4), so the e-file's square is the move, not another rhyme (b3, g3)
+    events = track_lines(segments("One d4, d5. Two c4, e6.", "3d3, and black replies knight f6."))
+    assert [e.san for e in events][-2:] == ["e3", "Nf6"]
+
+
+def test_a_run_in_three_before_a_square_that_can_be_played_keeps_it():
+    events = track_lines(segments("Pawn to h4, pawn to d6, pawn to h5, pawn to h6.", "3d3, and then black plays g6."))
+    assert [e.san for e in events][-2:] == ["d3", "g6"]

@@ -93,6 +93,7 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
             continue
         mention, end = built
         _number(toks, mention)
+        _absorbed_by_three(mention)
         if listing and mention.bare and all(tok.kind == "filler" or tok.text == "," for tok in toks[floor:i]) \
                 and mention.targets != listed:  # a list names each place once: "the c4, c4" says it again as the move
             mention.location = True
@@ -114,6 +115,21 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
         floor = end
         i = end
     return mentions
+
+
+# how sure an e-file square is where a run-in "three" may have swallowed the letter "e"
+_RUN_IN_E_WEIGHT = 0.8
+
+
+def _absorbed_by_three(mention: Mention) -> None:
+    """ "3d3" for "three e3": the letter "e", a bare vowel, runs into the vowel "three" ends on, and speech
+    recognition writes another letter for what is left; so after a run-in three, a square on another
+    rhyming file may be the e-file's (below the square as heard, which wins where it can be played)."""
+    if not (mention.number_glued and mention.move_number == 3 and len(mention.targets) == 1):
+        return
+    square, weight = next(iter(mention.targets.items()))
+    if chess.square_file(square) in RHYMING_FILES and chess.square_file(square) != 4:
+        mention.targets[chess.square(4, chess.square_rank(square))] = weight * _RUN_IN_E_WEIGHT
 
 
 def _named_before_it(between: list[_Tok]) -> int | None:
