@@ -721,3 +721,16 @@ def test_a_run_in_three_may_have_swallowed_the_e_of_its_square():
 def test_a_run_in_three_before_a_square_that_can_be_played_keeps_it():
     events = track_lines(segments("Pawn to h4, pawn to d6, pawn to h5, pawn to h6.", "3d3, and then black plays g6."))
     assert [e.san for e in events][-2:] == ["d3", "g6"]
+
+
+@pytest.mark.parametrize("heard", ["sight", "site"])
+def test_a_word_rhyming_with_knight_before_a_square_is_the_knight(heard):
+    # "knight" with its first sound changed: the square after it is the knight's, not a pawn's
+    events = track_lines(segments(ODD_START, f"Black brings out the {heard} f6."))
+    assert [e.san for e in events][-1] == "Nf6"
+
+
+def test_a_rhyme_of_knight_with_no_square_after_it_names_no_move():
+    # the word in its own sense, after the square it speaks of: no knight moves there
+    events = track_lines(segments(ODD_START, "Black keeps the f6 square in sight."))
+    assert [e.san for e in events][-1] == "a4"

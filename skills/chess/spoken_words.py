@@ -14,7 +14,9 @@ import chess
 
 _PIECE_WORDS = {
     chess.PAWN: "pawn pawns pon paun porn",
-    chess.KNIGHT: "knight knights night nights nite knite height heights",
+    # and the words that rhyme with it, speech recognition having lost or changed its first sound ("height c6",
+    # "black develops sight c6")
+    chess.KNIGHT: "knight knights night nights nite knite height heights sight sights site sites",
     chess.BISHOP: "bishop bishops bishup bishap",
     chess.ROOK: "rook rooks rock rocks brook ruk",
     chess.QUEEN: "queen queens",
