@@ -624,3 +624,113 @@ def test_a_move_said_right_before_instead_of_an_action_is_still_offered_in_its_p
     events = track_lines(segments("Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5.",
                                   "Black plays knight f6 instead of developing the bishop."))
     assert [(e.line, e.ply, e.san) for e in events if e.line == 2] == [(2, 6, "Nf6")]
+
+
+def test_a_move_before_one_said_to_be_checkmate_is_the_hearing_that_lets_it_mate():
+    # a trap's mate shows what was played before it: "pawn to b4" (heard for g4, a rhyming file)
+    # lets the queen check but not mate; of the moves the words may name, only g4 lets it mate
+    events = track_lines(segments("Pawn to f3, pawn to e6.",
+                                  "White must not play pawn to b4 now, because queen to h4 is checkmate."))
+    assert [e.san for e in events] == ["f3", "e6", "g4", "Qh4#"]
+
+
+def test_a_source_file_run_into_its_square_is_heard_again_for_a_checkmate():
+    # "knight df6" written for the spoken "knight g, f6": the other knight's move is the trap's
+    events = track_lines(segments("Pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, "
+                                  "knight takes e4, knight to d7, and now queen to e2 sets a trap.",
+                                  "Black must avoid knight df6 here, as knight to d6 is checkmate."))
+    assert [e.san for e in events][-3:] == ["Qe2", "Ngf6", "Nd6#"]
+
+
+def test_a_move_before_a_checkmate_no_hearing_allows_stays_as_heard():
+    # no hearing of "pawn to a4" (a4, or e4 for the long vowel) lets the queen mate: nothing is guessed
+    events = track_lines(segments("Pawn to f3, pawn to e6.", "White plays pawn to a4, and queen to h4 is checkmate."))
+    assert [e.san for e in events][:3] == ["f3", "e6", "a4"]
+
+
+@pytest.mark.parametrize("said", ["black takes with the knight on d5", "black takes smack with the knight on d5"])
+def test_a_capture_said_with_the_piece_and_the_square_it_takes_on(said):
+    # "takes with the knight on d5" names the piece after the capture word and the square after "on"
+    # (one word may stand between: "takes back" heard as "take smack")
+    events = track_lines(segments("Pawn to e4, pawn to d5, e takes d5, knight to f6, pawn to d4.", f"Then {said}."))
+    assert [e.san for e in events][-1] == "Nxd5"
+
+
+def test_a_capture_word_far_from_with_the_piece_on_a_square_is_no_capture():
+    # "takes control of the center with the knight on d5": the knight stands on d5, nothing is taken
+    events = track_lines(segments("Pawn to e4, pawn to d5, e takes d5, knight to f6, pawn to d4.",
+                                  "Black takes control of the center with the knight on d5."))
+    assert [e.san for e in events] == ["e4", "d5", "exd5", "Nf6", "d4"]
+
+
+ODD_START = "Pawn to h4, pawn to d6, pawn to h5, pawn to e6, pawn to a4."
+
+
+@pytest.mark.parametrize(("said", "san"), [("the dark-squared bishop", "Be7"), ("the park squared bishop", "Be7"),
+                                           ("the light-squared bishop", "Bd7"), ("the right squared bishop", "Bd7")])
+def test_a_bishop_named_by_the_colour_of_its_squares_is_that_bishop(said, san):
+    # "to b7" (no bishop goes there) is d7 or e7 on a rhyming file: one bishop reaches each; the colour
+    # said (or its rhyme, the first sound misheard: "park", "right") tells which
+    events = track_lines(segments(ODD_START, f"Black develops {said} to b7."))
+    assert [e.san for e in events][-1] == san
+
+
+def test_a_bishop_said_without_its_colour_to_a_square_either_may_mean_is_not_guessed():
+    events = track_lines(segments(ODD_START, "Black develops the bishop to b7."))
+    assert [e.san for e in events][-1] == "a4"
+
+
+ITALIAN_START = "Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, bishop to c5."
+
+
+@pytest.mark.parametrize("heard", ["the king", "looking", "knocking"])
+def test_the_king_tucked_away_is_castling_also_when_heard_as_one_word(heard):
+    # "tucks the king away" with the article and "king" run into one word that ends like it
+    events = track_lines(segments(ITALIAN_START, f"White then tucks {heard} away."))
+    assert [e.san for e in events][-1] == "O-O"
+
+
+def test_a_piece_tucked_away_is_no_castling():
+    events = track_lines(segments(ITALIAN_START, "White then tucks the knight away."))
+    assert [e.san for e in events][-1] == "Bc5"
+
+
+@pytest.mark.parametrize(("start", "said", "sans"), [
+    (ODD_START, "Black waits no longer, and theite goes to f6.", ["a4", "Nf6"]),
+    (ITALIAN_START, "White should not play pawn to d4, becauseite takes d4 wins a pawn.", ["d4", "Nxd4"]),
+])
+def test_a_knight_glued_to_the_article_or_because_is_a_knight(start, said, sans):
+    # "the knight" and "because knight" heard as one word ("theite", "becauseite"), as "andite" is
+    events = track_lines(segments(start, said))
+    assert [e.san for e in events][-2:] == sans
+
+
+def test_a_word_ending_like_knight_after_other_letters_is_no_knight():
+    # "despite", "quite": no word that leads up to a move before the "ite"
+    events = track_lines(segments(ITALIAN_START, "Despite the pin, white quite calmly plays pawn to d3."))
+    assert [e.san for e in events][-1] == "d3"
+
+
+def test_a_run_in_three_may_have_swallowed_the_e_of_its_square():
+    # "three e3" heard "3d3": the bare vowel "e" ran into the vowel "three" ends on; d3 cannot be played
+    # (the d-pawn stands on d4), so the e-file's square is the move, not another rhyme (b3, g3)
+    events = track_lines(segments("One d4, d5. Two c4, e6.", "3d3, and black replies knight f6."))
+    assert [e.san for e in events][-2:] == ["e3", "Nf6"]
+
+
+def test_a_run_in_three_before_a_square_that_can_be_played_keeps_it():
+    events = track_lines(segments("Pawn to h4, pawn to d6, pawn to h5, pawn to h6.", "3d3, and then black plays g6."))
+    assert [e.san for e in events][-2:] == ["d3", "g6"]
+
+
+@pytest.mark.parametrize("heard", ["sight", "site"])
+def test_a_word_rhyming_with_knight_before_a_square_is_the_knight(heard):
+    # "knight" with its first sound changed: the square after it is the knight's, not a pawn's
+    events = track_lines(segments(ODD_START, f"Black brings out the {heard} f6."))
+    assert [e.san for e in events][-1] == "Nf6"
+
+
+def test_a_rhyme_of_knight_with_no_square_after_it_names_no_move():
+    # the word in its own sense, after the square it speaks of: no knight moves there
+    events = track_lines(segments(ODD_START, "Black keeps the f6 square in sight."))
+    assert [e.san for e in events][-1] == "a4"

@@ -90,6 +90,8 @@ class Mention:
     wing: str | None = None
     """"K" or "Q": the piece is the king's or the queen's ("the queen's knight", "the king's pawn"),
     named by the side of the board it started on."""
+    shade: str | None = None
+    """"light" or "dark": a bishop named by the colour of its squares ("the dark-squared bishop")."""
 
     def resolve(self, board: chess.Board, strict: bool = True) -> chess.Move | None:
         """The legal move that best explains this mention, or None when none or several do.
@@ -204,6 +206,9 @@ class Mention:
                 score += 1
             elif piece == chess.PAWN:
                 score += 1
+            if self.shade is not None and piece == chess.BISHOP \
+                    and bool(chess.BB_LIGHT_SQUARES & chess.BB_SQUARES[move.from_square]) != (self.shade == "light"):
+                return None  # the other bishop: "the dark-squared bishop" never stood on a light square
             if self.wing is not None:
                 if not _started_on_wing(board, move.from_square, piece, self.wing):
                     return None

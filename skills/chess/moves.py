@@ -87,12 +87,13 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
         elif t.kind == "recapture":
             built = _recapture_mention(text, toks, i, floor)
         elif t.kind == "capture":
-            built = _captured_piece_mention(text, toks, i, floor)
+            built = _captured_piece_mention(text, toks, i, floor) or _capture_with_mention(text, toks, i, floor)
         if built is None:
             i += 1
             continue
         mention, end = built
         _number(toks, mention)
+        _absorbed_by_three(mention)
         if listing and mention.bare and all(tok.kind == "filler" or tok.text == "," for tok in toks[floor:i]) \
                 and mention.targets != listed:  # a list names each place once: "the c4, c4" says it again as the move
             mention.location = True
@@ -114,6 +115,21 @@ def find_mentions(text: str, strict: bool = True) -> list[Mention]:
         floor = end
         i = end
     return mentions
+
+
+# how sure an e-file square is where a run-in "three" may have swallowed the letter "e"
+_RUN_IN_E_WEIGHT = 0.8
+
+
+def _absorbed_by_three(mention: Mention) -> None:
+    """ "3d3" for "three e3": the letter "e", a bare vowel, runs into the vowel "three" ends on, and speech
+    recognition writes another letter for what is left; so after a run-in three, a square on another
+    rhyming file may be the e-file's (below the square as heard, which wins where it can be played)."""
+    if not (mention.number_glued and mention.move_number == 3 and len(mention.targets) == 1):
+        return
+    square, weight = next(iter(mention.targets.items()))
+    if chess.square_file(square) in RHYMING_FILES and chess.square_file(square) != 4:
+        mention.targets[chess.square(4, chess.square_rank(square))] = weight * _RUN_IN_E_WEIGHT
 
 
 def _named_before_it(between: list[_Tok]) -> int | None:
@@ -177,6 +193,7 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
                 if mention.piece is not None:
                     mention.earlier_piece = mention.piece
                 mention.piece, mention.piece_weak = t.value, t.weak
+                mention.shade = t.shade
         elif t.kind == "file":
             mention.from_file, mention.file_heard = t.value, True
         elif t.kind == "wing":
@@ -393,6 +410,30 @@ def _captured_piece_mention(text: str, toks: list[_Tok], i: int, floor: int) -> 
     m = Mention(toks[j].start, toks[p].end, "", capture=True, captured=toks[p].value, cue=True)
     _apply_prefix(m, toks[j:i])
     k = _apply_suffix(m, toks, p + 1)
+    m.end = toks[k - 1].end
+    m.text = text[m.start : m.end]
+    return m, k
+
+
+def _capture_with_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Mention, int] | None:
+    """ "Black takes with the knight on d5": a capture said by the piece that makes it and the square it
+    takes on, after the capture word (one word may stand between: "take smack with", speech recognition's
+    "takes back with")."""
+    w = _skip(toks, i + 1, {"filler"})
+    if w < len(toks) and toks[w].kind == "word":
+        w = _skip(toks, w + 1, {"filler"})
+    if w >= len(toks) or toks[w].kind != "with":
+        return None
+    p = _skip(toks, w + 1, {"filler"})
+    if p + 2 >= len(toks) or toks[p].kind != "piece" or toks[p + 1].kind != "on" or toks[p + 2].kind != "sq":
+        return None
+    j = _prefix(toks, i, floor)
+    m = Mention(toks[j].start, toks[p + 2].end, "", capture=True, cue=True, acted=True)
+    _apply_prefix(m, toks[j:i])
+    m.piece, m.piece_weak = toks[p].value, toks[p].weak
+    m.targets = _square_targets(toks[p + 2])
+    m.weak = toks[p + 2].weak
+    k = _apply_suffix(m, toks, p + 3)
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]
     return m, k

@@ -14,7 +14,9 @@ import chess
 
 _PIECE_WORDS = {
     chess.PAWN: "pawn pawns pon paun porn",
-    chess.KNIGHT: "knight knights night nights nite knite height heights",
+    # and the words that rhyme with it, speech recognition having lost or changed its first sound ("height c6",
+    # "black develops sight c6")
+    chess.KNIGHT: "knight knights night nights nite knite height heights sight sights site sites",
     chess.BISHOP: "bishop bishops bishup bishap",
     chess.ROOK: "rook rooks rock rocks brook ruk",
     chess.QUEEN: "queen queens",
@@ -112,8 +114,9 @@ _ABSORBED_WEIGHT = 0.6
 _LOOSE_WEIGHT = 0.1
 # "plays knight" heard as one word ("playsite", "playite"): a verb with the knight glued on.
 _GLUED_KNIGHT = re.compile(r"^(?P<verb>[a-z]+?)(?:s?ite|s?ight|night|nite)$")
-# ... or with a word that leads up to a move: "andite, c6" for "and knight c6", "isite to f5"
-_GLUE_WORDS = {"and", "then", "is"}
+# ... or with a word that leads up to a move: "andite, c6" for "and knight c6", "isite to f5"; the article and
+# a conjunction before a clause's subject too ("theite jumps to e7", "becauseite takes f7")
+_GLUE_WORDS = {"and", "then", "is", "the", "because"}
 # "the knight takes" heard as "I'd take": a knight only when a capture or "to" follows, and only
 # a preference (a real "I'd take on d5" still finds the pawn that takes).
 _KNIGHT_SOUNDS = {"i'd", "i"}

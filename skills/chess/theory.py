@@ -7,6 +7,7 @@ heard without theory's confirmation.
 
 from __future__ import annotations
 
+import dataclasses
 from contextvars import ContextVar
 
 import chess
@@ -89,6 +90,34 @@ def _untie(mention: Mention, board: chess.Board, following: tuple[Mention, ...])
             fit.append(move)
         board.pop()
     return fit[0] if len(fit) == 1 else None
+
+
+def _mated_by_next(mention: Mention, board: chess.Board, move: chess.Move | None,
+                   following: tuple[Mention, ...]) -> chess.Move | None:
+    """The move ``mention`` names when the move said next is said to be checkmate ("don't play knight gf6,
+    because knight to d6 is checkmate"): a trap's mate shows what was played before it, so where ``move``
+    (what was heard, None for a tie) does not let the next move mate, the one move the mention may name
+    (as heard, or with a sound-alike file or square: "df6" for "gf6", a spoken source file run into the
+    square) that does is what was said.
+    ``move`` where no mate is claimed, or where none or several candidates let it be."""
+    if not following or not following[0].mate:
+        return move
+
+    def mates(alt: chess.Move) -> bool:
+        after = board.copy()
+        after.push(alt)
+        reply = resolve(following[0], after)
+        if reply is None:
+            return False
+        after.push(reply)
+        return after.is_checkmate()
+
+    if move is not None and mates(move):
+        return move
+    # the source file as a spoken letter, also where speech recognition ran it into the square ("df6")
+    heard = dataclasses.replace(mention, file_heard=True) if mention.from_file is not None else mention
+    mating = [alt for score, alt in heard.scored(board) if score >= MIN_SCORE and mates(alt)]
+    return mating[0] if len(mating) == 1 else move
 
 
 def _fits(board: chess.Board, mentions: tuple[Mention, ...]) -> bool:

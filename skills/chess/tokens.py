@@ -51,6 +51,8 @@ class _Tok:
     """For a move in notation (SAN, UCI, O-O): what the characters say."""
     rhyme: bool = False
     """A square written with a letter that is no file but rhymes with some ("t3"): any rhyming file."""
+    shade: str | None = None
+    """For a bishop: "light" or "dark", the colour of the squares it was named by ("the dark-squared bishop")."""
 
 
 def _raw_tokens(text: str) -> list[_Tok]:
@@ -161,9 +163,11 @@ def _word_token(raw: str, s: int, e: int) -> _Tok:
     return _Tok("word", s, e, word)
 
 
-# Castling said without the word: "black tucks the king away", "white brings the king to safety"
+# Castling said without the word: "black tucks the king away", "white brings the king to safety"; "the
+# king" may be heard as one word that ends like it ("tucks knocking away", "tucks looking away")
 _KING_TO_SAFETY = re.compile(
-    r"\b(?:tuck|put|bring|get|take|whisk)(?:s|ed|ing|ting|ging)?\s+(?:the|his|her|its|their|our|your|my)\s+king\s+"
+    r"\b(?:tuck|put|bring|get|take|whisk)(?:s|ed|ing|ting|ging)?\s+"
+    r"(?:(?:the|his|her|its|their|our|your|my)\s+king|[a-z]+king)\s+"
     r"(?:away|to\s+safety|into\s+safety|in\s+safety)\b",
     re.IGNORECASE,
 )
@@ -197,6 +201,7 @@ def _tokens(text: str) -> list[_Tok]:
             t = _Tok("word", t.start, t.end, t.text)
         out.append(t)
         i += 1
+    _shades(out)
     for i, t in enumerate(out):
         nkind = out[i + 1].kind if i + 1 < len(out) else None
         if t.kind == "word" and t.text == "point" and nkind in ("num", "digit", "to", "sq"):
@@ -211,6 +216,25 @@ def _tokens(text: str) -> list[_Tok]:
         elif t.kind == "digit" and t.value == 2 and nkind == "sq":
             t.kind = "to"  # "pawn 2 e4" is mostly the spoken "to"; "rook 2 e2" a rank: value keeps it
     return out
+
+
+# "the light-squared bishop" heard with its first sound lost or changed ("right squared", "white squared",
+# "knight squared"; "nark-squared" for dark): the rhyme of "light" or "dark" before "squared" says which bishop
+_LIGHT_RHYME = re.compile(r"(?:ight|ite)$")
+_DARK_RHYME = re.compile(r"ark$")
+
+
+def _shades(toks: list[_Tok]) -> None:
+    """Mark a bishop named by the colour of its squares ("the dark-squared bishop", "the light square
+    bishop"), the colour word read by its rhyme; that word is then no piece ("knight squared bishop")."""
+    for i in range(1, len(toks) - 1):
+        said, word, bishop = toks[i - 1], toks[i], toks[i + 1]
+        if word.text not in ("squared", "square") or bishop.kind != "piece" or bishop.value != chess.BISHOP:
+            continue
+        shade = "light" if _LIGHT_RHYME.search(said.text) else "dark" if _DARK_RHYME.search(said.text) else None
+        if shade is not None and said.kind in ("word", "filler", "piece", "color"):
+            bishop.shade = shade
+            said.kind, said.value = "filler", None
 
 
 def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:

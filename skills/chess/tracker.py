@@ -18,7 +18,7 @@ from . import openings
 from .events import MoveEvent, PlacedLine
 from .mention import Mention
 from .roles import _BACK_TO_MOVE, _NUMBERS, _RESTART, _TURNS_AWAY, _Said
-from .theory import _TITLED, _epd_after, _fits, _in_book, _untie, resolve
+from .theory import _TITLED, _epd_after, _fits, _in_book, _mated_by_next, _untie, resolve
 
 _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reach
 _CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
@@ -337,6 +337,7 @@ class _Tracker:
                 continue
             board = self.board(self.path())
             move = resolve(m, board, following=_upcoming(saids[n + 1 :], then))
+            move = _mated_by_next(m, board, move, _upcoming(saids[n + 1 :], None, 1))
             if move is None and said.role == "move":
                 move = _untie(m, board, _upcoming(saids[n + 1 :], then, _CONFIRM))
             if (
