@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import cast
 
 from tutorialbook.acquire.transcript import UNSURE, Segment
-from . import bridging, openings, rehearing
+from . import bridging, memo, openings, rehearing
 from .events import MoveEvent
 from .roles import _RESTART, _Said, _roles
 from .theory import _BY_TITLE, _TITLED
@@ -73,9 +73,10 @@ def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]
     token = _TITLED.set(named or openings.named_in(opening))
     by_title = _BY_TITLE.set(bool(named))
     try:
-        heard = rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume))
-        return bridging.best(heard.saids, lambda said, until, resume, bridges: _place(
-            sentences, said, until, resume, bridges), heard).events
+        with memo.lesson():  # the lesson is placed again for each hearing and bridge tried
+            heard = rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume))
+            return bridging.best(heard.saids, lambda said, until, resume, bridges: _place(
+                sentences, said, until, resume, bridges), heard).events
     finally:
         _TITLED.reset(token)
         _BY_TITLE.reset(by_title)
