@@ -18,7 +18,7 @@ from . import memo, openings
 from .events import MoveEvent, PlacedLine
 from .mention import Mention
 from .roles import _BACK_TO_MOVE, _NUMBERS, _RESTART, _TURNS_AWAY, _Said
-from .theory import _TITLED, _epd_after, _fits, _in_book, _played, _untie, resolve
+from .theory import _TITLED, _after, _epd_after, _fits, _in_book, _played, _untie, resolve
 
 _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reach
 _CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
@@ -37,6 +37,7 @@ class _Tracker:
         self.last: tuple[PlacedLine, int] | None = None  # the last move spoken about: its line and index
         self.seen: dict[str, tuple[int, tuple[chess.Move, ...]]] = {}
         self.events: list[MoveEvent] = []
+        self.booked = 0  # how many of the events reach a position of opening theory (`book_plies`)
         self.held: tuple[PlacedLine | None, int] | None = None  # a return from a warned-against line, held
         self.at_move = False  # the cursor was set by "back to move N": White's and Black's move N are both near
         self.sentence_at = 0  # the index of the sentence being placed
@@ -64,8 +65,10 @@ class _Tracker:
         return twin
 
     def book_plies(self) -> int:
-        """How many of the moves placed reach a position of opening theory."""
-        return sum(1 for event in self.events if openings.in_book(event.epd_after))
+        """How many of the moves placed reach a position of opening theory: counted as each is placed
+        (`emit`), from its board, where asking of each event's EPD again read it back into a board
+        for every hearing and bridge tried."""
+        return self.booked
 
     def moves(self) -> tuple[tuple[int, int, str], ...]:
         """Each move placed: its line, ply and SAN."""
@@ -226,7 +229,9 @@ class _Tracker:
         move = line.moves[index]
         san = before.san(move)
         epd_before = openings.epd(before)
-        epd_after = _epd_after(before, move)
+        after = _after(before, move)
+        epd_after = openings.epd(after)
+        self.booked += openings.board_in_book(after)
         path = tuple(line.moves[: index + 1])
         first = self.seen.setdefault(epd_after, (line.id, path))
         self.events.append(
