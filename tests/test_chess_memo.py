@@ -1,15 +1,16 @@
 """What placing a lesson remembers (``memo.lesson``) changes nothing it reads: a mention weighed or
 resolved on a board is remembered by the position and what of the move stack it reads, so two
-boards with one position and different histories still get what each gets worked out afresh."""
+boards with one position and different histories still get what each gets worked out afresh. And a
+lesson read again (``read_lesson``: ingest's outline, then refinement's questions) is read once."""
 
 import contextlib
 import dataclasses
 
 import chess
 
-from tutorialbook.acquire.transcript import Segment
-from tutorialbook.skills.chess import memo
-from tutorialbook.skills.chess.lines import track_lines
+from tutorialbook.acquire.transcript import Segment, Word
+from tutorialbook.skills.chess import lines, memo
+from tutorialbook.skills.chess.lines import read_lesson, track_lines
 from tutorialbook.skills.chess.moves import find_mentions
 from tutorialbook.skills.chess.theory import resolve
 
@@ -66,3 +67,19 @@ def test_a_lesson_placed_remembering_is_placed_as_without(monkeypatch):
     monkeypatch.setattr(memo, "lesson", contextlib.nullcontext)
     assert memo.kept("scored") is None
     assert [dataclasses.asdict(event) for event in track_lines(segments, "Caro-Kann Defense")] == remembering
+
+
+def test_a_lesson_read_again_from_its_stored_transcript_is_not_placed_again(monkeypatch):
+    # ingest reads a lesson for its outline, refinement from the transcript as stored (times and text)
+    said = "Knight to f3, d6, and pawn to d4."
+    heard = [Segment(0.0, 4.5, "We start with pawn to e4, pawn to c5."),
+             Segment(4.5, 9.0, said, words=tuple(Word(4.5, 9.0, " " + w, 0.9) for w in said.split()))]
+    stored = [Segment(seg.start, seg.end, seg.text) for seg in heard]
+    lines._read_once.cache_clear()
+    first = read_lesson(heard, "Sicilian Defense")
+    assert first == track_lines(heard, "Sicilian Defense")
+    placed = []
+    real = lines._place
+    monkeypatch.setattr(lines, "_place", lambda *a: placed.append(1) or real(*a))
+    assert read_lesson(stored, "Sicilian Defense") == first and not placed
+    assert read_lesson(stored, "French Defense") == track_lines(stored, "French Defense") and placed
