@@ -12,18 +12,19 @@ words make of each mention is `roles`'s, where it is placed `tracker`'s, which m
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import cast
 
 from tutorialbook.acquire.transcript import UNSURE, Segment
-from . import bridging, openings, rehearing
+from . import bridging, memo, openings, rehearing
 from .events import MoveEvent
 from .roles import _RESTART, _Said, _roles
 from .theory import _BY_TITLE, _TITLED
 from .tracker import _Tracker
 
-__all__ = ["track_lines"]
+__all__ = ["read_lesson", "track_lines"]
 
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s+[A-Z0-9\"'(]|\s*$)")
 _MOVE_NUMBER_DOT = re.compile(r"(?:^|\s)\d{1,3}$")
@@ -73,12 +74,26 @@ def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]
     token = _TITLED.set(named or openings.named_in(opening))
     by_title = _BY_TITLE.set(bool(named))
     try:
-        heard = rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume))
-        return bridging.best(heard.saids, lambda said, until, resume, bridges: _place(
-            sentences, said, until, resume, bridges), heard).events
+        with memo.lesson():  # the lesson is placed again for each hearing and bridge tried
+            heard = rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume))
+            return bridging.best(heard.saids, lambda said, until, resume, bridges: _place(
+                sentences, said, until, resume, bridges), heard).events
     finally:
         _TITLED.reset(token)
         _BY_TITLE.reset(by_title)
+
+
+def read_lesson(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]:
+    """`track_lines`, remembered for the last few lessons read: ingest reads a lesson's moves for its
+    outline, and refinement reads them again, from the transcript as stored, for its questions. Only
+    a segment's times and text are read, so the transcript stored and read back is the same lesson."""
+    return list(_read_once(tuple((seg.start, seg.end, seg.text) for seg in segments), title))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_once(spans: tuple[tuple[float, float, str], ...], title: str) -> tuple[MoveEvent, ...]:
+    """`read_lesson` of a transcript's (start, end, text) spans, worked out (the events are frozen)."""
+    return tuple(track_lines([Segment(start, end, text) for start, end, text in spans], title))
 
 
 def _read(segments: list[Segment]) -> list[tuple[str, str, Callable[[int], Segment]]]:

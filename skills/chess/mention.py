@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import chess
 
+from . import memo
 from .spoken_words import (_ABSORBED_WEIGHT, _LOOSE_WEIGHT, _QUIET_BONUS, _RHYME_WEIGHT, RHYMING_FILES,
                            sounding_like)
 
@@ -121,6 +122,20 @@ class Mention:
         to pass on its own: for a caller with a prior (an opening book) to choose from when the
         squares as heard fit nothing ("retreats to e3" heard for "a3").
         """
+        # placing a lesson weighs the same mentions on the same positions again and again
+        key = (id(self), _position(board), self._stack_read(board), strict, sound_alikes, loose)
+        return list(memo.recall("scored", key, self, lambda: self._weigh(board, strict, sound_alikes, loose)))
+
+    def _stack_read(self, board: chess.Board) -> tuple:
+        """What weighing this mention reads of ``board``'s move stack: the last move (a recapture's
+        square) and, for a piece named by its wing, every move (where each piece started)."""
+        return (board.move_stack[-1] if self.recapture and board.move_stack else None,
+                tuple(board.move_stack) if self.wing is not None else None)
+
+    def _weigh(
+        self, board: chess.Board, strict: bool, sound_alikes: bool, loose: bool
+    ) -> list[tuple[float, chess.Move]]:
+        """`scored`, worked out (not remembered)."""
         if self.side is not None and board.turn != self.side:
             return []
         targets = self._heard_as(strict, loose) if sound_alikes else dict(self.targets)
@@ -265,6 +280,14 @@ class Mention:
                 score += 1 if board.is_checkmate() else -0.5
                 board.pop()
         return score
+
+
+def _position(board: chess.Board) -> tuple:
+    """What a weighing reads of ``board`` but its move stack: the pieces, the side to move, the
+    castling rights and the en passant square (not the clocks)."""
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.turn, board.castling_rights,
+            board.ep_square)
 
 
 _CASTLED = chess.BB_C1 | chess.BB_G1 | chess.BB_C8 | chess.BB_G8

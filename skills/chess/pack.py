@@ -13,7 +13,7 @@ from tutorialbook.skills.chess import board_moves, openings, vocabulary
 from tutorialbook.skills.chess.fuse import fuse
 from tutorialbook.skills.chess import questions as chess_questions
 from tutorialbook.skills.chess.events import MoveEvent
-from tutorialbook.skills.chess.lines import track_lines
+from tutorialbook.skills.chess.lines import read_lesson
 from tutorialbook.skills.chess.questions import first_paths, numbered
 from tutorialbook.skills.domains import DomainPack, Worker
 from tutorialbook.skills.extract import SkillDraft
@@ -86,7 +86,7 @@ class ChessPack(DomainPack):
         else the narration's (or a PGN's) alone."""
         segments = tutorial.transcript.segments
         stated = tutorial.transcript.moves  # a PGN's
-        spoken = stated if stated is not None else track_lines(segments, tutorial.title)
+        spoken = stated if stated is not None else read_lesson(segments, tutorial.title)
         frames, self._frames = self._frames, None
         self._times = {}
         if frames is None:

@@ -23,7 +23,7 @@ import chess
 from tutorialbook.skills import questions as qs
 from tutorialbook.skills.chess import openings
 from tutorialbook.skills.chess.events import MoveEvent
-from tutorialbook.skills.chess.lines import track_lines
+from tutorialbook.skills.chess.lines import read_lesson
 from tutorialbook.skills.questions import Candidate, HarvestSource, Question
 from tutorialbook.acquire.transcript import Segment
 
@@ -91,7 +91,7 @@ def _segment_of(source: HarvestSource, ev: MoveEvent) -> Segment | None:
 
 def chess_questions(source: HarvestSource) -> Iterable[Candidate]:
     """Every kind of chess question, from one reading of the lesson's moves."""
-    events = track_lines(source.segments, source.title)
+    events = read_lesson(source.segments, source.title)  # as ingest read them for the outline
     paths = first_paths(events)
     yield from advice_questions(source, events, paths)
     yield from alternative_questions(source, events, paths)

@@ -8,12 +8,14 @@ heard without theory's confirmation.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 
 import chess
 
-from . import openings
-from .mention import MIN_SCORE, SCORE_TIE, Mention
+from . import memo, openings
+from .mention import MIN_SCORE, SCORE_TIE, Mention, _position
 
 # What staying in the opening book is worth, against a sound-alike's discount of 4 × (1 - 0.3) = 2.8
 # (mention.py): one book move does not outweigh what was heard, two in a row do.
@@ -45,6 +47,14 @@ def resolve(
     Qa3 of the Poisoned Pawn; not "the knight to f5", a misheard "the knight that defends e5").
     Notation ("Bd2") was typed, not guessed: it stands. Otherwise a tie is a refusal.
     """
+    # placing a lesson asks it again and again of the same mentions and boards; a board is its position
+    # and its move stack (a recapture's square, where pieces started, which have moved)
+    key = (id(mention), tuple(map(id, following)), strict, _position(board), tuple(board.move_stack))
+    return memo.recall("resolved", key, (mention, following), lambda: _resolve(mention, board, strict, following))
+
+
+def _resolve(mention: Mention, board: chess.Board, strict: bool, following: tuple[Mention, ...]) -> chess.Move | None:
+    """`resolve`, worked out (not remembered)."""
     move = _pick(mention, board, strict)
     if mention.notation or not openings.board_in_book(board):
         return move
@@ -56,19 +66,18 @@ def resolve(
         scored += _titled_guesses(mention, board, heard)
     values: dict[chess.Move, float] = {}
     for score, alt in scored:
-        after = board.copy()
-        after.push(alt)
-        if not openings.board_in_book(after):
-            if alt == move:
-                values[alt] = score
-            continue  # only theory may overrule what was heard
-        nxt = resolve(following[0], after, strict, following[1:]) if following else None
-        confirmed = nxt is not None and _in_book(after, nxt)
-        if alt not in heard and not (mention.acted or confirmed):
-            continue
-        score += _BOOK_BONUS * (2 if confirmed else 1)
-        if openings.epd(after) in _TITLED.get():
-            score += _TITLE_BONUS
+        with _played(board, alt) as after:
+            if not openings.board_in_book(after):
+                if alt == move:
+                    values[alt] = score
+                continue  # only theory may overrule what was heard
+            nxt = resolve(following[0], after, strict, following[1:]) if following else None
+            confirmed = nxt is not None and _in_book(after, nxt)
+            if alt not in heard and not (mention.acted or confirmed):
+                continue
+            score += _BOOK_BONUS * (2 if confirmed else 1)
+            if openings.epd(after) in _TITLED.get():
+                score += _TITLE_BONUS
         if score >= MIN_SCORE:
             values[alt] = score
     top = max(values.values(), default=0.0)
@@ -122,13 +131,29 @@ def _mated_by_next(mention: Mention, board: chess.Board, move: chess.Move | None
 
 def _fits(board: chess.Board, mentions: tuple[Mention, ...]) -> bool:
     """Whether each of `mentions`, in turn, names a move from `board` on (`board` is left as it was)."""
-    board = board.copy()
-    for mention in mentions:
-        move = resolve(mention, board)
-        if move is None:
-            return False
-        board.push(move)
-    return True
+    played = 0
+    try:
+        for mention in mentions:
+            move = resolve(mention, board)
+            if move is None:
+                return False
+            board.push(move)
+            played += 1
+        return True
+    finally:
+        for _ in range(played):
+            board.pop()
+
+
+@contextmanager
+def _played(board: chess.Board, move: chess.Move) -> Iterator[chess.Board]:
+    """`board` with `move` played, taken back after the block: a copy of the board would copy its
+    whole move stack, move by move, and weighing a lesson's guesses tries each on a position."""
+    board.push(move)
+    try:
+        yield board
+    finally:
+        board.pop()
 
 
 def _in_book(board: chess.Board, move: chess.Move) -> bool:

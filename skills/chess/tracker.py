@@ -14,11 +14,11 @@ from typing import cast
 import chess
 
 from tutorialbook.acquire.transcript import Segment
-from . import openings
+from . import memo, openings
 from .events import MoveEvent, PlacedLine
 from .mention import Mention
 from .roles import _BACK_TO_MOVE, _NUMBERS, _RESTART, _TURNS_AWAY, _Said
-from .theory import _TITLED, _epd_after, _fits, _in_book, _mated_by_next, _untie, resolve
+from .theory import _TITLED, _after, _epd_after, _fits, _in_book, _mated_by_next, _played, _untie, resolve
 
 _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reach
 _CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
@@ -37,6 +37,7 @@ class _Tracker:
         self.last: tuple[PlacedLine, int] | None = None  # the last move spoken about: its line and index
         self.seen: dict[str, tuple[int, tuple[chess.Move, ...]]] = {}
         self.events: list[MoveEvent] = []
+        self.booked = 0  # how many of the events reach a position of opening theory (`book_plies`)
         self.held: tuple[PlacedLine | None, int] | None = None  # a return from a warned-against line, held
         self.at_move = False  # the cursor was set by "back to move N": White's and Black's move N are both near
         self.sentence_at = 0  # the index of the sentence being placed
@@ -64,8 +65,10 @@ class _Tracker:
         return twin
 
     def book_plies(self) -> int:
-        """How many of the moves placed reach a position of opening theory."""
-        return sum(1 for event in self.events if openings.in_book(event.epd_after))
+        """How many of the moves placed reach a position of opening theory: counted as each is placed
+        (`emit`), from its board, where asking of each event's EPD again read it back into a board
+        for every hearing and bridge tried."""
+        return self.booked
 
     def moves(self) -> tuple[tuple[int, int, str], ...]:
         """Each move placed: its line, ply and SAN."""
@@ -83,10 +86,18 @@ class _Tracker:
 
     @staticmethod
     def board(moves: list[chess.Move]) -> chess.Board:
-        """The position after `moves`, with its move stack (a recapture needs the last move)."""
+        """The position after `moves`, with its move stack (a recapture needs the last move). While a
+        lesson is placed, one board per path, shared: replaying the path was most of what placing a
+        mention cost. So a caller leaves it as it was (a move pushed on it is popped)."""
+        boards = memo.kept("boards")
+        key = tuple(moves)
+        if boards is not None and key in boards:
+            return boards[key]
         b = chess.Board()
         for move in moves:
             b.push(move)
+        if boards is not None:
+            boards[key] = b
         return b
 
     def restart(self) -> None:
@@ -163,8 +174,8 @@ class _Tracker:
         move = resolve(said.mention, board)
         if move is None or move == path[-1]:
             return None
-        board.push(move)
-        return move if _fits(board, following) else None
+        with _played(board, move):
+            return move if _fits(board, following) else None
 
     def lost_ply(self, mention: Mention, following: tuple[Mention, ...] = ()) -> chess.Move | None:
         """The one move speech recognition lost before `mention`: "knight to c3, [d takes e4,]
@@ -175,34 +186,10 @@ class _Tracker:
         d7, and pawn to h5": only h4 lets the h-pawn reach h5). Of several, a piece named before the
         mention with no square of its own picks the one it moves, else the opening the lesson is
         titled after picks the one on its line; otherwise several are a refusal."""
-        board = self.board(self.path())
-        book = openings.board_in_book(board)
-        by_book, by_sentence = [], []
-        for gap in board.legal_moves:
-            book_gap = book and _in_book(board, gap)
-            if not book_gap and len(following) < _GAP_CONFIRM:
-                continue
-            board.push(gap)
-            move = resolve(mention, board)
-            if move is not None:
-                board.push(move)
-                fits = _fits(board, following)  # the moves said next must follow from it too
-                board.pop()
-                if book_gap and _in_book(board, move) and fits:
-                    by_book.append(gap)
-                if len(following) >= _GAP_CONFIRM and fits:
-                    by_sentence.append(gap)
-            board.pop()
-        titled = _TITLED.get()
-        for found in (by_book, by_sentence):
-            if len(found) > 1 and mention.earlier_piece is not None:
-                # "black the [other] knight, then pawn to d4": the lost move was the knight's
-                found = [gap for gap in found if board.piece_type_at(gap.from_square) == mention.earlier_piece]
-            if len(found) > 1 and titled:  # of several, those on the line the lesson is titled after
-                found = [gap for gap in found if _epd_after(board, gap) in titled] or found
-            if len(found) == 1:
-                return found[0]
-        return None
+        path = self.path()  # each rehearing and bridge tried asks again, from the same positions
+        key = (id(mention), tuple(map(id, following)), tuple(path))
+        return memo.recall("lost", key, (mention, following),
+                           lambda: _lost_before(self.board(path), mention, following))
 
     # moves -----------------------------------------------------------------------------------
 
@@ -242,8 +229,9 @@ class _Tracker:
         move = line.moves[index]
         san = before.san(move)
         epd_before = openings.epd(before)
-        before.push(move)
-        epd_after = openings.epd(before)
+        after = _after(before, move)
+        epd_after = openings.epd(after)
+        self.booked += openings.board_in_book(after)
         path = tuple(line.moves[: index + 1])
         first = self.seen.setdefault(epd_after, (line.id, path))
         self.events.append(
@@ -417,6 +405,37 @@ class _Tracker:
             self.held = restore
         elif restore is not None:
             self.line, self.ply = restore
+
+
+def _lost_before(board: chess.Board, mention: Mention, following: tuple[Mention, ...]) -> chess.Move | None:
+    """`_Tracker.lost_ply` at ``board`` (its path's), worked out (not remembered)."""
+    book = openings.board_in_book(board)
+    by_book, by_sentence = [], []
+    for gap in board.legal_moves:
+        book_gap = book and _in_book(board, gap)
+        if not book_gap and len(following) < _GAP_CONFIRM:
+            continue
+        board.push(gap)
+        move = resolve(mention, board)
+        if move is not None:
+            board.push(move)
+            fits = _fits(board, following)  # the moves said next must follow from it too
+            board.pop()
+            if book_gap and _in_book(board, move) and fits:
+                by_book.append(gap)
+            if len(following) >= _GAP_CONFIRM and fits:
+                by_sentence.append(gap)
+        board.pop()
+    titled = _TITLED.get()
+    for found in (by_book, by_sentence):
+        if len(found) > 1 and mention.earlier_piece is not None:
+            # "black the [other] knight, then pawn to d4": the lost move was the knight's
+            found = [gap for gap in found if board.piece_type_at(gap.from_square) == mention.earlier_piece]
+        if len(found) > 1 and titled:  # of several, those on the line the lesson is titled after
+            found = [gap for gap in found if _epd_after(board, gap) in titled] or found
+        if len(found) == 1:
+            return found[0]
+    return None
 
 
 def _upcoming(rest: list[_Said], then: Mention | None, limit: int = _LOOKAHEAD) -> tuple[Mention, ...]:
