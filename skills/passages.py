@@ -573,7 +573,8 @@ def title_phrase(text: str, limit: int = 8) -> str:
     tokens = chosen[:cut].split()
     if len(tokens) > limit:
         tokens = tokens[:limit]
-        while len(tokens) > 1 and (tokens[-1].lower().strip(".,") in _WEAK_END or not _balanced(" ".join(tokens))):
+        while len(tokens) > 1 and (tokens[-1].lower().strip(".,") in _WANTS_MORE or not _balanced(" ".join(tokens))
+                                   or tokens[-1].lower() in _SUBJECTS and _opens_clause(tokens[-2])):
             tokens.pop()  # not "… kept short (50": a bracket or quote left open names nothing
     phrase = re.sub(r"^(?:\.{2,}|…)", "", " ".join(tokens)).lstrip(" ,:;!?").rstrip(" .,:;!?")  # ".htaccess" stays
     if not _balanced(phrase):  # a quote that closes what the name does not open ("… the word 'hello'")
@@ -662,6 +663,30 @@ _TERM_LABEL = re.compile(r"^((?:-{1,2}[\w-]+(?: [\w<>\[\]-]+)?|[^\s:]{1,30}):)\s
 _WEAK_END = frozenset(
     "a an the and or of to in on at by for with from into as is are be that this its your their when where which if"
     .split()
+)
+#: words a name cut at its limit must not end on: ``_WEAK_END``'s, and the auxiliaries, negations, determiners,
+#: and prepositions that open a phrase the cut left out ("Strings containing values can be parsed using", "The
+#: last few lines of 'configure --help' will"); a pronoun only as the subject of a clause the cut left out ("…
+#: except that it"), not as an object ("before opening it", "bound to it")
+_WANTS_MORE = _WEAK_END | frozenset(
+    "will would can could should shall may might must do does did has have had was were been being not no any some"
+    " each every such same how than between within about through over under after before without via per using"
+    " like except onto upon across against along among around toward towards whether whose whom who our my his her"
+    " but because while unless until since though although whenever".split()
+)
+_SUBJECTS = frozenset("it they we you he she i".split())
+
+
+def _opens_clause(word: str) -> bool:
+    """Whether a pronoun after ``word`` is the subject of a new clause: after a conjunction or a
+    relative ("… except that it", "… to which it") or a clause's punctuation ("If bits is non-NULL, it")."""
+    return word.lower() in _OPENS_CLAUSE or word[-1:] in ",:;" or word in ("-", "–", "—")
+
+
+#: the words that open a clause whose subject follows ("… except that it", "… when they", "… to which it")
+_OPENS_CLAUSE = frozenset(
+    "that when whenever if which because as where while unless until once since whether so and but or though although"
+    " than who".split()
 )
 
 

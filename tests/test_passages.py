@@ -233,6 +233,30 @@ def test_title_phrases_are_words_of_the_passage_not_keyword_lists():
     assert "," not in phrase and " and " not in phrase
 
 
+def test_a_name_cut_at_its_limit_does_not_end_on_a_word_that_wants_the_rest():
+    """A name cut at title_phrase's eight words had ended on an auxiliary, a preposition or a
+    determiner whose phrase the cut left out (pint's tutorial: "Strings containing values can be
+    parsed using"; Autoconf's "… the number of threads will"); a pronoun is not such a word: it
+    is an object as often as it is a subject."""
+    title = passages.title_phrase
+    assert title("Strings containing values can be parsed using the parse_pattern function of the registry.") == (
+        "Strings containing values can be parsed")
+    assert title("As the underlying registry knows the relationships between units, you can convert.") == (
+        "As the underlying registry knows the relationships")
+    assert title("The last few lines of the configuration summary will tell you what was found.") == (
+        "The last few lines of the configuration summary")
+    assert title("This method is like assign except that it iterates over own and inherited properties.") == (
+        "This method is like assign")
+    assert title("Old formats are read by the parser but it warns about each of them.") == (
+        "Old formats are read by the parser"), "nor on a clause's opening"
+    assert title("If ctext is not NULL , it must point to a buffer large enough.") == (
+        "If ctext is not NULL"), "nor on the subject of a verb it left out"
+    assert title("Check that the file exists before opening it for writing with the new mode.") == (
+        "Check that the file exists before opening it"), "a pronoun ending the cut stays"
+    assert title("Strings can be parsed using a pattern.") == (
+        "Strings can be parsed using a pattern"), "a name within the limit is not cut"
+
+
 def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_before():
     assert passages.title_phrase("For example, the vector c(2, 4) has two elements.") == (
         "The vector c(2, 4) has two elements")  # a call's bracket is no clause's end
@@ -512,7 +536,7 @@ def test_a_name_is_not_cut_inside_a_link_a_time_brackets_or_quotes_nor_an_idiom(
     assert title('The process "Pong" is waiting for messages from the ping process.') == (
         'The process "Pong" is waiting for messages')
     assert title("So far, the action element in the rule tuple was one token.") == (
-        "The action element in the rule tuple was")
+        "The action element in the rule tuple")
     assert title("Thus far, our queries have only accessed one table at a time.") == (
         "Our queries have only accessed one table")
     assert title("Thus far our queries have only accessed one table at a time.") == (
