@@ -572,7 +572,7 @@ def title_phrase(text: str, limit: int = 8) -> str:
         return title_phrase(rest, limit)
     tokens = chosen[:cut].split()
     if len(tokens) > limit:
-        tokens = tokens[:limit]
+        tokens = _phrase_end(tokens, limit)
         while len(tokens) > 1 and (tokens[-1].lower().strip(".,") in _WANTS_MORE or not _balanced(" ".join(tokens))
                                    or tokens[-1].lower() in _SUBJECTS and _opens_clause(tokens[-2])):
             tokens.pop()  # not "… kept short (50": a bracket or quote left open names nothing
@@ -584,6 +584,23 @@ def title_phrase(text: str, limit: int = 8) -> str:
     if named and phrase.startswith(named.group(1) + " "):
         return phrase  # "cmp is useful…": a command the author wrote in its own case, not "Cmp is useful"
     return sentence_case(phrase) or "Untitled"
+
+
+#: how many words past its limit a name may run to end where a phrase ends
+OVER_LIMIT = 3
+
+
+def _phrase_end(tokens: list[str], limit: int) -> list[str]:
+    """The first ``limit`` to ``limit + OVER_LIMIT`` tokens, ending where a phrase does: before a
+    word that opens the next one (a preposition, a conjunction, "to") or at the clause's end, and
+    not on a word that wants more. Cut at the limit alone, a name had ended inside a noun phrase
+    ("We can calculate the hypotenuse of the right", "… perform dimensional"); when no phrase ends
+    that soon, the first ``limit`` (``title_phrase`` then drops a dangling last word)."""
+    for end in range(limit, min(limit + OVER_LIMIT, len(tokens)) + 1):
+        if (end == len(tokens) or tokens[end].lower() in _OPENS_PHRASE) \
+                and tokens[end - 1].lower().strip(".,") not in _WANTS_MORE and _balanced(" ".join(tokens[:end])):
+            return tokens[:end]
+    return tokens[:limit]
 
 
 def _unwrapped(sentence: str) -> str:
@@ -675,6 +692,13 @@ _WANTS_MORE = _WEAK_END | frozenset(
     " but because while unless until since though although whenever".split()
 )
 _SUBJECTS = frozenset("it they we you he she i".split())
+#: words that open a phrase after a whole one: prepositions, conjunctions, relatives, an infinitive's "to"
+_OPENS_PHRASE = frozenset(
+    "of to in on at by for with from into onto as than between within about through over under after before"
+    " without via per using like except upon across against along among around toward towards and or but"
+    " because while unless until since though although whenever when where which that who whose whom if so"
+    " whether once".split()
+)
 
 
 def _opens_clause(word: str) -> bool:
