@@ -597,10 +597,17 @@ def _phrase_end(tokens: list[str], limit: int) -> list[str]:
     ("We can calculate the hypotenuse of the right", "… perform dimensional"); when no phrase ends
     that soon, the first ``limit`` (``title_phrase`` then drops a dangling last word)."""
     for end in range(limit, min(limit + OVER_LIMIT, len(tokens)) + 1):
+        if end > limit and not _WORD_TOKEN.match(tokens[end - 1]):
+            break  # runs on over words only, not into code ("f <- function(x) { y <- 2*x …")
         if (end == len(tokens) or tokens[end].lower() in _OPENS_PHRASE) \
                 and tokens[end - 1].lower().strip(".,") not in _WANTS_MORE and _balanced(" ".join(tokens[:end])):
             return tokens[:end]
     return tokens[:limit]
+
+
+#: a word a name may run on over: letters and digits, a name's dots, hyphens and slashes, a call's "()", in
+#: quotes or brackets ("stop", ‘%n’, <backend>)
+_WORD_TOKEN = re.compile(r"^[(\"'“‘<]?%?[\w'’./-]+(?:\(\))?[)\"'”’>]?[,.;:]?$")
 
 
 def _unwrapped(sentence: str) -> str:

@@ -261,6 +261,11 @@ def test_a_name_cut_at_its_limit_ends_where_a_phrase_ends():
         "Check that the file exists before opening it"), "a pronoun ending the cut as its object stays"
     assert title("Strings can be parsed using a pattern.") == (
         "Strings can be parsed using a pattern"), "a name within the limit is not cut"
+    # it runs on over words, quoted or not, not into code
+    assert title("The hard stop method is used for the 'stop' action of every old process.") == (
+        "The hard stop method is used for the 'stop' action")
+    assert title("int gnutls_pkcs12_export (gnutls_pkcs12_t pkcs12, gnutls_x509_crt_fmt_t format, void *output_data, "
+                 "size_t *size)").lower() == "int gnutls_pkcs12_export"
 
 
 def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_before():
