@@ -734,3 +734,19 @@ def test_a_rhyme_of_knight_with_no_square_after_it_names_no_move():
     # the word in its own sense, after the square it speaks of: no knight moves there
     events = track_lines(segments(ODD_START, "Black keeps the f6 square in sight."))
     assert [e.san for e in events][-1] == "a4"
+
+
+OPEN_CENTRE = "Pawn to c3, knight to f6, pawn to d4, e takes d4, c takes d4."
+
+
+@pytest.mark.parametrize("said", ["Here black can check with the bishop to d4.",
+                                  "So black gives a check with bishop to d4."])
+def test_a_check_said_before_the_move_it_is_given_with_is_that_move(said):
+    # "d4" heard for "b4" (rhyming files): Bxd4 can be played, but only Bb4 gives the check said before it
+    events = track_lines(segments(ITALIAN_START, OPEN_CENTRE, said, "White has to answer that."))
+    assert [e.san for e in events][-1] == "Bb4+"
+
+
+def test_a_move_said_with_no_check_before_it_stays_as_heard():
+    events = track_lines(segments(ITALIAN_START, OPEN_CENTRE, "Here black answers with the bishop to d4."))
+    assert [e.san for e in events][-1] == "Bxd4"

@@ -306,6 +306,7 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
         m.text = text[m.start : m.end]
         return m, i + 1
     k = _apply_suffix(m, toks, i + 1)
+    m.check |= _check_with(toks, j, floor)
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]
     m.bare = _is_bare(m)
@@ -317,6 +318,15 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     ):
         m.location = True
     return m, k
+
+
+def _check_with(toks: list[_Tok], j: int, floor: int) -> bool:
+    """ "Black can check with the bishop on b4", "gives a check with bishop to b4": a check said before
+    the move it is given with ("with" right before the move's words) says the move gives check."""
+    k = j - 1
+    while k >= floor and toks[k].kind == "filler":
+        k -= 1  # "with the bishop"
+    return k - 1 >= floor and toks[k].kind == "with" and toks[k - 1].kind == "check"
 
 
 def _square_targets(t: _Tok) -> dict[int, float]:
