@@ -13,6 +13,7 @@ from tutorialbook.skills.chess.tracker import _Tracker
 from tutorialbook.skills.chess.events import MoveEvent
 from tutorialbook.skills.chess.lines import track_lines
 from tutorialbook.skills.chess.moves import find_mentions, find_moves, parse_spoken_move
+from tutorialbook.skills.chess.roles import _roles
 
 CARO = "Pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, knight takes e4, bishop to f5."
 ITALIAN_CHECK = "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+ Bd2 Bxd2+"
@@ -750,3 +751,19 @@ def test_a_check_said_before_the_move_it_is_given_with_is_that_move(said):
 def test_a_move_said_with_no_check_before_it_stays_as_heard():
     events = track_lines(segments(ITALIAN_START, OPEN_CENTRE, "Here black answers with the bishop to d4."))
     assert [e.san for e in events][-1] == "Bxd4"
+
+
+GAMBIT_START = "Pawn to e4, pawn to e5, pawn to f4, e takes f4. Knight to f3, pawn to g5."
+
+
+@pytest.mark.parametrize("heard", ["move to", "move too"])
+def test_move_two_heard_as_move_to_at_a_clause_end_numbers_the_move_before_it(heard):
+    # "on move two" with its "on" lost: a "move to" that ends a clause goes nowhere, so it is the number
+    events = track_lines(segments(GAMBIT_START, f"The quiet answer is bishop c5, {heard}, keeping the bishop active."))
+    assert (events[-1].ply, events[-1].san, events[-1].epd_before) == (4, "Bc5", board_after("e4 e5 f4").epd())
+
+
+def test_a_move_to_before_the_move_said_after_it_is_no_move_number():
+    # the verb "move to", its square said after a pause: the number goes to no move said after it
+    saids = _roles("The knight would like to move to, say, knight to e5.")
+    assert [(s.mention.text, s.mention.move_number) for s in saids] == [("knight to e5", None)]
