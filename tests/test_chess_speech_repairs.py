@@ -767,3 +767,14 @@ def test_a_move_to_before_the_move_said_after_it_is_no_move_number():
     # the verb "move to", its square said after a pause: the number goes to no move said after it
     saids = _roles("The knight would like to move to, say, knight to e5.")
     assert [(s.mention.text, s.mention.move_number) for s in saids] == [("knight to e5", None)]
+
+
+def test_on_move_two_heard_as_on_v2_numbers_the_move_before_it():
+    # the "mo" of "move" lost and its "v" run into the number: written as a square of a rhyming letter
+    events = track_lines(segments(GAMBIT_START, "A quieter answer for black is bishop c5 on v2."))
+    assert (events[-1].ply, events[-1].san, events[-1].epd_before) == (4, "Bc5", board_after("e4 e5 f4").epd())
+
+
+def test_a_piece_on_v2_is_a_place_not_a_move_number():
+    saids = _roles("Black plays g6 and puts the bishop on v2.")
+    assert [s.mention.move_number for s in saids] == [None, None]

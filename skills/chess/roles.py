@@ -43,6 +43,11 @@ _ON_MOVE = re.compile(rf"\b(?:on|at|for)\s+{_MOVE_N}", re.IGNORECASE)
 # "with bishop c5, pawn move to, that bishop ...": "on move two" with its "on" lost or garbled; "move to"
 # that ends a clause names no square to move to, so it is the number of the move said before it (not
 # where "back to move to")
+# "bishop c5 on v2": "on move two" with the "mo" of "move" lost, its "v" run into the number, written as a
+# square of a rhyming letter; only where the clause ends on it
+_ON_V = re.compile(r"\b(?:on|at)\s+v(?P<n>[1-9])(?=\s*(?:[.,;:!?]|$))", re.IGNORECASE)
+# "puts the bishop on v2": a piece's place, not a number
+_PIECE_BEFORE = re.compile(r"\b(?:pawn|knight|bishop|rook|queen|king)s?\s*$", re.IGNORECASE)
 _MOVE_HEARD = re.compile(r"(?<!\bto\s)\bmove\s+(?P<heard>to|too|for)(?=\s*(?:[.,;:!?]|$))", re.IGNORECASE)
 # a move number said before its move: "three d4", "3 d4" at a sentence's or clause's start, or after "is" or "play"
 # (not "two": that is the spoken "to"); then a pause or a space, not "3d4" run together
@@ -192,6 +197,7 @@ def _number_said(text: str, saids: list[_Said]) -> None:
     """Give "on move two" to the mention said nearest it that carries no number of its own; which
     side's move two it is, the board tells (``_Tracker.go_to_number``)."""
     numbers = list(_ON_MOVE.finditer(text))
+    numbers += [m for m in _ON_V.finditer(text) if not _PIECE_BEFORE.search(text[: m.start()])]
     heard = [m for m in _MOVE_HEARD.finditer(text) if not any(on.start() <= m.start() < on.end() for on in numbers)]
     for on in numbers + heard:
         near = [s for s in saids if s.role != "instead_of" and s.mention.move_number is None
