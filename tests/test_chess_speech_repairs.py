@@ -778,3 +778,17 @@ def test_on_move_two_heard_as_on_v2_numbers_the_move_before_it():
 def test_a_piece_on_v2_is_a_place_not_a_move_number():
     saids = _roles("Black plays g6 and puts the bishop on v2.")
     assert [s.mention.move_number for s in saids] == [None, None]
+
+
+TWO_KNIGHTS_TAKEN = ["Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, knight to f6.",
+                     "Knight to g5, pawn to d5, e takes d5."]
+
+
+def test_a_reason_cut_off_from_its_warning_by_a_full_stop_still_ends_the_warned_line():
+    # "A common mistake is X. | Because Y leads to ...": the "because" clause is the warned line's; the
+    # best move after it is the lesson's, where the warning was given
+    events = track_lines(segments(*TWO_KNIGHTS_TAKEN, "A common mistake is knight takes d5.",
+                                  "Because knight takes f7 leads to the fried liver attack.",
+                                  "The best move is knight to a5, attacking the bishop."))
+    last = events[-1]
+    assert (last.san, last.epd_before) == ("Na5", board_after("e4 e5 Nf3 Nc6 Bc4 Nf6 Ng5 d5 exd5").epd())

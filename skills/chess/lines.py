@@ -33,6 +33,9 @@ _MOVE_NUMBER_DOT = re.compile(r"(?:^|\s)\d{1,3}$")
 _STOP_IN_MOVE = re.compile(
     r"\b(?P<piece>pawn|knight|bishop|rook|queen|king)(?P<stop>[.!?]+)(?=\s+(?:to|takes|captures)\b)", re.IGNORECASE
 )
+# what may open a sentence before a move that goes on with the one before it: nothing, or the reason word
+# that speech recognition's full stop cut off from the sentence it explains
+_REASON = re.compile(r"\s*(?:(?:because|since)\s*,?\s*)?", re.IGNORECASE)
 #: how many of a lesson's first sentences may name its opening when its title names none, and how
 #: much of them (and of a title) is read for a name: a transcript without full stops is one sentence
 _NAMING_SENTENCES = 2
@@ -134,7 +137,8 @@ def _place(sentences: list[tuple[str, str, Callable[[int], Segment]]], saids: li
         first = saids[n + 1][0] if saids[n + 1] else None
         continues = first is not None and first.role == "move" and not _RESTART.search(sentences[n + 1][0])
         then = first.mention if continues and first is not None else None
-        opens = then is not None and not sentences[n + 1][0][: then.start].strip()  # nothing said before it
+        # nothing said before it but what gives a reason ("| Because knight takes f7 leads to ...")
+        opens = then is not None and _REASON.fullmatch(sentences[n + 1][0][: then.start]) is not None
         tracker.sentence_at = n
         tracker.sentence(text, quote, seg_of, saids[n], then, opens)
     tracker.checkpoints = marks if until is None else []
