@@ -792,3 +792,22 @@ def test_a_reason_cut_off_from_its_warning_by_a_full_stop_still_ends_the_warned_
                                   "The best move is knight to a5, attacking the bishop."))
     last = events[-1]
     assert (last.san, last.epd_before) == ("Na5", board_after("e4 e5 Nf3 Nc6 Bc4 Nf6 Ng5 d5 exd5").epd())
+
+
+def test_a_square_on_a_said_four_or_five_may_be_heard_on_the_f_file():
+    # "knight to a5": the "ay" runs into the "f" of "five", heard as f5; no knight can go to f5, one can to a5
+    events = track_lines(segments(*TWO_KNIGHTS_TAKEN, "The best move is knight to f5, attacking the bishop."))
+    assert (events[-1].ply, events[-1].san) == (10, "Na5")
+
+
+def test_a_square_on_the_f_file_a_piece_can_go_to_stays_as_heard():
+    start = "Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, knight from g8 to e7, pawn to d3."
+    events = track_lines(segments(start, "Black plays knight to f5."))
+    assert events[-1].san == "Nf5"
+
+
+def test_an_a_file_square_for_an_f_file_one_out_of_opening_theory_is_not_guessed():
+    # the knight can go to a5 but that leaves theory: "knight to f5" stays a move that fits nowhere
+    events = track_lines(segments(ITALIAN_START, OPEN_CENTRE, "Bishop to b4, check, and bishop to d2.",
+                                  "Now black moves the knight to f5."))
+    assert events[-1].san == "Bd2"

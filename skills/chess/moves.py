@@ -204,6 +204,8 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
             mention.from_square = t.value
     if any(t.kind == "on" for t in toks) and not mention.cue:
         mention.location = True
+    first_piece = next((n for n, t in enumerate(toks) if t.kind == "piece"), None)
+    mention.object_of_on = first_piece is not None and any(t.kind == "on" for t in toks[:first_piece])
     if mention.capture:
         mention.quiet = False
 
