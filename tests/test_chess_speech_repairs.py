@@ -811,3 +811,14 @@ def test_an_a_file_square_for_an_f_file_one_out_of_opening_theory_is_not_guessed
     events = track_lines(segments(ITALIAN_START, OPEN_CENTRE, "Bishop to b4, check, and bishop to d2.",
                                   "Now black moves the knight to f5."))
     assert events[-1].san == "Bd2"
+
+
+ENGLISH_START = ["The English starts with c4, and black answers e5.", "Knight to c3, knight to f6, and then g3."]
+
+
+def test_a_reference_that_names_no_move_played_nor_one_to_play_is_heard_again():
+    # "after c takes g5" (d5 heard g5) names nothing played and nothing that can be played: not the
+    # narrator going back to a move, so its square is heard again on a rhyming file like a move's
+    said = "Now black plays e5, and after c takes g5, the knight takes back on g5."
+    events = track_lines(segments(*ENGLISH_START, said, "The bishop goes to g2."))
+    assert [e.san for e in events][-4:] == ["d5", "cxd5", "Nxd5", "Bg2"]

@@ -355,6 +355,10 @@ class _Tracker:
                     if said.kind != "move":
                         self.emit(line, k, said, quote, seg)
                     continue
+                if move is None:
+                    # "after c takes g5" for cxd5: a reference that names nothing played here or
+                    # elsewhere, nor a move, was misheard; it may be heard again (rehearing.py)
+                    self.repeated.discard((self.sentence_at, n))
             if move is not None:
                 self.play(move, said, quote, seg)
                 continue
