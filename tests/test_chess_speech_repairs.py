@@ -822,3 +822,22 @@ def test_a_reference_that_names_no_move_played_nor_one_to_play_is_heard_again():
     said = "Now black plays e5, and after c takes g5, the knight takes back on g5."
     events = track_lines(segments(*ENGLISH_START, said, "The bishop goes to g2."))
     assert [e.san for e in events][-4:] == ["d5", "cxd5", "Nxd5", "Bg2"]
+
+
+RHYME_THEN_LOST = ["Black strikes with d5, and c takes b5, knight takes back on b5.",
+                   "The knight on d5 is hit, so it drops back to b6."]
+
+
+def test_a_misheard_square_and_a_lost_move_in_a_row_are_mended_together():
+    # "c takes b5" for cxd5, then "bishop to g2" lost: neither repair alone makes enough moves follow,
+    # together they make the rest of the lesson follow
+    events = track_lines(segments(*ENGLISH_START, *RHYME_THEN_LOST,
+                                  "White develops the knight to f3, black the knight to c6.",
+                                  "White castles, and black plays bishop to e7.", "After d3, black castles as well."))
+    assert [e.san for e in events][5:] == ["d5", "cxd5", "Nxd5", "Bg2", "Nb6", "Nf3", "Nc6", "O-O", "Be7", "d3", "O-O"]
+
+
+def test_a_misheard_square_and_a_lost_move_that_explain_little_are_not_guessed():
+    events = track_lines(segments(*ENGLISH_START, *RHYME_THEN_LOST,
+                                  "White develops the knight to f3, black the knight to c6."))
+    assert "Bg2" not in [e.san for e in events]

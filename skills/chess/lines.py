@@ -40,6 +40,9 @@ _REASON = re.compile(r"\s*(?:(?:because|since)\s*,?\s*)?", re.IGNORECASE)
 #: much of them (and of a title) is read for a name: a transcript without full stops is one sentence
 _NAMING_SENTENCES = 2
 _NAMING_CHARS = 500
+#: hearings that alone mend one move said that fit nowhere (``rehearing.best``'s ``halfway``), tried
+#: again with lost moves bridged
+HALFWAY = 2
 
 
 def _sentences(segments: list[Segment]) -> Iterable[tuple[str, str, list[tuple[int, int, Segment]], int]]:
@@ -78,12 +81,37 @@ def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]
     by_title = _BY_TITLE.set(bool(named))
     try:
         with memo.lesson():  # the lesson is placed again for each hearing and bridge tried
-            heard = rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume))
-            return bridging.best(heard.saids, lambda said, until, resume, bridges: _place(
-                sentences, said, until, resume, bridges), heard).events
+            halfway: list[tuple[int, int, _Said, _Said]] = []
+            heard = rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume),
+                                   halfway)
+            return _bridged(sentences, heard, halfway).events
     finally:
         _TITLED.reset(token)
         _BY_TITLE.reset(by_title)
+
+
+def _bridged(sentences: list[tuple[str, str, Callable[[int], Segment]]], heard: _Tracker,
+             halfway: list[tuple[int, int, _Said, _Said]]) -> _Tracker:
+    """``heard`` (the lesson placed after rehearing) with the lost moves `bridging` finds; or, where a
+    misheard square and a lost move came in a row ("c takes b5, knight takes back on d5. | [bishop to
+    g2, lost] The knight drops back to b6"), a hearing that alone mended one move said that fit
+    nowhere (``halfway``: sentence, mention, the mention as said, as heard again) with the lost moves
+    bridged after it, when together they leave twice `rehearing.GAIN` fewer moves fitting nowhere and
+    no fewer in opening theory (neither repair alone gains enough to be kept)."""
+
+    def place(said, until, resume, bridges):
+        return _place(sentences, said, until, resume, bridges)
+
+    done = bridging.best(heard.saids, place, heard)
+    for n, k, was, again in halfway[:HALFWAY]:
+        if heard.saids[n][k] is not was:
+            continue  # heard again since
+        with_it = [*heard.saids[:n], [*heard.saids[n][:k], again, *heard.saids[n][k + 1:]], *heard.saids[n + 1:]]
+        base = _place(sentences, with_it, None, (heard, max(n - 1, 0)))
+        trial = bridging.best(with_it, place, base, done)
+        if rehearing.gains_in_theory(trial, done) or rehearing.mends_much(trial, done):
+            return trial
+    return done
 
 
 def read_lesson(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]:
