@@ -14,6 +14,7 @@ from tutorialbook.skills.chess.events import MoveEvent
 from tutorialbook.skills.chess.lines import track_lines
 from tutorialbook.skills.chess.moves import find_mentions, find_moves, parse_spoken_move
 from tutorialbook.skills.chess.roles import _roles
+from tutorialbook.skills.chess.tokens import _tokens
 
 CARO = "Pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, knight takes e4, bishop to f5."
 ITALIAN_CHECK = "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+ Bd2 Bxd2+"
@@ -841,3 +842,19 @@ def test_a_misheard_square_and_a_lost_move_that_explain_little_are_not_guessed()
     events = track_lines(segments(*ENGLISH_START, *RHYME_THEN_LOST,
                                   "White develops the knight to f3, black the knight to c6."))
     assert "Bg2" not in [e.san for e in events]
+
+
+@pytest.mark.parametrize("heard", ["i5 6", "i56", "i5, 6"])
+def test_a_knight_written_as_i_run_into_a_five_before_a_rank_goes_to_the_f_file(heard):
+    # "knight f6": the knight written "i" run into a digit, the "ef" of the square written "five"
+    events = track_lines(segments(f"White opens with pawn to e4, and black hits it at once with {heard}."))
+    assert [e.san for e in events] == ["e4", "Nf6"]
+
+
+def test_a_knight_written_as_i_run_into_a_digit_before_a_square_goes_there():
+    events = track_lines(segments("Pawn to e4, pawn to e5, pawn to d4.", "Black develops the i5, c6."))
+    assert [e.san for e in events][-1] == "Nc6"
+
+
+def test_an_i_apart_from_the_digit_after_it_is_no_knight():
+    assert all(tok.kind != "piece" for tok in _tokens("so i 5 6 and i think"))

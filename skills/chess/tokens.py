@@ -202,6 +202,7 @@ def _tokens(text: str) -> list[_Tok]:
         out.append(t)
         i += 1
     _shades(out)
+    out = _eye_knight(out)
     for i, t in enumerate(out):
         nkind = out[i + 1].kind if i + 1 < len(out) else None
         if t.kind == "word" and t.text == "point" and nkind in ("num", "digit", "to", "sq"):
@@ -235,6 +236,35 @@ def _shades(toks: list[_Tok]) -> None:
         if shade is not None and said.kind in ("word", "filler", "piece", "color"):
             bishop.shade = shade
             said.kind, said.value = "filler", None
+
+
+def _eye_knight(toks: list[_Tok]) -> list[_Tok]:
+    """ "with i5 6", "with i56", "i5, c6": speech recognition writes "knight" as "i" run into a digit,
+    and the "ef" of an f-file square as "five" ("knight f6" as "i5 6"). The "i" is the knight; a 5 run
+    into it and followed by a lone rank is that rank's f-file square; any other digit run into it is
+    the rest of the word ("i3 treats to f3": "knight retreats to f3")."""
+    out: list[_Tok] = []
+    i = 0
+    while i < len(toks):
+        t, nxt = toks[i], toks[i + 1] if i + 1 < len(toks) else None
+        if t.text != "i" or nxt is None or nxt.start != t.end or nxt.kind not in ("digit", "num"):
+            out.append(t)
+            i += 1
+            continue
+        out.append(_Tok("piece", t.start, t.end, t.text, chess.KNIGHT, weak=True))
+        j = i + 3 if i + 2 < len(toks) and toks[i + 2].text == "," else i + 2
+        rank = toks[j] if j < len(toks) else None
+        if nxt.text[:1] == "5" and len(nxt.text) == 2 and nxt.text[1] in "12345678":  # "i56"
+            out.append(_Tok("sq", nxt.start, nxt.end, nxt.text, chess.square(5, int(nxt.text[1]) - 1), weak=True))
+            i += 2
+        elif nxt.text == "5" and rank is not None and rank.kind in ("digit", "num", "movenum") \
+                and len(digits := rank.text.rstrip(".")) == 1 and digits in "12345678":  # "i5 6", "i5, 6."
+            out.append(_Tok("sq", nxt.start, rank.start + 1, nxt.text + " " + digits,
+                            chess.square(5, int(digits) - 1), weak=True))
+            i = j + 1
+        else:
+            i += 2  # "i5, c6", "i3 treats": the digit is the knight's
+    return out
 
 
 def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:
