@@ -858,3 +858,13 @@ def test_a_knight_written_as_i_run_into_a_digit_before_a_square_goes_there():
 
 def test_an_i_apart_from_the_digit_after_it_is_no_knight():
     assert all(tok.kind != "piece" for tok in _tokens("so i 5 6 and i think"))
+
+
+def test_the_knights_i_and_its_squares_f_run_together_after_a_letter_are_the_knight_to_the_f_file():
+    # "knight f3" written "dif3": the knight's "i" and the file's "f" run into the rank, a letter before them
+    events = track_lines(segments("One, d4, d5. Two, c4, c6.", "Three, zif3, and black answers dif6."))
+    assert [e.san for e in events][-2:] == ["Nf3", "Nf6"]
+
+
+def test_if_apart_from_a_number_is_the_word():
+    assert all(tok.kind != "piece" for tok in _tokens("what if 3 of them fall"))

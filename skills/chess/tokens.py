@@ -238,6 +238,9 @@ def _shades(toks: list[_Tok]) -> None:
             said.kind, said.value = "filler", None
 
 
+_KNIGHT_IF = re.compile(r"[a-z]?if")
+
+
 def _eye_knight(toks: list[_Tok]) -> list[_Tok]:
     """ "with i5 6", "with i56", "i5, c6": speech recognition writes "knight" as "i" run into a digit,
     and the "ef" of an f-file square as "five" ("knight f6" as "i5 6"). The "i" is the knight; a 5 run
@@ -247,6 +250,12 @@ def _eye_knight(toks: list[_Tok]) -> list[_Tok]:
     i = 0
     while i < len(toks):
         t, nxt = toks[i], toks[i + 1] if i + 1 < len(toks) else None
+        if _KNIGHT_IF.fullmatch(t.text) and nxt is not None and nxt.start == t.end and nxt.kind == "digit":
+            # "dif3": the knight's "i" and the square's "f" run together, a letter before them
+            out.append(_Tok("piece", t.start, t.end - 1, t.text[:-1], chess.KNIGHT, weak=True))
+            out.append(_Tok("sq", t.end - 1, nxt.end, "f" + nxt.text, chess.square(5, nxt.value - 1), weak=True))
+            i += 2
+            continue
         if t.text != "i" or nxt is None or nxt.start != t.end or nxt.kind not in ("digit", "num"):
             out.append(t)
             i += 1
