@@ -868,3 +868,20 @@ def test_the_knights_i_and_its_squares_f_run_together_after_a_letter_are_the_kni
 
 def test_if_apart_from_a_number_is_the_word():
     assert all(tok.kind != "piece" for tok in _tokens("what if 3 of them fall"))
+
+
+ENGLISH_MIDDLE = ["White opens with c4, and black replies with e5.", "Knight to c3, knight to f6, and then g3.",
+                  "Black plays d5, c takes d5, knight takes d5.",
+                  "Bishop to g2, knight to b6, knight to f3, knight to c6."]
+
+
+def test_a_pause_heard_inside_the_name_of_a_bishop_by_its_colour_keeps_the_colour():
+    # "the dark-squared bishop to e7" heard "the dark square, bishop to d7": d7 only the light bishop reaches
+    said = "White castles short, black develops the dark square, bishop to d7."
+    events = track_lines(segments(*ENGLISH_MIDDLE, said))
+    assert [e.san for e in events][-2:] == ["O-O", "Be7"]
+
+
+def test_a_colour_said_of_a_square_before_a_bishop_named_after_it_is_no_bishops_colour():
+    events = track_lines(segments(*ENGLISH_MIDDLE, "White castles short, the dark square is weak, and bishop to d7."))
+    assert [e.san for e in events][-1] == "Bd7"

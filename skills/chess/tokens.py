@@ -230,6 +230,8 @@ def _shades(toks: list[_Tok]) -> None:
     bishop"), the colour word read by its rhyme; that word is then no piece ("knight squared bishop")."""
     for i in range(1, len(toks) - 1):
         said, word, bishop = toks[i - 1], toks[i], toks[i + 1]
+        if bishop.text == "," and i + 2 < len(toks):
+            bishop = toks[i + 2]  # "the dark square, bishop to e7": a pause heard inside the name
         if word.text not in ("squared", "square") or bishop.kind != "piece" or bishop.value != chess.BISHOP:
             continue
         shade = "light" if _LIGHT_RHYME.search(said.text) else "dark" if _DARK_RHYME.search(said.text) else None
