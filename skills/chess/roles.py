@@ -40,14 +40,14 @@ _BACK_TO_MOVE = re.compile(rf"\b(?:back|return(?:ing)?)\s+to\s+{_MOVE_N}", re.IG
 # "decline the gambit with bishop c5 on move two": the move said nearest it is that move number's
 # (speech recognition's "on move to," as _BACK_TO_MOVE reads it)
 _ON_MOVE = re.compile(rf"\b(?:on|at|for)\s+{_MOVE_N}", re.IGNORECASE)
-# "with bishop c5, pawn move to, that bishop ...": "on move two" with its "on" lost or garbled; "move to"
-# that ends a clause names no square to move to, so it is the number of the move said before it (not
-# where "back to move to")
 # "bishop c5 on v2": "on move two" with the "mo" of "move" lost, its "v" run into the number, written as a
 # square of a rhyming letter; only where the clause ends on it
 _ON_V = re.compile(r"\b(?:on|at)\s+v(?P<n>[1-9])(?=\s*(?:[.,;:!?]|$))", re.IGNORECASE)
 # "puts the bishop on v2": a piece's place, not a number
 _PIECE_BEFORE = re.compile(r"\b(?:pawn|knight|bishop|rook|queen|king)s?\s*$", re.IGNORECASE)
+# "with bishop c5, pawn move to, that bishop ...": "on move two" with its "on" lost or garbled; "move to"
+# that ends a clause names no square to move to, so it is the number of the move said before it (not
+# where "back to move to")
 _MOVE_HEARD = re.compile(r"(?<!\bto\s)\bmove\s+(?P<heard>to|too|for)(?=\s*(?:[.,;:!?]|$))", re.IGNORECASE)
 # a move number said before its move: "three d4", "3 d4" at a sentence's or clause's start, or after "is" or "play"
 # (not "two": that is the spoken "to"); then a pause or a space, not "3d4" run together

@@ -240,6 +240,7 @@ def _shades(toks: list[_Tok]) -> None:
             said.kind, said.value = "filler", None
 
 
+# "dif3" for "knight f3": the knight's "i" and the square's "f" run into its rank, a letter before them
 _KNIGHT_IF = re.compile(r"[a-z]?if")
 
 
@@ -247,7 +248,7 @@ def _eye_knight(toks: list[_Tok]) -> list[_Tok]:
     """ "with i5 6", "with i56", "i5, c6": speech recognition writes "knight" as "i" run into a digit,
     and the "ef" of an f-file square as "five" ("knight f6" as "i5 6"). The "i" is the knight; a 5 run
     into it and followed by a lone rank is that rank's f-file square; any other digit run into it is
-    the rest of the word ("i3 treats to f3": "knight retreats to f3")."""
+    the rest of the word ("i3 treats to f3": "knight retreats to f3"). "dif3": `_KNIGHT_IF`."""
     out: list[_Tok] = []
     i = 0
     while i < len(toks):
