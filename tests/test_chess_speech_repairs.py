@@ -885,3 +885,20 @@ def test_a_pause_heard_inside_the_name_of_a_bishop_by_its_colour_keeps_the_colou
 def test_a_colour_said_of_a_square_before_a_bishop_named_after_it_is_no_bishops_colour():
     events = track_lines(segments(*ENGLISH_MIDDLE, "White castles short, the dark square is weak, and bishop to d7."))
     assert [e.san for e in events][-1] == "Bd7"
+
+
+PETROV_CENTRE = ["Pawn to e4, pawn to e5, knight to f3, knight to f6, knight takes e5, pawn to d6.",
+                 "The knight retreats to f3, and black takes on e4 with the knight."]
+
+
+def test_a_bare_square_mirroring_the_move_just_placed_is_the_other_sides_same_piece():
+    # "both sides develop their bishops to d3 and d6" with "bishops" garbled: d6 mirrors d3's bishop move
+    events = track_lines(segments(*PETROV_CENTRE, "White plays d4, black d5, and both sides develop their mission "
+                                                  "to d3 and d6."))
+    assert [e.san for e in events][-2:] == ["Bd3", "Bd6"]
+
+
+def test_a_bare_square_not_mirroring_the_move_just_placed_takes_no_piece_from_it():
+    events = track_lines(segments(*PETROV_CENTRE, "White plays d4, black d5, and both sides develop their mission "
+                                                  "to d3 and e7."))
+    assert [e.san for e in events][-1] == "Bd3"
