@@ -13,6 +13,8 @@ from tutorialbook.skills.chess.tracker import _Tracker
 from tutorialbook.skills.chess.events import MoveEvent
 from tutorialbook.skills.chess.lines import track_lines
 from tutorialbook.skills.chess.moves import find_mentions, find_moves, parse_spoken_move
+from tutorialbook.skills.chess.roles import _roles
+from tutorialbook.skills.chess.tokens import _tokens
 
 CARO = "Pawn to e4, pawn to c6, pawn to d4, pawn to d5, knight to c3, d takes e4, knight takes e4, bishop to f5."
 ITALIAN_CHECK = "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+ Bd2 Bxd2+"
@@ -734,3 +736,169 @@ def test_a_rhyme_of_knight_with_no_square_after_it_names_no_move():
     # the word in its own sense, after the square it speaks of: no knight moves there
     events = track_lines(segments(ODD_START, "Black keeps the f6 square in sight."))
     assert [e.san for e in events][-1] == "a4"
+
+
+OPEN_CENTRE = "Pawn to c3, knight to f6, pawn to d4, e takes d4, c takes d4."
+
+
+@pytest.mark.parametrize("said", ["Here black can check with the bishop to d4.",
+                                  "So black gives a check with bishop to d4."])
+def test_a_check_said_before_the_move_it_is_given_with_is_that_move(said):
+    # "d4" heard for "b4" (rhyming files): Bxd4 can be played, but only Bb4 gives the check said before it
+    events = track_lines(segments(ITALIAN_START, OPEN_CENTRE, said, "White has to answer that."))
+    assert [e.san for e in events][-1] == "Bb4+"
+
+
+def test_a_move_said_with_no_check_before_it_stays_as_heard():
+    events = track_lines(segments(ITALIAN_START, OPEN_CENTRE, "Here black answers with the bishop to d4."))
+    assert [e.san for e in events][-1] == "Bxd4"
+
+
+GAMBIT_START = "Pawn to e4, pawn to e5, pawn to f4, e takes f4. Knight to f3, pawn to g5."
+
+
+@pytest.mark.parametrize("heard", ["move to", "move too"])
+def test_move_two_heard_as_move_to_at_a_clause_end_numbers_the_move_before_it(heard):
+    # "on move two" with its "on" lost: a "move to" that ends a clause goes nowhere, so it is the number
+    events = track_lines(segments(GAMBIT_START, f"The quiet answer is bishop c5, {heard}, keeping the bishop active."))
+    assert (events[-1].ply, events[-1].san, events[-1].epd_before) == (4, "Bc5", board_after("e4 e5 f4").epd())
+
+
+def test_a_move_to_before_the_move_said_after_it_is_no_move_number():
+    # the verb "move to", its square said after a pause: the number goes to no move said after it
+    saids = _roles("The knight would like to move to, say, knight to e5.")
+    assert [(s.mention.text, s.mention.move_number) for s in saids] == [("knight to e5", None)]
+
+
+def test_on_move_two_heard_as_on_v2_numbers_the_move_before_it():
+    # the "mo" of "move" lost and its "v" run into the number: written as a square of a rhyming letter
+    events = track_lines(segments(GAMBIT_START, "A quieter answer for black is bishop c5 on v2."))
+    assert (events[-1].ply, events[-1].san, events[-1].epd_before) == (4, "Bc5", board_after("e4 e5 f4").epd())
+
+
+def test_a_piece_on_v2_is_a_place_not_a_move_number():
+    saids = _roles("Black plays g6 and puts the bishop on v2.")
+    assert [s.mention.move_number for s in saids] == [None, None]
+
+
+TWO_KNIGHTS_TAKEN = ["Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, knight to f6.",
+                     "Knight to g5, pawn to d5, e takes d5."]
+
+
+def test_a_reason_cut_off_from_its_warning_by_a_full_stop_still_ends_the_warned_line():
+    # "A common mistake is X. | Because Y leads to ...": the "because" clause is the warned line's; the
+    # best move after it is the lesson's, where the warning was given
+    events = track_lines(segments(*TWO_KNIGHTS_TAKEN, "A common mistake is knight takes d5.",
+                                  "Because knight takes f7 leads to the fried liver attack.",
+                                  "The best move is knight to a5, attacking the bishop."))
+    last = events[-1]
+    assert (last.san, last.epd_before) == ("Na5", board_after("e4 e5 Nf3 Nc6 Bc4 Nf6 Ng5 d5 exd5").epd())
+
+
+def test_a_square_on_a_said_four_or_five_may_be_heard_on_the_f_file():
+    # "knight to a5": the "ay" runs into the "f" of "five", heard as f5; no knight can go to f5, one can to a5
+    events = track_lines(segments(*TWO_KNIGHTS_TAKEN, "The best move is knight to f5, attacking the bishop."))
+    assert (events[-1].ply, events[-1].san) == (10, "Na5")
+
+
+def test_a_square_on_the_f_file_a_piece_can_go_to_stays_as_heard():
+    start = "Pawn to e4, pawn to e5, knight to f3, knight to c6, bishop to c4, knight from g8 to e7, pawn to d3."
+    events = track_lines(segments(start, "Black plays knight to f5."))
+    assert events[-1].san == "Nf5"
+
+
+def test_an_a_file_square_for_an_f_file_one_out_of_opening_theory_is_not_guessed():
+    # the knight can go to a5 but that leaves theory: "knight to f5" stays a move that fits nowhere
+    events = track_lines(segments(ITALIAN_START, OPEN_CENTRE, "Bishop to b4, check, and bishop to d2.",
+                                  "Now black moves the knight to f5."))
+    assert events[-1].san == "Bd2"
+
+
+ENGLISH_START = ["The English starts with c4, and black answers e5.", "Knight to c3, knight to f6, and then g3."]
+
+
+def test_a_reference_that_names_no_move_played_nor_one_to_play_is_heard_again():
+    # "after c takes g5" (d5 heard g5) names nothing played and nothing that can be played: not the
+    # narrator going back to a move, so its square is heard again on a rhyming file like a move's
+    said = "Now black plays e5, and after c takes g5, the knight takes back on g5."
+    events = track_lines(segments(*ENGLISH_START, said, "The bishop goes to g2."))
+    assert [e.san for e in events][-4:] == ["d5", "cxd5", "Nxd5", "Bg2"]
+
+
+RHYME_THEN_LOST = ["Black strikes with d5, and c takes b5, knight takes back on b5.",
+                   "The knight on d5 is hit, so it drops back to b6."]
+
+
+def test_a_misheard_square_and_a_lost_move_in_a_row_are_mended_together():
+    # "c takes b5" for cxd5, then "bishop to g2" lost: neither repair alone makes enough moves follow,
+    # together they make the rest of the lesson follow
+    events = track_lines(segments(*ENGLISH_START, *RHYME_THEN_LOST,
+                                  "White develops the knight to f3, black the knight to c6.",
+                                  "White castles, and black plays bishop to e7.", "After d3, black castles as well."))
+    assert [e.san for e in events][5:] == ["d5", "cxd5", "Nxd5", "Bg2", "Nb6", "Nf3", "Nc6", "O-O", "Be7", "d3", "O-O"]
+
+
+def test_a_misheard_square_and_a_lost_move_that_explain_little_are_not_guessed():
+    events = track_lines(segments(*ENGLISH_START, *RHYME_THEN_LOST,
+                                  "White develops the knight to f3, black the knight to c6."))
+    assert "Bg2" not in [e.san for e in events]
+
+
+@pytest.mark.parametrize("heard", ["i5 6", "i56", "i5, 6"])
+def test_a_knight_written_as_i_run_into_a_five_before_a_rank_goes_to_the_f_file(heard):
+    # "knight f6": the knight written "i" run into a digit, the "ef" of the square written "five"
+    events = track_lines(segments(f"White opens with pawn to e4, and black hits it at once with {heard}."))
+    assert [e.san for e in events] == ["e4", "Nf6"]
+
+
+def test_a_knight_written_as_i_run_into_a_digit_before_a_square_goes_there():
+    events = track_lines(segments("Pawn to e4, pawn to e5, pawn to d4.", "Black develops the i5, c6."))
+    assert [e.san for e in events][-1] == "Nc6"
+
+
+def test_an_i_apart_from_the_digit_after_it_is_no_knight():
+    assert all(tok.kind != "piece" for tok in _tokens("so i 5 6 and i think"))
+
+
+def test_the_knights_i_and_its_squares_f_run_together_after_a_letter_are_the_knight_to_the_f_file():
+    # "knight f3" written "dif3": the knight's "i" and the file's "f" run into the rank, a letter before them
+    events = track_lines(segments("One, d4, d5. Two, c4, c6.", "Three, zif3, and black answers dif6."))
+    assert [e.san for e in events][-2:] == ["Nf3", "Nf6"]
+
+
+def test_if_apart_from_a_number_is_the_word():
+    assert all(tok.kind != "piece" for tok in _tokens("what if 3 of them fall"))
+
+
+ENGLISH_MIDDLE = ["White opens with c4, and black replies with e5.", "Knight to c3, knight to f6, and then g3.",
+                  "Black plays d5, c takes d5, knight takes d5.",
+                  "Bishop to g2, knight to b6, knight to f3, knight to c6."]
+
+
+def test_a_pause_heard_inside_the_name_of_a_bishop_by_its_colour_keeps_the_colour():
+    # "the dark-squared bishop to e7" heard "the dark square, bishop to d7": d7 only the light bishop reaches
+    said = "White castles short, black develops the dark square, bishop to d7."
+    events = track_lines(segments(*ENGLISH_MIDDLE, said))
+    assert [e.san for e in events][-2:] == ["O-O", "Be7"]
+
+
+def test_a_colour_said_of_a_square_before_a_bishop_named_after_it_is_no_bishops_colour():
+    events = track_lines(segments(*ENGLISH_MIDDLE, "White castles short, the dark square is weak, and bishop to d7."))
+    assert [e.san for e in events][-1] == "Bd7"
+
+
+PETROV_CENTRE = ["Pawn to e4, pawn to e5, knight to f3, knight to f6, knight takes e5, pawn to d6.",
+                 "The knight retreats to f3, and black takes on e4 with the knight."]
+
+
+def test_a_bare_square_mirroring_the_move_just_placed_is_the_other_sides_same_piece():
+    # "both sides develop their bishops to d3 and d6" with "bishops" garbled: d6 mirrors d3's bishop move
+    events = track_lines(segments(*PETROV_CENTRE, "White plays d4, black d5, and both sides develop their mission "
+                                                  "to d3 and d6."))
+    assert [e.san for e in events][-2:] == ["Bd3", "Bd6"]
+
+
+def test_a_bare_square_not_mirroring_the_move_just_placed_takes_no_piece_from_it():
+    events = track_lines(segments(*PETROV_CENTRE, "White plays d4, black d5, and both sides develop their mission "
+                                                  "to d3 and e7."))
+    assert [e.san for e in events][-1] == "Bd3"

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import chess
 
-from .rehearing import AHEAD, gains_in_theory, near
+from .rehearing import AHEAD, gains_in_theory, mends_much, near
 from .roles import _Said
 from .theory import _fits, resolve
 from .tracker import _Tracker
@@ -31,11 +31,12 @@ CONFIRM = 1
 Place = Callable[[list[list[_Said]], "int | None", "tuple[_Tracker, int] | None", dict], _Tracker]
 
 
-def best(saids: list[list[_Said]], place: Place, current: _Tracker) -> _Tracker:
+def best(saids: list[list[_Said]], place: Place, current: _Tracker, against: _Tracker | None = None) -> _Tracker:
     """``current`` (a whole lesson placed from ``saids``) with the lost moves that explain its
     moves said that fit nowhere; ``place(saids, until, resume, bridges)`` places the lesson as
     ``rehearing.best``'s ``place`` does, with ``bridges`` ((sentence, mention) -> the move lost
-    before it) played."""
+    before it) played. ``against``: a placing a bridge may be kept over instead, when it
+    `rehearing.mends_much` more (``lines._bridged``: after a hearing that alone mended too little)."""
     bridges: dict[tuple[int, int], chess.Move] = {}
     tried, done = 0, set()
     while tried < BUDGET:
@@ -59,7 +60,7 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker) -> _Tracker:
             continue  # nothing gained, or two bridges do as well: not guessed
         (at, gap), tried = found[0], tried + 1
         trial = place(saids, None, (current, at[0]), {**bridges, at: gap})
-        if gains_in_theory(trial, current):
+        if gains_in_theory(trial, current) or (against is not None and mends_much(trial, against)):
             bridges[at], current = gap, trial
     return current
 

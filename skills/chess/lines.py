@@ -33,10 +33,16 @@ _MOVE_NUMBER_DOT = re.compile(r"(?:^|\s)\d{1,3}$")
 _STOP_IN_MOVE = re.compile(
     r"\b(?P<piece>pawn|knight|bishop|rook|queen|king)(?P<stop>[.!?]+)(?=\s+(?:to|takes|captures)\b)", re.IGNORECASE
 )
+# what may open a sentence before a move that goes on with the one before it: nothing, or the reason word
+# that speech recognition's full stop cut off from the sentence it explains
+_REASON = re.compile(r"\s*(?:(?:because|since)\s*,?\s*)?", re.IGNORECASE)
 #: how many of a lesson's first sentences may name its opening when its title names none, and how
 #: much of them (and of a title) is read for a name: a transcript without full stops is one sentence
 _NAMING_SENTENCES = 2
 _NAMING_CHARS = 500
+#: hearings that alone mend one move said that fit nowhere (``rehearing.best``'s ``halfway``), tried
+#: again with lost moves bridged
+HALFWAY = 2
 
 
 def _sentences(segments: list[Segment]) -> Iterable[tuple[str, str, list[tuple[int, int, Segment]], int]]:
@@ -75,12 +81,37 @@ def track_lines(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]
     by_title = _BY_TITLE.set(bool(named))
     try:
         with memo.lesson():  # the lesson is placed again for each hearing and bridge tried
-            heard = rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume))
-            return bridging.best(heard.saids, lambda said, until, resume, bridges: _place(
-                sentences, said, until, resume, bridges), heard).events
+            halfway: list[tuple[int, int, _Said, _Said]] = []
+            heard = rehearing.best(saids, lambda heard, until, resume: _place(sentences, heard, until, resume),
+                                   halfway)
+            return _bridged(sentences, heard, halfway).events
     finally:
         _TITLED.reset(token)
         _BY_TITLE.reset(by_title)
+
+
+def _bridged(sentences: list[tuple[str, str, Callable[[int], Segment]]], heard: _Tracker,
+             halfway: list[tuple[int, int, _Said, _Said]]) -> _Tracker:
+    """``heard`` (the lesson placed after rehearing) with the lost moves `bridging` finds; or, where a
+    misheard square and a lost move came in a row ("c takes b5, knight takes back on d5. | [bishop to
+    g2, lost] The knight drops back to b6"), a hearing that alone mended one move said that fit
+    nowhere (``halfway``: sentence, mention, the mention as said, as heard again) with the lost moves
+    bridged after it, when together they leave twice `rehearing.GAIN` fewer moves fitting nowhere and
+    no fewer in opening theory (neither repair alone gains enough to be kept)."""
+
+    def place(said, until, resume, bridges):
+        return _place(sentences, said, until, resume, bridges)
+
+    done = bridging.best(heard.saids, place, heard)
+    for n, k, was, again in halfway[:HALFWAY]:
+        if heard.saids[n][k] is not was:
+            continue  # heard again since
+        with_it = [*heard.saids[:n], [*heard.saids[n][:k], again, *heard.saids[n][k + 1:]], *heard.saids[n + 1:]]
+        base = _place(sentences, with_it, None, (heard, max(n - 1, 0)))
+        trial = bridging.best(with_it, place, base, done)
+        if rehearing.gains_in_theory(trial, done) or rehearing.mends_much(trial, done):
+            return trial
+    return done
 
 
 def read_lesson(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]:
@@ -134,7 +165,8 @@ def _place(sentences: list[tuple[str, str, Callable[[int], Segment]]], saids: li
         first = saids[n + 1][0] if saids[n + 1] else None
         continues = first is not None and first.role == "move" and not _RESTART.search(sentences[n + 1][0])
         then = first.mention if continues and first is not None else None
-        opens = then is not None and not sentences[n + 1][0][: then.start].strip()  # nothing said before it
+        # nothing said before it but what gives a reason ("| Because knight takes f7 leads to ...")
+        opens = then is not None and _REASON.fullmatch(sentences[n + 1][0][: then.start]) is not None
         tracker.sentence_at = n
         tracker.sentence(text, quote, seg_of, saids[n], then, opens)
     tracker.checkpoints = marks if until is None else []

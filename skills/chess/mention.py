@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import chess
 
-from . import memo
+from . import memo, openings
 from .spoken_words import (_ABSORBED_WEIGHT, _LOOSE_WEIGHT, _QUIET_BONUS, _RHYME_WEIGHT, RHYMING_FILES,
                            sounding_like)
 
@@ -93,6 +93,9 @@ class Mention:
     named by the side of the board it started on."""
     shade: str | None = None
     """"light" or "dark": a bishop named by the colour of its squares ("the dark-squared bishop")."""
+    object_of_on: bool = False
+    """An "on" came before the piece ("pressure on the knight to f5"): the piece may be what is
+    talked about, not what moves."""
 
     def resolve(self, board: chess.Board, strict: bool = True) -> chess.Move | None:
         """The legal move that best explains this mention, or None when none or several do.
@@ -139,6 +142,9 @@ class Mention:
         if self.side is not None and board.turn != self.side:
             return []
         targets = self._heard_as(strict, loose) if sound_alikes else dict(self.targets)
+        heard = sound_alikes and not self.object_of_on and (not strict or (self.piece is not None and self.cue))
+        swallowed = self._swallowed(targets) if heard else {}
+        targets = {**swallowed, **targets}
         if loose and not sound_alikes:
             targets = {**self._any_file(), **targets}
         if self.recapture and not targets:
@@ -156,9 +162,23 @@ class Mention:
                 (s, move)
                 for move in legal
                 if (s := self._score(board, move, targets, strict, sound_alikes)) is not None
+                and (move.to_square not in swallowed or _stays_in_book(board, move))
             ),
             key=lambda sm: -sm[0],
         )
+
+    def _swallowed(self, targets: dict[int, float]) -> dict[int, float]:
+        """ "knight to a5" heard "knight to f5": the "ay" of the file run into the "f" that "four" and
+        "five" start with. The a-file's square of an f4 or f5 heard, at a rhyme's discount, where no
+        square heard or rhymed is it; a guess kept only where it stays in opening theory (`_weigh`), and
+        not for a piece after "on" ("pressure on the knight to f5" may be no move at all)."""
+        found = {}
+        for sq, w in self.targets.items():
+            if chess.square_file(sq) == 5 and chess.square_rank(sq) in _F_RANKS:
+                a_square = chess.square(0, chess.square_rank(sq))
+                if a_square not in targets:
+                    found[a_square] = w * _RHYME_WEIGHT
+        return found
 
     def _heard_as(self, strict: bool, loose: bool) -> dict[int, float]:
         """The target squares with the squares speech recognition may have written for them, each
@@ -280,6 +300,19 @@ class Mention:
                 score += 1 if board.is_checkmate() else -0.5
                 board.pop()
         return score
+
+
+# the ranks said "four" and "five", whose "f" may be heard as the file (`Mention._swallowed`)
+_F_RANKS = (3, 4)
+
+
+def _stays_in_book(board: chess.Board, move: chess.Move) -> bool:
+    """Whether ``move`` reaches a position of opening theory (``board`` is left as it was)."""
+    board.push(move)
+    try:
+        return openings.board_in_book(board)
+    finally:
+        board.pop()
 
 
 def _position(board: chess.Board) -> tuple:

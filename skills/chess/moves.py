@@ -204,6 +204,8 @@ def _apply_prefix(mention: Mention, toks: list[_Tok]) -> None:
             mention.from_square = t.value
     if any(t.kind == "on" for t in toks) and not mention.cue:
         mention.location = True
+    first_piece = next((n for n, t in enumerate(toks) if t.kind == "piece"), None)
+    mention.object_of_on = first_piece is not None and any(t.kind == "on" for t in toks[:first_piece])
     if mention.capture:
         mention.quiet = False
 
@@ -306,6 +308,7 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
         m.text = text[m.start : m.end]
         return m, i + 1
     k = _apply_suffix(m, toks, i + 1)
+    m.check |= _check_with(toks, j, floor)
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]
     m.bare = _is_bare(m)
@@ -317,6 +320,15 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
     ):
         m.location = True
     return m, k
+
+
+def _check_with(toks: list[_Tok], j: int, floor: int) -> bool:
+    """ "Black can check with the bishop on b4", "gives a check with bishop to b4": a check said before
+    the move it is given with ("with" right before the move's words) says the move gives check."""
+    k = j - 1
+    while k >= floor and toks[k].kind == "filler":
+        k -= 1  # "with the bishop"
+    return k - 1 >= floor and toks[k].kind == "with" and toks[k - 1].kind == "check"
 
 
 def _square_targets(t: _Tok) -> dict[int, float]:

@@ -82,12 +82,15 @@ P = TypeVar("P", bound=Placed)
 S = TypeVar("S")
 
 
-def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple[P, int] | None], P]) -> P:
+def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple[P, int] | None], P],
+         halfway: list[tuple[int, int, S, S]] | None = None) -> P:
     """The placing of ``saids`` (each sentence's mentions, each with a ``mention``) by ``place``
     after hearing squares again where moves fit nowhere; ``place(saids, None, None)`` itself when
     no new hearing places more. ``place(saids, until, resume)`` places the sentences up to
     ``until`` (all with None), going on from ``resume`` = (an earlier placing of the whole lesson,
-    a sentence before which ``saids`` are as they were then)."""
+    a sentence before which ``saids`` are as they were then). ``halfway`` collects, where no
+    hearing mends `GAIN` moves, the one that alone does best mending one (sentence, mention, as
+    said, as heard again): not kept here, it may be with a lost move bridged after it."""
     current = place(saids, None, None)
     tried, far, mended_none = 0, 0, set()
     pieced, far_pieced = 0, 0
@@ -100,6 +103,7 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
         until = drop[0] + AHEAD
         before = sum(1 for d in current.dropped if d[0] <= until)
         fewest, found, placed = (before, 0, 0), None, set()
+        half: dict[tuple, tuple] = {}
         for n, heard, piece in _hearings(saids, drop, current):
             if (pieced if piece else tried) >= (PIECE_BUDGET if piece else BUDGET):
                 if piece:
@@ -116,6 +120,8 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
                 fewest, found, placed = left, (n, heard), {trial.moves()}
             elif left[0] <= before - GAIN and left == fewest:
                 placed.add(trial.moves())
+            _note_halfway(half, left, before, trial, n, saids, heard)
+        _keep_halfway(halfway, half, placed)
         if len(placed) > 1:
             found = None  # two hearings that place different moves do as well: not guessed
         if found is not None:
@@ -166,6 +172,30 @@ def _far(saids: list[list[S]], drop: tuple[int, int], current: P, place: Callabl
     if gains_in_theory(trial, current):
         return (rhymed + 1, pieced), (heard, trial)
     return (rhymed + 1, pieced), None
+
+
+def _note_halfway(half: dict, left: tuple, before: int, trial: P, n: int, saids: list[list[S]],
+                  heard: list[list[S]]) -> None:
+    """Note in ``half`` a hearing (of sentence ``n``) that mends exactly one move said that fit nowhere."""
+    if left[0] == before - 1:
+        k = next(k for k in range(len(heard[n])) if heard[n][k] is not saids[n][k])
+        half.setdefault(trial.moves(), (left, n, k, saids[n][k], heard[n][k]))
+
+
+def _keep_halfway(halfway: list | None, half: dict, placed: set) -> None:
+    """Where no hearing mended `GAIN` moves (nothing ``placed``), the one of ``half`` that alone does
+    best, into ``halfway``; two that do as well are not guessed."""
+    ranked = sorted(half.values(), key=lambda h: h[0])
+    if halfway is not None and not placed and ranked and (len(ranked) == 1 or ranked[1][0] != ranked[0][0]):
+        halfway.append(ranked[0][1:])
+
+
+def mends_much(trial: Placed, current: Placed) -> bool:
+    """Whether ``trial`` leaves twice `GAIN` fewer moves fitting nowhere than ``current``, as many on the
+    titled opening and no fewer in opening theory: two repairs together (a hearing and a lost move)
+    that make a whole passage follow, where theory no longer reaches."""
+    return (len(trial.dropped) <= len(current.dropped) - 2 * GAIN and trial.titled_plies() >= current.titled_plies()
+            and trial.book_plies() >= current.book_plies())
 
 
 def gains_in_theory(trial: Placed, current: Placed) -> bool:

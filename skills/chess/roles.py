@@ -40,6 +40,15 @@ _BACK_TO_MOVE = re.compile(rf"\b(?:back|return(?:ing)?)\s+to\s+{_MOVE_N}", re.IG
 # "decline the gambit with bishop c5 on move two": the move said nearest it is that move number's
 # (speech recognition's "on move to," as _BACK_TO_MOVE reads it)
 _ON_MOVE = re.compile(rf"\b(?:on|at|for)\s+{_MOVE_N}", re.IGNORECASE)
+# "bishop c5 on v2": "on move two" with the "mo" of "move" lost, its "v" run into the number, written as a
+# square of a rhyming letter; only where the clause ends on it
+_ON_V = re.compile(r"\b(?:on|at)\s+v(?P<n>[1-9])(?=\s*(?:[.,;:!?]|$))", re.IGNORECASE)
+# "puts the bishop on v2": a piece's place, not a number
+_PIECE_BEFORE = re.compile(r"\b(?:pawn|knight|bishop|rook|queen|king)s?\s*$", re.IGNORECASE)
+# "with bishop c5, pawn move to, that bishop ...": "on move two" with its "on" lost or garbled; "move to"
+# that ends a clause names no square to move to, so it is the number of the move said before it (not
+# where "back to move to")
+_MOVE_HEARD = re.compile(r"(?<!\bto\s)\bmove\s+(?P<heard>to|too|for)(?=\s*(?:[.,;:!?]|$))", re.IGNORECASE)
 # a move number said before its move: "three d4", "3 d4" at a sentence's or clause's start, or after "is" or "play"
 # (not "two": that is the spoken "to"); then a pause or a space, not "3d4" run together
 _MOVE_NUMBER_SAID = r"(?P<n>[1-9]|1[0-9]|one|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*[,.]\s*|\s+)"
@@ -187,12 +196,16 @@ def _number_before(text: str, saids: list[_Said]) -> None:
 def _number_said(text: str, saids: list[_Said]) -> None:
     """Give "on move two" to the mention said nearest it that carries no number of its own; which
     side's move two it is, the board tells (``_Tracker.go_to_number``)."""
-    for on in _ON_MOVE.finditer(text):
-        near = [s for s in saids if s.role != "instead_of" and s.mention.move_number is None]
+    numbers = list(_ON_MOVE.finditer(text))
+    numbers += [m for m in _ON_V.finditer(text) if not _PIECE_BEFORE.search(text[: m.start()])]
+    heard = [m for m in _MOVE_HEARD.finditer(text) if not any(on.start() <= m.start() < on.end() for on in numbers)]
+    for on in numbers + heard:
+        near = [s for s in saids if s.role != "instead_of" and s.mention.move_number is None
+                and (on not in heard or s.mention.end <= on.start())]  # "move to, say, e5" is no number
         if not near:
             return
         said = min(near, key=lambda s: max(on.start() - s.mention.end, s.mention.start - on.end(), 0))
-        number = (on.group("n") or on.group("heard")).lower()
+        number = (on.groupdict().get("n") or on.group("heard")).lower()
         said.mention.move_number, said.mention.black = int(number) if number.isdigit() else _NUMBERS[number], None
 
 

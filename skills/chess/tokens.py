@@ -202,6 +202,7 @@ def _tokens(text: str) -> list[_Tok]:
         out.append(t)
         i += 1
     _shades(out)
+    out = _eye_knight(out)
     for i, t in enumerate(out):
         nkind = out[i + 1].kind if i + 1 < len(out) else None
         if t.kind == "word" and t.text == "point" and nkind in ("num", "digit", "to", "sq"):
@@ -229,12 +230,53 @@ def _shades(toks: list[_Tok]) -> None:
     bishop"), the colour word read by its rhyme; that word is then no piece ("knight squared bishop")."""
     for i in range(1, len(toks) - 1):
         said, word, bishop = toks[i - 1], toks[i], toks[i + 1]
+        if bishop.text == "," and i + 2 < len(toks):
+            bishop = toks[i + 2]  # "the dark square, bishop to e7": a pause heard inside the name
         if word.text not in ("squared", "square") or bishop.kind != "piece" or bishop.value != chess.BISHOP:
             continue
         shade = "light" if _LIGHT_RHYME.search(said.text) else "dark" if _DARK_RHYME.search(said.text) else None
         if shade is not None and said.kind in ("word", "filler", "piece", "color"):
             bishop.shade = shade
             said.kind, said.value = "filler", None
+
+
+# "dif3" for "knight f3": the knight's "i" and the square's "f" run into its rank, a letter before them
+_KNIGHT_IF = re.compile(r"[a-z]?if")
+
+
+def _eye_knight(toks: list[_Tok]) -> list[_Tok]:
+    """ "with i5 6", "with i56", "i5, c6": speech recognition writes "knight" as "i" run into a digit,
+    and the "ef" of an f-file square as "five" ("knight f6" as "i5 6"). The "i" is the knight; a 5 run
+    into it and followed by a lone rank is that rank's f-file square; any other digit run into it is
+    the rest of the word ("i3 treats to f3": "knight retreats to f3"). "dif3": `_KNIGHT_IF`."""
+    out: list[_Tok] = []
+    i = 0
+    while i < len(toks):
+        t, nxt = toks[i], toks[i + 1] if i + 1 < len(toks) else None
+        if _KNIGHT_IF.fullmatch(t.text) and nxt is not None and nxt.start == t.end and nxt.kind == "digit":
+            # "dif3": the knight's "i" and the square's "f" run together, a letter before them
+            out.append(_Tok("piece", t.start, t.end - 1, t.text[:-1], chess.KNIGHT, weak=True))
+            out.append(_Tok("sq", t.end - 1, nxt.end, "f" + nxt.text, chess.square(5, nxt.value - 1), weak=True))
+            i += 2
+            continue
+        if t.text != "i" or nxt is None or nxt.start != t.end or nxt.kind not in ("digit", "num"):
+            out.append(t)
+            i += 1
+            continue
+        out.append(_Tok("piece", t.start, t.end, t.text, chess.KNIGHT, weak=True))
+        j = i + 3 if i + 2 < len(toks) and toks[i + 2].text == "," else i + 2
+        rank = toks[j] if j < len(toks) else None
+        if nxt.text[:1] == "5" and len(nxt.text) == 2 and nxt.text[1] in "12345678":  # "i56"
+            out.append(_Tok("sq", nxt.start, nxt.end, nxt.text, chess.square(5, int(nxt.text[1]) - 1), weak=True))
+            i += 2
+        elif nxt.text == "5" and rank is not None and rank.kind in ("digit", "num", "movenum") \
+                and len(digits := rank.text.rstrip(".")) == 1 and digits in "12345678":  # "i5 6", "i5, 6."
+            out.append(_Tok("sq", nxt.start, rank.start + 1, nxt.text + " " + digits,
+                            chess.square(5, int(digits) - 1), weak=True))
+            i = j + 1
+        else:
+            i += 2  # "i5, c6", "i3 treats": the digit is the knight's
+    return out
 
 
 def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:

@@ -8,6 +8,7 @@ recognition replaced or lost a move (and, placed again, with `bridging`'s lost m
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import cast
 
@@ -24,6 +25,7 @@ _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reac
 _CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
 _GAP_CONFIRM = 2  # a lost move found without opening theory needs this many of them
 _LOOKAHEAD = 2  # moves said next that may confirm a guess, each resolved with those after it
+_JOINED = re.compile(r"\s*and\s*")  # "to d3 and d6": two squares of one phrase
 
 
 class _Tracker:
@@ -328,6 +330,8 @@ class _Tracker:
             move = _mated_by_next(m, board, move, _upcoming(saids[n + 1 :], None, 1))
             if move is None and said.role == "move":
                 move = _untie(m, board, _upcoming(saids[n + 1 :], then, _CONFIRM))
+            if move is None and said.role == "move" and n and self.last is not None:
+                move = _mirrored(m, board, saids[n - 1].mention, self.last, text)
             if (
                 move is not None
                 and move not in m.candidates(board, sound_alikes=False)
@@ -355,6 +359,10 @@ class _Tracker:
                     if said.kind != "move":
                         self.emit(line, k, said, quote, seg)
                     continue
+                if move is None:
+                    # "after c takes g5" for cxd5: a reference that names nothing played here or
+                    # elsewhere, nor a move, was misheard; it may be heard again (rehearing.py)
+                    self.repeated.discard((self.sentence_at, n))
             if move is not None:
                 self.play(move, said, quote, seg)
                 continue
@@ -436,6 +444,23 @@ def _lost_before(board: chess.Board, mention: Mention, following: tuple[Mention,
         if len(found) == 1:
             return found[0]
     return None
+
+
+def _mirrored(mention: Mention, board: chess.Board, before: Mention, last: tuple[PlacedLine, int],
+              text: str) -> chess.Move | None:
+    """ "both sides develop their [garbled bishops] to d3 and d6": a bare square joined by "and" to the
+    move just placed, on its square's mirror (same file, the other side's rank), is the other side's
+    same piece going there, where that piece can and nothing else fits."""
+    line, index = last
+    if not mention.bare or len(mention.targets) != 1 or index >= len(line.moves):
+        return None
+    played, square = line.moves[index], next(iter(mention.targets))
+    if square != chess.square_mirror(played.to_square) or not _JOINED.fullmatch(text[before.end : mention.start]):
+        return None
+    piece = _Tracker.board(line.moves[:index + 1]).piece_type_at(played.to_square)
+    moves = [move for move in board.legal_moves
+             if move.to_square == square and board.piece_type_at(move.from_square) == piece]
+    return moves[0] if len(moves) == 1 else None
 
 
 def _upcoming(rest: list[_Said], then: Mention | None, limit: int = _LOOKAHEAD) -> tuple[Mention, ...]:
