@@ -698,6 +698,7 @@ _WANTS_MORE = _WEAK_END | frozenset(
     " like except onto upon across against along among around toward towards whether whose whom who our my his her"
     " but because while unless until since though although whenever".split()
 )
+#: pronouns that may be the subject of a clause a cut left out (see ``_opens_clause``)
 _SUBJECTS = frozenset("it they we you he she i".split())
 #: words that open a phrase after a whole one: prepositions, conjunctions, relatives, an infinitive's "to"
 _OPENS_PHRASE = frozenset(
@@ -706,19 +707,17 @@ _OPENS_PHRASE = frozenset(
     " because while unless until since though although whenever when where which that who whose whom if so"
     " whether once".split()
 )
+#: the words that open a clause whose subject follows ("… except that it", "… when they", "… to which it")
+_OPENS_CLAUSE = frozenset(
+    "that when whenever if which because as where while unless until once since whether so and but or though although"
+    " than who".split()
+)
 
 
 def _opens_clause(word: str) -> bool:
     """Whether a pronoun after ``word`` is the subject of a new clause: after a conjunction or a
     relative ("… except that it", "… to which it") or a clause's punctuation ("If bits is non-NULL, it")."""
     return word.lower() in _OPENS_CLAUSE or word[-1:] in ",:;" or word in ("-", "–", "—")
-
-
-#: the words that open a clause whose subject follows ("… except that it", "… when they", "… to which it")
-_OPENS_CLAUSE = frozenset(
-    "that when whenever if which because as where while unless until once since whether so and but or though although"
-    " than who".split()
-)
 
 
 _COMMENT = re.compile(r"^\s*(?:#+|//+|--|;+|/\*+|\*)\s*(.*?)\s*(?:\*/)?$")
