@@ -661,7 +661,10 @@ _LINKING = re.compile(
     # these only with their comma: "Instead of X" is no link
     r"|(?:on the (?:other|one) hand|in (?:this|that|the same) way|in (?:addition|general|practice|short|summary|turn"
     r"|contrast)|by contrast|instead|otherwise|alternatively|additionally|moreover|furthermore|meanwhile|again"
-    r"|as (?:a result|such|mentioned|noted|shown)(?: (?:before|above|earlier))?|at this point),"
+    r"|as (?:a result|such|mentioned|noted|shown)(?: (?:before|above|earlier))?|at this point"
+    # a pointer to where something else is explained ("As described in the chapter Syntax,")
+    r"|as (?:described|explained|discussed|shown|noted|mentioned|seen|outlined|covered|defined)"
+    r" (?:in|on|under|at|by|above|below|earlier|before|previously)\b[^,.;:!?]{0,60}),"
     r"|(?:it is|it's) worth (?:noting|mentioning) that|keep in mind that|the point is(?: that)?"
     # a version badge over what changed (Sphinx's versionadded/versionchanged: "Changed in version 3.6:")
     r"|(?:new|changed) in version [\d.]+\.?|deprecated since version [\d.]+\.?"

@@ -283,6 +283,13 @@ def test_a_title_does_not_start_with_words_that_only_link_it_to_the_sentence_bef
     assert passages.title_phrase("On the other hand, a default makes the option optional.") == (
         "A default makes the option optional")
     assert passages.title_phrase("The point is that slots save memory.") == "Slots save memory"
+    # a pointer to where something else is explained is no name either (mako's "As described in the
+    # chapter Syntax, the "|" operator can be applied …"); a bare "As described," stays
+    assert passages.title_phrase("As described in the chapter on caching, the store keeps one copy.") == (
+        "The store keeps one copy")
+    assert passages.title_phrase("As shown in the previous examples, the grid places any number of columns.") == (
+        "The grid places any number of columns")
+    assert passages.title_phrase("As described, it works.") == "As described, it works"
     assert passages.title_phrase("Similarly to nargs, there is also the case of repeated options.") == (
         "There is also the case of repeated options")
     assert passages.title_phrase("Instead, use the factory.") == "Use the factory"
