@@ -431,7 +431,11 @@ def _unfinished(seg: Segment) -> bool:
 def _continues(text: str, before: list[Segment]) -> bool:
     """Prose that finishes a sentence a code block cut: it opens in lower case right after the
     code, and the prose before the code stopped mid-sentence ("it is valid to rewrite" <code>
-    "into:")."""
+    "into:"); or prose that offers another way to what the code just shown does ("Or from any
+    Python module:" after mako's filter defined in the template, which had named a passage of
+    its own "Or from any Python module")."""
+    if len(before) >= 2 and before[-1].kind == "code" and re.match(r"Or\s", text.lstrip()):
+        return True
     if len(before) < 2 or before[-1].kind != "code" or not text.lstrip()[:1].islower():
         return False
     lead = before[-2].text.rstrip()

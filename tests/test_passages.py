@@ -126,6 +126,21 @@ def test_prose_a_code_block_cut_mid_sentence_goes_on_in_the_same_passage():
     assert [p.indexes for p in out] == [[0, 1, 2, 3], [4, 5], [6]]
 
 
+def test_another_way_to_do_what_the_code_before_does_goes_on_in_its_passage():
+    """mako's filters: "you can define escaping functions locally:" <code> "Or from any Python
+    module:" <code>. The second lead-in offers another way to the same thing and had named a
+    passage of its own, "Or from any Python module"; a sentence that merely contains "or" after
+    code starts its own passage as before."""
+    long = "A filter is just a Python function that accepts a single string argument and returns it. " * 4
+    segs = [Segment(0, 1, long + "You can define escaping functions locally:", "paragraph"),
+            Segment(1, 2, "<%!\n    def myescape(text):\n        return text\n%>", "code"),
+            Segment(2, 3, "Or from any Python module:", "paragraph"),
+            Segment(3, 4, "<%!\n    import myfilters\n%>", "code"),
+            Segment(4, 5, "Either filters or buffers can be set per page when it is rendered. " * 6, "paragraph")]
+    out = passages.group(segs, list(range(len(segs))))
+    assert [p.indexes for p in out] == [[0, 1, 2, 3], [4]]
+
+
 def test_a_short_section_is_one_passage_and_a_longer_one_is_cut():
     """doit's "check_file_uptodate" (about 100 words: its options, a note, an example) had been
     three skills of ~33 words, the answer in the piece after the one a question matched."""
