@@ -695,30 +695,27 @@ _WEAK_END = frozenset(
     "a an the and or of to in on at by for with from into as is are be that this its your their when where which if"
     .split()
 )
-#: words a name cut at its limit must not end on: ``_WEAK_END``'s, and the auxiliaries, negations, determiners,
-#: and prepositions that open a phrase the cut left out ("Strings containing values can be parsed using", "The
-#: last few lines of 'configure --help' will"); a pronoun only as the subject of a clause the cut left out ("…
-#: except that it"), not as an object ("before opening it", "bound to it")
-_WANTS_MORE = _WEAK_END | frozenset(
-    "will would can could should shall may might must do does did has have had was were been being not no any some"
-    " each every such same how than between within about through over under after before without via per using"
-    " like except onto upon across against along among around toward towards whether whose whom who our my his her"
-    " but because while unless until since though although whenever".split()
-)
-#: pronouns that may be the subject of a clause a cut left out (see ``_opens_clause``)
-_SUBJECTS = frozenset("it they we you he she i".split())
-#: words that open a phrase after a whole one: prepositions, conjunctions, relatives, an infinitive's "to"
-_OPENS_PHRASE = frozenset(
-    "of to in on at by for with from into onto as than between within about through over under after before"
-    " without via per using like except upon across against along among around toward towards and or but"
-    " because while unless until since though although whenever when where which that who whose whom if so"
-    " whether once".split()
-)
 #: the words that open a clause whose subject follows ("… except that it", "… when they", "… to which it")
 _OPENS_CLAUSE = frozenset(
     "that when whenever if which because as where while unless until once since whether so and but or though although"
     " than who".split()
 )
+#: words that open a phrase after a whole one: those, prepositions, and an infinitive's "to"
+_OPENS_PHRASE = _OPENS_CLAUSE | frozenset(
+    "of to in on at by for with from into onto between within about through over under after before without via"
+    " per using like except upon across against along among around toward towards whose whom".split()
+)
+#: words a name cut at its limit must not end on: ``_WEAK_END``'s, those that open a phrase the cut left out
+#: ("Strings containing values can be parsed using"; "so" and "once" may end one), and the auxiliaries,
+#: negations and determiners that want a word after them ("The last few lines of 'configure --help' will");
+#: a pronoun only as the subject of a clause the cut left out ("… except that it"), not as an object ("before
+#: opening it", "bound to it")
+_WANTS_MORE = _WEAK_END | (_OPENS_PHRASE - {"so", "once"}) | frozenset(
+    "will would can could should shall may might must do does did has have had was were been being not no any some"
+    " each every such same how our my his her".split()
+)
+#: pronouns that may be the subject of a clause a cut left out (see ``_opens_clause``)
+_SUBJECTS = frozenset("it they we you he she i".split())
 
 
 def _opens_clause(word: str) -> bool:
