@@ -342,7 +342,25 @@ def group(segments: list[Segment] | dict[int, Segment], indexes: list[int], leaf
             and out[-1].text.rstrip().endswith(":"):  # "The following bundles are available:" over subsections:
         lead, prior = out.pop(), out.pop()  # what it introduces has headings of its own, so it ends the passage
         out.append(prior.then(lead))
+    if len(out) > 1 and _tail(out[-2], out[-1], segments, heads):
+        tail, prior = out.pop(), out.pop()
+        out.append(prior.then(tail))
     return _headed(_with_leads(out, leads), heads, segments)
+
+
+def _tail(prior: Passage, last: Passage, segments: list[Segment] | dict[int, Segment], heads: set[int]) -> bool:
+    """A section's last passage so short it finishes the one before ("Returns: … Since: 3.6.0", "Warning:
+    Passing params overrides encoded=True, never use both options."): alone, a sentence or two is
+    found by few questions and answers fewer. Not a step with its code (a whole instruction), a
+    reference's next entry, nor what a rule or a term opens."""
+    first = segments[last.indexes[0]]
+    return words(last.text) < TAIL_WORDS and words(prior.text) + words(last.text) <= MAX_WORDS \
+        and last.indexes[0] != prior.indexes[-1] and last.indexes[0] not in heads \
+        and not first.ruled and first.kind != "term" and all(kind != "code" for kind, _ in last.blocks)
+
+
+#: a section's last passage shorter than this joins the one before it
+TAIL_WORDS = 20
 
 
 def _headed(out: list[Passage], heads: set[int], segments: list[Segment] | dict[int, Segment]) -> list[Passage]:

@@ -141,6 +141,27 @@ def test_another_way_to_do_what_the_code_before_does_goes_on_in_its_passage():
     assert [p.indexes for p in out] == [[0, 1, 2, 3], [4]]
 
 
+def test_a_sections_short_last_passage_finishes_the_one_before():
+    """aiohttp's "Passing Parameters In URLs" ends on "Warning: Passing params overrides
+    encoded=True, never use both options.", which had been a skill of nine words of its own, found
+    by no question about the option it warns of. A last step with its code, or a block after a
+    rule, still stands apart, and so does a short block inside the section."""
+    first = "Canonicalization encodes the host part by the IDNA codec and requotes the path and query parts. " * 3
+    second = "Sometimes canonicalization is not desirable if the server accepts the exact representation. " * 5
+    warning = Segment(3, 4, "Warning: Passing params overrides encoded=True, never use both options.", "paragraph")
+    segs = [Segment(0, 1, first, "paragraph"), Segment(1, 2, second, "paragraph"), warning]
+    out = passages.group(segs, [0, 1, 2])
+    assert [p.indexes for p in out] == [[0], [1, 2]]
+    assert out[-1].text.endswith("never use both options.")
+    middle = [segs[0], warning, segs[1]]
+    assert [p.indexes for p in passages.group(middle, [0, 1, 2])] == [[0], [1], [2]], "inside, it stands apart as before"
+    step = [segs[0], segs[1], Segment(2, 3, "To disable it, write:", "paragraph"),
+            Segment(3, 4, "URL('http://example.com/%30', encoded=True)", "code")]
+    assert [p.indexes for p in passages.group(step, [0, 1, 2, 3])] == [[0], [1], [2, 3]]
+    ruled = [segs[0], segs[1], Segment(2, 3, warning.text, "paragraph", ruled=True)]
+    assert [p.indexes for p in passages.group(ruled, [0, 1, 2])] == [[0], [1], [2]]
+
+
 def test_a_short_section_is_one_passage_and_a_longer_one_is_cut():
     """doit's "check_file_uptodate" (about 100 words: its options, a note, an example) had been
     three skills of ~33 words, the answer in the piece after the one a question matched."""
