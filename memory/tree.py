@@ -62,6 +62,21 @@ class Tree:
             stack.extend(self.children.get(current, []))
         return out
 
+    def in_reading_order(self, briefs: list[dict]) -> list[dict]:
+        """Skills as their tutorials teach them: by their first evidence span (its tutorial, then
+        where it starts), then name; skills without evidence (an agent's) after those. The rows'
+        own order is none: a store writes a row it updates (a vote, a repair) at its table's end."""
+        ids = [b["id"] for b in briefs]
+        full = self.skill_rows.rows(ids) if self.skill_rows is not None and ids else {}
+
+        def key(brief: dict) -> tuple:
+            row = full.get(brief["id"])
+            first = (evidence_of(row) if row is not None else [])[:1]
+            where = (0, first[0].get("tutorial_id", ""), float(first[0].get("start", 0.0))) if first else (1, "", 0.0)
+            return (*where, brief["name"], brief["id"])
+
+        return sorted(briefs, key=key)
+
     def subtree_skills(self, node_id: str) -> int:
         """Skills in a node's subtree; totals for the whole tree are summed once, on first use
         (a browse of the root of a 100,000-skill book asks for every chapter's total)."""

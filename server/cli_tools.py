@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import sys
 from pathlib import Path
@@ -71,18 +70,10 @@ def search_lines(result) -> list[str]:
 
 def toc_skill_lines(library, view, prefix_of: dict[str, str]) -> dict[str, list[str]]:
     """node id -> the lines listing its skills (name and id), for ``toc --skills``: in the order the
-    tutorials teach them (by their first evidence span), as a reader meets them on the page."""
+    tutorials teach them (``Tree.in_reading_order``), as a reader meets them on the page."""
     tree = library.tree(view.book)
-    shown = {node_id: tree.skills_at.get(node_id, []) for node_id in prefix_of}
-    ids = [r["id"] for rows in shown.values() for r in rows]
-    full = tree.skill_rows.rows(ids) if tree.skill_rows is not None and ids else {}
-
-    def reading_order(r: dict) -> tuple:
-        first = (json.loads(full.get(r["id"], {}).get("evidence") or "[]") or [{}])[0]
-        return first.get("tutorial_id", ""), float(first.get("start", 0.0)), r["name"], r["id"]
-
     return {node_id: [f"{prefix_of[node_id]}• {_one_line(r['name'])}  [{r['id']}]"
-                      for r in sorted(rows, key=reading_order)] for node_id, rows in shown.items()}
+                      for r in tree.in_reading_order(tree.skills_at.get(node_id, []))] for node_id in prefix_of}
 
 
 def evaluate_lines(report) -> list[str]:

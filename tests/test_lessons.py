@@ -169,3 +169,28 @@ def test_lessons_written_at_once_by_many_agents_through_one_library_are_each_sto
     assert len(events) == 8 * 4
     assert sorted((e.agent, e.target) for e in events) == sorted((f"agent{n}", r.lesson_id)
                                                                  for (n, _), r in results.items())
+
+
+def test_a_nodes_skills_keep_the_order_the_page_teaches_them_after_a_vote(tmp_path):
+    """A vote rewrites its skill's row, which the store then holds at its table's end: browse_toc
+    had listed that skill last from then on, and the TOC resource listed every node's skills
+    alphabetically. Every surface now lists them as the page teaches them."""
+    steps = ["Weigh the flour and the water before you start, on a scale that reads single grams.",
+             "Mix them by hand until no dry flour is left, then cover the bowl and let it rest.",
+             "Bake the loaf in a covered pot for twenty minutes, then uncovered until it is dark.",
+             "Cool it on a rack for an hour before you cut it, or the crumb turns gummy."]
+    filler = " The dough tells you more than the clock does, so watch it rather than the timer."
+    page = tmp_path / "bread.md"
+    page.write_text("# Bread\n\n## Steps\n\n" + "\n\n".join(s + filler * 4 for s in steps) + "\n")
+    library = Library(store=str(tmp_path / "store"))
+    library.ingest(str(page), book="bread", refine_rounds=0)
+    chapter = library.browse("bread").children[0]
+    node = next(c for c in library.browse("bread", chapter.id).children if c.title == "Steps")
+    taught = [s.name.split()[0] for s in library.browse("bread", node.id).skills]
+    assert taught == ["Weigh", "Mix", "Bake", "Cool"], taught
+    weigh = library.browse("bread", node.id).skills[0]
+    library.record_lesson("Weighing by the gram made every loaf the same.", "bread", "success", skill_id=weigh.id)
+    assert [s.name.split()[0] for s in library.browse("bread", node.id).skills] == taught
+    assert [s.name.split()[0] for s in library.skills("bread")] == taught
+    toc = library.toc_markdown("bread")
+    assert [toc.index(f"skill: {word}") for word in taught] == sorted(toc.index(f"skill: {word}") for word in taught)

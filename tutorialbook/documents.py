@@ -43,7 +43,7 @@ def toc_markdown(reading: Reading, book: str) -> str:
         for child in tree.children.get(node_id, []):
             node = tree.nodes[child]
             lines.append(f"{'  ' * level}- **{node['title']}** (`{child}`) — {node['summary']}")
-            for s in sorted(names.get(child, []), key=lambda s: s["name"]):
+            for s in tree.in_reading_order(names.get(child, [])):
                 lines.append(f"{'  ' * (level + 1)}- skill: {s['name']} (`{s['id']}`, {s['sources']} source(s))")
             walk(child, level + 1)
 

@@ -112,7 +112,7 @@ class Reading:
         if node_id not in tree.nodes:
             raise NotFound("node_id", f"no node {node_id!r} in book {book!r}; browse the root to see valid ids")
         node = tree.nodes[node_id]
-        skills = tree.skills_at.get(node_id, [])
+        skills = tree.in_reading_order(tree.skills_at.get(node_id, []))
         lessons = tree.lessons_at.get(node_id, [])  # as of the version the tree was read at
         return NodeView(
             book=book, node=_brief(tree, node_id, 0),
@@ -131,16 +131,18 @@ class Reading:
         return self.skill_views([(row, None)], tree)[0]
 
     def skills(self, book: str) -> list[SkillView]:
-        """Every skill of a book, in TOC order (then by name)."""
+        """Every skill of a book, in TOC order: a node's in the order its tutorials teach them."""
         tree = self.tree(book)
-        order: dict[str, int] = {}
+        nodes: list[str] = []
         stack = [tree.root_id]
         while stack:  # pre-order: a node, then its children in TOC order
             node_id = stack.pop()
-            order[node_id] = len(order)
+            nodes.append(node_id)
             stack.extend(reversed(tree.children.get(node_id, [])))
+        taught = [b["id"] for node_id in nodes for b in tree.in_reading_order(tree.skills_at.get(node_id, []))]
+        rank = {skill_id: n for n, skill_id in enumerate(taught)}
         rows = sorted(self.store.rows("skills", where.of_book(book)),
-                      key=lambda r: (order.get(r["node_id"], len(order)), r["name"], r["id"]))
+                      key=lambda r: (rank.get(r["id"], len(rank)), r["name"], r["id"]))
         return self.skill_views([(r, None) for r in rows], tree)
 
     def skill_views(self, rows: list[tuple[dict, float | None]], tree: Tree) -> list[SkillView]:
