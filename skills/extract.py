@@ -246,9 +246,13 @@ def one_line(text: str, limit: int = 160) -> str:
 def states(line: str) -> bool:
     """A sentence that says something: not a short lead-in announcing what follows ("Run:", "You
     get this:") nor a word or two ("True"). A longer lead-in says what follows is about ("Sinatra
-    applications can be run directly:"): it stays."""
+    applications can be run directly:"): it stays, unless it stops on a word that wants what
+    follows ("Thus the default timeout is:", "We get a list of selectors for the quote HTML
+    elements with:": aiohttp's and Scrapy's sections had been summed up so)."""
+    from tutorialbook.skills.passages import wants_more
+
     words = len(line.split())
-    return words >= 3 and not (line.endswith(":") and words < 5)
+    return words >= 3 and not (line.endswith(":") and (words < 5 or wants_more(line[:-1].split()[-1])))
 
 
 def opening(segments) -> str:

@@ -736,6 +736,12 @@ _WANTS_MORE = _WEAK_END | (_OPENS_PHRASE - {"so", "once"}) | frozenset(
 _SUBJECTS = frozenset("it they we you he she i".split())
 
 
+def wants_more(word: str) -> bool:
+    """Whether a sentence stopping on ``word`` stopped before its end: an auxiliary, a preposition,
+    a determiner, a conjunction ("… the default timeout is", "… for the quote HTML elements with")."""
+    return word.lower() in _WANTS_MORE
+
+
 def _opens_clause(word: str) -> bool:
     """Whether a pronoun after ``word`` is the subject of a new clause: after a conjunction or a
     relative ("… except that it", "… to which it") or a clause's punctuation ("If bits is non-NULL, it")."""

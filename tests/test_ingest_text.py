@@ -512,6 +512,25 @@ def test_a_summary_says_something_not_a_short_lead_in_or_a_stray_word():
     assert extract.states("Sinatra applications can be run directly:"), "a longer lead-in says what follows is about"
 
 
+def test_a_lead_in_that_stops_on_a_word_wanting_more_sums_up_nothing():
+    """aiohttp's "Timeouts" was summed up as "Thus the default timeout is: …", Scrapy's "Extracting
+    quotes and authors" as "… We get a list of selectors for the quote HTML elements with:": what
+    they lead into is code the summary does not hold. Such a lead-in is passed over as a short one is."""
+    import numpy as np
+
+    from tutorialbook.acquire.transcript import Segment
+    from tutorialbook.skills import extract
+
+    segments = [Segment(0, 1, "Thus the default timeout is:", "paragraph"),
+                Segment(1, 2, "aiohttp.ClientTimeout(total=5*60, connect=None)", "code"),
+                Segment(2, 3, "All fields are floats, and None or 0 disables a particular timeout check.", "paragraph")]
+    vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.6, 0.8]], dtype=np.float32)
+    assert not extract.states("Thus the default timeout is:")
+    assert not extract.states("We get a list of selectors for the quote HTML elements with:")
+    assert extract.summary(segments, [0, 1, 2], vectors) == segments[2].text
+    assert extract.states("Other HTTP methods are available as well:"), "it says what follows is about"
+
+
 def test_a_procedure_no_line_introduces_is_named_after_its_section():
     """A numbered list with no introducing line (as refinement's repairs draft one) takes its
     section's heading: "How to …" only where the heading states a step."""
