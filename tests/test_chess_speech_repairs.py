@@ -902,3 +902,17 @@ def test_a_bare_square_not_mirroring_the_move_just_placed_takes_no_piece_from_it
     events = track_lines(segments(*PETROV_CENTRE, "White plays d4, black d5, and both sides develop their mission "
                                                   "to d3 and e7."))
     assert [e.san for e in events][-1] == "Bd3"
+
+
+
+# a voice that reads move numbers as pauses: the whole lesson one sentence
+SLAV_MAIN = ("One, d4, d5, two, c4, c6, three, knight f3, knight f6, four, knight c3, and now d takes c4, five, a4, "
+             "stopping b5, black answers bishop f5, getting the bishop out before e6, ")
+
+
+def test_a_move_and_its_reply_said_together_both_misheard_are_heard_again_together():
+    # "six, e3, e6" heard "c6, b3, d6": e3 alone leaves d6 fitting nowhere, e6 alone comes at White's turn
+    said = SLAV_MAIN + ("c6, b3, d6, seven, bishop takes c4, black replies bishop b4, pinning the knight, eight, "
+                        "castles, and black castles too.")
+    events = track_lines(segments(said), "Slav Defense")
+    assert [e.san for e in events][-6:] == ["e3", "e6", "Bxc4", "Bb4", "O-O", "O-O"]
