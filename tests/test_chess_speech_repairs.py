@@ -916,3 +916,19 @@ def test_a_move_and_its_reply_said_together_both_misheard_are_heard_again_togeth
                         "castles, and black castles too.")
     events = track_lines(segments(said), "Slav Defense")
     assert [e.san for e in events][-6:] == ["e3", "e6", "Bxc4", "Bb4", "O-O", "O-O"]
+
+
+SCANDINAVIAN_START = ["After one e4, black immediately hits the center with d5.", "White grabs the pawn, e takes d5.",
+                      "Black recaptures with the queen."]
+
+
+def test_a_lost_move_that_mends_one_move_and_brings_the_line_back_into_theory_is_bridged():
+    # "gains time with knight c3" lost whole ("with i3"), and "queen a5" heard "queen f5": only it fits
+    # nowhere, yet the bridge puts the rest of the lesson back on the book's main line
+    said = "The queen is exposed, so white gains time with i3, hitting her."
+    events = track_lines(segments(*SCANDINAVIAN_START, said,
+                                  "The main retreat is queen f5.",
+                                  "White continues with d4 and black develops the king's knight to f6.",
+                                  "Next comes knight f3, and black brings the light squared bishop out to f5."),
+                         "Scandinavian Defense")
+    assert [e.san for e in events][3:] == ["Qxd5", "Nc3", "Qa5", "d4", "Nf6", "Nf3", "Bf5"]
