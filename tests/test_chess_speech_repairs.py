@@ -932,3 +932,11 @@ def test_a_lost_move_that_mends_one_move_and_brings_the_line_back_into_theory_is
                                   "Next comes knight f3, and black brings the light squared bishop out to f5."),
                          "Scandinavian Defense")
     assert [e.san for e in events][3:] == ["Qxd5", "Nc3", "Qa5", "d4", "Nf6", "Nf3", "Bf5"]
+
+
+def test_a_move_number_run_into_its_square_after_is_heard_as_in_numbers_the_move():
+    # "a second try for White is three d4" heard "... in 3d4": the side line's d4 is move three
+    events = track_lines(segments(*PETROV_CENTRE, "White plays d4, black d5.",
+                                  "A second try for White in 3d4, hitting the center right away."), "Petrov Defense")
+    last = events[-1]
+    assert (last.san, last.epd_before) == ("d4", board_after("e4 e5 Nf3 Nf6").epd())
