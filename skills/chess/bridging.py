@@ -62,7 +62,7 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker, against: _Tr
             continue  # nothing gained, or two bridges do as well: not guessed
         (at, gap), tried = found[0], tried + 1
         trial = place(saids, None, (current, at[0]), {**bridges, at: gap})
-        if gains_in_theory(trial, current) or _keeps_to_title(trial, current) \
+        if gains_in_theory(trial, current) or _into_theory(trial, current) \
                 or (against is not None and mends_much(trial, against)):
             bridges[at], current = gap, trial
     return current
@@ -72,7 +72,7 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker, against: _Tr
 THEORY_GAIN = 4
 
 
-def _keeps_to_title(trial: _Tracker, current: _Tracker) -> bool:
+def _into_theory(trial: _Tracker, current: _Tracker) -> bool:
     """Whether a bridge that mends one move said is kept: it brings `THEORY_GAIN` more of the lesson's
     moves into opening theory, and as many onto the opening the lesson is titled after."""
     return (len(trial.dropped) < len(current.dropped) and trial.titled_plies() >= current.titled_plies()

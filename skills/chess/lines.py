@@ -36,7 +36,7 @@ _STOP_IN_MOVE = re.compile(
 # "the simple answer is e3" heard "the simple answer in d3": "in" between a word that names a move and a square
 # is "is" (no square is a place "in" an answer); read so (same length, offsets kept)
 _IS_HEARD_IN = re.compile(
-    r"\b(?P<noun>best|answer|reply|response|move|idea|try|choice|option|continuation)\s+in(?=\s+\d?[a-h][1-8]\b)",
+    r"\b(?:best|answer|reply|response|move|idea|try|choice|option|continuation)\s+in(?=\s+\d?[a-h][1-8]\b)",
     re.IGNORECASE,
 )
 # what may open a sentence before a move that goes on with the one before it: nothing, or the reason word
