@@ -940,12 +940,3 @@ def test_a_move_number_run_into_its_square_after_is_heard_as_in_numbers_the_move
                                   "A second try for White in 3d4, hitting the center right away."), "Petrov Defense")
     last = events[-1]
     assert (last.san, last.epd_before) == ("d4", board_after("e4 e5 Nf3 Nf6").epd())
-
-
-def test_is_heard_as_in_between_a_word_naming_a_move_and_its_square_still_names_the_move():
-    # "White's best is d4" heard "White's best in d4": d4 is the move recommended, not a place
-    said = "Black can also wait with the recapture and play knight f6 first."
-    events = track_lines(segments(*SCANDINAVIAN_START[:2], "Let's return to the position after e takes d5.", said,
-                                  "White's best in d4, and black takes back with the knight on d5."),
-                         "Scandinavian Defense")
-    assert [e.san for e in events][-2:] == ["d4", "Nxd5"]

@@ -33,12 +33,6 @@ _MOVE_NUMBER_DOT = re.compile(r"(?:^|\s)\d{1,3}$")
 _STOP_IN_MOVE = re.compile(
     r"\b(?P<piece>pawn|knight|bishop|rook|queen|king)(?P<stop>[.!?]+)(?=\s+(?:to|takes|captures)\b)", re.IGNORECASE
 )
-# "the simple answer is e3" heard "the simple answer in d3": "in" between a word that names a move and a square
-# is "is" (no square is a place "in" an answer); read so (same length, offsets kept)
-_IS_HEARD_IN = re.compile(
-    r"\b(?:best|answer|reply|response|move|idea|try|choice|option|continuation)\s+in(?=\s+\d?[a-h][1-8]\b)",
-    re.IGNORECASE,
-)
 # what may open a sentence before a move that goes on with the one before it: nothing, or the reason word
 # that speech recognition's full stop cut off from the sentence it explains
 _REASON = re.compile(r"\s*(?:(?:because|since)\s*,?\s*)?", re.IGNORECASE)
@@ -62,7 +56,6 @@ def _sentences(segments: list[Segment]) -> Iterable[tuple[str, str, list[tuple[i
         doc += seg.text
     quoted = doc = _STOP_IN_MOVE.sub(lambda m: m.group("piece") + " " * len(m.group("stop")), doc)
     doc = doc.replace(UNSURE, " " * len(UNSURE))  # "after(?) queen(?) to b6" reads as "after queen to b6"
-    doc = _IS_HEARD_IN.sub(lambda m: m.group()[:-2] + "is", doc)
     start = 0
     for m in _SENTENCE_END.finditer(doc):
         if m.group().startswith(".") and _MOVE_NUMBER_DOT.search(doc[: m.start()]):
