@@ -904,7 +904,6 @@ def test_a_bare_square_not_mirroring_the_move_just_placed_takes_no_piece_from_it
     assert [e.san for e in events][-1] == "Bd3"
 
 
-
 # a voice that reads move numbers as pauses: the whole lesson one sentence
 SLAV_MAIN = ("One, d4, d5, two, c4, c6, three, knight f3, knight f6, four, knight c3, and now d takes c4, five, a4, "
              "stopping b5, black answers bishop f5, getting the bishop out before e6, ")
