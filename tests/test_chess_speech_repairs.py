@@ -902,3 +902,40 @@ def test_a_bare_square_not_mirroring_the_move_just_placed_takes_no_piece_from_it
     events = track_lines(segments(*PETROV_CENTRE, "White plays d4, black d5, and both sides develop their mission "
                                                   "to d3 and e7."))
     assert [e.san for e in events][-1] == "Bd3"
+
+
+# a voice that reads move numbers as pauses: the whole lesson one sentence
+SLAV_MAIN = ("One, d4, d5, two, c4, c6, three, knight f3, knight f6, four, knight c3, and now d takes c4, five, a4, "
+             "stopping b5, black answers bishop f5, getting the bishop out before e6, ")
+
+
+def test_a_move_and_its_reply_said_together_both_misheard_are_heard_again_together():
+    # "six, e3, e6" heard "c6, b3, d6": e3 alone leaves d6 fitting nowhere, e6 alone comes at White's turn
+    said = SLAV_MAIN + ("c6, b3, d6, seven, bishop takes c4, black replies bishop b4, pinning the knight, eight, "
+                        "castles, and black castles too.")
+    events = track_lines(segments(said), "Slav Defense")
+    assert [e.san for e in events][-6:] == ["e3", "e6", "Bxc4", "Bb4", "O-O", "O-O"]
+
+
+SCANDINAVIAN_START = ["After one e4, black immediately hits the center with d5.", "White grabs the pawn, e takes d5.",
+                      "Black recaptures with the queen."]
+
+
+def test_a_lost_move_that_mends_one_move_and_brings_the_line_back_into_theory_is_bridged():
+    # "gains time with knight c3" lost whole ("with i3"), and "queen a5" heard "queen f5": only it fits
+    # nowhere, yet the bridge puts the rest of the lesson back on the book's main line
+    said = "The queen is exposed, so white gains time with i3, hitting her."
+    events = track_lines(segments(*SCANDINAVIAN_START, said,
+                                  "The main retreat is queen f5.",
+                                  "White continues with d4 and black develops the king's knight to f6.",
+                                  "Next comes knight f3, and black brings the light squared bishop out to f5."),
+                         "Scandinavian Defense")
+    assert [e.san for e in events][3:] == ["Qxd5", "Nc3", "Qa5", "d4", "Nf6", "Nf3", "Bf5"]
+
+
+def test_a_move_number_run_into_its_square_after_is_heard_as_in_numbers_the_move():
+    # "a second try for White is three d4" heard "... in 3d4": the side line's d4 is move three
+    events = track_lines(segments(*PETROV_CENTRE, "White plays d4, black d5.",
+                                  "A second try for White in 3d4, hitting the center right away."), "Petrov Defense")
+    last = events[-1]
+    assert (last.san, last.epd_before) == ("d4", board_after("e4 e5 Nf3 Nf6").epd())

@@ -8,7 +8,9 @@ may still have been legal), if the move said there and the next one then follow.
 only when it alone does best (fewest moves fitting nowhere, then most on the titled opening, then
 in opening theory: two as good are a refusal, nothing is guessed), and over the whole lesson leaves
 `rehearing.GAIN` fewer moves fitting nowhere and places more in opening theory, which a lesson walks through:
-a wrong bridge may make later moves legal, rarely in theory.
+a wrong bridge may make later moves legal, rarely in theory. A bridge that mends only one move is kept
+when it puts `THEORY_GAIN` more moves in theory ("gains time with [knight c3, lost], hitting her. The
+main retreat is queen a5"): the lost move was the one that brings the whole line back to the book.
 """
 
 from __future__ import annotations
@@ -60,9 +62,21 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker, against: _Tr
             continue  # nothing gained, or two bridges do as well: not guessed
         (at, gap), tried = found[0], tried + 1
         trial = place(saids, None, (current, at[0]), {**bridges, at: gap})
-        if gains_in_theory(trial, current) or (against is not None and mends_much(trial, against)):
+        if gains_in_theory(trial, current) or _into_theory(trial, current) \
+                or (against is not None and mends_much(trial, against)):
             bridges[at], current = gap, trial
     return current
+
+
+#: positions of opening theory a bridge that mends a single move must add
+THEORY_GAIN = 4
+
+
+def _into_theory(trial: _Tracker, current: _Tracker) -> bool:
+    """Whether a bridge that mends one move said is kept: it brings `THEORY_GAIN` more of the lesson's
+    moves into opening theory, and as many onto the opening the lesson is titled after."""
+    return (len(trial.dropped) < len(current.dropped) and trial.titled_plies() >= current.titled_plies()
+            and trial.book_plies() >= current.book_plies() + THEORY_GAIN)
 
 
 def _before(saids: list[list[_Said]], drop: tuple[int, int], current: _Tracker) -> list[tuple[int, int]]:

@@ -51,6 +51,8 @@ PATH_BUDGET = 16
 #: of each budget, placings tried at most for a square heard with a piece (tried after the rhymes,
 #: on a budget of their own, so the rhymes are tried as before)
 PIECE_BUDGET = 8
+#: placings tried at most, over the lesson, for two squares said in a row heard again together
+PAIR_BUDGET = 48
 #: the pieces a square said without one may have lost the name of
 PIECES = (chess.KNIGHT, chess.BISHOP, chess.QUEEN, chess.KING, chess.ROOK)
 
@@ -93,7 +95,7 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
     said, as heard again): not kept here, it may be with a lost move bridged after it."""
     current = place(saids, None, None)
     tried, far, mended_none = 0, 0, set()
-    pieced, far_pieced = 0, 0
+    pieced, far_pieced, paired = 0, 0, 0
     # a lesson's rhymes may spend `BUDGET` on its first moves that fit nowhere: the later ones are
     # still heard with pieces, near and along their path, while those placings last
     while tried < BUDGET or pieced < PIECE_BUDGET:
@@ -131,6 +133,11 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
             if len(trial.dropped) <= len(current.dropped) - GAIN and kept_title:
                 saids, current = found[1], trial
                 continue
+        spent_pairs, heard_pair = _paired(saids, drop, current, place, PAIR_BUDGET - paired)
+        paired += spent_pairs
+        if heard_pair is not None:
+            saids, current = heard_pair
+            continue
         if far < PATH_BUDGET:
             spent, heard_far = _far(saids, drop, current, place, PATH_BUDGET - far, PIECE_BUDGET - far_pieced)
             far, far_pieced = far + spent[0], far_pieced + spent[1]
@@ -172,6 +179,43 @@ def _far(saids: list[list[S]], drop: tuple[int, int], current: P, place: Callabl
     if gains_in_theory(trial, current):
         return (rhymed + 1, pieced), (heard, trial)
     return (rhymed + 1, pieced), None
+
+
+def _paired(saids: list[list[S]], drop: tuple[int, int], current: P, place: Callable, budget: int
+            ) -> tuple[int, tuple[list[list[S]], P] | None]:
+    """Placings tried, and ``saids`` with two bare squares said in a row ("six, e3, e6" heard as "b3,
+    d6") both heard again on rhyming files, with the lesson placed so: a narrator says a move and its
+    reply together, and the voice that blurs one letter blurs the next; the first square heard alone
+    leaves the reply fitting nowhere still, and the second alone comes at the wrong side's turn, so
+    no hearing of one square mends anything. Kept, as a repair far from what it explains, only when
+    one pair alone does best and over the whole lesson it leaves `GAIN` fewer moves fitting nowhere,
+    as many on the titled opening and more in opening theory."""
+    n, k = drop
+    pairs = [(k - 1, k)] if k >= 1 and _bare_square(saids[n][k - 1]) and _bare_square(saids[n][k]) else []
+    hearings = [(a, b, first, second) for a, b in pairs
+                for first in _rhymes(saids[n][a].mention.targets)  # type: ignore[attr-defined]
+                for second in _rhymes(saids[n][b].mention.targets)]  # type: ignore[attr-defined]
+    if not hearings or len(hearings) > budget:
+        return 0, None  # not all of them can be tried: none is guessed
+    until = drop[0] + AHEAD
+    before = sum(1 for d in current.dropped if d[0] <= until)
+    scores = []
+    for a, b, first, second in hearings:
+        heard = _heard(_heard(saids, n, a, targets=first), n, b, targets=second)
+        trial = place(heard, until, (current, max(n - 1, 0)))
+        scores.append(((len(trial.dropped), -trial.titled_plies(), -trial.book_plies()), heard, trial.moves()))
+    top = min(score for score, *_ in scores)
+    found = list({moves: heard for score, heard, moves in scores if score == top}.values())
+    if top[0] > before - GAIN or len(found) != 1:
+        return len(hearings), None
+    trial = place(found[0], None, (current, max(n - 1, 0)))
+    return len(hearings) + 1, ((found[0], trial) if gains_in_theory(trial, current) else None)
+
+
+def _bare_square(said) -> bool:
+    """Whether ``said`` is a move said as one square alone ("e3")."""
+    mention = said.mention
+    return said.role == "move" and mention.bare and len(mention.targets) == 1
 
 
 def _note_halfway(half: dict, left: tuple, before: int, trial: P, n: int, saids: list[list[S]],

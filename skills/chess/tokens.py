@@ -17,8 +17,8 @@ from tutorialbook.acquire.transcript import UNSURE
 from .spoken_words import (_CASTLE_FORM, _COLORS, _GLUE_WORDS, _GLUED_KNIGHT, _HOMOPHONES, _KIND_OF, _KNIGHT_SOUNDS,
                            _NUMBER_WORDS, _PIECE_LETTERS, _PIECES, _RHYMING_LETTERS, _TENS, RHYMING_FILES)
 
-#: words a move number said aloud may follow ("a second try for White is three d4")
-_BEFORE_NUMBER = ("is", "play", "plays", "played", "playing")
+#: words a move number said aloud may follow ("a second try for White is three d4"; "is" heard as "in")
+_BEFORE_NUMBER = ("is", "in", "play", "plays", "played", "playing")
 
 # --- tokens -------------------------------------------------------------------------------------
 
@@ -122,7 +122,7 @@ def _raw_tokens(text: str) -> list[_Tok]:
 
 def _numbers_a_move(before: list[_Tok]) -> bool:
     """Whether a number said next stands where a move number does: a sentence's or clause's start, or
-    after "is"/"play" ("a second try for White is three d4")."""
+    after "is"/"play" ("a second try for White is three d4", its "is" heard as "in")."""
     if not before:
         return True
     last = before[-1]
