@@ -939,3 +939,34 @@ def test_a_move_number_run_into_its_square_after_is_heard_as_in_numbers_the_move
                                   "A second try for White in 3d4, hitting the center right away."), "Petrov Defense")
     last = events[-1]
     assert (last.san, last.epd_before) == ("d4", board_after("e4 e5 Nf3 Nf6").epd())
+
+
+LONDON_START = ["This lesson covers the London System for white.",
+                "One d4, d5. Two, bishop f4, the signature move of the London."]
+
+
+def test_three_e3_heard_three_three_is_the_e_file_square():
+    # the "e" of "e3" is the vowel "three" ends on: speech recognition writes "3, 3"
+    events = track_lines(segments(*LONDON_START, "Black answers knight f6, 3, 3, and black plays e6."), "London System")
+    assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3", "e6"]
+
+
+def test_a_move_word_then_a_square_no_pawn_reaches_is_no_piece_move():
+    # "black plays d6" where the d-pawn has gone: a narrator would have named the queen
+    events = track_lines(segments(*LONDON_START, "Black answers knight f6, three e3, and black plays d6."),
+                         "London System")
+    assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3"]
+
+
+def test_rhymed_hearings_alike_near_a_lost_move_are_told_apart_by_the_rest_of_the_lesson():
+    # "Three e3, and black plays e6" heard "3, 3, and black plays d6": b6, c6, e6 and g6 all fit there,
+    # only e6 lets the bishop reach d6 later and the rest of the lesson follow
+    events = track_lines(segments(*LONDON_START, "Black answers knight f6, 3, 3, and black plays d6.",
+                                  "On move four white brings the king's knight to f3.",
+                                  "And black hits the center with c5.",
+                                  "Five c3, supporting the d4 pawn; black develops knight c6.",
+                                  "Six, the queen's knight goes to d2.",
+                                  "Black lines up bishop d6 to challenge our bishop.",
+                                  "We keep the bishop with bishop g3.", "Black castles short."), "London System")
+    assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3", "e6", "Nf3", "c5", "c3", "Nc6", "Nbd2", "Bd6",
+                                       "Bg3", "O-O"]

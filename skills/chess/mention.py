@@ -74,6 +74,9 @@ class Mention:
     """The target came from an ASR guess ("before", "84", "see 5") rather than a plain square."""
     bare: bool = False
     """Only a square: no piece, no hint, no cue."""
+    played_plain: bool = False
+    """A move word right before the square, no piece named ("black plays d6"): narrators name every
+    piece but the pawn, so read strictly it is a pawn's move, as a bare square is."""
     piece_weak: bool = False
     """The piece is a guess from a sound-alike ("I'd take"): preferred, not required."""
     absorbed: bool = False
@@ -235,7 +238,7 @@ class Mention:
                     # another piece than one guessed from a sound-alike ("I'd take") only to the square
                     # as heard: a sound-alike piece and a sound-alike square are two guesses
                     return None
-            elif self.pawn_implied or (strict and self.bare):
+            elif self.pawn_implied or (strict and (self.bare or self.played_plain)):
                 if piece != chess.PAWN:
                     return None
                 score += 1

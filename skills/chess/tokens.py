@@ -203,6 +203,7 @@ def _tokens(text: str) -> list[_Tok]:
         i += 1
     _shades(out)
     out = _eye_knight(out)
+    _e_file_in_three(out)
     for i, t in enumerate(out):
         nkind = out[i + 1].kind if i + 1 < len(out) else None
         if t.kind == "word" and t.text == "point" and nkind in ("num", "digit", "to", "sq"):
@@ -217,6 +218,21 @@ def _tokens(text: str) -> list[_Tok]:
         elif t.kind == "digit" and t.value == 2 and nkind == "sq":
             t.kind = "to"  # "pawn 2 e4" is mostly the spoken "to"; "rook 2 e2" a rank: value keeps it
     return out
+
+
+def _e_file_in_three(toks: list[_Tok]) -> None:
+    """ "Three e3" heard "3, 3": the letter e is the very vowel "three" ends on, so speech recognition
+    runs it into the number and leaves the rank alone. A lone rank right after a move number three,
+    ending its clause, is read as that rank's e-file square (rehearing may still hear it on a rhyming
+    file)."""
+    for i in range(1, len(toks)):
+        t, before = toks[i], toks[i - 1]
+        number = toks[i - 2] if before.text == "," and i >= 2 else before
+        at = i - 2 if number is not before else i - 1
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if (t.kind == "digit" and number.kind == "digit" and number.value == 3 and _numbers_a_move(toks[:at])
+                and (nxt is None or nxt.kind in ("punct", "filler"))):
+            toks[i] = _Tok("sq", t.start, t.end, t.text, chess.square(4, t.value - 1))
 
 
 # "the light-squared bishop" heard with its first sound lost or changed ("right squared", "white squared",
