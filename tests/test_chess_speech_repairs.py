@@ -970,3 +970,11 @@ def test_rhymed_hearings_alike_near_a_lost_move_are_told_apart_by_the_rest_of_th
                                   "We keep the bishop with bishop g3.", "Black castles short."), "London System")
     assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3", "e6", "Nf3", "c5", "c3", "Nc6", "Nbd2", "Bd6",
                                        "Bg3", "O-O"]
+
+
+def test_knight_heard_as_side_before_its_square_is_the_knight():
+    # "black develops knight c6" heard "black develop side c6": no pawn goes to c6 after c5, the knight does
+    events = track_lines(segments(*LONDON_START, "Black answers knight f6, three e3, and black plays e6.",
+                                  "On move four white brings the king's knight to f3, and black plays c5.",
+                                  "Five c3, supporting the d4 pawn, black develop side c6."), "London System")
+    assert [e.san for e in events][-2:] == ["c3", "Nc6"]

@@ -210,6 +210,8 @@ def _tokens(text: str) -> list[_Tok]:
             t.kind, t.value = "piece", chess.PAWN  # "point 24": whisper's "pawn to e4"
         elif t.text in _KNIGHT_SOUNDS and _knight_sound(out, i):
             t.kind, t.value, t.weak = "piece", chess.KNIGHT, True
+        elif t.text in _KNIGHT_SIDE and _before_square(out, i):
+            t.kind, t.value, t.weak = "piece", chess.KNIGHT, True
         elif t.kind == "file" and t.weak and not _names_a_file(out, i):
             t.kind = "filler"  # the article "a"
         elif t.kind == "movenum" and nkind not in ("sq", "castle", "dots"):
@@ -330,6 +332,18 @@ def _knight_sound(toks: list[_Tok], i: int) -> bool:
         return True
     after = toks[i + 2] if i + 2 < len(toks) else None
     return nxt.kind == "to" and after is not None and after.kind == "capture"
+
+
+#: "knight" heard with its first sound changed and its last voiced ("black develops side c6", "white answers
+#: some side to f3"): read so only right before a square, as "both sides develop" and "king side" are no piece
+_KNIGHT_SIDE = ("side", "sides")
+
+
+def _before_square(toks: list[_Tok], i: int) -> bool:
+    """Whether the word at ``i`` comes right before a square, or "to" and a square: where a piece is named."""
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    after = toks[i + 2] if i + 2 < len(toks) else None
+    return nxt is not None and (nxt.kind == "sq" or (nxt.kind == "to" and after is not None and after.kind == "sq"))
 
 
 def _names_a_file(toks: list[_Tok], i: int) -> bool:
