@@ -978,3 +978,15 @@ def test_knight_heard_as_side_before_its_square_is_the_knight():
                                   "On move four white brings the king's knight to f3, and black plays c5.",
                                   "Five c3, supporting the d4 pawn, black develop side c6."), "London System")
     assert [e.san for e in events][-2:] == ["c3", "Nc6"]
+
+
+def test_to_a5_heard_take_f5_is_the_quiet_move_to_a5_in_theory():
+    # "knight to a5" heard "I'd take f5": "to a" run together as "take", the five's f left as the file
+    events = track_lines(segments("We start with pawn to e4, and black answers pawn to e5.",
+                                  "White develops the knight to f3, and black defends with knight to c6.",
+                                  "Now the bishop goes to c4, and black plays knight to f6, the Two Knights Defense.",
+                                  "White attacks f7 with knight to g5, and black must play pawn to d5.",
+                                  "White takes with e takes d5.",
+                                  "The best move is I'd take f5, attacking the bishop."),
+                         "Italian Game")
+    assert [e.san for e in events][-2:] == ["exd5", "Na5"]
