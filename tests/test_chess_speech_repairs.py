@@ -990,3 +990,13 @@ def test_to_a5_heard_take_f5_is_the_quiet_move_to_a5_in_theory():
                                   "The best move is I'd take f5, attacking the bishop."),
                          "Italian Game")
     assert [e.san for e in events][-2:] == ["exd5", "Na5"]
+
+
+def test_knight_f3_heard_i3_ending_its_sentence_is_the_knight_to_f3():
+    # "knight f3" heard "i3": the knight's "i" and the rank, the f-file's "ef" lost between them
+    events = track_lines(segments("White opens with the king's pawn, e4.",
+                                  "Black immediately provokes it with knight f6.",
+                                  "White chases the knight away with e5.", "The knight jumps to d5.",
+                                  "White grabs more space with the d-pawn, d4.", "Black hits the e5 pawn with d6.",
+                                  "In the modern line, white simply develops, i3."), "Alekhine Defense")
+    assert [e.san for e in events][-2:] == ["d6", "Nf3"]

@@ -292,9 +292,19 @@ def _eye_knight(toks: list[_Tok]) -> list[_Tok]:
             out.append(_Tok("sq", nxt.start, rank.start + 1, nxt.text + " " + digits,
                             chess.square(5, int(digits) - 1), weak=True))
             i = j + 1
+        elif len(nxt.text) == 1 and nxt.text in "12345678" and _ends_sentence(toks, i + 2):
+            # "white simply develops, i3.": the "ef" of the knight's f-file square lost between the "i" and
+            # the rank ("i5 6" keeps it as a five); with nothing after it, the digit is no word's rest
+            out.append(_Tok("sq", nxt.start, nxt.end, "f" + nxt.text, chess.square(5, nxt.value - 1), weak=True))
+            i += 2
         else:
             i += 2  # "i5, c6", "i3 treats": the digit is the knight's
     return out
+
+
+def _ends_sentence(toks: list[_Tok], i: int) -> bool:
+    """Whether the sentence ends at token ``i`` (a full stop or the text's end)."""
+    return i >= len(toks) or toks[i].text in ".!?"
 
 
 def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:
