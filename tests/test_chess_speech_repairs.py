@@ -939,3 +939,64 @@ def test_a_move_number_run_into_its_square_after_is_heard_as_in_numbers_the_move
                                   "A second try for White in 3d4, hitting the center right away."), "Petrov Defense")
     last = events[-1]
     assert (last.san, last.epd_before) == ("d4", board_after("e4 e5 Nf3 Nf6").epd())
+
+
+LONDON_START = ["This lesson covers the London System for white.",
+                "One d4, d5. Two, bishop f4, the signature move of the London."]
+
+
+def test_three_e3_heard_three_three_is_the_e_file_square():
+    # the "e" of "e3" is the vowel "three" ends on: speech recognition writes "3, 3"
+    events = track_lines(segments(*LONDON_START, "Black answers knight f6, 3, 3, and black plays e6."), "London System")
+    assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3", "e6"]
+
+
+def test_a_move_word_then_a_square_no_pawn_reaches_is_no_piece_move():
+    # "black plays d6" where the d-pawn has gone: a narrator would have named the queen
+    events = track_lines(segments(*LONDON_START, "Black answers knight f6, three e3, and black plays d6."),
+                         "London System")
+    assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3"]
+
+
+def test_rhymed_hearings_alike_near_a_lost_move_are_told_apart_by_the_rest_of_the_lesson():
+    # "Three e3, and black plays e6" heard "3, 3, and black plays d6": b6, c6, e6 and g6 all fit there,
+    # only e6 lets the bishop reach d6 later and the rest of the lesson follow
+    events = track_lines(segments(*LONDON_START, "Black answers knight f6, 3, 3, and black plays d6.",
+                                  "On move four white brings the king's knight to f3.",
+                                  "And black hits the center with c5.",
+                                  "Five c3, supporting the d4 pawn; black develops knight c6.",
+                                  "Six, the queen's knight goes to d2.",
+                                  "Black lines up bishop d6 to challenge our bishop.",
+                                  "We keep the bishop with bishop g3.", "Black castles short."), "London System")
+    assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3", "e6", "Nf3", "c5", "c3", "Nc6", "Nbd2", "Bd6",
+                                       "Bg3", "O-O"]
+
+
+def test_knight_heard_as_side_before_its_square_is_the_knight():
+    # "black develops knight c6" heard "black develop side c6": no pawn goes to c6 after c5, the knight does
+    events = track_lines(segments(*LONDON_START, "Black answers knight f6, three e3, and black plays e6.",
+                                  "On move four white brings the king's knight to f3, and black plays c5.",
+                                  "Five c3, supporting the d4 pawn, black develop side c6."), "London System")
+    assert [e.san for e in events][-2:] == ["c3", "Nc6"]
+
+
+def test_to_a5_heard_take_f5_is_the_quiet_move_to_a5_in_theory():
+    # "knight to a5" heard "I'd take f5": "to a" run together as "take", the five's f left as the file
+    events = track_lines(segments("We start with pawn to e4, and black answers pawn to e5.",
+                                  "White develops the knight to f3, and black defends with knight to c6.",
+                                  "Now the bishop goes to c4, and black plays knight to f6, the Two Knights Defense.",
+                                  "White attacks f7 with knight to g5, and black must play pawn to d5.",
+                                  "White takes with e takes d5.",
+                                  "The best move is I'd take f5, attacking the bishop."),
+                         "Italian Game")
+    assert [e.san for e in events][-2:] == ["exd5", "Na5"]
+
+
+def test_knight_f3_heard_i3_ending_its_sentence_is_the_knight_to_f3():
+    # "knight f3" heard "i3": the knight's "i" and the rank, the f-file's "ef" lost between them
+    events = track_lines(segments("White opens with the king's pawn, e4.",
+                                  "Black immediately provokes it with knight f6.",
+                                  "White chases the knight away with e5.", "The knight jumps to d5.",
+                                  "White grabs more space with the d-pawn, d4.", "Black hits the e5 pawn with d6.",
+                                  "In the modern line, white simply develops, i3."), "Alekhine Defense")
+    assert [e.san for e in events][-2:] == ["d6", "Nf3"]

@@ -9,7 +9,7 @@ move takes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import chess
@@ -74,6 +74,9 @@ class Mention:
     """The target came from an ASR guess ("before", "84", "see 5") rather than a plain square."""
     bare: bool = False
     """Only a square: no piece, no hint, no cue."""
+    played_plain: bool = False
+    """A move word right before the square, no piece named ("black plays d6"): narrators name every
+    piece but the pawn, so read strictly it is a pawn's move, as a bare square is."""
     piece_weak: bool = False
     """The piece is a guess from a sound-alike ("I'd take"): preferred, not required."""
     absorbed: bool = False
@@ -143,8 +146,9 @@ class Mention:
             return []
         targets = self._heard_as(strict, loose) if sound_alikes else dict(self.targets)
         heard = sound_alikes and not self.object_of_on and (not strict or (self.piece is not None and self.cue))
-        swallowed = self._swallowed(targets) if heard else {}
-        targets = {**swallowed, **targets}
+        # the a-file square of an f4/f5 weighed as a rhyme is, also where any file of the rank is (``loose``)
+        swallowed = self._swallowed(self._heard_as(strict, False) if loose else targets) if heard else {}
+        targets = {**targets, **swallowed} if loose else {**swallowed, **targets}
         if loose and not sound_alikes:
             targets = {**self._any_file(), **targets}
         if self.recapture and not targets:
@@ -161,7 +165,7 @@ class Mention:
             (
                 (s, move)
                 for move in legal
-                if (s := self._score(board, move, targets, strict, sound_alikes)) is not None
+                if (s := self._as_said(move, swallowed)._score(board, move, targets, strict, sound_alikes)) is not None
                 and (move.to_square not in swallowed or _stays_in_book(board, move))
             ),
             key=lambda sm: -sm[0],
@@ -179,6 +183,13 @@ class Mention:
                 if a_square not in targets:
                     found[a_square] = w * _RHYME_WEIGHT
         return found
+
+    def _as_said(self, move: chess.Move, swallowed: dict[int, float]) -> Mention:
+        """This mention as said for a move to an a-file square ``swallowed`` from an f4/f5: "knight to a5"
+        heard "I'd take f5", the "to a" run together heard as "take": its capture word was a "to"."""
+        if self.capture and move.to_square in swallowed:
+            return replace(self, capture=False, quiet=True)
+        return self
 
     def _heard_as(self, strict: bool, loose: bool) -> dict[int, float]:
         """The target squares with the squares speech recognition may have written for them, each
@@ -235,7 +246,7 @@ class Mention:
                     # another piece than one guessed from a sound-alike ("I'd take") only to the square
                     # as heard: a sound-alike piece and a sound-alike square are two guesses
                     return None
-            elif self.pawn_implied or (strict and self.bare):
+            elif self.pawn_implied or (strict and (self.bare or self.played_plain)):
                 if piece != chess.PAWN:
                     return None
                 score += 1

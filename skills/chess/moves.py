@@ -301,6 +301,7 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
             m.absorbed = True
     if m.piece is None and (m.from_file is not None or m.from_rank is not None) and m.from_square is None:
         m.pawn_implied = True
+    m.played_plain = m.piece is None and not m.capture and i > j and toks[i - 1].kind == "verb"
     before = toks[i - 1].text if i > 0 else ""
     if _is_bare(m) and before in _DESCRIPTORS and not (t.written and t.written["piece"]):
         # "attacks f7 with the knight": a place; what follows is left for the next move

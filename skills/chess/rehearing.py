@@ -133,7 +133,8 @@ def best(saids: list[list[S]], place: Callable[[list[list[S]], int | None, tuple
             if len(trial.dropped) <= len(current.dropped) - GAIN and kept_title:
                 saids, current = found[1], trial
                 continue
-        spent_pairs, heard_pair = _paired(saids, drop, current, place, PAIR_BUDGET - paired)
+        spent_pairs, heard_pair = _told_apart_or_paired(saids, drop, current, place, PAIR_BUDGET - paired,
+                                                        half, placed)
         paired += spent_pairs
         if heard_pair is not None:
             saids, current = heard_pair
@@ -210,6 +211,41 @@ def _paired(saids: list[list[S]], drop: tuple[int, int], current: P, place: Call
         return len(hearings), None
     trial = place(found[0], None, (current, max(n - 1, 0)))
     return len(hearings) + 1, ((found[0], trial) if gains_in_theory(trial, current) else None)
+
+
+#: hearings that each mend one move said, alike near it, placed over the whole lesson at most
+TIED = 4
+
+
+def _told_apart_or_paired(saids: list[list[S]], drop: tuple[int, int], current: P, place: Callable, budget: int,
+                          half: dict, placed: set) -> tuple[int, tuple[list[list[S]], P] | None]:
+    """Placings tried (of ``budget``, for pairs), and the lesson heard again where no one hearing near
+    ``drop`` mended enough: one of several alike told apart by the rest of the lesson (`_told_apart_later`,
+    its few placings on no budget), else two squares in a row (`_paired`)."""
+    tied = _told_apart_later(saids, half, placed, current, place)
+    return (0, tied) if tied is not None else _paired(saids, drop, current, place, budget)
+
+
+def _told_apart_later(saids: list[list[S]], half: dict, placed: set, current: P, place: Callable
+                      ) -> tuple[list[list[S]], P] | None:
+    """``saids`` with the one of several hearings alike near a move that fit nowhere, each mending only
+    it (``half``; none ``placed`` mending more), that alone over the whole lesson leaves twice `GAIN`
+    fewer moves fitting nowhere, as many on the titled opening, with the lesson placed so: "plays d6"
+    where no pawn goes, heard b6, c6, e6 or g6, all legal there, is e6 when a bishop goes to d6 later
+    and the lesson follows. No book test: the lesson's own later moves tell the hearings apart, not
+    theory, which a line off the book (London after 2...Nf6) never reaches. None when none or two do,
+    or more than `TIED` are alike (nothing is guessed)."""
+    best = min((h[0] for h in half.values()), default=None)
+    tied = [h for h in half.values() if h[0] == best]
+    if placed or len(tied) < 2 or len(tied) > TIED:
+        return None
+    kept = []
+    for _, n, k, _, again in tied:
+        heard = [*saids[:n], [*saids[n][:k], again, *saids[n][k + 1:]], *saids[n + 1:]]
+        trial = place(heard, None, (current, max(n - 1, 0)))
+        if len(trial.dropped) <= len(current.dropped) - 2 * GAIN and trial.titled_plies() >= current.titled_plies():
+            kept.append((heard, trial))
+    return kept[0] if len(kept) == 1 else None
 
 
 def _bare_square(said) -> bool:

@@ -203,11 +203,14 @@ def _tokens(text: str) -> list[_Tok]:
         i += 1
     _shades(out)
     out = _eye_knight(out)
+    _e_file_in_three(out)
     for i, t in enumerate(out):
         nkind = out[i + 1].kind if i + 1 < len(out) else None
         if t.kind == "word" and t.text == "point" and nkind in ("num", "digit", "to", "sq"):
             t.kind, t.value = "piece", chess.PAWN  # "point 24": whisper's "pawn to e4"
         elif t.text in _KNIGHT_SOUNDS and _knight_sound(out, i):
+            t.kind, t.value, t.weak = "piece", chess.KNIGHT, True
+        elif t.text in _KNIGHT_SIDE and _before_square(out, i):
             t.kind, t.value, t.weak = "piece", chess.KNIGHT, True
         elif t.kind == "file" and t.weak and not _names_a_file(out, i):
             t.kind = "filler"  # the article "a"
@@ -217,6 +220,21 @@ def _tokens(text: str) -> list[_Tok]:
         elif t.kind == "digit" and t.value == 2 and nkind == "sq":
             t.kind = "to"  # "pawn 2 e4" is mostly the spoken "to"; "rook 2 e2" a rank: value keeps it
     return out
+
+
+def _e_file_in_three(toks: list[_Tok]) -> None:
+    """ "Three e3" heard "3, 3": the letter e is the very vowel "three" ends on, so speech recognition
+    runs it into the number and leaves the rank alone. A lone rank right after a move number three,
+    ending its clause, is read as that rank's e-file square (rehearing may still hear it on a rhyming
+    file)."""
+    for i in range(1, len(toks)):
+        t, before = toks[i], toks[i - 1]
+        number = toks[i - 2] if before.text == "," and i >= 2 else before
+        at = i - 2 if number is not before else i - 1
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if (t.kind == "digit" and number.kind == "digit" and number.value == 3 and _numbers_a_move(toks[:at])
+                and (nxt is None or nxt.kind in ("punct", "filler"))):
+            toks[i] = _Tok("sq", t.start, t.end, t.text, chess.square(4, t.value - 1))
 
 
 # "the light-squared bishop" heard with its first sound lost or changed ("right squared", "white squared",
@@ -274,9 +292,19 @@ def _eye_knight(toks: list[_Tok]) -> list[_Tok]:
             out.append(_Tok("sq", nxt.start, rank.start + 1, nxt.text + " " + digits,
                             chess.square(5, int(digits) - 1), weak=True))
             i = j + 1
+        elif len(nxt.text) == 1 and nxt.text in "12345678" and _ends_sentence(toks, i + 2):
+            # "white simply develops, i3.": the "ef" of the knight's f-file square lost between the "i" and
+            # the rank ("i5 6" keeps it as a five); with nothing after it, the digit is no word's rest
+            out.append(_Tok("sq", nxt.start, nxt.end, "f" + nxt.text, chess.square(5, nxt.value - 1), weak=True))
+            i += 2
         else:
             i += 2  # "i5, c6", "i3 treats": the digit is the knight's
     return out
+
+
+def _ends_sentence(toks: list[_Tok], i: int) -> bool:
+    """Whether the sentence ends at token ``i`` (a full stop or the text's end)."""
+    return i >= len(toks) or toks[i].text in ".!?"
 
 
 def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:
@@ -314,6 +342,18 @@ def _knight_sound(toks: list[_Tok], i: int) -> bool:
         return True
     after = toks[i + 2] if i + 2 < len(toks) else None
     return nxt.kind == "to" and after is not None and after.kind == "capture"
+
+
+#: "knight" heard with its first sound changed and its last voiced ("black develops side c6", "white answers
+#: some side to f3"): read so only right before a square, as "both sides develop" and "king side" are no piece
+_KNIGHT_SIDE = ("side", "sides")
+
+
+def _before_square(toks: list[_Tok], i: int) -> bool:
+    """Whether the word at ``i`` comes right before a square, or "to" and a square: where a piece is named."""
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    after = toks[i + 2] if i + 2 < len(toks) else None
+    return nxt is not None and (nxt.kind == "sq" or (nxt.kind == "to" and after is not None and after.kind == "sq"))
 
 
 def _names_a_file(toks: list[_Tok], i: int) -> bool:
