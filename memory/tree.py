@@ -41,6 +41,7 @@ class Tree:
     lessons_at: dict[str, list[dict]] = field(default_factory=dict, repr=False, compare=False)
     """node id -> the lessons on the node itself, not on one of its skills (what a browse shows)"""
     _subtree_totals: dict[str, int] | None = field(default=None, repr=False, compare=False)
+    _taught: dict[str, list[dict]] = field(default_factory=dict, repr=False, compare=False)
 
     def path(self, node_id: str) -> list[str]:
         """Ids from the root down to ``node_id`` inclusive."""
@@ -61,6 +62,14 @@ class Tree:
             out.append(current)
             stack.extend(self.children.get(current, []))
         return out
+
+    def taught(self, node_id: str) -> list[dict]:
+        """A node's skills (brief fields) as their tutorials teach them (:meth:`in_reading_order`),
+        worked out once per node and snapshot: a browse is read far more often than written."""
+        order = self._taught.get(node_id)
+        if order is None:
+            order = self._taught[node_id] = self.in_reading_order(self.skills_at.get(node_id, []))
+        return order
 
     def in_reading_order(self, briefs: list[dict]) -> list[dict]:
         """Skills as their tutorials teach them: by their first evidence span (its tutorial, then

@@ -73,7 +73,7 @@ def toc_skill_lines(library, view, prefix_of: dict[str, str]) -> dict[str, list[
     tutorials teach them (``Tree.in_reading_order``), as a reader meets them on the page."""
     tree = library.tree(view.book)
     return {node_id: [f"{prefix_of[node_id]}• {_one_line(r['name'])}  [{r['id']}]"
-                      for r in tree.in_reading_order(tree.skills_at.get(node_id, []))] for node_id in prefix_of}
+                      for r in tree.taught(node_id)] for node_id in prefix_of}
 
 
 def evaluate_lines(report) -> list[str]:

@@ -34,16 +34,13 @@ def transcript_markdown(reading: Reading, tutorial_id: str) -> str:
 
 def toc_markdown(reading: Reading, book: str) -> str:
     tree = reading.tree(book)
-    names: dict[str, list[dict]] = {}
-    for node_id, briefs in tree.skills_at.items():
-        names[node_id] = [{**b, "node_id": node_id} for b in briefs]
     lines = [f"Book: {tree.nodes[tree.root_id]['title']}", ""]
 
     def walk(node_id: str, level: int) -> None:
         for child in tree.children.get(node_id, []):
             node = tree.nodes[child]
             lines.append(f"{'  ' * level}- **{node['title']}** (`{child}`) — {node['summary']}")
-            for s in tree.in_reading_order(names.get(child, [])):
+            for s in tree.taught(child):
                 lines.append(f"{'  ' * (level + 1)}- skill: {s['name']} (`{s['id']}`, {s['sources']} source(s))")
             walk(child, level + 1)
 

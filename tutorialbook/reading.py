@@ -112,7 +112,7 @@ class Reading:
         if node_id not in tree.nodes:
             raise NotFound("node_id", f"no node {node_id!r} in book {book!r}; browse the root to see valid ids")
         node = tree.nodes[node_id]
-        skills = tree.in_reading_order(tree.skills_at.get(node_id, []))
+        skills = tree.taught(node_id)
         lessons = tree.lessons_at.get(node_id, [])  # as of the version the tree was read at
         return NodeView(
             book=book, node=_brief(tree, node_id, 0),
@@ -139,7 +139,7 @@ class Reading:
             node_id = stack.pop()
             nodes.append(node_id)
             stack.extend(reversed(tree.children.get(node_id, [])))
-        taught = [b["id"] for node_id in nodes for b in tree.in_reading_order(tree.skills_at.get(node_id, []))]
+        taught = [b["id"] for node_id in nodes for b in tree.taught(node_id)]
         rank = {skill_id: n for n, skill_id in enumerate(taught)}
         rows = sorted(self.store.rows("skills", where.of_book(book)),
                       key=lambda r: (rank.get(r["id"], len(rank)), r["name"], r["id"]))
