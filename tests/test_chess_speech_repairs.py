@@ -1000,3 +1000,12 @@ def test_knight_f3_heard_i3_ending_its_sentence_is_the_knight_to_f3():
                                   "White grabs more space with the d-pawn, d4.", "Black hits the e5 pawn with d6.",
                                   "In the modern line, white simply develops, i3."), "Alekhine Defense")
     assert [e.san for e in events][-2:] == ["d6", "Nf3"]
+
+
+def test_a_move_words_ing_heard_as_its_stem_and_in_is_the_move_word():
+    # "developing the knight on f6" heard "develop in the knight on f6": the "-ing" written as the word "in",
+    # which would leave the piece standing on its square, no move
+    events = track_lines(segments("We start with e4, and black answers e5.",
+                                  "White plays knight to f3, and black defends by develop in the knight on c6."),
+                         "Italian Game")
+    assert [e.san for e in events] == ["e4", "e5", "Nf3", "Nc6"]
