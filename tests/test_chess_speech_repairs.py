@@ -1009,3 +1009,22 @@ def test_a_move_words_ing_heard_as_its_stem_and_in_is_the_move_word():
                                   "White plays knight to f3, and black defends by develop in the knight on c6."),
                          "Italian Game")
     assert [e.san for e in events] == ["e4", "e5", "Nf3", "Nc6"]
+
+
+def test_a_development_said_where_the_move_before_was_heard_as_it_tells_which_was_misheard():
+    # "bishop g3 ... develops the other bishop to d3" heard with "bishop d3" both times: the first one was
+    # misheard (to develop brings a piece off its starting square, as Bf1-d3 does and Bf4-g3 does not)
+    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays c5.",
+                                  "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.",
+                                  "White keeps the bishop, bishop d3, and black plays knight f6.",
+                                  "Then white develops the other bishop, bishop d3."), "London System")
+    assert [e.san for e in events if e.line == events[-1].line][-3:] == ["Bg3", "Nf6", "Bd3"]
+
+
+def test_a_development_misheard_as_the_move_before_is_heard_again_as_the_piece_brought_out():
+    # the other way round: "bishop g3" heard right, "develops the other bishop to d3" heard "g3" as well
+    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays c5.",
+                                  "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.",
+                                  "White keeps the bishop, bishop g3, and black plays knight f6.",
+                                  "Then white develops the other bishop, bishop g3."), "London System")
+    assert [e.san for e in events][-3:] == ["Bg3", "Nf6", "Bd3"]
