@@ -1028,3 +1028,12 @@ def test_a_development_misheard_as_the_move_before_is_heard_again_as_the_piece_b
                                   "White keeps the bishop, bishop g3, and black plays knight f6.",
                                   "Then white develops the other bishop, bishop g3."), "London System")
     assert [e.san for e in events][-3:] == ["Bg3", "Nf6", "Bd3"]
+
+
+def test_knight_heard_as_light_is_the_knight_an_it_stands_for():
+    # "kicking the knight, and it goes to b6" heard "kicking the light, and it goes to e6": "light" rhymes with
+    # "knight" (as "height" and "sight" do); "it" is the knight, and only the knight's b6 rhymes with e6
+    events = track_lines(segments("White opens with e4, and black answers knight f6.",
+                                  "White plays e5, and the knight jumps to d5.",
+                                  "Now white plays c4, kicking the light, and it goes to e6."), "Alekhine Defense")
+    assert [e.san for e in events] == ["e4", "Nf6", "e5", "Nd5", "c4", "Nb6"]

@@ -212,7 +212,7 @@ def _tokens(text: str) -> list[_Tok]:
             t.kind, t.value = "piece", chess.PAWN  # "point 24": whisper's "pawn to e4"
         elif t.text in _KNIGHT_SOUNDS and _knight_sound(out, i):
             t.kind, t.value, t.weak = "piece", chess.KNIGHT, True
-        elif t.text in _KNIGHT_SIDE and _before_square(out, i):
+        elif _knight_rhyme(out, i):
             t.kind, t.value, t.weak = "piece", chess.KNIGHT, True
         elif t.kind == "file" and t.weak and not _names_a_file(out, i):
             t.kind = "filler"  # the article "a"
@@ -358,6 +358,20 @@ def _knight_sound(toks: list[_Tok], i: int) -> bool:
 #: "knight" heard with its first sound changed and its last voiced ("black develops side c6", "white answers
 #: some side to f3"): read so only right before a square, as "both sides develop" and "king side" are no piece
 _KNIGHT_SIDE = ("side", "sides")
+
+
+#: "knight" heard as the word it rhymes with that narrators use for bishops ("kicking the light again, and it goes
+#: to b6"; the other way round, "the knight squared bishop"): a knight where no "square(d)" follows
+_KNIGHT_LIGHT = ("light", "lite")
+
+
+def _knight_rhyme(toks: list[_Tok], i: int) -> bool:
+    """Whether the word at ``i`` is "knight" heard as a word it rhymes with: "side" before a square,
+    "light" where no "square(d)" follows."""
+    word = toks[i].text
+    if word in _KNIGHT_LIGHT:
+        return not (i + 1 < len(toks) and toks[i + 1].text.startswith("square"))
+    return word in _KNIGHT_SIDE and _before_square(toks, i)
 
 
 def _before_square(toks: list[_Tok], i: int) -> bool:
