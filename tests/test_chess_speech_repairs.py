@@ -1037,3 +1037,13 @@ def test_knight_heard_as_light_is_the_knight_an_it_stands_for():
                                   "White plays e5, and the knight jumps to d5.",
                                   "Now white plays c4, kicking the light, and it goes to e6."), "Alekhine Defense")
     assert [e.san for e in events] == ["e4", "Nf6", "e5", "Nd5", "c4", "Nb6"]
+
+
+def test_a_development_and_the_move_before_both_misheard_on_rhyming_files_are_heard_again():
+    # "bishop g3 ... develops the other bishop, bishop d3" heard "bishop d3 ... bishop b3": the second square
+    # rhymes with the first, said by the same piece; only Bg3 first lets a bishop come out to a rhyme of b3 after
+    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays c5.",
+                                  "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.",
+                                  "White keeps the bishop, bishop d3, and black plays knight f6.",
+                                  "Then white develops the other bishop, bishop b3."), "London System")
+    assert [e.san for e in events if e.line == events[-1].line][-3:] == ["Bg3", "Nf6", "Bd3"]

@@ -195,42 +195,45 @@ class _Tracker:
         return memo.recall("lost", key, (mention, following),
                            lambda: _lost_before(self.board(path), mention, following))
 
-    def developed_two_back(self, mention: Mention, k: int
-                           ) -> tuple[chess.Move | None, list[MoveEvent], chess.Move] | None:
+    def developed_two_back(self, mention: Mention) -> tuple[chess.Move | None, list[MoveEvent], chess.Move] | None:
         """ "We keep the bishop with bishop d3 [g3 misheard]. Black castles. White finishes development with
-        bishop d3": a piece move said with a word of development ("develops", "development"), as the line's
-        next, that names as heard the same side's move just before (``k``, two plies back) was said once and
-        misheard once, on a rhyming file of the same rank; to develop is to bring a piece off the square it
-        started on, which tells the two hearings apart. Either that earlier move is the misheard one (the
-        one move of its piece to a rhyming square after which the other side's reply still follows and
-        ``mention`` brings a piece out): (that move, the events of the two moves to replay, the move
-        ``mention`` names then); or ``mention`` is (the one move bringing such a piece out to a rhyming
-        square): (None, [], that move). None when neither, or both, or several."""
+        bishop d3 [or b3]": a piece move said with a word of development ("develops", "development"), as
+        the line's next, that names as heard, or on a rhyming file, the square of the same side's move
+        just before (two plies back) by the same piece was said once and misheard once (or both times), on
+        rhyming files of the same rank; to develop is to bring a piece off the square it started on, which
+        tells the hearings apart. Either that earlier move is the misheard one (the one move of its piece
+        to a rhyming square after which the other side's reply still follows and one move brings a piece
+        of ``mention``'s out to a square it names): (that move, the events of the two moves to replay, the
+        move bringing the piece out); or ``mention`` is (the one move bringing such a piece out to a square
+        it names): (None, [], that move). None when neither, or both, or several."""
         path = self.path()
-        if mention.piece is None or self.line is None or self.ply != len(self.line.moves) or self.ply - k != 2:
+        k = self.ply - 2
+        if mention.piece is None or self.line is None or self.ply != len(self.line.moves) or k < 0:
             return None
         board = self.board(path[:k])
         said, reply = path[k], path[k + 1]
-        if board.piece_type_at(said.from_square) != mention.piece:
+        heard = {chess.square(f, chess.square_rank(sq)) for sq in mention.targets
+                 for f in (chess.square_file(sq), *sounding_like(chess.square_file(sq)))}
+        if board.piece_type_at(said.from_square) != mention.piece or said.to_square not in heard:
             return None
         rank, files = chess.square_rank(said.to_square), sounding_like(chess.square_file(said.to_square))
 
-        def rhymed(on: chess.Board) -> list[chess.Move]:
-            return [move for move in on.legal_moves
-                    if move != said and on.piece_type_at(move.from_square) == mention.piece
-                    and chess.square_rank(move.to_square) == rank and chess.square_file(move.to_square) in files]
+        def brought_out(on: chess.Board) -> list[chess.Move]:
+            return [move for move in on.legal_moves if move.to_square in heard
+                    and on.piece_type_at(move.from_square) == mention.piece and _leaves_home(on, move)]
 
         before: list[tuple[chess.Move, chess.Move]] = []
-        for move in rhymed(board):
+        for move in board.legal_moves:
+            if move == said or board.piece_type_at(move.from_square) != mention.piece \
+                    or chess.square_rank(move.to_square) != rank or chess.square_file(move.to_square) not in files:
+                continue
             with _played(board, move):
                 if not board.is_legal(reply):
                     continue
                 with _played(board, reply):
-                    then = resolve(mention, board)
-                    if then is not None and _leaves_home(board, then):
-                        before.append((move, then))
-        now = self.board(path)
-        here = [move for move in rhymed(now) if _leaves_home(now, move)]
+                    out = brought_out(board)
+                    before += [(move, out[0])] if len(out) == 1 else []
+        here = brought_out(self.board(path))
         if len(before) + len(here) != 1:
             return None
         if here:
@@ -427,12 +430,12 @@ class _Tracker:
             k = self.played_at(m)  # said again, or advice about a move already played
             if k is not None and m.move_number is not None and k // 2 + 1 != m.move_number:
                 k = None  # "5, c3" where c3 was move three: said with another number, not said again
-            if k is not None and said.role == "move" and said.kind == "move" \
+            if (k is None or k == self.ply - 2) and said.role == "move" and said.kind == "move" \
                     and _DEVELOP.search(text[saids[n - 1].mention.end if n else 0 : m.start]) \
-                    and (developed := self.developed_two_back(m, k)) is not None:
+                    and (developed := self.developed_two_back(m)) is not None:
                 swap, events, move = developed
                 if swap is not None:
-                    self.replay_two_back(k, swap, events, m)
+                    self.replay_two_back(self.ply - 2, swap, events, m)
                 self.play(move, said, quote, seg)
                 again = False
                 continue
