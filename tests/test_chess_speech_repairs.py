@@ -1047,3 +1047,11 @@ def test_a_development_and_the_move_before_both_misheard_on_rhyming_files_are_he
                                   "White keeps the bishop, bishop d3, and black plays knight f6.",
                                   "Then white develops the other bishop, bishop b3."), "London System")
     assert [e.san for e in events if e.line == events[-1].line][-3:] == ["Bg3", "Nf6", "Bd3"]
+
+
+def test_to_heard_do_before_a_square_is_the_move_word():
+    # "to" heard voiced as "do" ("castles do" for "castles too"): before a square it is the "to" that makes the
+    # square a move (a bare f1 would be a pawn's, and no pawn goes there)
+    events = track_lines(segments("e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+.",
+                                  "White can simply do f1, giving up castling."), "Italian Game")
+    assert [e.san for e in events][-2:] == ["Bb4+", "Kf1"]

@@ -43,7 +43,7 @@ _WORD_KINDS = {
     "mate": "checkmate checkmates mate mates",
     "castle": "castles castle castled castling castel castels canceling cancelling",
     "promote": "promotes promote promoted promoting promotion becomes equals underpromotes underpromote",
-    "to": "to too into onto",
+    "to": "to too into onto do",
     "on": "on at",
     "from": "from",
     "with": "with",
