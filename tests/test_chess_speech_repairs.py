@@ -1055,3 +1055,11 @@ def test_to_heard_do_before_a_square_is_the_move_word():
     events = track_lines(segments("e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+.",
                                   "White can simply do f1, giving up castling."), "Italian Game")
     assert [e.san for e in events][-2:] == ["Bb4+", "Kf1"]
+
+
+def test_recaptures_heard_as_catch_with_the_piece_named_is_the_recapture():
+    # "recaptures" heard "catches" (its stressed syllable, the "p" lost): with the piece named after it, the
+    # recapture; without one ("trying to catch up") no move
+    events = track_lines(segments("e4 e5 Nf3 Nc6 d4 exd4 Nxd4 Nf6 Nxc6.", "Black catches with the b pawn.",
+                                  "White tries to catch up."), "Scotch Game")
+    assert [e.san for e in events][-2:] == ["Nxc6", "bxc6"]
