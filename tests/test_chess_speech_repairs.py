@@ -1063,3 +1063,12 @@ def test_recaptures_heard_as_catch_with_the_piece_named_is_the_recapture():
     events = track_lines(segments("e4 e5 Nf3 Nc6 d4 exd4 Nxd4 Nf6 Nxc6.", "Black catches with the b pawn.",
                                   "White tries to catch up."), "Scotch Game")
     assert [e.san for e in events][-2:] == ["Nxc6", "bxc6"]
+
+
+def test_an_alternative_heard_as_a_move_already_played_is_heard_again_on_a_rhyming_file():
+    # "black may prefer c5 instead of knight f6" heard "d5": what is offered instead is new, and d5 was played
+    # already; of its rhymes theory keeps c5
+    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays knight f6.",
+                                  "Let's go back to move two.", "Black may prefer d5 instead of knight f6."),
+                         "London System")
+    assert [(e.line, e.san) for e in events][-1] == (2, "c5")

@@ -327,8 +327,14 @@ class _Tracker:
         if self.last is not None:
             line, index = self.last
             places += [(line, k) for k in range(index, max(index - _ALTERNATIVE_REACH, -1), -1)]
+        again = said.role == "alternative" and self.played_at(said.mention, exact=True) is not None
         for line, k in places:
-            move = resolve(said.mention, self.board(line.moves[:k]))
+            board = self.board(line.moves[:k])
+            move = resolve(said.mention, board)
+            if move is None and again:
+                # "if black claims d5 [c5 misheard] instead of knight f6": what is offered instead is new, so a
+                # move that names one played before as heard was misheard: its sound-alikes, theory's choice
+                move = resolve(_heard_again(said.mention), board)
             if move is not None and (k >= len(line.moves) or line.moves[k] != move):
                 self.line, self.ply = line, k
                 self.play(move, said, quote, seg)
@@ -514,6 +520,12 @@ def _lost_before(board: chess.Board, mention: Mention, following: tuple[Mention,
         if len(found) == 1:
             return found[0]
     return None
+
+
+def _heard_again(mention: Mention) -> Mention:
+    """``mention`` weighed with its sound-alike squares, as one said with a piece and a move word is: a
+    bare square stays a pawn's."""
+    return dataclasses.replace(mention, piece=chess.PAWN if mention.piece is None else mention.piece, cue=True)
 
 
 def _leaves_home(board: chess.Board, move: chess.Move) -> bool:
