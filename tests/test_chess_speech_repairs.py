@@ -1072,3 +1072,10 @@ def test_an_alternative_heard_as_a_move_already_played_is_heard_again_on_a_rhymi
                                   "Let's go back to move two.", "Black may prefer d5 instead of knight f6."),
                          "London System")
     assert [(e.line, e.san) for e in events][-1] == (2, "c5")
+
+
+def test_a_pause_between_a_piece_and_to_inside_a_move_a_verb_leads_is_no_break():
+    # "white develops the knight, to f3": speech recognition writes the pause as a comma; the move word before
+    # the piece says a move is made, so "to f3" goes on with the knight (alone, "to f3" is likelier the pawn's)
+    events = track_lines(segments("One e4, e5. White develops the knight, to f3."))
+    assert [e.san for e in events] == ["e4", "e5", "Nf3"]

@@ -156,6 +156,9 @@ def _prefix(toks: list[_Tok], i: int, floor: int) -> int:
     j = i
     if j - 2 >= floor and toks[j - 1].text == "," and toks[j - 2].kind == "piece":
         j -= 1  # "bishop, d6": speech recognition writes a pause between a piece and its square
+    elif j - 3 >= floor and toks[j - 1].kind == "to" and toks[j - 2].text == "," and toks[j - 3].kind == "piece" \
+            and any(t.kind == "verb" for t in toks[floor : j - 3]):
+        j -= 2  # "black develops the dark-squared bishop, to e7": the pause inside a move a verb leads up to
     while j > floor and i - j < _PREFIX_LIMIT and toks[j - 1].kind in _PREFIX_KINDS:
         if toks[j - 1].kind == "sq" and not _is_source(toks, j - 1):
             break
