@@ -1000,3 +1000,82 @@ def test_knight_f3_heard_i3_ending_its_sentence_is_the_knight_to_f3():
                                   "White grabs more space with the d-pawn, d4.", "Black hits the e5 pawn with d6.",
                                   "In the modern line, white simply develops, i3."), "Alekhine Defense")
     assert [e.san for e in events][-2:] == ["d6", "Nf3"]
+
+
+def test_a_move_words_ing_heard_as_its_stem_and_in_is_the_move_word():
+    # "developing the knight on f6" heard "develop in the knight on f6": the "-ing" written as the word "in",
+    # which would leave the piece standing on its square, no move
+    events = track_lines(segments("We start with e4, and black answers e5.",
+                                  "White plays knight to f3, and black defends by develop in the knight on c6."),
+                         "Italian Game")
+    assert [e.san for e in events] == ["e4", "e5", "Nf3", "Nc6"]
+
+
+def test_a_development_said_where_the_move_before_was_heard_as_it_tells_which_was_misheard():
+    # "bishop g3 ... develops the other bishop to d3" heard with "bishop d3" both times: the first one was
+    # misheard (to develop brings a piece off its starting square, as Bf1-d3 does and Bf4-g3 does not)
+    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays c5.",
+                                  "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.",
+                                  "White keeps the bishop, bishop d3, and black plays knight f6.",
+                                  "Then white develops the other bishop, bishop d3."), "London System")
+    assert [e.san for e in events if e.line == events[-1].line][-3:] == ["Bg3", "Nf6", "Bd3"]
+
+
+def test_a_development_misheard_as_the_move_before_is_heard_again_as_the_piece_brought_out():
+    # the other way round: "bishop g3" heard right, "develops the other bishop to d3" heard "g3" as well
+    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays c5.",
+                                  "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.",
+                                  "White keeps the bishop, bishop g3, and black plays knight f6.",
+                                  "Then white develops the other bishop, bishop g3."), "London System")
+    assert [e.san for e in events][-3:] == ["Bg3", "Nf6", "Bd3"]
+
+
+def test_knight_heard_as_light_is_the_knight_an_it_stands_for():
+    # "kicking the knight, and it goes to b6" heard "kicking the light, and it goes to e6": "light" rhymes with
+    # "knight" (as "height" and "sight" do); "it" is the knight, and only the knight's b6 rhymes with e6
+    events = track_lines(segments("White opens with e4, and black answers knight f6.",
+                                  "White plays e5, and the knight jumps to d5.",
+                                  "Now white plays c4, kicking the light, and it goes to e6."), "Alekhine Defense")
+    assert [e.san for e in events] == ["e4", "Nf6", "e5", "Nd5", "c4", "Nb6"]
+
+
+def test_a_development_and_the_move_before_both_misheard_on_rhyming_files_are_heard_again():
+    # "bishop g3 ... develops the other bishop, bishop d3" heard "bishop d3 ... bishop b3": the second square
+    # rhymes with the first, said by the same piece; only Bg3 first lets a bishop come out to a rhyme of b3 after
+    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays c5.",
+                                  "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.",
+                                  "White keeps the bishop, bishop d3, and black plays knight f6.",
+                                  "Then white develops the other bishop, bishop b3."), "London System")
+    assert [e.san for e in events if e.line == events[-1].line][-3:] == ["Bg3", "Nf6", "Bd3"]
+
+
+def test_to_heard_do_before_a_square_is_the_move_word():
+    # "to" heard voiced as "do" ("castles do" for "castles too"): before a square it is the "to" that makes the
+    # square a move (a bare f1 would be a pawn's, and no pawn goes there)
+    events = track_lines(segments("e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+.",
+                                  "White can simply do f1, giving up castling."), "Italian Game")
+    assert [e.san for e in events][-2:] == ["Bb4+", "Kf1"]
+
+
+def test_recaptures_heard_as_catch_with_the_piece_named_is_the_recapture():
+    # "recaptures" heard "catches" (its stressed syllable, the "p" lost): with the piece named after it, the
+    # recapture; without one ("trying to catch up") no move
+    events = track_lines(segments("e4 e5 Nf3 Nc6 d4 exd4 Nxd4 Nf6 Nxc6.", "Black catches with the b pawn.",
+                                  "White tries to catch up."), "Scotch Game")
+    assert [e.san for e in events][-2:] == ["Nxc6", "bxc6"]
+
+
+def test_an_alternative_heard_as_a_move_already_played_is_heard_again_on_a_rhyming_file():
+    # "black may prefer c5 instead of knight f6" heard "d5": what is offered instead is new, and d5 was played
+    # already; of its rhymes theory keeps c5
+    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays knight f6.",
+                                  "Let's go back to move two.", "Black may prefer d5 instead of knight f6."),
+                         "London System")
+    assert [(e.line, e.san) for e in events][-1] == (2, "c5")
+
+
+def test_a_pause_between_a_piece_and_to_inside_a_move_a_verb_leads_is_no_break():
+    # "white develops the knight, to f3": speech recognition writes the pause as a comma; the move word before
+    # the piece says a move is made, so "to f3" goes on with the knight (alone, "to f3" is likelier the pawn's)
+    events = track_lines(segments("One e4, e5. White develops the knight, to f3."))
+    assert [e.san for e in events] == ["e4", "e5", "Nf3"]

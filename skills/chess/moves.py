@@ -28,6 +28,7 @@ __all__ = ["find_mentions", "find_moves", "parse_spoken_move"]
 _PREFIX_KINDS = {"piece", "file", "digit", "sq", "capture", "to", "on", "from", "verb", "filler", "color", "wing"}
 _CUE_KINDS = {"capture", "to", "verb"}
 _PREFIX_LIMIT = 8
+_CATCH = ("catch", "catches")  # "recaptures" heard "will catch us": its stressed syllable, the "p" lost
 _RECAPTURE_REACH = 4  # words that may stand between "recaptures" and "with the pawn"
 
 
@@ -155,6 +156,9 @@ def _prefix(toks: list[_Tok], i: int, floor: int) -> int:
     j = i
     if j - 2 >= floor and toks[j - 1].text == "," and toks[j - 2].kind == "piece":
         j -= 1  # "bishop, d6": speech recognition writes a pause between a piece and its square
+    elif j - 3 >= floor and toks[j - 1].kind == "to" and toks[j - 2].text == "," and toks[j - 3].kind == "piece" \
+            and any(t.kind == "verb" for t in toks[floor : j - 3]):
+        j -= 2  # "black develops the dark-squared bishop, to e7": the pause inside a move a verb leads up to
     while j > floor and i - j < _PREFIX_LIMIT and toks[j - 1].kind in _PREFIX_KINDS:
         if toks[j - 1].kind == "sq" and not _is_source(toks, j - 1):
             break
@@ -406,6 +410,8 @@ def _recapture_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple
     if not m.targets and s + 1 < len(toks) and toks[s].kind == "on" and toks[s + 1].kind == "sq":
         m.targets = _square_targets(toks[s + 1])  # "... with the knight on d5"
         k = s + 2
+    if toks[i].text in _CATCH and m.piece is None:
+        return None  # "catch" is "recaptures" misheard only where the piece it is made with is named
     m.end = toks[k - 1].end
     m.text = text[m.start : m.end]
     return m, k

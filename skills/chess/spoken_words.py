@@ -38,12 +38,13 @@ _WORD_KINDS = {
         "takes take took taking captures capture captured capturing grabs grab x swaps swap swapped "
         "exchanges exchange exchanged trades trade traded"
     ),
-    "recapture": "recaptures recapture recaptured recapturing retakes retake retook",
+    # and "-capture" heard "catch" ("black will catch us with the queen"), read only with the piece named after it
+    "recapture": "recaptures recapture recaptured recapturing retakes retake retook catch catches",
     "check": "check checks czech cheque chek",
     "mate": "checkmate checkmates mate mates",
     "castle": "castles castle castled castling castel castels canceling cancelling",
     "promote": "promotes promote promoted promoting promotion becomes equals underpromotes underpromote",
-    "to": "to too into onto",
+    "to": "to too into onto do",
     "on": "on at",
     "from": "from",
     "with": "with",

@@ -206,11 +206,13 @@ def _tokens(text: str) -> list[_Tok]:
     _e_file_in_three(out)
     for i, t in enumerate(out):
         nkind = out[i + 1].kind if i + 1 < len(out) else None
-        if t.kind == "word" and t.text == "point" and nkind in ("num", "digit", "to", "sq"):
+        if t.kind == "word" and t.text == "in" and i and _ing_split(out[i - 1]) and nkind in ("filler", "piece"):
+            t.kind = "filler"  # "put in the bishop on e2": speech recognition's "putting" split in two
+        elif t.kind == "word" and t.text == "point" and nkind in ("num", "digit", "to", "sq"):
             t.kind, t.value = "piece", chess.PAWN  # "point 24": whisper's "pawn to e4"
         elif t.text in _KNIGHT_SOUNDS and _knight_sound(out, i):
             t.kind, t.value, t.weak = "piece", chess.KNIGHT, True
-        elif t.text in _KNIGHT_SIDE and _before_square(out, i):
+        elif _knight_rhyme(out, i):
             t.kind, t.value, t.weak = "piece", chess.KNIGHT, True
         elif t.kind == "file" and t.weak and not _names_a_file(out, i):
             t.kind = "filler"  # the article "a"
@@ -220,6 +222,15 @@ def _tokens(text: str) -> list[_Tok]:
         elif t.kind == "digit" and t.value == 2 and nkind == "sq":
             t.kind = "to"  # "pawn 2 e4" is mostly the spoken "to"; "rook 2 e2" a rank: value keeps it
     return out
+
+
+def _ing_split(t: _Tok) -> bool:
+    """Whether ``t`` is a move word's stem whose "-ing" form speech recognition may write as the stem and
+    "in" ("put in the bishop" for "putting the bishop", "support in", "set in a trap"): the stem of a move
+    word ("put", "play", "take") whose -ing form is one too."""
+    word = t.text
+    forms = (word + "ing", word + word[-1:] + "ing", word[:-1] + "ing")
+    return t.kind in ("verb", "capture") and any(_KIND_OF.get(form) == t.kind for form in forms)
 
 
 def _e_file_in_three(toks: list[_Tok]) -> None:
@@ -347,6 +358,20 @@ def _knight_sound(toks: list[_Tok], i: int) -> bool:
 #: "knight" heard with its first sound changed and its last voiced ("black develops side c6", "white answers
 #: some side to f3"): read so only right before a square, as "both sides develop" and "king side" are no piece
 _KNIGHT_SIDE = ("side", "sides")
+
+
+#: "knight" heard as the word it rhymes with that narrators use for bishops ("kicking the light again, and it goes
+#: to b6"; the other way round, "the knight squared bishop"): a knight where no "square(d)" follows
+_KNIGHT_LIGHT = ("light", "lite")
+
+
+def _knight_rhyme(toks: list[_Tok], i: int) -> bool:
+    """Whether the word at ``i`` is "knight" heard as a word it rhymes with: "side" before a square,
+    "light" where no "square(d)" follows."""
+    word = toks[i].text
+    if word in _KNIGHT_LIGHT:
+        return not (i + 1 < len(toks) and toks[i + 1].text.startswith("square"))
+    return word in _KNIGHT_SIDE and _before_square(toks, i)
 
 
 def _before_square(toks: list[_Tok], i: int) -> bool:

@@ -19,12 +19,14 @@ from . import memo, openings
 from .events import MoveEvent, PlacedLine
 from .mention import Mention
 from .roles import _BACK_TO_MOVE, _NUMBERS, _RESTART, _TURNS_AWAY, _Said
+from .spoken_words import sounding_like
 from .theory import _TITLED, _after, _epd_after, _fits, _in_book, _mated_by_next, _played, _untie, resolve
 
 _ALTERNATIVE_REACH = 2  # how many plies back "instead"/"alternatively" may reach
 _CONFIRM = 4  # how many moves said next a repair (a replaced or a lost move) must explain
 _GAP_CONFIRM = 2  # a lost move found without opening theory needs this many of them
 _LOOKAHEAD = 2  # moves said next that may confirm a guess, each resolved with those after it
+_DEVELOP = re.compile(r"\bdevelop", re.IGNORECASE)  # "develops", "development": a piece off its starting square
 _JOINED = re.compile(r"\s*and\s*")  # "to d3 and d6": two squares of one phrase
 
 
@@ -193,6 +195,65 @@ class _Tracker:
         return memo.recall("lost", key, (mention, following),
                            lambda: _lost_before(self.board(path), mention, following))
 
+    def developed_two_back(self, mention: Mention) -> tuple[chess.Move | None, list[MoveEvent], chess.Move] | None:
+        """ "We keep the bishop with bishop d3 [g3 misheard]. Black castles. White finishes development with
+        bishop d3 [or b3]": a piece move said with a word of development ("develops", "development"), as
+        the line's next, that names as heard, or on a rhyming file, the square of the same side's move
+        just before (two plies back) by the same piece was said once and misheard once (or both times), on
+        rhyming files of the same rank; to develop is to bring a piece off the square it started on, which
+        tells the hearings apart. Either that earlier move is the misheard one (the one move of its piece
+        to a rhyming square after which the other side's reply still follows and one move brings a piece
+        of ``mention``'s out to a square it names): (that move, the events of the two moves to replay, the
+        move bringing the piece out); or ``mention`` is (the one move bringing such a piece out to a square
+        it names): (None, [], that move). None when neither, or both, or several."""
+        path = self.path()
+        k = self.ply - 2
+        if mention.piece is None or self.line is None or self.ply != len(self.line.moves) or k < 0:
+            return None
+        board = self.board(path[:k])
+        said, reply = path[k], path[k + 1]
+        heard = {chess.square(f, chess.square_rank(sq)) for sq in mention.targets
+                 for f in (chess.square_file(sq), *sounding_like(chess.square_file(sq)))}
+        if board.piece_type_at(said.from_square) != mention.piece or said.to_square not in heard:
+            return None
+        rank, files = chess.square_rank(said.to_square), sounding_like(chess.square_file(said.to_square))
+
+        def brought_out(on: chess.Board) -> list[chess.Move]:
+            return [move for move in on.legal_moves if move.to_square in heard
+                    and on.piece_type_at(move.from_square) == mention.piece and _leaves_home(on, move)]
+
+        before: list[tuple[chess.Move, chess.Move]] = []
+        for move in board.legal_moves:
+            if move == said or board.piece_type_at(move.from_square) != mention.piece \
+                    or chess.square_rank(move.to_square) != rank or chess.square_file(move.to_square) not in files:
+                continue
+            with _played(board, move):
+                if not board.is_legal(reply):
+                    continue
+                with _played(board, reply):
+                    out = brought_out(board)
+                    before += [(move, out[0])] if len(out) == 1 else []
+        here = brought_out(self.board(path))
+        if len(before) + len(here) != 1:
+            return None
+        if here:
+            return None, [], here[0]
+        epds = (openings.epd(board), _epd_after(board, said))
+        events = [next((e for e in reversed(self.events) if e.epd_before == epd and e.uci == move.uci()), None)
+                  for epd, move in zip(epds, (said, reply))]
+        if None in events:
+            return None
+        return before[0][0], cast(list[MoveEvent], events), before[0][1]
+
+    def replay_two_back(self, k: int, swap: chess.Move, events: list[MoveEvent], mention: Mention) -> None:
+        """The line forked at ``k`` with ``swap`` for the move played there and the other side's reply
+        played again after it, each quoted as it was said (``events``)."""
+        reply = self.path()[k + 1]
+        self.ply = k
+        for move, event in zip((swap, reply), events):
+            self.play(move, _Said(mention, "move", event.kind, event.reason), event.quote,
+                      Segment(event.start, event.end, event.quote))
+
     # moves -----------------------------------------------------------------------------------
 
     def follow(self, move: chess.Move) -> bool:
@@ -266,8 +327,14 @@ class _Tracker:
         if self.last is not None:
             line, index = self.last
             places += [(line, k) for k in range(index, max(index - _ALTERNATIVE_REACH, -1), -1)]
+        again = said.role == "alternative" and self.played_at(said.mention, exact=True) is not None
         for line, k in places:
-            move = resolve(said.mention, self.board(line.moves[:k]))
+            board = self.board(line.moves[:k])
+            move = resolve(said.mention, board)
+            if move is None and again:
+                # "if black claims d5 [c5 misheard] instead of knight f6": what is offered instead is new, so a
+                # move that names one played before as heard was misheard: its sound-alikes, theory's choice
+                move = resolve(_heard_again(said.mention), board)
             if move is not None and (k >= len(line.moves) or line.moves[k] != move):
                 self.line, self.ply = line, k
                 self.play(move, said, quote, seg)
@@ -369,6 +436,15 @@ class _Tracker:
             k = self.played_at(m)  # said again, or advice about a move already played
             if k is not None and m.move_number is not None and k // 2 + 1 != m.move_number:
                 k = None  # "5, c3" where c3 was move three: said with another number, not said again
+            if (k is None or k == self.ply - 2) and said.role == "move" and said.kind == "move" \
+                    and _DEVELOP.search(text[saids[n - 1].mention.end if n else 0 : m.start]) \
+                    and (developed := self.developed_two_back(m)) is not None:
+                swap, events, move = developed
+                if swap is not None:
+                    self.replay_two_back(self.ply - 2, swap, events, m)
+                self.play(move, said, quote, seg)
+                again = False
+                continue
             if k is not None:
                 self.repeated.add((self.sentence_at, n))
                 self.last = (cast(PlacedLine, self.line), k)
@@ -444,6 +520,19 @@ def _lost_before(board: chess.Board, mention: Mention, following: tuple[Mention,
         if len(found) == 1:
             return found[0]
     return None
+
+
+def _heard_again(mention: Mention) -> Mention:
+    """``mention`` weighed with its sound-alike squares, as one said with a piece and a move word is: a
+    bare square stays a pawn's."""
+    return dataclasses.replace(mention, piece=chess.PAWN if mention.piece is None else mention.piece, cue=True)
+
+
+def _leaves_home(board: chess.Board, move: chess.Move) -> bool:
+    """Whether ``move`` brings a piece off the square it started the game on (no move has touched it)."""
+    start = chess.Board().piece_at(move.from_square)
+    return start is not None and start == board.piece_at(move.from_square) and not any(
+        move.from_square in (played.from_square, played.to_square) for played in board.move_stack)
 
 
 def _mirrored(mention: Mention, board: chess.Board, before: Mention, last: tuple[PlacedLine, int],
