@@ -152,7 +152,7 @@ def expand_documents(source: str, policy: SourcePolicy,
         files = [real for p, real in resolved  # nothing private is read
                  if policy.allows(real) and not untaught(real) and readable(real)]
         if not files:
-            folders = [p.name for p in entries if not p.is_symlink() and p.is_dir() and not p.name.startswith(".")]
+            folders = subfolders_with_pages(path)
             inside = (f"; subfolders are not read, ingest one of them ({', '.join(folders[:5])}"
                       f"{', ...' if len(folders) > 5 else ''})" if folders else "")
             passed = [p.name for p in entries if untaught(p) and not p.is_dir()]
@@ -167,6 +167,30 @@ def expand_documents(source: str, policy: SourcePolicy,
     if not readable(path):
         raise TutorialbookError("source", unsupported_reason(path))
     return [[policy.check_file(given, path, st)]]
+
+
+#: entries of a subfolder looked at for a page it holds (a folder of 100,000 images costs no more)
+SUBFOLDER_LOOK = 200
+
+
+def subfolders_with_pages(folder: Path) -> list[str]:
+    """The names of ``folder``'s subfolders that hold a page an ingest would read, by its name (a
+    Sphinx tree's ``intro/``, not its ``_static/``): an ingest of a folder does not read them, and
+    says so. Hidden and symlinked folders are not looked into; of each, its first ``SUBFOLDER_LOOK``
+    entries only."""
+    found = []
+    for sub in sorted(folder.iterdir(), key=lambda p: p.name):
+        if sub.name.startswith(".") or sub.is_symlink() or not sub.is_dir():
+            continue
+        try:
+            with os.scandir(sub) as entries:
+                names = [Path(e.path) for _, e in zip(range(SUBFOLDER_LOOK), entries)
+                         if not e.name.startswith(".") and e.is_file(follow_symlinks=False)]
+        except OSError:
+            continue
+        if any(inner(n).suffix and readable(n) and not untaught(n) for n in names):
+            found.append(sub.name)
+    return found
 
 
 _INFO_PART = re.compile(r"^(?P<manual>.+\.info)-\d{1,3}(?:\.gz)?$", re.I)

@@ -33,7 +33,7 @@ import numpy as np
 from tutorialbook.memory import indexing, lance, snapshots, terms
 from tutorialbook.memory.snapshots import BookRows
 from tutorialbook.memory.store import Store
-from tutorialbook.memory.where import in_list, not_from, of_book
+from tutorialbook.memory.where import not_from, of_book
 from tutorialbook.memory.tree import Tree
 from tutorialbook.models import RouteStep
 
@@ -45,7 +45,13 @@ BEAM = 3
 #: branches not taken that a route shows at each level, best first (a book of 400 tutorials has
 #: 260 chapters: listing them all made a route 36 KB of a 39 KB answer)
 RUNNERS_UP = 3
-RRF_K = 60
+#: what a skill on the route's branches scores above the others (hybrid scores: cosine plus a
+#: fifth of relative BM25). Only theirs were returned: in a book of many pages (a documentation
+#: package's 20-30) the page holding the answer often lost the beam to pages holding one skill that
+#: matched a little better, and all its skills were gone. Session 48, toc hit@1 / hit@5 refine off:
+#: six whole packages 46 / 74 -> 49 / 84 (hybrid 50 / 81), ten single pages 113 / 160 -> 115 / 163,
+#: the nine bench documents 201 / 272 -> 202 / 274; 0.1 alike (50 / 83, 114 / 164, 202 / 272)
+ON_ROUTE = 0.05
 #: weight of the BM25 half in a hybrid score, relative to cosine similarity
 FTS_WEIGHT = 0.2
 #: candidates each half of a hybrid search returns before fusion
@@ -193,9 +199,9 @@ async def _rows(query) -> list[dict]:
 def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Callable[[], np.ndarray], k: int,
                 columns: list[str] | None = None, snapshot: BookRows | None = None,
                 halves: dict | None = None) -> tuple[list[Hit], list[RouteStep]]:
-    """Descend the tree with a beam; return the skills under the chosen branches (their rows
-    limited to ``columns``, and ``node_id``; or the ``snapshot``'s, searched on it). The skill
-    search keeps its halves in ``halves`` (see ``search``)."""
+    """Descend the tree with a beam; return the best skills, those under the chosen branches
+    ``ON_ROUTE`` ahead (their rows limited to ``columns``, and ``node_id``; or the ``snapshot``'s,
+    searched on it). The skill search keeps its halves in ``halves`` (see ``search``)."""
     columns = [*columns, "node_id"] if columns else None
     unfinished = unfinished_filter(tree)
     skill_hits = search(store, "skills", tree.book, query, vector, "hybrid", max(50, 5 * k), where=unfinished,
@@ -234,17 +240,12 @@ def toc_descent(store: Store, tree: Tree, query: str, vector: np.ndarray | Calla
         passed.update(keep)
         frontier = keep
     # the chosen branches, and the skills sitting on the nodes the route passed through (a
-    # chapter's introduction is on the way to its sections); on equal scores the branches first
+    # chapter's introduction is on the way to its sections), ``ON_ROUTE`` ahead of the rest; on
+    # equal scores the branches first
     branches = {n for c in chosen_nodes for n in tree.subtree(c)} if chosen_nodes else set(tree.nodes)
     allowed = branches | passed
-    ranked_hits = sorted((h for h in skill_hits if h.row["node_id"] in allowed),
+    ranked_hits = sorted((Hit(h.row, h.score + ON_ROUTE * (h.row["node_id"] in allowed)) for h in skill_hits),
                          key=lambda h: (-h.score, h.row["node_id"] not in branches))
-    if len(ranked_hits) < k:
-        ranked_hits += _fill(store, tree, allowed, vector, {h.row["id"] for h in ranked_hits}, k - len(ranked_hits),
-                             columns, snapshot)
-    if len(ranked_hits) < k:  # branches holding fewer than k skills: the best matches elsewhere after theirs
-        seen = {h.row["id"] for h in ranked_hits}
-        ranked_hits += [h for h in skill_hits if h.row["id"] not in seen][:k - len(ranked_hits)]
     return ranked_hits[:k], route
 
 
@@ -274,16 +275,6 @@ def _branch_scores(tree: Tree, own: dict[str, float], by_node: dict[str, float])
         matched = best.get(node_id, -np.inf)
         return float(max(matched, 0.0) if holds_unmatched(node_id) else matched)
     return score
-
-
-def _fill(store: Store, tree: Tree, allowed: set[str], vector, seen: set[str], n: int,
-          columns: list[str] | None, snapshot: BookRows | None) -> list[Hit]:
-    """Skills of the chosen branches that the global search did not rank: order by cosine."""
-    if not allowed:
-        return []
-    where = in_list("node_id", allowed) + (f" AND {unfinished_filter(tree)}" if tree.hidden else "")
-    hits = search(store, "skills", tree.book, "", vector, "vector", n + len(seen), where, columns, snapshot)
-    return [Hit(h.row, h.score / RRF_K) for h in hits if h.row["id"] not in seen][:n]
 
 
 def unfinished_filter(tree: Tree) -> str | None:

@@ -177,6 +177,30 @@ def test_a_folder_of_pages_becomes_a_book_in_their_reading_order(tmp_path):
     assert places == sorted(places)  # the chapters stand in the pages' order
 
 
+def test_a_folders_subfolders_of_pages_are_named_in_the_report_as_not_read(tmp_path):
+    """A Sphinx package's html folder holds a few pages and the manual one level down (Scrapy's
+    tutorial is intro/tutorial.html): an ingest of the folder reads its own pages only, and says
+    which subfolders hold pages it did not read, not those of assets, hidden or linked in."""
+    docs = tmp_path / "html"
+    docs.mkdir()
+    (docs / "index.html").write_bytes(page("Scrapy", body="<p>Scrapy crawls web sites and extracts data.</p>"))
+    for folder, name, body in (("intro", "tutorial.html", "<p>Run scrapy crawl quotes to start the spider.</p>"),
+                               ("topics", "shell.md.gz", ""), ("_static", "style.css", "body {}"),
+                               ("_images", "logo.png", ""), (".git", "notes.md", "# Notes")):
+        (docs / folder).mkdir()
+        (docs / folder / name).write_text(body)
+    (docs / "topics" / "COPYING").write_text("Licence.")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "page.md").write_text("# Elsewhere")
+    (docs / "linked").symlink_to(tmp_path / "outside")
+    library = Library(store=str(tmp_path / "store"), allowed_roots=[str(tmp_path)])
+    report = library.ingest(str(docs), book="scrapy", refine_rounds=0)
+    assert [Path(f.source).name for f in report.files] == ["index.html"]
+    assert report.warnings == ["subfolders are not read: intro, topics (ingest one on its own to read its pages)"]
+    again = library.ingest(str(docs / "intro"), book="scrapy", refine_rounds=0)
+    assert again.warnings == [] and len(again.tutorials) == 1  # the subfolder named alone is read
+
+
 def _starter_pages(folder: Path, linked: bool) -> None:
     feeding = ("<p>A starter is a culture of wild yeast and bacteria that leavens the bread.</p>"
                "<p>Feed the starter with equal weights of flour and water every day at the same time.</p>"

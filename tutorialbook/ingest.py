@@ -29,7 +29,7 @@ from tutorialbook.skills import builder as build
 from tutorialbook.skills.domains import DOMAINS, DomainPack, claimed, get_pack, recognise, see, text_readers, watch
 from tutorialbook.acquire.roots import SourcePolicy, default_roots
 from tutorialbook.acquire.sources import (content_hash, expand_documents, inner, media_extensions, read_source,
-                                          unsupported_reason)
+                                          subfolders_with_pages, unsupported_reason)
 from tutorialbook.acquire.screen import ScreenJob
 from tutorialbook.acquire.screen_attach import for_consolidation
 from tutorialbook.acquire.transcript import Transcript
@@ -532,6 +532,10 @@ def folder_report(book: str, source: str, folder: bool, files: list[Path], repor
                   statuses: list[FileStatus], warnings: list[str]) -> IngestReport:
     """An ingest's report: each file's status in order, then a folder's unsupported files."""
     statuses = statuses + [_skipped(path) for path in (_unsupported(source, files) if folder else [])]
+    unread = subfolders_with_pages(Path(source.removeprefix("file://")).expanduser()) if folder else []
+    if unread:
+        warnings = [*warnings, f"subfolders are not read: {', '.join(unread[:8])}{', ...' if len(unread) > 8 else ''}"
+                    " (ingest one on its own to read its pages)"]
     return IngestReport(book=book, tutorials=reports, warnings=warnings, files=statuses,
                         failed=sum(f.status == "failed" for f in statuses),
                         skipped=sum(f.status == "skipped" for f in statuses))
