@@ -1030,7 +1030,7 @@ def test_a_development_misheard_as_the_move_before_is_heard_again_as_the_piece_b
     assert [e.san for e in events][-3:] == ["Bg3", "Nf6", "Bd3"]
 
 
-def test_knight_heard_as_light_is_the_knight_an_it_stands_for():
+def test_knight_heard_as_light_is_the_knight_that_it_stands_for():
     # "kicking the knight, and it goes to b6" heard "kicking the light, and it goes to e6": "light" rhymes with
     # "knight" (as "height" and "sight" do); "it" is the knight, and only the knight's b6 rhymes with e6
     events = track_lines(segments("White opens with e4, and black answers knight f6.",
