@@ -1002,6 +1002,11 @@ def test_knight_f3_heard_i3_ending_its_sentence_is_the_knight_to_f3():
     assert [e.san for e in events][-2:] == ["d6", "Nf3"]
 
 
+#: the London System to move five, said plainly: where a development heard as the move before it comes next
+_LONDON_TO_MOVE_FIVE = ("One d4, d5. Two, bishop f4, and black plays c5.",
+                        "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.")
+
+
 def test_a_move_words_ing_heard_as_its_stem_and_in_is_the_move_word():
     # "developing the knight on f6" heard "develop in the knight on f6": the "-ing" written as the word "in",
     # which would leave the piece standing on its square, no move
@@ -1014,8 +1019,7 @@ def test_a_move_words_ing_heard_as_its_stem_and_in_is_the_move_word():
 def test_a_development_said_where_the_move_before_was_heard_as_it_tells_which_was_misheard():
     # "bishop g3 ... develops the other bishop to d3" heard with "bishop d3" both times: the first one was
     # misheard (to develop brings a piece off its starting square, as Bf1-d3 does and Bf4-g3 does not)
-    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays c5.",
-                                  "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.",
+    events = track_lines(segments(*_LONDON_TO_MOVE_FIVE,
                                   "White keeps the bishop, bishop d3, and black plays knight f6.",
                                   "Then white develops the other bishop, bishop d3."), "London System")
     assert [e.san for e in events if e.line == events[-1].line][-3:] == ["Bg3", "Nf6", "Bd3"]
@@ -1023,8 +1027,7 @@ def test_a_development_said_where_the_move_before_was_heard_as_it_tells_which_wa
 
 def test_a_development_misheard_as_the_move_before_is_heard_again_as_the_piece_brought_out():
     # the other way round: "bishop g3" heard right, "develops the other bishop to d3" heard "g3" as well
-    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays c5.",
-                                  "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.",
+    events = track_lines(segments(*_LONDON_TO_MOVE_FIVE,
                                   "White keeps the bishop, bishop g3, and black plays knight f6.",
                                   "Then white develops the other bishop, bishop g3."), "London System")
     assert [e.san for e in events][-3:] == ["Bg3", "Nf6", "Bd3"]
@@ -1042,8 +1045,7 @@ def test_knight_heard_as_light_is_the_knight_that_it_stands_for():
 def test_a_development_and_the_move_before_both_misheard_on_rhyming_files_are_heard_again():
     # "bishop g3 ... develops the other bishop, bishop d3" heard "bishop d3 ... bishop b3": the second square
     # rhymes with the first, said by the same piece; only Bg3 first lets a bishop come out to a rhyme of b3 after
-    events = track_lines(segments("One d4, d5. Two, bishop f4, and black plays c5.",
-                                  "Three e3, knight c6, four c3, e6, five, knight to d2, bishop to d6.",
+    events = track_lines(segments(*_LONDON_TO_MOVE_FIVE,
                                   "White keeps the bishop, bishop d3, and black plays knight f6.",
                                   "Then white develops the other bishop, bishop b3."), "London System")
     assert [e.san for e in events if e.line == events[-1].line][-3:] == ["Bg3", "Nf6", "Bd3"]
