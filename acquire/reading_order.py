@@ -18,8 +18,10 @@ manual: the builder keeps their chapters and skills apart, skills/builder.py).""
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -65,8 +67,9 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None],
         data = read(name) if kind else None
         if not data:
             continue
+        here = posixpath.dirname(name)  # a page of a subfolder (``intro/tutorial.html``) links from there
         if kind == "html":
-            links = _html_links(data)
+            links = _html_links(data, here)
             if links.get("up"):
                 below_another.add(name)
             for rel, target in (("up", links.get("up")), ("next", links.get("next"))):
@@ -76,10 +79,11 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None],
             targets = links.get("all", [])
         else:
             text = data.decode("utf-8", "replace")
-            entries = _toctree_entries(text, kind)
+            entries = _toctree_entries(text, kind, here)
             listed[name] = [p for p in map(page, entries) if p and p != name]
-            targets = _MD_LINK.findall(text) if kind == "md" else []
-        pages = [page(_same_folder(t) or (_file_named(t) if kind == "md" else "")) for t in targets]
+            targets = [t if page(t := _within(here, link)) else _file_named(link)  # else by the name it ends on
+                       for link in _MD_LINK.findall(text)] if kind == "md" else []
+        pages = [page(t) for t in targets if t]
         linked[name] = list(dict.fromkeys(p for p in pages if p))
     if not up and not following and not any(listed.values()):
         listed.update(_contents_page(names, linked))
@@ -104,9 +108,37 @@ def documents(names: Sequence[str], read: Callable[[str], bytes | None],
                       + [(a, b) for a, pages in linked.items() for b in pages])
     if parents is not None:  # a manual's top page (no parent, or a contents page) holds chapters
         tops = {document[0] for document in manuals
-                if document[0] not in below_another or _page_key(document[0]) in _CONTENTS_NAMES}
+                if document[0] not in below_another or _contents_named(document[0])}
         parents.update((page, above) for page, above in up.items() if above not in tops)
     return manuals
+
+
+def reached(top: Sequence[str], below: Sequence[str], read: Callable[[str], bytes | None]) -> list[str]:
+    """The pages of ``below`` (a folder's subfolders' pages, named by their paths from it) that the
+    folder's own pages ``top`` lead to by a manual's reading order, and those lead to in turn: an
+    HTML page's ``rel="next"`` link, a Sphinx source's toctree (a Sphinx package's ``html/`` holds
+    its manual in ``intro/``, ``topics/``…, each page's next link leading on). Its other links
+    (to highlighted source code, indexes, other manuals) lead nowhere here. In the order found."""
+    page = _pages(below)
+    found: list[str] = []
+    queue, seen = deque(top), set(top)
+    while queue:
+        name = queue.popleft()
+        kind = _kind(name)
+        data = read(name) if kind else None
+        if not data:
+            continue
+        here = posixpath.dirname(name)
+        if kind == "html":
+            targets = [t for t in [_html_links(data, here).get("next")] if t]
+        else:
+            targets = _toctree_entries(data.decode("utf-8", "replace"), kind, here)
+        for target in targets:
+            if (hit := page(target)) is not None and hit not in seen:
+                seen.add(hit)
+                found.append(hit)
+                queue.append(hit)
+    return found
 
 
 def _sizes(children: dict[str, list[str]]) -> dict[str, int]:
@@ -171,7 +203,7 @@ def _contents_page(names: Sequence[str], linked: dict[str, list[str]]) -> dict[s
     if len({p for p in order if p != best}) < max(2, (len(names) - 1) / 2):
         return {}
     sidebar = sum(linked.get(n) == order for n in names) >= 2  # the same list on two pages or more
-    if not sidebar and _page_key(best) not in _CONTENTS_NAMES:
+    if not sidebar and not _contents_named(best):
         return {}  # a chapter that cites the others (vim's usr_03) says nothing of their order
     order = order if best in order else [best, *order]  # a sidebar on every page lists the page itself
     return {order[0]: order[1:]}
@@ -224,9 +256,15 @@ def _page_key(name: str | None, fold: bool = True) -> str:
     return lower if fold else plain
 
 
-def _html_links(data: bytes) -> dict:
-    """A page's first same-folder ``rel="next"`` and ``rel="up"`` targets (file names), and
-    ("all") every page its links without a rel name, in order."""
+def _contents_named(name: str) -> bool:
+    """Whether a page is named as a contents page is (index, contents, toc…), in any folder."""
+    return _page_key(posixpath.basename(name)) in _CONTENTS_NAMES
+
+
+def _html_links(data: bytes, here: str = "") -> dict:
+    """A page's first ``rel="next"`` and ``rel="up"`` targets and ("all") every page its links
+    without a rel name, in order: each a path from the folder read (the page itself in ``here``),
+    none outside it."""
     try:
         root = lxml_html.fromstring(data)
     except (etree.ParserError, ValueError):
@@ -238,7 +276,7 @@ def _html_links(data: bytes) -> dict:
         rels += {"n": ["next"], "u": ["up"]}.get((element.get("accesskey") or "").lower(), [])  # "Next" buttons
         title = (element.get("title") or "").lower()  # texi2html's: title="Next chapter", "Up section"
         rels += ["next"] if title.startswith("next") else ["up"] if title.split()[:1] == ["up"] else []
-        target = _same_folder(element.get("href") or "")
+        target = _within(here, element.get("href") or "")
         for rel in ("next", "up"):
             if rel in rels and target and rel not in links:
                 links[rel] = target
@@ -248,13 +286,15 @@ def _html_links(data: bytes) -> dict:
     return links
 
 
-def _same_folder(href: str) -> str:
-    """The file name an href names in the page's own folder, else ''."""
+def _within(here: str, href: str) -> str:
+    """The path from the folder read of the file a relative href names from a page in its
+    subfolder ``here`` ('' for the folder itself), else '' (a URL, an absolute path, a path out
+    of the folder)."""
     parts = urlsplit(href.strip())
-    if parts.scheme or parts.netloc or not parts.path:
+    if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
         return ""
-    path = posixpath.normpath(unquote(parts.path))
-    return "" if "/" in path or path in (".", "..") else path
+    path = posixpath.normpath(posixpath.join(here, unquote(parts.path)))
+    return "" if path in (".", "..") or path.startswith("../") else path
 
 
 def _file_named(href: str) -> str:
@@ -266,9 +306,10 @@ def _file_named(href: str) -> str:
     return posixpath.basename(unquote(parts.path))
 
 
-def _toctree_entries(text: str, kind: str) -> list[str]:
+def _toctree_entries(text: str, kind: str, here: str = "") -> list[str]:
     """The pages a Sphinx source's toctrees list, in order: ``page`` or ``Title <page>`` lines
-    (options, ``self``, URLs and glob patterns are none)."""
+    (options, ``self``, URLs and glob patterns are none), each a path from the folder read (the
+    source in its subfolder ``here``; ``/page`` from the folder read itself)."""
     blocks = [m.group(1) for m in _RST_TOCTREE.finditer(text)] if kind == "rst" else \
         [m.group(2) for m in _MYST_TOCTREE.finditer(text)]
     entries: list[str] = []
@@ -279,19 +320,21 @@ def _toctree_entries(text: str, kind: str) -> list[str]:
             entry = titled.group(1).strip() if titled else entry
             if not entry or entry.startswith(":") or entry == "self" or "*" in entry or "://" in entry:
                 continue
-            entries.append(entry.removeprefix("./"))
-    return [e for e in entries if "/" not in e]
+            entries.append(entry[1:] if entry.startswith("/") else _within(here, entry))
+    return [e for e in entries if e]
 
 
 def path_documents(paths: Sequence[Path], read: Callable[[Path], bytes | None],
                    parents: dict[Path, Path] | None = None) -> list[list[Path]]:
-    """``documents`` of a folder's files given as paths, by name (each a document alone, as
-    given, when two resolve to one name: links cannot tell them apart)."""
-    by_name = {p.name: p for p in paths}
+    """``documents`` of a folder's files given as paths, each named by its path from the folder
+    holding them all (each a document alone, as given, when two resolve to one name: links
+    cannot tell them apart)."""
+    top = Path(os.path.commonpath([p.parent for p in paths])) if paths else Path()
+    by_name = {p.relative_to(top).as_posix(): p for p in paths}
     if len(by_name) < len(paths):
         return [[p] for p in paths]
     named: dict[str, str] = {}
-    found = documents([p.name for p in paths], lambda n: read(by_name[n]), named)
+    found = documents(list(by_name), lambda n: read(by_name[n]), named)
     if parents is not None:
         parents.update((by_name[page], by_name[above]) for page, above in named.items())
     return [[by_name[n] for n in document] for document in found]

@@ -10,12 +10,12 @@ import re
 import stat
 import zlib
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, cast
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
 from tutorialbook.acquire.formats.pandoc import ARCHIVES
-from tutorialbook.acquire.reading_order import path_documents
+from tutorialbook.acquire.reading_order import path_documents, reached
 from tutorialbook.acquire.roots import SourcePolicy
 from tutorialbook.acquire.transcript import Segment, Transcript
 
@@ -120,10 +120,11 @@ def unsupported_reason(path: Path) -> str:
 
 
 def expand(source: str, policy: SourcePolicy) -> list[Path]:
-    """The files a source names: itself, or a folder's supported files (not its subfolders': a
-    documentation tree often holds each page twice, as HTML and as its source) in the order its
-    pages' next/up links and toctrees give (acquire/reading_order.py), else by name; each
-    resolved (symlinks followed) and allowed by ``policy`` (acquire/roots.py)."""
+    """The files a source names: itself, or a folder's supported files and the pages of its
+    subfolders its manual's reading order leads to (not the others: a documentation tree often
+    holds each page twice, as HTML and as its source) in the order its pages' next/up links and
+    toctrees give (acquire/reading_order.py), else by name; each resolved (symlinks followed) and
+    allowed by ``policy`` (acquire/roots.py)."""
     return [path for document in expand_documents(source, policy) for path in document]
 
 
@@ -148,9 +149,8 @@ def expand_documents(source: str, policy: SourcePolicy,
     except OSError as exc:
         raise TutorialbookError("source", f"cannot read {given}: {exc.strerror}") from None
     if entries is not None:
-        resolved = ((p, Path(os.path.realpath(p))) for p in entries)
-        files = [real for p, real in resolved  # nothing private is read
-                 if policy.allows(real) and not untaught(real) and readable(real)]
+        allowed = [real for real in (Path(os.path.realpath(p)) for p in entries) if policy.allows(real)]
+        files = [real for real in allowed if not untaught(real) and readable(real)]  # nothing private is read
         if not files:
             folders = subfolders_with_pages(path)
             inside = (f"; subfolders are not read, ingest one of them ({', '.join(folders[:5])}"
@@ -162,8 +162,17 @@ def expand_documents(source: str, policy: SourcePolicy,
                 "source",
                 f"folder {given} holds no supported files ({', '.join(sorted(supported_extensions()))}){inside}")
         files = _without_info_parts(files)
-        checked = [policy.check_file(str(f), f) for f in files]
-        return path_documents(checked, lambda f: _links_of(f, policy.max_text_bytes), parents)
+        below = _manual_below(path, policy)
+        checked = [policy.check_file(str(f), f) for f in files + [p for p in below if not untaught(p)]]
+        # a licence page on the way keeps its place in the order, and is not read (Celery's index leads on by it)
+        on_the_way = [real for real in allowed if untaught(real) and readable(real)] + [
+            p for p in below if untaught(p)] if below else []
+        documents = path_documents(checked + on_the_way, lambda f: _links_of(f, policy.max_text_bytes), parents)
+        if on_the_way:
+            for page in [page for page, above in (parents or {}).items() if {page, above} & set(on_the_way)]:
+                del cast(dict, parents)[page]
+            documents = [kept for document in documents if (kept := [p for p in document if p not in on_the_way])]
+        return documents
     if not readable(path):
         raise TutorialbookError("source", unsupported_reason(path))
     return [[policy.check_file(given, path, st)]]
@@ -191,6 +200,40 @@ def subfolders_with_pages(folder: Path) -> list[str]:
         if any(inner(n).suffix and readable(n) and not untaught(n) for n in names):
             found.append(sub.name)
     return found
+
+
+#: a folder's subfolders looked into for the pages of its manual: how deep, and how many entries at most
+TREE_DEPTH = 6
+TREE_ENTRIES = 20_000
+
+
+def _manual_below(folder: Path, policy: SourcePolicy) -> list[Path]:
+    """The pages in ``folder``'s subfolders that its own pages lead to by their manual's reading
+    order (``reading_order.reached``: a Sphinx package's ``html/`` and its
+    ``intro/tutorial.html``), each allowed by ``policy``. Hidden and
+    symlinked folders and files are not looked at; ``TREE_DEPTH`` levels and ``TREE_ENTRIES``
+    entries at most."""
+    root = Path(os.path.realpath(folder))
+    top: dict[str, Path] = {}
+    below: dict[str, Path] = {}
+    looked = 0
+    for current, dirs, names in os.walk(root):
+        depth = len(Path(current).relative_to(root).parts)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and depth < TREE_DEPTH
+                         and not os.path.islink(os.path.join(current, d)))
+        looked += len(dirs) + len(names)
+        if looked > TREE_ENTRIES:
+            break
+        for name in sorted(names):
+            file = Path(current) / name
+            if not name.startswith(".") and not file.is_symlink() and policy.allows(file) \
+                    and inner(file).suffix and readable(file):
+                (below if depth else top)[file.relative_to(root).as_posix()] = file
+    if not below:
+        return []
+    pages = {**top, **below}  # a licence page leads on too: Celery's index by its copyright page
+    found = reached(list(top), list(below), lambda name: _links_of(pages[name], policy.max_text_bytes))
+    return [below[name] for name in found]
 
 
 _INFO_PART = re.compile(r"^(?P<manual>.+\.info)-\d{1,3}(?:\.gz)?$", re.I)

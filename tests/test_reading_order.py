@@ -201,6 +201,56 @@ def test_a_folders_subfolders_of_pages_are_named_in_the_report_as_not_read(tmp_p
     assert again.warnings == [] and len(again.tutorials) == 1  # the subfolder named alone is read
 
 
+def test_a_folder_reads_the_pages_of_its_manual_in_its_subfolders_in_reading_order(tmp_path, monkeypatch):
+    """A Sphinx package's ``html/`` holds its front page and the manual below it (``intro/``,
+    ``topics/``), each page's next link leading on, through a copyright page on the way: the
+    manual is read in that order, the copyright page passed, and no page only other links reach
+    (``_modules/``' highlighted code, a page of another folder linked in by a symlink)."""
+    from tutorialbook.acquire import sources
+
+    docs = tmp_path / "html"
+    for folder in ("intro", "topics", "_modules", "_static"):
+        (docs / folder).mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.html").write_bytes(page("Secret"))
+    (docs / "linked").symlink_to(elsewhere)
+    body = "<p>How to {} with Scrapy, in a few careful steps and an example.</p>"
+    pages = {"index.html": ("Scrapy", "copyright.html"), "copyright.html": ("Copyright", "intro/overview.html"),
+             "intro/overview.html": ("Scrapy at a glance", "tutorial.html"),
+             "intro/tutorial.html": ("Scrapy Tutorial", "../topics/spiders.html"),
+             "topics/spiders.html": ("Spiders", "../linked/secret.html"), "_modules/spider.html": ("Code", None),
+             "topics/unlinked.html": ("Unlinked", None)}
+    for name, (title, next_) in pages.items():
+        extra = '<a href="../_modules/spider.html">[source]</a>' if name == "topics/spiders.html" else ""
+        (docs / name).write_bytes(page(title, next_, body=body.format(title.lower()) + extra))
+    (docs / "_static" / "style.css").write_text("body {}")
+    library = Library(store=str(tmp_path / "store"), allowed_roots=[str(tmp_path)])
+    report = library.ingest(str(docs), book="scrapy", refine_rounds=0)
+    assert [Path(f.source).relative_to(docs).as_posix() for f in report.files if f.status == "added"] == [
+        "index.html", "intro/overview.html", "intro/tutorial.html", "topics/spiders.html"]
+    assert [t.title for t in library.tutorials("scrapy")] == ["Scrapy", "Scrapy at a glance", "Scrapy Tutorial",
+                                                              "Spiders"]
+    assert report.warnings == []  # topics/ was read (not all of it); _modules/ is the builder's own
+    # a folder's walk is bounded: past TREE_ENTRIES entries its subfolders are looked at no further
+    monkeypatch.setattr(sources, "TREE_ENTRIES", 3)
+    assert [p.name for p in expand(str(docs), SourcePolicy((str(tmp_path),)))] == ["index.html"]
+
+
+def test_a_sphinx_sources_toctree_leads_into_its_subfolders(tmp_path):
+    """Sphinx's ``_sources/`` copies each page's source: the front page's toctree names the pages
+    below it by their paths (``intro/overview``), the subfolder's own toctree its pages from there."""
+    sources_ = tmp_path / "_sources"
+    (sources_ / "intro").mkdir(parents=True)
+    (sources_ / "index.rst.txt").write_text("Scrapy\n======\n\nCrawl sites.\n\n.. toctree::\n\n   intro/index\n")
+    (sources_ / "intro" / "index.rst.txt").write_text("Intro\n=====\n\n.. toctree::\n\n   tutorial\n   /faq\n")
+    (sources_ / "intro" / "tutorial.rst.txt").write_text("Tutorial\n========\n\nRun scrapy crawl quotes.\n")
+    (sources_ / "faq.rst.txt").write_text("FAQ\n===\n\nAsk away.\n")
+    (sources_ / "intro" / "unlisted.rst.txt").write_text("Unlisted\n========\n\nNot in a toctree.\n")
+    names = [p.relative_to(sources_).as_posix() for p in expand(str(sources_), SourcePolicy((str(tmp_path),)))]
+    assert names == ["index.rst.txt", "intro/index.rst.txt", "intro/tutorial.rst.txt", "faq.rst.txt"]
+
+
 def _starter_pages(folder: Path, linked: bool) -> None:
     feeding = ("<p>A starter is a culture of wild yeast and bacteria that leavens the bread.</p>"
                "<p>Feed the starter with equal weights of flour and water every day at the same time.</p>"

@@ -532,13 +532,23 @@ def folder_report(book: str, source: str, folder: bool, files: list[Path], repor
                   statuses: list[FileStatus], warnings: list[str]) -> IngestReport:
     """An ingest's report: each file's status in order, then a folder's unsupported files."""
     statuses = statuses + [_skipped(path) for path in (_unsupported(source, files) if folder else [])]
-    unread = subfolders_with_pages(Path(source.removeprefix("file://")).expanduser()) if folder else []
+    unread = _unread_subfolders(Path(source.removeprefix("file://")).expanduser(), files) if folder else []
     if unread:
         warnings = [*warnings, f"subfolders are not read: {', '.join(unread[:8])}{', ...' if len(unread) > 8 else ''}"
                     " (ingest one on its own to read its pages)"]
     return IngestReport(book=book, tutorials=reports, warnings=warnings, files=statuses,
                         failed=sum(f.status == "failed" for f in statuses),
                         skipped=sum(f.status == "skipped" for f in statuses))
+
+
+def _unread_subfolders(folder: Path, files: list[Path]) -> list[str]:
+    """The subfolders holding pages of which an ingest of ``folder`` read none (its manual's
+    pages in a subfolder are read, ``sources.expand``), but a builder's own (Sphinx's ``_sources``
+    copies the pages, ``_modules`` shows the code)."""
+    root = Path(os.path.realpath(folder))
+    inside = [f.relative_to(root).parts for f in files if f.is_relative_to(root)]
+    read = {parts[0] for parts in inside if len(parts) > 1}
+    return [name for name in subfolders_with_pages(folder) if name not in read and not name.startswith("_")]
 
 
 def _stored_report(row: dict) -> TutorialReport | None:
