@@ -1081,3 +1081,13 @@ def test_a_pause_between_a_piece_and_to_inside_a_move_a_verb_leads_is_no_break()
     # the piece says a move is made, so "to f3" goes on with the knight (alone, "to f3" is likelier the pawn's)
     events = track_lines(segments("One e4, e5. White develops the knight, to f3."))
     assert [e.san for e in events] == ["e4", "e5", "Nf3"]
+
+
+def test_a_whole_move_lost_is_found_where_only_one_pair_of_book_moves_lets_the_next_moves_follow():
+    # "four, e3, e6" lost to noise: the same side is still to move, so "bishop takes c4" fits nowhere (the
+    # e-pawn blocks the bishop) and nothing said next is illegal for the wrong side; only the one pair of book
+    # moves after which it and the next move stay in theory explains it
+    events = track_lines(segments("One d4, d5. Two c4, d takes c4. Three knight f3, knight f6.",
+                                  "Four, and we wait a moment here.",
+                                  "Five, bishop takes c4, c5, and six, castles, a6."))
+    assert [e.san for e in events][6:] == ["e3", "e6", "Bxc4", "c5", "O-O", "a6"]

@@ -195,6 +195,22 @@ class _Tracker:
         return memo.recall("lost", key, (mention, following),
                            lambda: _lost_before(self.board(path), mention, following))
 
+    def lost_move(self, mention: Mention, following: tuple[Mention, ...]) -> tuple[chess.Move, chess.Move] | None:
+        """The whole move (both sides' plies) speech recognition lost before `mention` ("knight c3, d takes
+        c4, [five, a4; black answers bishop f5,] six e3, e6"): the same side is to move after it, so only
+        opening theory tells the loss. From a book position at the end of the line, the one pair of book
+        moves after which `mention` and the move said next both name book moves and the `_GAP_CONFIRM` or
+        more moves said next in the sentence all follow; several are a refusal. (Measured: without the
+        second book move and with one move said next, held lessons lost moves to pairs guessed wrong.)"""
+        path = self.path()
+        if len(following) < _GAP_CONFIRM or self.line is None or self.ply != len(self.line.moves):
+            return None
+        if mention.move_number is not None and 2 * mention.move_number - 2 + bool(mention.black) != self.ply + 2:
+            return None  # said with the number of another move
+        key = (id(mention), tuple(map(id, following)), tuple(path))
+        return memo.recall("lost_move", key, (mention, following),
+                           lambda: _lost_pair(self.board(path), mention, following))
+
     def developed_two_back(self, mention: Mention) -> tuple[chess.Move | None, list[MoveEvent], chess.Move] | None:
         """ "We keep the bishop with bishop d3 [g3 misheard]. Black castles. White finishes development with
         bishop d3 [or b3]": a piece move said with a word of development ("develops", "development"), as
@@ -473,6 +489,12 @@ class _Tracker:
                 self.play(gap, _Said(m, "move"), quote, seg)
                 # lost_ply chose `gap` because `m` names a move after it
                 self.play(cast(chess.Move, resolve(m, self.board(self.path()))), said, quote, seg)
+            elif said.role == "move" and (pair := self.lost_move(m, _said_next(saids[n + 1 :]))):
+                for gap in pair:
+                    self.play(gap, _Said(m, "move"), quote, seg)
+                # lost_move chose the pair because `m` names a book move after it
+                following = _said_next(saids[n + 1 :])[:_LOOKAHEAD]
+                self.play(cast(chess.Move, resolve(m, self.board(self.path()), following=following)), said, quote, seg)
             elif said.role == "move" and again:
                 # "pawn to e5 [played before], white can play knight to c3 [fits nowhere here]": an
                 # "instead of" lost to speech recognition; the move replaces the one said again
@@ -520,6 +542,25 @@ def _lost_before(board: chess.Board, mention: Mention, following: tuple[Mention,
         if len(found) == 1:
             return found[0]
     return None
+
+
+def _lost_pair(board: chess.Board, mention: Mention, following: tuple[Mention, ...]
+               ) -> tuple[chess.Move, chess.Move] | None:
+    """`_Tracker.lost_move` at ``board`` (its path's), worked out (not remembered)."""
+    if not openings.board_in_book(board):
+        return None
+    found = []
+    for first in [gap for gap in board.legal_moves if _in_book(board, gap)]:
+        with _played(board, first):
+            for second in [gap for gap in board.legal_moves if _in_book(board, gap)]:
+                with _played(board, second):
+                    move = resolve(mention, board, following=following[:_LOOKAHEAD])
+                    if move is not None and _in_book(board, move):
+                        with _played(board, move):
+                            nxt = resolve(following[0], board, following=following[1:_LOOKAHEAD + 1])
+                            if nxt is not None and _in_book(board, nxt) and _fits(board, following):
+                                found.append((first, second))
+    return found[0] if len(found) == 1 else None
 
 
 def _heard_again(mention: Mention) -> Mention:
