@@ -28,7 +28,8 @@ MAX_TEXT_BYTES = 20 * 1024 * 1024
 SOURCES_HELP = ("a video or audio file, " + "/".join(sorted(SUBTITLE_EXTENSIONS)) + " subtitles, a document ("
                 + ", ".join(sorted(TEXT_EXTENSIONS | DOCUMENT_EXTENSIONS))
                 + "; Sphinx's .rst.txt, .md.txt, .ipynb.txt sources too; any of these gzipped, as README.md.gz), "
-                + "a " + "/".join(sorted(PGN_EXTENSIONS)) + " chess game, or a folder of these")
+                + "a " + "/".join(sorted(PGN_EXTENSIONS)) + " chess game, or a folder of these (with the pages "
+                + "in its subfolders that its manual's next links and toctrees lead to)")
 TITLE_HELP = "tutorial title (empty: the document's own title or first heading, else the file name)"
 
 
