@@ -5,6 +5,10 @@ chunk retrieval and BM25 over the same text, on the same learner questions, in o
                                            zutty-usage,with-editor-manual,curl-http-scripting,tigrc-manual]
                                     [--modes hybrid,keyword,vector,toc] [--rounds 1] [--fresh] [--json]
 
+Beside the nine, ``--docs pages`` runs ten pages tried as a new user would (``PAGES``), and
+``--docs packages`` their questions asked of whole documentation packages (``PACKAGES``): every page
+of the folder each page sits in (the README's "Pages tried as a new user would").
+
 Documents (``bench/data/<name>/README.md`` says where each comes from and its exact rules):
 
 - ``r-intro``: "An Introduction to R", ``/usr/share/R/doc/manual/R-intro.html`` (Debian ``r-doc-html``).
@@ -210,8 +214,52 @@ def documents() -> dict[str, Document]:
     }
 
 
+#: pages tried as a new user would (sessions 46-48): (file, Debian package); questions in
+#: ``bench/data/page-<name>/``, written by helpers who read only the page and never ran the system
+PAGES = {
+    "scrapy": ("/usr/share/doc/python-scrapy-doc/html/intro/tutorial.html", "python-scrapy-doc"),
+    "aiohttp": ("/usr/share/doc/python-aiohttp-doc/html/client_quickstart.html", "python-aiohttp-doc"),
+    "lxml": ("/usr/share/doc/python-lxml-doc/html/tutorial.html", "python-lxml-doc"),
+    "mako": ("/usr/share/doc/python-mako-doc/html/filtering.html", "python-mako-doc"),
+    "pint": ("/usr/share/doc/python-pint-doc/html/tutorial.html", "python-pint-doc"),
+    "dvipdfmx": ("/usr/share/doc/texlive-doc/dvipdfmx/dvipdfmx.pdf", "texlive-doc"),
+    "npm": ("/usr/share/doc/npm/configuring-npm/package-json.md.gz", "npm"),
+    "werkzeug": ("/usr/share/doc/python-werkzeug-doc/html/tutorial.html", "python-werkzeug-doc"),
+    "pygments": ("/usr/share/doc/python-pygments-doc/html/docs/lexerdevelopment.html", "python-pygments-doc"),
+    "celery": ("/usr/share/doc/python-celery-doc/html/userguide/calling.html", "python-celery-doc"),
+}
+#: whole packages: (folder, the page whose questions are asked of every page the folder reader takes)
+PACKAGES = {
+    "scrapy-intro": ("/usr/share/doc/python-scrapy-doc/html/intro", "scrapy"),
+    "scrapy-all": ("/usr/share/doc/python-scrapy-doc/html", "scrapy"),
+    "aiohttp-all": ("/usr/share/doc/python-aiohttp-doc/html", "aiohttp"),
+    "lxml-all": ("/usr/share/doc/python-lxml-doc/html", "lxml"),
+    "werkzeug-all": ("/usr/share/doc/python-werkzeug-doc/html", "werkzeug"),
+    "pygments-all": ("/usr/share/doc/python-pygments-doc/html/docs", "pygments"),
+    "celery-all": ("/usr/share/doc/python-celery-doc/html/userguide", "celery"),
+}
+#: what ``--docs`` names a group by
+GROUPS = {"pages": list(PAGES), "packages": list(PACKAGES)}
+
+
+def more_documents() -> dict[str, Document]:
+    """The pages and whole packages, beside the nine: ``--docs pages`` or ``--docs packages``. A
+    package's files are the ones the project's folder reader takes, in its order."""
+    from tutorialbook.acquire.roots import SourcePolicy
+    from tutorialbook.acquire.sources import expand, media_extensions
+
+    out = {name: Document(name, Path(source), package, [Path(source)] if Path(source).exists() else [])
+           for name, (source, package) in PAGES.items()}
+    for name, (folder, page) in PACKAGES.items():
+        files = (expand(folder, SourcePolicy((folder,), media_extensions=media_extensions()))
+                 if Path(folder).is_dir() else [])
+        out[name] = Document(name, Path(folder), PAGES[page][1], sorted(files))
+    return out
+
+
 def questions(name: str) -> list[dict]:
-    lines = (DATA / name / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    folder = DATA / name if name in documents() else DATA / f"page-{PACKAGES.get(name, (None, name))[1]}"
+    lines = (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -442,6 +490,8 @@ def meets(row: dict, t: dict) -> bool:
 
 def run(names: list[str], modes: list[str], rounds: int, fresh: bool, log=print) -> dict:
     docs = documents()
+    if set(names) - set(docs):
+        docs.update(more_documents())
     results = {}
     for name in names:
         doc = docs[name]
@@ -538,11 +588,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true", help="ignore the cached stores and vectors")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
-    unknown = [d for d in args.docs.split(",") if d not in documents()]
+    names = [n for d in args.docs.split(",") for n in GROUPS.get(d, [d])]
+    known = [*documents(), *PAGES, *PACKAGES]
+    unknown = [d for d in names if d not in known]
     if unknown:
-        parser.error(f"unknown document(s) {', '.join(unknown)}; known: {', '.join(documents())}")
-    results = run(args.docs.split(","), args.modes.split(","), args.rounds, args.fresh,
-                  log=lambda m: print(m, file=sys.stderr))
+        parser.error(f"unknown document(s) {', '.join(unknown)}; known: {', '.join(known)}, or pages, packages")
+    results = run(names, args.modes.split(","), args.rounds, args.fresh, log=lambda m: print(m, file=sys.stderr))
     return emit(results, args.json, print_table)
 
 
