@@ -10,7 +10,7 @@ import re
 import stat
 import zlib
 from pathlib import Path
-from typing import Callable, Mapping, cast
+from typing import Callable, Mapping
 
 from tutorialbook.errors import Cancelled, TutorialbookError
 from tutorialbook.acquire.formats import BINARY_FORMATS, DOCUMENT_EXTENSIONS, document_format, read_document
@@ -170,9 +170,11 @@ def expand_documents(source: str, policy: SourcePolicy,
             p for p in below if untaught(p)] if below else []
         documents = path_documents(checked + on_the_way, lambda f: _links_of(f, policy.max_text_bytes), parents)
         if on_the_way:
-            for page in [page for page, above in (parents or {}).items() if {page, above} & set(on_the_way)]:
-                del cast(dict, parents)[page]
-            documents = [kept for document in documents if (kept := [p for p in document if p not in on_the_way])]
+            leaving = set(on_the_way)
+            if parents is not None:
+                for page in [page for page, above in parents.items() if {page, above} & leaving]:
+                    del parents[page]
+            documents = [kept for document in documents if (kept := [p for p in document if p not in leaving])]
         return documents
     if not readable(path):
         raise TutorialbookError("source", unsupported_reason(path))
