@@ -42,9 +42,12 @@ class Frame:
         if self._image is None:
             video = cast(av.VideoFrame, self._video)  # one of the two is given
             w, h = self.size
+            # threads=1: swscale's own threads are left behind in a forked child (subprocess with
+            # a preexec_fn, as Ray starts its processes), which freeing this thread's cached
+            # converter then waits on forever
             if (w, h) != (video.width, video.height):
-                video = video.reformat(width=w, height=h, format="rgb24")
-            self._image = video.to_ndarray(format="rgb24")
+                video = video.reformat(width=w, height=h, format="rgb24", threads=1)
+            self._image = video.to_ndarray(format="rgb24", threads=1)
         return self._image
 
     def grey(self, box: tuple[int, int, int, int], side: int = 64) -> np.ndarray | None:

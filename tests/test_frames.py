@@ -2,6 +2,7 @@
 
 import shutil
 import subprocess
+import sys
 
 import cv2
 import numpy as np
@@ -93,3 +94,26 @@ def test_a_text_file_has_no_video(tmp_path):
     text = tmp_path / "notes.txt"
     text.write_text("git rebase -i HEAD~3\n" * 50)
     assert not has_video(text)
+
+
+_FORK_AFTER_FRAMES = """
+import subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+from tutorialbook.acquire.frames import sample_frames
+
+pool = ThreadPoolExecutor(1)  # alive, as a reader's worker thread is, when a process is started
+pool.submit(lambda: [f.image for f in sample_frames(sys.argv[1], max_side=320)]).result()
+# Ray starts its processes with a preexec_fn: the child runs Python, and drops the other
+# threads' state first
+child = subprocess.Popen([sys.executable, "-c", "pass"], preexec_fn=lambda: None)
+print("child", child.wait())
+"""
+
+
+@needs_ffmpeg
+def test_a_process_started_after_frames_were_converted_in_a_thread_does_not_hang(tmp_path):
+    video = tmp_path / "v.mp4"
+    _video(video, seconds=1)
+    done = subprocess.run([sys.executable, "-c", _FORK_AFTER_FRAMES, str(video)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip() == "child 0", done.stderr
