@@ -1091,3 +1091,16 @@ def test_a_whole_move_lost_is_found_where_only_one_pair_of_book_moves_lets_the_n
                                   "Four, and we wait a moment here.",
                                   "Five, bishop takes c4, c5, and six, castles, a6."))
     assert [e.san for e in events][6:] == ["e3", "e6", "Bxc4", "c5", "O-O", "a6"]
+
+
+@pytest.mark.parametrize("said", ["Black replies I, f6, and white plays e3.",
+                                  "Black replies I f6, and white plays e3."])
+def test_knight_heard_as_i_right_before_a_square_is_the_knight(said):
+    # "knight" with its "n" and "t" lost is the vowel "I"; the pronoun never stands right before a square
+    events = track_lines(segments("Pawn to d4, pawn to d5, bishop to f4.", said))
+    assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3"]
+
+
+def test_the_pronoun_i_before_a_verb_is_no_knight():
+    events = track_lines(segments("Pawn to d4, pawn to d5, bishop to f4.", "Here I play f6 for black, then e3."))
+    assert [e.san for e in events][-2:] == ["f6", "e3"]

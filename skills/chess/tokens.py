@@ -345,13 +345,18 @@ def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:
 
 
 def _knight_sound(toks: list[_Tok], i: int) -> bool:
-    """ "I'd take c5", "I to take c5": the knight, heard as a pronoun, before a capture."""
+    """ "I'd take c5", "I to take c5": the knight, heard as a pronoun, before a capture. And "black answers
+    I, f6": "knight" with its "n" and "t" lost is the vowel "I", and the pronoun is never followed by a
+    square (a verb comes between: "I play f6"), so an "I" right before a square, a pause between or not,
+    is the knight."""
     nxt = toks[i + 1] if i + 1 < len(toks) else None
     if nxt is None:
         return False
     if nxt.kind == "capture":
         return True
     after = toks[i + 2] if i + 2 < len(toks) else None
+    if toks[i].text == "i" and (nxt.kind == "sq" or (nxt.text == "," and after is not None and after.kind == "sq")):
+        return True
     return nxt.kind == "to" and after is not None and after.kind == "capture"
 
 
