@@ -1104,3 +1104,9 @@ def test_knight_heard_as_i_right_before_a_square_is_the_knight(said):
 def test_the_pronoun_i_before_a_verb_is_no_knight():
     events = track_lines(segments("Pawn to d4, pawn to d5, bishop to f4.", "Here I play f6 for black, then e3."))
     assert [e.san for e in events][-2:] == ["f6", "e3"]
+
+
+def test_knight_heard_with_its_n_as_a_d_is_the_knight():
+    # "dite f3": the nasal "n" of "knight" heard as the "d" said at the same place of the mouth
+    events = track_lines(segments("Pawn to d4, pawn to d5, pawn to c4, pawn to c6.", "Three, dite f3, and dite f6."))
+    assert [e.san for e in events][-2:] == ["Nf3", "Nf6"]
