@@ -1091,3 +1091,34 @@ def test_a_whole_move_lost_is_found_where_only_one_pair_of_book_moves_lets_the_n
                                   "Four, and we wait a moment here.",
                                   "Five, bishop takes c4, c5, and six, castles, a6."))
     assert [e.san for e in events][6:] == ["e3", "e6", "Bxc4", "c5", "O-O", "a6"]
+
+
+@pytest.mark.parametrize("said", ["Black replies I, f6, and white plays e3.",
+                                  "Black replies I f6, and white plays e3."])
+def test_knight_heard_as_i_right_before_a_square_is_the_knight(said):
+    # "knight" with its "n" and "t" lost is the vowel "I"; the pronoun never stands right before a square
+    events = track_lines(segments("Pawn to d4, pawn to d5, bishop to f4.", said))
+    assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3"]
+
+
+def test_the_pronoun_i_before_a_verb_is_no_knight():
+    events = track_lines(segments("Pawn to d4, pawn to d5, bishop to f4.", "Here I play f6 for black, then e3."))
+    assert [e.san for e in events][-2:] == ["f6", "e3"]
+
+
+@pytest.mark.parametrize(("said", "san"), [("White brings the king'site to f3.", "Nf3"),
+                                           ("White brings the queen'site to d2.", "Nd2")])
+def test_the_kings_knight_run_together_before_a_square_is_the_knight(said, san):
+    # "the king's knight" heard as one word: a knight going to the square after it, not a pawn
+    events = track_lines(segments("Pawn to d4, pawn to d5, bishop to f4, pawn to e6.", said))
+    assert [e.san for e in events][-1] == san
+
+
+def test_the_kings_knight_run_together_with_no_square_after_it_is_no_knight():
+    assert all(tok.kind != "piece" for tok in _tokens("black will attack on the king'site with f5"))
+
+
+def test_knight_heard_with_its_n_as_a_d_is_the_knight():
+    # "dite f3": the nasal "n" of "knight" heard as the "d" said at the same place of the mouth
+    events = track_lines(segments("Pawn to d4, pawn to d5, pawn to c4, pawn to c6.", "Three, dite f3, and dite f6."))
+    assert [e.san for e in events][-2:] == ["Nf3", "Nf6"]

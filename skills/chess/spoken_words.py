@@ -15,8 +15,8 @@ import chess
 _PIECE_WORDS = {
     chess.PAWN: "pawn pawns pon paun porn",
     # and the words that rhyme with it, speech recognition having lost or changed its first sound ("height c6",
-    # "black develops sight c6")
-    chess.KNIGHT: "knight knights night nights nite knite height heights sight sights site sites",
+    # "black develops sight c6"; "dite f6": the nasal "n" heard as the "d" said at the same place)
+    chess.KNIGHT: "knight knights night nights nite knite height heights sight sights site sites dite dites dight",
     chess.BISHOP: "bishop bishops bishup bishap",
     chess.ROOK: "rook rooks rock rocks brook ruk",
     chess.QUEEN: "queen queens",

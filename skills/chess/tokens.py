@@ -173,9 +173,28 @@ _KING_TO_SAFETY = re.compile(
 )
 
 
+# "king's knight" run together by speech recognition: "king'site", "queen'snight"
+_WING_KNIGHT = re.compile(r"^(?P<wing>king|queen)'(?:s?ite|s?ight|s?night|s?nite)$")
+
+
+def _wing_knights(toks: list[_Tok]) -> list[_Tok]:
+    """ "the king's knight" heard as one word, "king'site": the wing and the knight, where a square follows
+    (elsewhere it is "kingside" heard so: "attack on the king'site with f5")."""
+    out: list[_Tok] = []
+    for i, t in enumerate(toks):
+        wing = _WING_KNIGHT.match(t.text)
+        if wing is None or not _before_square(toks, i):
+            out.append(t)
+            continue
+        cut = t.start + len(wing.group("wing"))
+        out.append(_Tok("wing", t.start, cut, wing.group("wing"), "K" if wing.group("wing") == "king" else "Q"))
+        out.append(_Tok("piece", cut, t.end, t.text[cut - t.start:], chess.KNIGHT, weak=True))
+    return out
+
+
 def _tokens(text: str) -> list[_Tok]:
     """Tokens after joining what speech splits ("e four" -> e4) and resolving words by context."""
-    toks = _raw_tokens(text)
+    toks = _wing_knights(_raw_tokens(text))
     for phrase in _KING_TO_SAFETY.finditer(text):  # one word for castling, as "castles" is
         k = next((n for n, t in enumerate(toks) if t.start >= phrase.start()), len(toks))
         toks[k:] = [_Tok("castle", phrase.start(), phrase.end(), "castles")] + \
@@ -345,13 +364,18 @@ def _joined(t: _Tok, nxt: _Tok) -> _Tok | None:
 
 
 def _knight_sound(toks: list[_Tok], i: int) -> bool:
-    """ "I'd take c5", "I to take c5": the knight, heard as a pronoun, before a capture."""
+    """ "I'd take c5", "I to take c5": the knight, heard as a pronoun, before a capture. And "black answers
+    I, f6": "knight" with its "n" and "t" lost is the vowel "I", and the pronoun is never followed by a
+    square (a verb comes between: "I play f6"), so an "I" right before a square, a pause between or not,
+    is the knight."""
     nxt = toks[i + 1] if i + 1 < len(toks) else None
     if nxt is None:
         return False
     if nxt.kind == "capture":
         return True
     after = toks[i + 2] if i + 2 < len(toks) else None
+    if toks[i].text == "i" and (nxt.kind == "sq" or (nxt.text == "," and after is not None and after.kind == "sq")):
+        return True
     return nxt.kind == "to" and after is not None and after.kind == "capture"
 
 
