@@ -1122,3 +1122,21 @@ def test_knight_heard_with_its_n_as_a_d_is_the_knight():
     # "dite f3": the nasal "n" of "knight" heard as the "d" said at the same place of the mouth
     events = track_lines(segments("Pawn to d4, pawn to d5, pawn to c4, pawn to c6.", "Three, dite f3, and dite f6."))
     assert [e.san for e in events][-2:] == ["Nf3", "Nf6"]
+
+
+def test_a_knight_heard_as_i5_before_a_square_may_be_the_knight_to_the_f_file_of_its_rank():
+    # "knight f6" heard "i5, c6": the "ef" of the square heard as the five run into the knight's "i". Read as
+    # knight c6, the later "i5, c6" (the other knight, to c6) and black's castling fit nowhere; heard again as
+    # f6, the whole line follows
+    events = track_lines(segments("One, d4, d5. Two, bishop f4, and black answers i5, c6.",
+                                  "Three, e3, e6. Four, knight f3, c5.",
+                                  "Five, c3, and black develops i5, c6.",
+                                  "Six, knight bd2, bishop d6. Seven, bishop g3, and black castles."))
+    assert [e.san for e in events] == ["d4", "d5", "Bf4", "Nf6", "e3", "e6", "Nf3", "c5", "c3", "Nc6",
+                                       "Nbd2", "Bd6", "Bg3", "O-O"]
+
+
+def test_a_knight_heard_as_i5_before_a_square_stays_there_when_the_lesson_follows():
+    events = track_lines(segments("One, e4, e5. Two, knight f3, and black answers i5, c6.",
+                                  "Three, bishop b5, a6."))
+    assert [e.san for e in events] == ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]

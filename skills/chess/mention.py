@@ -96,6 +96,8 @@ class Mention:
     named by the side of the board it started on."""
     shade: str | None = None
     """"light" or "dark": a bishop named by the colour of its squares ("the dark-squared bishop")."""
+    five_f: bool = False
+    """Said after a knight heard as "i5" ("i5, c6"): maybe "knight f6", the f-file square of its rank."""
     object_of_on: bool = False
     """An "on" came before the piece ("pressure on the knight to f5"): the piece may be what is
     talked about, not what moves."""

@@ -277,7 +277,7 @@ def _target_mention(text: str, toks: list[_Tok], i: int, floor: int) -> tuple[Me
             m.cue = True  # the "twenty" is the spoken "to"
     else:
         m.targets = _square_targets(t)
-        m.weak = t.weak
+        m.weak, m.five_f = t.weak, t.five_f
         written = t.written
         if written:
             m.notation = written["piece"] is not None or written["ff"] is not None or written["x"]

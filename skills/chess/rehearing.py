@@ -306,6 +306,13 @@ def _hearings(saids: list[list[S]], drop: tuple[int, int], current: Placed,
     ``current`` placed as ``repeated``."""
     places = [(n, k) for n, k in (near(saids, drop) if at is None else at) if (n, k) not in current.repeated]
     for n, k in places:
+        mention = saids[n][k].mention  # type: ignore[attr-defined]
+        if getattr(mention, "five_f", False) and len(mention.targets) == 1:
+            # "i5, c6" heard again as "knight f6", its "ef" heard as the five: first, as the one other
+            # square such a knight is known to be said for (a rhyme of c6 is only a guess)
+            rank = chess.square_rank(next(iter(mention.targets)))
+            yield n, _heard(saids, n, k, targets={chess.square(5, rank): 1.0}, five_f=False), False
+    for n, k in places:
         said = saids[n][k]
         for targets in _rhymes(said.mention.targets):  # type: ignore[attr-defined]
             yield n, _heard(saids, n, k, targets=targets), False

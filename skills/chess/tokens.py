@@ -53,6 +53,8 @@ class _Tok:
     """A square written with a letter that is no file but rhymes with some ("t3"): any rhyming file."""
     shade: str | None = None
     """For a bishop: "light" or "dark", the colour of the squares it was named by ("the dark-squared bishop")."""
+    five_f: bool = False
+    """A square after a knight heard as "i5" ("i5, c6"): the 5 may have been its "ef", the square f on its rank."""
 
 
 def _raw_tokens(text: str) -> list[_Tok]:
@@ -328,6 +330,10 @@ def _eye_knight(toks: list[_Tok]) -> list[_Tok]:
             out.append(_Tok("sq", nxt.start, nxt.end, "f" + nxt.text, chess.square(5, nxt.value - 1), weak=True))
             i += 2
         else:
+            if nxt.text == "5" and rank is not None and rank.kind == "sq" and chess.square_file(rank.value) != 5:
+                # "i5, c6": the 5 is the knight's, or the "ef" of "knight f6" with its rank heard as a
+                # square of its own; which one, only the lesson's moves can tell (rehearing.py)
+                rank.five_f = True
             i += 2  # "i5, c6", "i3 treats": the digit is the knight's
     return out
 
