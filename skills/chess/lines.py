@@ -138,14 +138,14 @@ def _back_to_theory(sentences: list[tuple[str, str, Callable[[int], Segment]]], 
     if drop is None:
         return []
     saids = done.saids
-    at = [*rehearing.near(saids, drop), *rehearing._on_path(done, drop)]
+    at = [*rehearing.near(saids, drop), *rehearing.on_path(done, drop)]
     scores: dict[tuple, tuple[int, int, int, _Said, _Said]] = {}
     for n, k in dict.fromkeys(at):
         said = saids[n][k]
-        if (n, k) in done.repeated or (n, k) not in done.said_at or not rehearing._bare_square(said):
+        if (n, k) in done.repeated or (n, k) not in done.said_at or not rehearing.bare_square(said):
             continue
-        for targets in rehearing._rhymes(said.mention.targets):
-            again = rehearing._heard(saids, n, k, targets=targets)
+        for targets in rehearing.rhymes(said.mention.targets):
+            again = rehearing.heard_as(saids, n, k, targets=targets)
             trial = _place(sentences, again, None, (done, max(n - 1, 0)), done.bridges)
             if (len(trial.dropped) <= len(done.dropped) and trial.titled_plies() >= done.titled_plies()
                     and trial.book_plies() > done.book_plies()):
