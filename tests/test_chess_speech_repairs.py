@@ -1140,3 +1140,18 @@ def test_a_knight_heard_as_i5_before_a_square_stays_there_when_the_lesson_follow
     events = track_lines(segments("One, e4, e5. Two, knight f3, and black answers i5, c6.",
                                   "Three, bishop b5, a6."))
     assert [e.san for e in events] == ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]
+
+
+def test_a_square_heard_on_a_rhyming_file_is_heard_back_into_theory_with_the_move_lost_after_it():
+    # "Then g3" heard "d3", legal, and "bishop to g2" lost: the line goes on legally off the book until the
+    # knight's retreat comes at White's turn. Neither repair alone mends enough; g3 takes the line back
+    # into theory, and with the bishop's move bridged after it the moves said follow again
+    events = track_lines(segments("White begins with c4, and black answers e5.",
+                                  "Then knight c3, and black brings the knight to f6.",
+                                  "Then d3, getting ready to fianchetto the bishop.",
+                                  "Black strikes with d5, c takes d5, and the knight takes back on d5.",
+                                  "Now the knight retreats to b6.",
+                                  "White develops the other knight to f3, and black replies knight c6.",
+                                  "White castles."), "English Opening")
+    assert [e.san for e in events] == ["c4", "e5", "Nc3", "Nf6", "g3", "d5", "cxd5", "Nxd5", "Bg2", "Nb6",
+                                       "Nf3", "Nc6", "O-O"]

@@ -68,6 +68,27 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker, against: _Tr
     return current
 
 
+def one(saids: list[list[_Said]], place: Place, current: _Tracker) -> _Tracker | None:
+    """``current`` placed again with the one lost move that alone does best where its first move said
+    fits nowhere (as `best` finds it), whatever it gains over the lesson; None where none or two do."""
+    drop = current.dropped[0] if current.dropped else None
+    if drop is None:
+        return None
+    until = drop[0] + AHEAD
+    before = sum(1 for d in current.dropped if d[0] <= until)
+    scores = {}
+    for at in _before(saids, drop, current):
+        for gap in _gaps(saids, at, current.said_at[at])[:BUDGET]:
+            trial = place(saids, until, (current, at[0]), {**current.bridges, at: gap})
+            scores[at, gap] = (len(trial.dropped), -trial.titled_plies(), -trial.book_plies())
+    top = min(scores.values(), default=None)
+    found = [bridge for bridge, left in scores.items() if left == top]
+    if top is None or top[0] >= before or len(found) != 1:
+        return None
+    (at, gap), = found
+    return place(saids, None, (current, at[0]), {**current.bridges, at: gap})
+
+
 #: positions of opening theory a bridge that mends a single move must add
 THEORY_GAIN = 4
 

@@ -111,7 +111,49 @@ def _bridged(sentences: list[tuple[str, str, Callable[[int], Segment]]], heard: 
         trial = bridging.best(with_it, place, base, done)
         if rehearing.gains_in_theory(trial, done) or rehearing.mends_much(trial, done):
             return trial
+    # a hearing that mended nothing alone but took the line back into theory, with the one lost move that
+    # alone does best after it: kept when together they leave fewer moves fitting nowhere and place more
+    # in theory (one repair tied to the other, neither guessed: each must be the only one that does best)
+    for n, k, _, again in _back_to_theory(sentences, done):
+        with_it = [*done.saids[:n], [*done.saids[n][:k], again, *done.saids[n][k + 1:]], *done.saids[n + 1:]]
+        base = _place(sentences, with_it, None, (done, max(n - 1, 0)), done.bridges)
+        trial = bridging.one(with_it, place, base)
+        if (trial is not None and len(trial.dropped) < len(done.dropped)
+                and trial.titled_plies() >= done.titled_plies() and trial.book_plies() > done.book_plies()):
+            return trial
     return done
+
+
+def _back_to_theory(sentences: list[tuple[str, str, Callable[[int], Segment]]], done: _Tracker
+                    ) -> list[tuple[int, int, _Said, _Said]]:
+    """A square said alone, heard again on a rhyming file, that mends no move said on its own but
+    takes the line back into opening theory ("Then d3" for "then g3": d3 is legal, the line goes on
+    legally, off the book, until a move said fits nowhere; with g3 the moves said stay in theory, yet
+    the move lost after them, "[bishop to g2]", still leaves the next fitting nowhere): as ``halfway``'s
+    (sentence, mention, as said, as heard again), to be tried with lost moves bridged after it. Only
+    the one hearing, near the first move said that fits nowhere or on the way to its position, that
+    alone places the most moves in theory without leaving more fitting nowhere or fewer on the titled
+    opening; none when two do as well (nothing is guessed)."""
+    drop = done.dropped[0] if done.dropped else None
+    if drop is None:
+        return []
+    saids = done.saids
+    at = [*rehearing.near(saids, drop), *rehearing.on_path(done, drop)]
+    scores: dict[tuple, tuple[int, int, int, _Said, _Said]] = {}
+    for n, k in dict.fromkeys(at):
+        said = saids[n][k]
+        if (n, k) in done.repeated or (n, k) not in done.said_at or not rehearing.bare_square(said):
+            continue
+        for targets in rehearing.rhymes(said.mention.targets):
+            again = rehearing.heard_as(saids, n, k, targets=targets)
+            trial = _place(sentences, again, None, (done, max(n - 1, 0)), done.bridges)
+            if (len(trial.dropped) <= len(done.dropped) and trial.titled_plies() >= done.titled_plies()
+                    and trial.book_plies() > done.book_plies()):
+                scores.setdefault(trial.moves(), (trial.book_plies(), n, k, said, again[n][k]))
+    ranked = sorted(scores.values(), key=lambda s: -s[0])
+    if not ranked or (len(ranked) > 1 and ranked[1][0] == ranked[0][0]):
+        return []
+    return [ranked[0][1:]]
 
 
 def read_lesson(segments: Iterable[Segment], title: str = "") -> list[MoveEvent]:

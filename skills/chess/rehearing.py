@@ -158,7 +158,7 @@ def _far(saids: list[list[S]], drop: tuple[int, int], current: P, place: Callabl
     opening and more in opening theory; else None."""
     until = drop[0] + AHEAD
     before = sum(1 for d in current.dropped if d[0] <= until)
-    moved = [at for at in _on_path(current, drop) if saids[at[0]][at[1]].role == "move"]  # type: ignore[attr-defined]
+    moved = [at for at in on_path(current, drop) if saids[at[0]][at[1]].role == "move"]  # type: ignore[attr-defined]
     hearings = list(_hearings(saids, drop, current, moved))
     rhymed = sum(1 for *_, piece in hearings if not piece)
     if len(hearings) - rhymed > piece_budget:
@@ -192,17 +192,17 @@ def _paired(saids: list[list[S]], drop: tuple[int, int], current: P, place: Call
     one pair alone does best and over the whole lesson it leaves `GAIN` fewer moves fitting nowhere,
     as many on the titled opening and more in opening theory."""
     n, k = drop
-    pairs = [(k - 1, k)] if k >= 1 and _bare_square(saids[n][k - 1]) and _bare_square(saids[n][k]) else []
+    pairs = [(k - 1, k)] if k >= 1 and bare_square(saids[n][k - 1]) and bare_square(saids[n][k]) else []
     hearings = [(a, b, first, second) for a, b in pairs
-                for first in _rhymes(saids[n][a].mention.targets)  # type: ignore[attr-defined]
-                for second in _rhymes(saids[n][b].mention.targets)]  # type: ignore[attr-defined]
+                for first in rhymes(saids[n][a].mention.targets)  # type: ignore[attr-defined]
+                for second in rhymes(saids[n][b].mention.targets)]  # type: ignore[attr-defined]
     if not hearings or len(hearings) > budget:
         return 0, None  # not all of them can be tried: none is guessed
     until = drop[0] + AHEAD
     before = sum(1 for d in current.dropped if d[0] <= until)
     scores = []
     for a, b, first, second in hearings:
-        heard = _heard(_heard(saids, n, a, targets=first), n, b, targets=second)
+        heard = heard_as(heard_as(saids, n, a, targets=first), n, b, targets=second)
         trial = place(heard, until, (current, max(n - 1, 0)))
         scores.append(((len(trial.dropped), -trial.titled_plies(), -trial.book_plies()), heard, trial.moves()))
     top = min(score for score, *_ in scores)
@@ -248,7 +248,7 @@ def _told_apart_later(saids: list[list[S]], half: dict, placed: set, current: P,
     return kept[0] if len(kept) == 1 else None
 
 
-def _bare_square(said) -> bool:
+def bare_square(said) -> bool:
     """Whether ``said`` is a move said as one square alone ("e3")."""
     mention = said.mention
     return said.role == "move" and mention.bare and len(mention.targets) == 1
@@ -287,7 +287,7 @@ def gains_in_theory(trial: Placed, current: Placed) -> bool:
             and trial.book_plies() > current.book_plies())
 
 
-def _on_path(current: Placed, drop: tuple[int, int]) -> list[tuple[int, int]]:
+def on_path(current: Placed, drop: tuple[int, int]) -> list[tuple[int, int]]:
     """The mentions said before the `REACH` sentences up to ``drop`` and placed on the way to the
     position where it fit nowhere, within `PATH_PLIES` plies of it, the nearest first."""
     path = current.said_at.get(drop)
@@ -311,14 +311,14 @@ def _hearings(saids: list[list[S]], drop: tuple[int, int], current: Placed,
             # "i5, c6" heard again as "knight f6", its "ef" heard as the five: first, as the one other
             # square such a knight is known to be said for (a rhyme of c6 is only a guess)
             rank = chess.square_rank(next(iter(mention.targets)))
-            yield n, _heard(saids, n, k, targets={chess.square(5, rank): 1.0}, five_f=False), False
+            yield n, heard_as(saids, n, k, targets={chess.square(5, rank): 1.0}, five_f=False), False
     for n, k in places:
         said = saids[n][k]
-        for targets in _rhymes(said.mention.targets):  # type: ignore[attr-defined]
-            yield n, _heard(saids, n, k, targets=targets), False
+        for targets in rhymes(said.mention.targets):  # type: ignore[attr-defined]
+            yield n, heard_as(saids, n, k, targets=targets), False
     for n, k in places:
         for piece in _pieces(saids[n][k].mention, current.said_at.get((n, k))):  # type: ignore[attr-defined]
-            yield n, _heard(saids, n, k, piece=piece, bare=False), True
+            yield n, heard_as(saids, n, k, piece=piece, bare=False), True
 
 
 def near(saids: list[list[S]], drop: tuple[int, int]) -> list[tuple[int, int]]:
@@ -328,7 +328,7 @@ def near(saids: list[list[S]], drop: tuple[int, int]) -> list[tuple[int, int]]:
             for k in range(drop[1] if n == drop[0] else len(saids[n]) - 1, -1, -1)]
 
 
-def _heard(saids: list[list[S]], n: int, k: int, **changes) -> list[list[S]]:
+def heard_as(saids: list[list[S]], n: int, k: int, **changes) -> list[list[S]]:
     """``saids`` with the mention ``k`` of sentence ``n`` heard with ``changes``."""
     said = saids[n][k]
     sentence = [*saids[n]]
@@ -356,7 +356,7 @@ def _pieces(mention, path: tuple[chess.Move, ...] | None) -> list[int]:
     return [piece for piece in PIECES if piece in there]
 
 
-def _rhymes(targets: dict[int, float]) -> Iterator[dict[int, float]]:
+def rhymes(targets: dict[int, float]) -> Iterator[dict[int, float]]:
     """One square said on a rhyming file, as each other rhyming file of its rank; one on the a- or
     e-file also as the other ("ay" and "ee")."""
     if len(targets) != 1:
