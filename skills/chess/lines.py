@@ -117,10 +117,10 @@ def _bridged(sentences: list[tuple[str, str, Callable[[int], Segment]]], heard: 
     for n, k, _, again in _back_to_theory(sentences, done):
         with_it = [*done.saids[:n], [*done.saids[n][:k], again, *done.saids[n][k + 1:]], *done.saids[n + 1:]]
         base = _place(sentences, with_it, None, (done, max(n - 1, 0)), done.bridges)
-        trial = bridging.one(with_it, place, base)
-        if (trial is not None and len(trial.dropped) < len(done.dropped)
-                and trial.titled_plies() >= done.titled_plies() and trial.book_plies() > done.book_plies()):
-            return trial
+        paired = bridging.one(with_it, place, base)
+        if (paired is not None and len(paired.dropped) < len(done.dropped)
+                and paired.titled_plies() >= done.titled_plies() and paired.book_plies() > done.book_plies()):
+            return paired
     return done
 
 
