@@ -46,21 +46,11 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker, against: _Tr
         if drop is None:
             break
         done.add(drop)
-        until = drop[0] + AHEAD
-        before = sum(1 for d in current.dropped if d[0] <= until)
-        scores: dict[tuple[tuple[int, int], chess.Move], tuple[int, int, int]] = {}
-        for at in _before(saids, drop, current):
-            for gap in _gaps(saids, at, current.said_at[at]):
-                if tried >= BUDGET:
-                    break
-                tried += 1
-                trial = place(saids, until, (current, at[0]), {**bridges, at: gap})
-                scores[at, gap] = (len(trial.dropped), -trial.titled_plies(), -trial.book_plies())
-        top = min(scores.values(), default=None)
-        found = [bridge for bridge, left in scores.items() if left == top]
-        if top is None or top[0] >= before or len(found) != 1:
+        found, spent = _sole(saids, place, current, drop, bridges, BUDGET - tried)
+        tried += spent
+        if found is None:
             continue  # nothing gained, or two bridges do as well: not guessed
-        (at, gap), tried = found[0], tried + 1
+        (at, gap), tried = found, tried + 1
         trial = place(saids, None, (current, at[0]), {**bridges, at: gap})
         if gains_in_theory(trial, current) or _into_theory(trial, current) \
                 or (against is not None and mends_much(trial, against)):
@@ -71,22 +61,37 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker, against: _Tr
 def one(saids: list[list[_Said]], place: Place, current: _Tracker) -> _Tracker | None:
     """``current`` placed again with the one lost move that alone does best where its first move said
     fits nowhere (as `best` finds it), whatever it gains over the lesson; None where none or two do."""
-    drop = current.dropped[0] if current.dropped else None
-    if drop is None:
+    if not current.dropped:
         return None
+    found, _ = _sole(saids, place, current, current.dropped[0], current.bridges, BUDGET)
+    if found is None:
+        return None
+    at, gap = found
+    return place(saids, None, (current, at[0]), {**current.bridges, at: gap})
+
+
+def _sole(saids: list[list[_Said]], place: Place, current: _Tracker, drop: tuple[int, int],
+          bridges: dict, budget: int) -> tuple[tuple[tuple[int, int], chess.Move] | None, int]:
+    """The one lost move (where, which) that, bridged on top of ``bridges``, leaves the fewest moves
+    fitting nowhere up to `AHEAD` sentences past ``drop`` (then the most on the titled opening, then
+    in theory), if it leaves fewer than ``current`` does; None where none or two do as well. With
+    how many placings of at most ``budget`` it tried."""
     until = drop[0] + AHEAD
     before = sum(1 for d in current.dropped if d[0] <= until)
-    scores = {}
+    scores: dict[tuple[tuple[int, int], chess.Move], tuple[int, int, int]] = {}
+    tried = 0
     for at in _before(saids, drop, current):
-        for gap in _gaps(saids, at, current.said_at[at])[:BUDGET]:
-            trial = place(saids, until, (current, at[0]), {**current.bridges, at: gap})
+        for gap in _gaps(saids, at, current.said_at[at]):
+            if tried >= budget:
+                break
+            tried += 1
+            trial = place(saids, until, (current, at[0]), {**bridges, at: gap})
             scores[at, gap] = (len(trial.dropped), -trial.titled_plies(), -trial.book_plies())
     top = min(scores.values(), default=None)
     found = [bridge for bridge, left in scores.items() if left == top]
     if top is None or top[0] >= before or len(found) != 1:
-        return None
-    (at, gap), = found
-    return place(saids, None, (current, at[0]), {**current.bridges, at: gap})
+        return None, tried
+    return found[0], tried
 
 
 #: positions of opening theory a bridge that mends a single move must add
