@@ -58,14 +58,15 @@ UNSEEN_VOICES = ("festival:slt_hts",)
 DESIGN_LESSONS = ("caro_kann", "french_defense", "italian_game", "kings_indian",
                   "english_opening", "london_system", "scandinavian_defense", "scotch_game",
                   "kings_gambit", "slav_defense", "petrov_defense", "alekhine_defense")
-SETTINGS = ("ingest", "norepeat", "penalty", "hotwords", "beam1", "beam8")
+SETTINGS = ("ingest", "norepeat", "penalty", "hotwords", "beam1", "beam8", "patience2", "chunk15")
 
 
 def options(setting: str, title: str) -> dict:
     """Decoding options for ``transcribe``: "ingest" is the prompt alone (what ingest passed before
     the chess pack asked for ``no_repeat_ngram_size``), "norepeat" what it passes now (the pack's
-    ``decoding``), the others that with one more change (hotwords, beam size); "penalty" is the
-    prompt with ``repetition_penalty`` 1.1 instead."""
+    ``decoding``), the others that with one more change (hotwords, beam size, beam search patience 2,
+    speech packed into windows of at most 15 s instead of 30); "penalty" is the prompt with
+    ``repetition_penalty`` 1.1 instead."""
     from tutorialbook.ingest import _prompt
     from tutorialbook.skills.domains import get_pack
 
@@ -78,6 +79,8 @@ def options(setting: str, title: str) -> dict:
         "penalty": {"initial_prompt": prompt, "decoding": {"repetition_penalty": 1.1}},
         "beam1": {"initial_prompt": prompt, "beam_size": 1, "decoding": pack.decoding},
         "beam8": {"initial_prompt": prompt, "beam_size": 8, "decoding": pack.decoding},
+        "patience2": {"initial_prompt": prompt, "decoding": {**(pack.decoding or {}), "patience": 2}},
+        "chunk15": {"initial_prompt": prompt, "decoding": {**(pack.decoding or {}), "chunk_length": 15}},
     }[setting]
 
 
