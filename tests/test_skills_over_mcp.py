@@ -115,7 +115,7 @@ async def test_skills_list_get_and_read_agree(tmp_path, mode, monkeypatch):
                 changed.clear()
                 await client.call_tool("record_lesson", {"lesson": "Warm water woke the starter.",
                                                          "book": "baking", "outcome": "success", "skill_id": skill_id})
-                await other.send_ping()
+                await other.list_tools()  # a round trip: what the server sent before it has been read
             assert changed, "a lesson changes the skill's SKILL.md: resources list-changed is announced"
             assert heard, "another session of the same server hears it too"
         after = await request(client, GetSkill(params={"uri": first["uri"]}))
