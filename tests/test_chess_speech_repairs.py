@@ -527,6 +527,16 @@ def test_a_lost_ply_is_bridged_and_the_rest_of_the_line_kept():
     assert {line for line, _, _ in played(events)} == {1}
 
 
+def test_two_lost_plies_in_a_row_are_bridged_through_theory():
+    # "knight f3, knight c6" lost together: the side to move stays right, "bishop b5, a6, bishop a4,
+    # knight f6" stay legal, and castling (the knight still on g1) fits nowhere, with the rest of the
+    # line; no one lost move mends it, the one pair of book moves after which the moves said follow does
+    events = track_lines(segments("We start with e4, e5.", "Nights, nights.", "Bishop b5, a6.", "Bishop a4, knight f6.",
+                                  "Castles, bishop e7.", "Rook e1, b5.", "Bishop b3, d6."), "Ruy Lopez")
+    assert [san for _, _, san in played(events)] == "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6".split()
+    assert {line for line, _, _ in played(events)} == {1}
+
+
 def test_a_lost_ply_that_many_moves_could_bridge_is_not_guessed(monkeypatch):
     # any of Black's quiet moves lets "rook b3, h4, rook b4, h3" follow, and none is opening theory
     lesson = segments("Pawn to a4, pawn to h5.", "Rook a3, zy takes.", "Rook b3, pawn to h4.", "Rook b4, pawn to h3.")
