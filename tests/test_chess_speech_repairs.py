@@ -537,6 +537,15 @@ def test_two_lost_plies_in_a_row_are_bridged_through_theory():
     assert {line for line, _, _ in played(events)} == {1}
 
 
+def test_two_lost_plies_among_many_pairs_of_theory_are_bridged_on_the_titled_opening():
+    # "knight f3, knight c6" lost after 1. e4 e5: "d4, e takes d4" stays legal, "knight takes d4" fits
+    # nowhere; after 1. e4 e5 more pairs of book moves let the moves said follow than are tried, and
+    # of them the lesson's own opening, the Scotch, has the one
+    events = track_lines(segments("We start with e4, e5.", "Nights, nights.", "d4, e takes d4.",
+                                  "Knight takes d4, knight f6.", "Knight takes c6, b takes c6."), "Scotch Game")
+    assert [san for _, _, san in played(events)] == "e4 e5 Nf3 Nc6 d4 exd4 Nxd4 Nf6 Nxc6 bxc6".split()
+
+
 def test_a_lost_ply_that_many_moves_could_bridge_is_not_guessed(monkeypatch):
     # any of Black's quiet moves lets "rook b3, h4, rook b4, h3" follow, and none is opening theory
     lesson = segments("Pawn to a4, pawn to h5.", "Rook a3, zy takes.", "Rook b3, pawn to h4.", "Rook b4, pawn to h3.")

@@ -16,7 +16,8 @@ Two plies lost in a row (a move and its reply, "knight f3, knight c6" heard as n
 move right: the moves said next may stay legal until one that needs a lost piece fits nowhere, and no
 one lost move mends that. Where none does, pairs of moves in a row are tried the same way, only pairs
 of opening theory (two free plies let too many pairs through off the book) after which the move said
-and `TWO_CONFIRM` more follow, on a budget of their own; a pair is kept as a single bridge far from
+and `TWO_CONFIRM` more follow (where more pairs do than the budget, only those on the opening the lesson
+is titled after), on a budget of their own; a pair is kept as a single bridge far from
 what it explains is, with the two bridged moves themselves not counted among those it places in theory.
 """
 
@@ -28,7 +29,7 @@ import chess
 
 from .rehearing import AHEAD, GAIN, gains_in_theory, mends_much, near
 from .roles import _Said
-from .theory import _fits, _in_book, resolve
+from .theory import _TITLED, _epd_after, _fits, _in_book, resolve
 from .tracker import _Tracker
 
 #: placings of the lesson tried at most (each ~5-10 ms a lesson)
@@ -127,11 +128,15 @@ def _sole_two(saids: list[list[_Said]], place: Place, current: _Tracker, drop: t
               bridges: dict, budget: int) -> tuple[tuple[tuple[int, int], tuple[chess.Move, ...]] | None, int]:
     """As `_sole`, two lost moves in a row before one move said: the pair of opening theory after which
     it and the `TWO_CONFIRM` moves said next follow, that alone does best up to `AHEAD` sentences past
-    ``drop``; none when more pairs follow than ``budget`` placings (not all tried: none is guessed)."""
+    ``drop``. When more pairs follow than ``budget`` placings, only those on the titled opening are
+    tried; when still more, none (not all tried: none is guessed)."""
     until = drop[0] + AHEAD
     before = sum(1 for d in current.dropped if d[0] <= until)
     pairs = [(at, gap) for at in _before(saids, drop, current) if at not in bridges
              for gap in _gaps(saids, at, current.said_at[at], plies=2, confirm=TWO_CONFIRM)]
+    if len(pairs) > budget:
+        # a lesson's opening moves let many pairs of theory follow: of them, those on its titled opening
+        pairs = [(at, gap) for at, gap in pairs if _on_titled(current.said_at[at], gap)]
     if not pairs or len(pairs) > budget:
         return None, 0
     scores: dict[tuple[tuple[int, int], tuple[chess.Move, ...]], tuple[int, int, int]] = {}
@@ -143,6 +148,24 @@ def _sole_two(saids: list[list[_Said]], place: Place, current: _Tracker, drop: t
     if top[0] >= before or len(found) != 1:
         return None, len(pairs)
     return found[0], len(pairs)
+
+
+def _on_titled(path: tuple[chess.Move, ...], gap: tuple[chess.Move, ...]) -> bool:
+    """Whether each of the moves ``gap`` after ``path`` reaches a position of the opening the lesson
+    is titled after (none when it names none)."""
+    titled = _TITLED.get()
+    board = _Tracker.board(list(path))
+    played = 0
+    try:
+        for move in gap:
+            if _epd_after(board, move) not in titled:
+                return False
+            board.push(move)
+            played += 1
+        return True
+    finally:
+        for _ in range(played):
+            board.pop()
 
 
 #: positions of opening theory a bridge that mends a single move must add
