@@ -17,8 +17,10 @@ move right: the moves said next may stay legal until one that needs a lost piece
 one lost move mends that. Where none does, pairs of moves in a row are tried the same way, only pairs
 of opening theory (two free plies let too many pairs through off the book) after which the move said
 and `TWO_CONFIRM` more follow (where more pairs do than the budget, only those on the opening the lesson
-is titled after), on a budget of their own; a pair is kept as a single bridge far from
-what it explains is, with the two bridged moves themselves not counted among those it places in theory.
+is titled after), on a budget of their own; before the moves said just before it, else (the side to move
+stays right, so the moves said after two lost may stay legal for long) before those played on the way to
+where it fit nowhere; a pair is kept as a single bridge far from what it explains is, with the two
+bridged moves themselves not counted among those it places in theory.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from collections.abc import Callable
 
 import chess
 
-from .rehearing import AHEAD, GAIN, gains_in_theory, mends_much, near
+from .rehearing import AHEAD, GAIN, gains_in_theory, mends_much, near, on_path
 from .roles import _Said
 from .theory import _TITLED, _epd_after, _fits, _in_book, resolve
 from .tracker import _Tracker
@@ -128,11 +130,28 @@ def _sole_two(saids: list[list[_Said]], place: Place, current: _Tracker, drop: t
               bridges: dict, budget: int) -> tuple[tuple[tuple[int, int], tuple[chess.Move, ...]] | None, int]:
     """As `_sole`, two lost moves in a row before one move said: the pair of opening theory after which
     it and the `TWO_CONFIRM` moves said next follow, that alone does best up to `AHEAD` sentences past
-    ``drop``. When more pairs follow than ``budget`` placings, only those on the titled opening are
-    tried; when still more, none (not all tried: none is guessed)."""
+    ``drop``; before the moves said in the `rehearing.REACH` sentences up to ``drop``, else (two lost
+    moves leave the side to move right, so the moves said after them may stay legal for longer) before
+    those played on the way to where it fit nowhere (`rehearing.on_path`). When more pairs follow than
+    ``budget`` placings, only those on the titled opening are tried; when still more, none (not all
+    tried: none is guessed). With how many placings it tried."""
+    far = [at for at in on_path(current, drop) if saids[at[0]][at[1]].role == "move" and at not in current.repeated]
+    spent = 0
+    for ats in (_before(saids, drop, current), far):
+        found, tried = _pair_among(saids, place, current, drop, bridges, budget - spent, ats)
+        spent += tried
+        if found is not None:
+            return found, spent
+    return None, spent
+
+
+def _pair_among(saids: list[list[_Said]], place: Place, current: _Tracker, drop: tuple[int, int], bridges: dict,
+                budget: int, ats: list[tuple[int, int]]
+                ) -> tuple[tuple[tuple[int, int], tuple[chess.Move, ...]] | None, int]:
+    """`_sole_two`'s pair lost before one of the moves said ``ats``, and the placings tried."""
     until = drop[0] + AHEAD
     before = sum(1 for d in current.dropped if d[0] <= until)
-    pairs = [(at, gap) for at in _before(saids, drop, current) if at not in bridges
+    pairs = [(at, gap) for at in ats if at not in bridges
              for gap in _gaps(saids, at, current.said_at[at], plies=2, confirm=TWO_CONFIRM)]
     if len(pairs) > budget:
         # a lesson's opening moves let many pairs of theory follow: of them, those on its titled opening
