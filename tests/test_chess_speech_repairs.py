@@ -527,6 +527,38 @@ def test_a_lost_ply_is_bridged_and_the_rest_of_the_line_kept():
     assert {line for line, _, _ in played(events)} == {1}
 
 
+def test_two_lost_plies_in_a_row_are_bridged_through_theory():
+    # "knight f3, knight c6" lost together: the side to move stays right, "bishop b5, a6, bishop a4,
+    # knight f6" stay legal, and castling (the knight still on g1) fits nowhere, with the rest of the
+    # line; no one lost move mends it, the one pair of book moves after which the moves said follow does
+    events = track_lines(segments("We start with e4, e5.", "Nights, nights.", "Bishop b5, a6.", "Bishop a4, knight f6.",
+                                  "Castles, bishop e7.", "Rook e1, b5.", "Bishop b3, d6."), "Ruy Lopez")
+    assert [san for _, _, san in played(events)] == "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6".split()
+    assert {line for line, _, _ in played(events)} == {1}
+
+
+def test_two_lost_plies_among_many_pairs_of_theory_are_bridged_on_the_titled_opening():
+    # "knight f3, knight c6" lost after 1. e4 e5: "d4, e takes d4" stays legal, "knight takes d4" fits
+    # nowhere; after 1. e4 e5 more pairs of book moves let the moves said follow than are tried, and
+    # of them the lesson's own opening, the Scotch, has the one
+    events = track_lines(segments("We start with e4, e5.", "Nights, nights.", "d4, e takes d4.",
+                                  "Knight takes d4, knight f6.", "Knight takes c6, b takes c6."), "Scotch Game")
+    assert [san for _, _, san in played(events)] == "e4 e5 Nf3 Nc6 d4 exd4 Nxd4 Nf6 Nxc6 bxc6".split()
+
+
+def test_two_lost_plies_are_bridged_on_the_way_to_a_move_said_sentences_later():
+    # "d4, d5" lost after 1. e4 c6: "d takes e4" fits nowhere, and several pairs of theory before "knight
+    # c3" let it follow, none alone best judged just past it; the moves said after it fit nowhere too, and
+    # judged at one sentences on (beyond `REACH`), of the pairs before the moves played on the way to
+    # it, d4 and d5 alone do best
+    sans = "e4 c6 d4 d5 Nc3 dxe4 Nxe4 Bf5 Ng3 Bg6 h4 h6 Nf3 Nd7 h5 Bh7 Bd3 Bxd3 Qxd3".split()
+    events = track_lines(segments("We start with e4, c6.", "Nights, nights.", "Knight c3, d takes e4.",
+                                  "Knight takes e4, bishop f5.", "Knight g3, bishop g6.", "H4, h6.",
+                                  "Knight f3, knight d7.", "H5, bishop h7.", "Bishop d3, bishop takes d3.",
+                                  "Queen takes d3."), "Caro-Kann Defense")
+    assert [san for _, _, san in played(events)] == sans
+
+
 def test_a_lost_ply_that_many_moves_could_bridge_is_not_guessed(monkeypatch):
     # any of Black's quiet moves lets "rook b3, h4, rook b4, h3" follow, and none is opening theory
     lesson = segments("Pawn to a4, pawn to h5.", "Rook a3, zy takes.", "Rook b3, pawn to h4.", "Rook b4, pawn to h3.")

@@ -49,7 +49,8 @@ class _Tracker:
         self.repeated: set[tuple[int, int]] = set()  # (sentence, mention) naming a move played before
         self.checkpoints: list[_Tracker] = []  # after placing a whole lesson: the state before each sentence
         self.said_at: dict[tuple[int, int], tuple[chess.Move, ...]] = {}  # the path each move said met
-        self.bridges: dict[tuple[int, int], chess.Move] = {}  # a lost move to play before (sentence, mention)
+        # a lost move (or two in a row) to play before (sentence, mention)
+        self.bridges: dict[tuple[int, int], chess.Move | tuple[chess.Move, ...]] = {}
         self.saids: list[list[_Said]] = []  # the mentions of each sentence the lesson was placed from
 
     def copy(self) -> _Tracker:
@@ -395,8 +396,10 @@ class _Tracker:
             self.go_to_number(m)
             self.said_at[(self.sentence_at, n)] = tuple(self.path())
             bridge = self.bridges.get((self.sentence_at, n))
-            if bridge is not None and self.board(self.path()).is_legal(bridge):
-                self.play(bridge, _Said(m, "move"), quote, seg)  # bridging.py's lost move before this one
+            for lost in (bridge if isinstance(bridge, tuple) else (bridge,)) if bridge is not None else ():
+                if not self.board(self.path()).is_legal(lost):
+                    break
+                self.play(lost, _Said(m, "move"), quote, seg)  # bridging.py's lost move(s) before this one
             if m.number_glued and m.move_number is not None \
                     and self.ply not in (2 * m.move_number - 2, 2 * m.move_number - 1):
                 # a number heard run into its square ("3d3") is a guess: only for the ply it is said at
