@@ -56,6 +56,7 @@ def best(saids: list[list[_Said]], place: Place, current: _Tracker, against: _Tr
         if drop is None:
             break
         done.add(drop)
+        found: tuple[tuple[int, int], chess.Move | tuple[chess.Move, ...]] | None
         found, spent = _sole(saids, place, current, drop, bridges, BUDGET - tried)
         tried += spent
         if found is None and two < TWO_BUDGET:
