@@ -31,7 +31,7 @@ import chess
 
 from .rehearing import AHEAD, GAIN, gains_in_theory, mends_much, near, on_path
 from .roles import _Said
-from .theory import _TITLED, _epd_after, _fits, _in_book, resolve
+from .theory import _TITLED, _after, _epd_after, _fits, _in_book, resolve
 from .tracker import _Tracker
 
 #: placings of the lesson tried at most (each ~5-10 ms a lesson)
@@ -175,17 +175,11 @@ def _on_titled(path: tuple[chess.Move, ...], gap: tuple[chess.Move, ...]) -> boo
     is titled after (none when it names none)."""
     titled = _TITLED.get()
     board = _Tracker.board(list(path))
-    played = 0
-    try:
-        for move in gap:
-            if _epd_after(board, move) not in titled:
-                return False
-            board.push(move)
-            played += 1
-        return True
-    finally:
-        for _ in range(played):
-            board.pop()
+    for move in gap:
+        if _epd_after(board, move) not in titled:
+            return False
+        board = _after(board, move)  # a copy: the shared board of ``path`` is left as it was
+    return True
 
 
 #: positions of opening theory a bridge that mends a single move must add
