@@ -396,7 +396,8 @@ class _Tracker:
             self.go_to_number(m)
             self.said_at[(self.sentence_at, n)] = tuple(self.path())
             bridge = self.bridges.get((self.sentence_at, n))
-            for lost in (bridge if isinstance(bridge, tuple) else (bridge,)) if bridge is not None else ():
+            lost_moves = () if bridge is None else bridge if isinstance(bridge, tuple) else (bridge,)
+            for lost in lost_moves:
                 if not self.board(self.path()).is_legal(lost):
                     break
                 self.play(lost, _Said(m, "move"), quote, seg)  # bridging.py's lost move(s) before this one
